@@ -1,0 +1,214 @@
+// Package catalog is gpuscout's knowledge of GPUs, providers and offerings: the
+// GPU spec table, providers with their regions and billing, and every offering
+// (instance type × region, or zone where spot prices differ) with its on-demand
+// and spot price, each price carrying its source and as-of date. The default
+// catalog is embedded in the binary; Load parses it once.
+package catalog
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/shopspring/decimal"
+
+	"github.com/gpuscout/gpuscout/internal/money"
+)
+
+// Interconnect values of an offering: how its GPUs talk to each other.
+const (
+	LinkNVSwitch = "nvswitch"
+	LinkNVLink   = "nvlink"
+	LinkPCIe     = "pcie"
+	LinkNone     = "none"       // one GPU, or a slice of one
+	LinkUnknown  = "unknown"    // several GPUs, link not sourced
+	LinkNeuron   = "neuronlink" // AWS Inferentia2/Trainium chip-to-chip
+)
+
+// Interconnects lists the values --interconnect accepts.
+var Interconnects = []string{LinkNVSwitch, LinkNVLink, LinkNeuron, LinkPCIe, LinkNone, LinkUnknown}
+
+// Source is one cited origin of prices or specs.
+type Source struct {
+	ID      string `yaml:"id" json:"id"`
+	Title   string `yaml:"title" json:"title"`
+	URL     string `yaml:"url" json:"url,omitempty"`
+	Commit  string `yaml:"commit" json:"commit,omitempty"`
+	License string `yaml:"license" json:"license,omitempty"`
+	AsOf    string `yaml:"as_of" json:"as_of,omitempty"`
+	Notes   string `yaml:"notes" json:"notes,omitempty"`
+}
+
+// Price is an hourly price with provenance. A price nobody could source has
+// Known == false and is shown as unknown, never as zero.
+type Price struct {
+	Known    bool
+	Amount   decimal.Decimal
+	Currency money.Currency
+	Source   string // a Source.ID, or a user price file reference
+	AsOf     string // YYYY-MM-DD
+	Note     string
+}
+
+// Offering is one purchasable configuration: an instance type in a region
+// (and zone, where spot prices differ per zone).
+type Offering struct {
+	Provider     string
+	InstanceType string
+	Region       string
+	Zone         string
+	China        bool // region in mainland China
+	GPU          *GPU
+	GPUCount     float64 // fractions for MIG/vGPU slices
+	GPUMemoryGiB float64 // per GPU (or per slice)
+	VCPUs        float64
+	MemoryGiB    float64
+	LocalDiskGB  float64 // 0: none or unknown
+	Interconnect string
+	NetworkGbps  float64 // 0: unknown
+	Arch         string
+	SpecSource   string
+	OnDemand     Price
+	Spot         Price
+}
+
+// Key identifies an offering.
+func (o *Offering) Key() string {
+	return o.Provider + "/" + o.InstanceType + "/" + o.Region + "/" + o.Zone
+}
+
+// Catalog is the loaded catalog.
+type Catalog struct {
+	GPUs      []*GPU
+	Providers []*Provider
+	Offerings []Offering
+	Sources   []Source
+
+	gpuIndex      map[string][]*GPU
+	providerIndex map[string]*Provider
+	sourceIndex   map[string]*Source
+}
+
+// Provider returns the provider by name or alias (aliyun, 阿里云), or nil.
+func (c *Catalog) Provider(name string) *Provider {
+	return c.providerIndex[strings.ToLower(strings.TrimSpace(name))]
+}
+
+// ProviderNames lists provider names in catalog order.
+func (c *Catalog) ProviderNames() []string {
+	out := make([]string, len(c.Providers))
+	for i, p := range c.Providers {
+		out[i] = p.Name
+	}
+	return out
+}
+
+// Source returns the source by id, or nil.
+func (c *Catalog) Source(id string) *Source { return c.sourceIndex[id] }
+
+// AddSource registers a source (a user price file, say) if it is new.
+func (c *Catalog) AddSource(s Source) {
+	if _, ok := c.sourceIndex[s.ID]; ok {
+		return
+	}
+	c.Sources = append(c.Sources, s)
+	c.sourceIndex[s.ID] = &c.Sources[len(c.Sources)-1]
+	// Appending may have moved the slice: rebuild pointers.
+	for i := range c.Sources {
+		c.sourceIndex[c.Sources[i].ID] = &c.Sources[i]
+	}
+}
+
+// Regions returns every region name used by offerings of the provider (all
+// providers if provider is empty), sorted.
+func (c *Catalog) Regions(provider string) []string {
+	set := map[string]bool{}
+	for i := range c.Offerings {
+		o := &c.Offerings[i]
+		if provider == "" || o.Provider == provider {
+			set[o.Region] = true
+		}
+	}
+	for _, p := range c.Providers {
+		if provider != "" && p.Name != provider {
+			continue
+		}
+		for _, r := range p.Regions {
+			set[r.Name] = true
+		}
+	}
+	out := make([]string, 0, len(set))
+	for r := range set {
+		if r != "" {
+			out = append(out, r)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// ResolveRegion maps a region name or alias (华东1, "Hangzhou") to the
+// provider's region names. It returns the canonical names that match.
+func (c *Catalog) ResolveRegion(name string) []string {
+	n := strings.ToLower(strings.TrimSpace(name))
+	var out []string
+	seen := map[string]bool{}
+	add := func(r string) {
+		if !seen[r] {
+			seen[r] = true
+			out = append(out, r)
+		}
+	}
+	for _, p := range c.Providers {
+		for _, r := range p.Regions {
+			if strings.ToLower(r.Name) == n {
+				add(r.Name)
+				continue
+			}
+			for _, a := range r.Aliases {
+				if strings.ToLower(a) == n {
+					add(r.Name)
+				}
+			}
+		}
+	}
+	for _, r := range c.Regions("") {
+		if strings.ToLower(r) == n {
+			add(r)
+		}
+	}
+	return out
+}
+
+func (c *Catalog) index() error {
+	c.gpuIndex = map[string][]*GPU{}
+	for _, g := range c.GPUs {
+		for _, k := range g.keys() {
+			c.gpuIndex[k] = appendUnique(c.gpuIndex[k], g)
+		}
+	}
+	c.providerIndex = map[string]*Provider{}
+	for _, p := range c.Providers {
+		c.providerIndex[p.Name] = p
+		for _, a := range p.Aliases {
+			c.providerIndex[strings.ToLower(a)] = p
+		}
+	}
+	c.sourceIndex = map[string]*Source{}
+	for i := range c.Sources {
+		if _, dup := c.sourceIndex[c.Sources[i].ID]; dup {
+			return fmt.Errorf("source %q is defined twice", c.Sources[i].ID)
+		}
+		c.sourceIndex[c.Sources[i].ID] = &c.Sources[i]
+	}
+	return nil
+}
+
+func appendUnique(list []*GPU, g *GPU) []*GPU {
+	for _, x := range list {
+		if x == g {
+			return list
+		}
+	}
+	return append(list, g)
+}

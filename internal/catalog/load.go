@@ -1,0 +1,136 @@
+package catalog
+
+import (
+	"bytes"
+	_ "embed"
+	"fmt"
+	"sync"
+
+	"go.yaml.in/yaml/v3"
+)
+
+//go:generate go run ../../cmd/gpuscout catalog build --shared ../../../shared/data --curated ../../data/curated --out data/offerings.csv
+
+var (
+	//go:embed data/gpus.yaml
+	gpusYAML []byte
+	//go:embed data/providers.yaml
+	providersYAML []byte
+	//go:embed data/sources.yaml
+	sourcesYAML []byte
+	//go:embed data/offerings.csv
+	offeringsCSV []byte
+)
+
+// Files are the inputs of a catalog: the curated spec, provider and source
+// tables and the generated offerings snapshot.
+type Files struct {
+	GPUs, Providers, Sources, Offerings []byte
+}
+
+// Embedded returns the files built into the binary.
+func Embedded() Files {
+	return Files{GPUs: gpusYAML, Providers: providersYAML, Sources: sourcesYAML, Offerings: offeringsCSV}
+}
+
+var (
+	defaultOnce sync.Once
+	defaultCat  *Catalog
+	defaultErr  error
+)
+
+// Default parses the embedded catalog once and returns a fresh copy each call,
+// so callers may change their copy (apply user prices) freely.
+func Default() (*Catalog, error) {
+	defaultOnce.Do(func() { defaultCat, defaultErr = Parse(Embedded()) })
+	if defaultErr != nil {
+		return nil, defaultErr
+	}
+	return defaultCat.Clone(), nil
+}
+
+// Clone returns a copy whose offering and source lists can be changed without
+// touching the original. GPU and provider entries are shared (read-only).
+func (c *Catalog) Clone() *Catalog {
+	d := &Catalog{GPUs: c.GPUs, Providers: c.Providers}
+	d.Offerings = append([]Offering(nil), c.Offerings...)
+	d.Sources = append([]Source(nil), c.Sources...)
+	_ = d.index()
+	return d
+}
+
+// ParseSpecs parses only the curated tables (GPUs, providers, sources); the
+// catalog builder uses it before any offering exists.
+func ParseSpecs(f Files) (*Catalog, error) {
+	c := &Catalog{}
+	if err := decodeStrict(f.GPUs, &c.GPUs); err != nil {
+		return nil, fmt.Errorf("gpus.yaml: %w", err)
+	}
+	var provs struct {
+		Providers []*Provider `yaml:"providers"`
+	}
+	if err := decodeStrict(f.Providers, &provs); err != nil {
+		return nil, fmt.Errorf("providers.yaml: %w", err)
+	}
+	c.Providers = provs.Providers
+	if err := decodeStrict(f.Sources, &c.Sources); err != nil {
+		return nil, fmt.Errorf("sources.yaml: %w", err)
+	}
+	if err := c.index(); err != nil {
+		return nil, err
+	}
+	names := map[string]bool{}
+	for _, g := range c.GPUs {
+		if g.Name == "" || g.Family == "" || g.Vendor == "" {
+			return nil, fmt.Errorf("gpus.yaml: entry %q needs name, family and vendor", g.Name)
+		}
+		if names[g.Name] {
+			return nil, fmt.Errorf("gpus.yaml: %s is listed twice", g.Name)
+		}
+		names[g.Name] = true
+		if err := g.setSources(); err != nil {
+			return nil, fmt.Errorf("gpus.yaml: %w", err)
+		}
+		for _, s := range g.SourceIDs() {
+			if c.Source(s) == nil {
+				return nil, fmt.Errorf("gpus.yaml: %s cites unknown source %q", g.Name, s)
+			}
+		}
+	}
+	for _, p := range c.Providers {
+		if p.BillingSource != "" && c.Source(p.BillingSource) == nil {
+			return nil, fmt.Errorf("providers.yaml: %s cites unknown source %q", p.Name, p.BillingSource)
+		}
+	}
+	return c, nil
+}
+
+// Parse parses a whole catalog and checks that every offering's sources exist.
+func Parse(f Files) (*Catalog, error) {
+	c, err := ParseSpecs(f)
+	if err != nil {
+		return nil, err
+	}
+	c.Offerings, err = c.ReadOfferingsCSV(bytes.NewReader(f.Offerings))
+	if err != nil {
+		return nil, err
+	}
+	for i := range c.Offerings {
+		o := &c.Offerings[i]
+		if c.Provider(o.Provider) == nil {
+			return nil, fmt.Errorf("offerings: %s: provider %q is not in providers.yaml", o.Key(), o.Provider)
+		}
+		for _, s := range []string{o.OnDemand.Source, o.Spot.Source, o.SpecSource} {
+			if s != "" && c.Source(s) == nil {
+				return nil, fmt.Errorf("offerings: %s cites unknown source %q", o.Key(), s)
+			}
+		}
+	}
+	return c, nil
+}
+
+func decodeStrict(b []byte, v any) error {
+	dec := yaml.NewDecoder(bytes.NewReader(b))
+	dec.KnownFields(true)
+	return dec.Decode(v)
+}

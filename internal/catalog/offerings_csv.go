@@ -1,0 +1,145 @@
+package catalog
+
+import (
+	"encoding/csv"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/shopspring/decimal"
+
+	"github.com/gpuscout/gpuscout/internal/money"
+)
+
+// OfferingColumns is the header of the generated offerings.csv.
+var OfferingColumns = []string{
+	"provider", "instance_type", "region", "zone", "china", "gpu", "gpu_count", "gpu_memory_gib",
+	"vcpus", "memory_gib", "local_disk_gb", "interconnect", "network_gbps", "arch", "spec_source",
+	"price", "spot_price", "currency", "price_source", "price_as_of", "spot_source", "spot_as_of",
+}
+
+// WriteOfferingsCSV writes offerings in the embedded snapshot format. Prices
+// keep the source's digits; unknown values are empty cells.
+func WriteOfferingsCSV(w io.Writer, offs []Offering) error {
+	cw := csv.NewWriter(w)
+	if err := cw.Write(OfferingColumns); err != nil {
+		return err
+	}
+	for i := range offs {
+		o := &offs[i]
+		cur := string(o.OnDemand.Currency)
+		if cur == "" {
+			cur = string(o.Spot.Currency)
+		}
+		rec := []string{
+			o.Provider, o.InstanceType, o.Region, o.Zone, strconv.FormatBool(o.China), o.GPU.Name,
+			fnum(o.GPUCount), fnum(o.GPUMemoryGiB), fnum(o.VCPUs), fnum(o.MemoryGiB), fnum(o.LocalDiskGB),
+			o.Interconnect, fnum(o.NetworkGbps), o.Arch, o.SpecSource,
+			pnum(o.OnDemand), pnum(o.Spot), cur, o.OnDemand.Source, o.OnDemand.AsOf, o.Spot.Source, o.Spot.AsOf,
+		}
+		if err := cw.Write(rec); err != nil {
+			return err
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+func fnum(f float64) string {
+	if f == 0 {
+		return ""
+	}
+	return strconv.FormatFloat(f, 'f', -1, 64)
+}
+
+func pnum(p Price) string {
+	if !p.Known {
+		return ""
+	}
+	return p.Amount.String()
+}
+
+// ReadOfferingsCSV parses the snapshot format; gpu names must be in the catalog's spec table.
+func (c *Catalog) ReadOfferingsCSV(r io.Reader) ([]Offering, error) {
+	cr := csv.NewReader(r)
+	cr.ReuseRecord = true
+	head, err := cr.Read()
+	if err != nil {
+		return nil, fmt.Errorf("offerings: reading header: %w", err)
+	}
+	if strings.Join(head, ",") != strings.Join(OfferingColumns, ",") {
+		return nil, fmt.Errorf("offerings: header %q, want %q", strings.Join(head, ","), strings.Join(OfferingColumns, ","))
+	}
+	byName := map[string]*GPU{}
+	for _, g := range c.GPUs {
+		byName[g.Name] = g
+	}
+	var out []Offering
+	line := 1
+	for {
+		rec, err := cr.Read()
+		if err == io.EOF {
+			break
+		}
+		line++
+		if err != nil {
+			return nil, fmt.Errorf("offerings line %d: %w", line, err)
+		}
+		o, err := parseOfferingRecord(rec, byName)
+		if err != nil {
+			return nil, fmt.Errorf("offerings line %d: %w", line, err)
+		}
+		out = append(out, o)
+	}
+	return out, nil
+}
+
+func parseOfferingRecord(rec []string, byName map[string]*GPU) (Offering, error) {
+	var o Offering
+	var err error
+	o.Provider, o.InstanceType, o.Region, o.Zone = rec[0], rec[1], rec[2], rec[3]
+	o.China = rec[4] == "true"
+	if o.GPU = byName[rec[5]]; o.GPU == nil {
+		return o, fmt.Errorf("gpu %q is not in the spec table", rec[5])
+	}
+	nums := []*float64{&o.GPUCount, &o.GPUMemoryGiB, &o.VCPUs, &o.MemoryGiB, &o.LocalDiskGB}
+	for i, p := range nums {
+		if *p, err = optFloat(rec[6+i]); err != nil {
+			return o, fmt.Errorf("column %s: %w", OfferingColumns[6+i], err)
+		}
+	}
+	o.Interconnect = rec[11]
+	if o.NetworkGbps, err = optFloat(rec[12]); err != nil {
+		return o, fmt.Errorf("column network_gbps: %w", err)
+	}
+	o.Arch, o.SpecSource = rec[13], rec[14]
+	cur := money.Currency(rec[17])
+	if o.OnDemand, err = optPrice(rec[15], cur, rec[18], rec[19]); err != nil {
+		return o, fmt.Errorf("column price: %w", err)
+	}
+	if o.Spot, err = optPrice(rec[16], cur, rec[20], rec[21]); err != nil {
+		return o, fmt.Errorf("column spot_price: %w", err)
+	}
+	return o, nil
+}
+
+func optFloat(s string) (float64, error) {
+	if s == "" {
+		return 0, nil
+	}
+	return strconv.ParseFloat(s, 64)
+}
+
+func optPrice(s string, cur money.Currency, src, asOf string) (Price, error) {
+	p := Price{Currency: cur, Source: src, AsOf: asOf}
+	if s == "" {
+		return p, nil
+	}
+	d, err := decimal.NewFromString(s)
+	if err != nil {
+		return p, err
+	}
+	p.Amount, p.Known = d, true
+	return p, nil
+}

@@ -1,0 +1,30 @@
+package catalog
+
+// Provider is a cloud that sells GPU capacity.
+type Provider struct {
+	Name          string   `yaml:"name"`
+	DisplayName   string   `yaml:"display_name"`
+	Aliases       []string `yaml:"aliases"`
+	Currency      string   `yaml:"currency"`
+	Billing       string   `yaml:"billing"`        // billing granularity of on-demand use, "" if not sourced
+	BillingSource string   `yaml:"billing_source"` // source id of Billing
+	PriceNote     string   `yaml:"price_note"`     // how to get prices the catalog lacks
+	Regions       []Region `yaml:"regions"`
+}
+
+// Region is a provider region with the names users may type for it.
+type Region struct {
+	Name    string   `yaml:"name"`
+	Aliases []string `yaml:"aliases"` // 华东1, Hangzhou, ...
+	China   bool     `yaml:"china"`   // mainland China
+}
+
+// RegionInfo returns the provider's region entry, or nil.
+func (p *Provider) RegionInfo(name string) *Region {
+	for i := range p.Regions {
+		if p.Regions[i].Name == name {
+			return &p.Regions[i]
+		}
+	}
+	return nil
+}

@@ -1,0 +1,289 @@
+package catalog
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+
+	"github.com/shopspring/decimal"
+
+	"github.com/gpuscout/gpuscout/internal/money"
+)
+
+// SortKey orders query results.
+type SortKey string
+
+// Sort keys.
+const (
+	SortPrice     SortKey = "price"      // price per hour
+	SortGPUHour   SortKey = "gpu-hour"   // price per GPU-hour
+	SortGPUMemory SortKey = "gpu-memory" // price per GiB of GPU memory per hour
+	SortBF16      SortKey = "bf16-pflop" // price per dense BF16 PFLOP-hour
+)
+
+// SortKeys lists the accepted --sort values.
+var SortKeys = []string{string(SortPrice), string(SortGPUHour), string(SortGPUMemory), string(SortBF16)}
+
+// ParseSortKey checks a --sort value (a few spellings are accepted).
+func ParseSortKey(s string) (SortKey, error) {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "", "price", "hour", "price-hour":
+		return SortPrice, nil
+	case "gpu-hour", "gpu", "per-gpu", "price-per-gpu-hour":
+		return SortGPUHour, nil
+	case "gpu-memory", "gpu-mem", "memory", "gpu-gb", "price-per-gpu-memory":
+		return SortGPUMemory, nil
+	case "bf16-pflop", "bf16-pflop-hour", "pflop", "bf16":
+		return SortBF16, nil
+	}
+	return "", fmt.Errorf("sort %q is not one of %s", s, strings.Join(SortKeys, ", "))
+}
+
+// Query selects and orders offerings. Zero values mean "any".
+type Query struct {
+	GPUs            []*GPU  // nil: any GPU
+	GPUCount        float64 // 0: any count
+	MinGPUMemoryGiB float64
+	Providers       []string
+	Regions         []string // canonical region names
+	China           *bool
+	Spot            bool // only offerings with a spot price; rank by it
+	MaxPrice        decimal.NullDecimal
+	Interconnects   []string
+	Sort            SortKey
+	AllRegions      bool // every region (and zone); otherwise each instance type once, in its cheapest region
+	Currency        money.Currency
+	FX              *money.FX
+	Limit           int
+}
+
+// Row is one result: the offering and its prices in the query's currency.
+type Row struct {
+	Offering  *Offering
+	Zone      string              // the offering's zone; empty where zones were merged into their region
+	SpotZone  string              // the zone of the spot price, where zones were merged
+	Price     decimal.NullDecimal // on-demand per hour
+	Spot      decimal.NullDecimal // spot per hour
+	Converted bool                // prices were converted from the offering's currency
+	PerGPU    decimal.NullDecimal // ranked price per GPU-hour
+	SortValue float64             // NaN when the ranked price or its divisor is unknown
+}
+
+// RankedPrice is the price the query ranks by: spot with --spot, else on-demand.
+func (r *Row) RankedPrice(spot bool) decimal.NullDecimal {
+	if spot {
+		return r.Spot
+	}
+	return r.Price
+}
+
+// Query runs q over the catalog.
+func (c *Catalog) Query(q Query) ([]Row, error) {
+	if q.FX == nil {
+		q.FX = money.DefaultFX()
+	}
+	if q.Currency == "" {
+		q.Currency = money.USD
+	}
+	if !q.FX.Known(q.Currency) {
+		return nil, fmt.Errorf("currency %s has no exchange rate (known: %s); add one with --fx %s=USD_PER_UNIT", q.Currency, strings.Join(q.FX.Currencies(), ", "), q.Currency)
+	}
+	if q.Sort == "" {
+		q.Sort = SortPrice
+	}
+	gpuSet := map[*GPU]bool{}
+	for _, g := range q.GPUs {
+		gpuSet[g] = true
+	}
+	var rows []Row
+	for i := range c.Offerings {
+		o := &c.Offerings[i]
+		if !q.matches(o, gpuSet) {
+			continue
+		}
+		r := Row{Offering: o, Zone: o.Zone}
+		var err error
+		if r.Price, r.Converted, err = convert(o.OnDemand, q); err != nil {
+			return nil, err
+		}
+		var spotConverted bool
+		if r.Spot, spotConverted, err = convert(o.Spot, q); err != nil {
+			return nil, err
+		}
+		r.Converted = r.Converted || spotConverted
+		if q.Spot && !r.Spot.Valid {
+			continue
+		}
+		rows = append(rows, r)
+	}
+	if !q.AllRegions {
+		rows = mergeZones(rows)
+	}
+	kept := rows[:0]
+	for _, r := range rows {
+		ranked := r.RankedPrice(q.Spot)
+		if q.MaxPrice.Valid && (!ranked.Valid || ranked.Decimal.GreaterThan(q.MaxPrice.Decimal)) {
+			continue
+		}
+		if ranked.Valid && r.Offering.GPUCount > 0 {
+			r.PerGPU = decimal.NullDecimal{Decimal: ranked.Decimal.Div(decimal.NewFromFloat(r.Offering.GPUCount)), Valid: true}
+		}
+		r.SortValue = sortValue(ranked, r.Offering, q.Sort)
+		kept = append(kept, r)
+	}
+	rows = kept
+	sortRows(rows)
+	if !q.AllRegions {
+		rows = cheapestPerType(rows)
+	}
+	if q.Limit > 0 && len(rows) > q.Limit {
+		rows = rows[:q.Limit]
+	}
+	return rows, nil
+}
+
+func (q *Query) matches(o *Offering, gpuSet map[*GPU]bool) bool {
+	if len(gpuSet) > 0 && !gpuSet[o.GPU] {
+		return false
+	}
+	if q.GPUCount > 0 && math.Abs(o.GPUCount-q.GPUCount) > 1e-9 {
+		return false
+	}
+	if q.MinGPUMemoryGiB > 0 && o.GPUMemoryGiB < q.MinGPUMemoryGiB-1e-9 {
+		return false
+	}
+	if len(q.Providers) > 0 && !containsFold(q.Providers, o.Provider) {
+		return false
+	}
+	if len(q.Regions) > 0 && !containsFold(q.Regions, o.Region) {
+		return false
+	}
+	if q.China != nil && o.China != *q.China {
+		return false
+	}
+	if len(q.Interconnects) > 0 && !containsFold(q.Interconnects, o.Interconnect) {
+		return false
+	}
+	return true
+}
+
+func containsFold(list []string, s string) bool {
+	for _, x := range list {
+		if strings.EqualFold(x, s) {
+			return true
+		}
+	}
+	return false
+}
+
+func convert(p Price, q Query) (decimal.NullDecimal, bool, error) {
+	if !p.Known {
+		return decimal.NullDecimal{}, false, nil
+	}
+	if p.Currency == q.Currency {
+		return decimal.NullDecimal{Decimal: p.Amount, Valid: true}, false, nil
+	}
+	v, err := q.FX.Convert(p.Amount, p.Currency, q.Currency)
+	if err != nil {
+		return decimal.NullDecimal{}, false, err
+	}
+	return decimal.NullDecimal{Decimal: v, Valid: true}, true, nil
+}
+
+func sortValue(price decimal.NullDecimal, o *Offering, key SortKey) float64 {
+	if !price.Valid {
+		return math.NaN()
+	}
+	p := price.Decimal.InexactFloat64()
+	var div float64
+	switch key {
+	case SortPrice:
+		return p
+	case SortGPUHour:
+		div = o.GPUCount
+	case SortGPUMemory:
+		div = o.GPUCount * o.GPUMemoryGiB
+	case SortBF16:
+		if o.GPU.BF16.Known {
+			div = o.GPUCount * o.GPU.BF16.Value / 1000
+		}
+	}
+	if div <= 0 {
+		return math.NaN()
+	}
+	return p / div
+}
+
+// sortRows orders by sort value (unknown last), then by provider, type, region, zone.
+func sortRows(rows []Row) {
+	sort.SliceStable(rows, func(i, j int) bool {
+		a, b := rows[i].SortValue, rows[j].SortValue
+		an, bn := math.IsNaN(a), math.IsNaN(b)
+		if an != bn {
+			return bn
+		}
+		if !an && a != b {
+			return a < b
+		}
+		x, y := rows[i].Offering, rows[j].Offering
+		if x.Provider != y.Provider {
+			return x.Provider < y.Provider
+		}
+		if x.InstanceType != y.InstanceType {
+			return x.InstanceType < y.InstanceType
+		}
+		if x.Region != y.Region {
+			return x.Region < y.Region
+		}
+		return x.Zone < y.Zone
+	})
+}
+
+// mergeZones folds the zones of one region into one row: the lowest
+// on-demand price (the same in every zone where a cloud prices per region)
+// and the lowest spot price, remembering its zone.
+func mergeZones(rows []Row) []Row {
+	idx := map[string]int{}
+	var out []Row
+	for _, r := range rows {
+		o := r.Offering
+		k := o.Provider + "/" + o.InstanceType + "/" + o.Region + "/" + o.GPU.Name
+		i, ok := idx[k]
+		if !ok {
+			r.SpotZone = ""
+			if r.Spot.Valid {
+				r.SpotZone = r.Zone
+			}
+			r.Zone = ""
+			idx[k] = len(out)
+			out = append(out, r)
+			continue
+		}
+		m := &out[i]
+		if r.Price.Valid && (!m.Price.Valid || r.Price.Decimal.LessThan(m.Price.Decimal)) {
+			m.Price = r.Price
+			m.Offering = r.Offering
+		}
+		if r.Spot.Valid && (!m.Spot.Valid || r.Spot.Decimal.LessThan(m.Spot.Decimal)) {
+			m.Spot, m.SpotZone = r.Spot, r.Zone
+		}
+	}
+	return out
+}
+
+// cheapestPerType keeps the first (cheapest) row of each provider/instance type;
+// rows must already be sorted.
+func cheapestPerType(rows []Row) []Row {
+	seen := map[string]bool{}
+	out := rows[:0:0]
+	for _, r := range rows {
+		k := r.Offering.Provider + "/" + r.Offering.InstanceType + "/" + r.Offering.GPU.Name
+		if seen[k] {
+			continue
+		}
+		seen[k] = true
+		out = append(out, r)
+	}
+	return out
+}

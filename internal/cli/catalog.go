@@ -1,0 +1,318 @@
+package cli
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/gpuscout/gpuscout/internal/catalog"
+	"github.com/gpuscout/gpuscout/internal/catalog/build"
+	"github.com/gpuscout/gpuscout/internal/money"
+	"github.com/gpuscout/gpuscout/internal/pricefile"
+	"github.com/gpuscout/gpuscout/internal/render"
+)
+
+func newCatalogCmd(e *env) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "catalog",
+		Short: "Inspect, validate and rebuild the price catalog",
+		Args:  noArgs,
+		RunE:  func(cmd *cobra.Command, args []string) error { return cmd.Help() },
+	}
+	cmd.AddCommand(newCatalogInfoCmd(e), newCatalogValidateCmd(e), newCatalogBuildCmd(e))
+	return cmd
+}
+
+func newCatalogInfoCmd(e *env) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "info",
+		Short: "Providers, row counts, sources and as-of dates of the catalog",
+		Args:  noArgs,
+	}
+	getFormat := outputFlag(cmd)
+	var cf catalogFlags
+	cf.register(cmd)
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		format, err := getFormat()
+		if err != nil {
+			return err
+		}
+		l, err := cf.load()
+		if err != nil {
+			return err
+		}
+		info := catalogInfo(l)
+		return e.write(format, info.table(), info)
+	}
+	return cmd
+}
+
+type providerInfo struct {
+	Name         string   `json:"name"`
+	DisplayName  string   `json:"display_name"`
+	Currency     string   `json:"currency"`
+	Billing      string   `json:"billing"`
+	Offerings    int      `json:"offerings"`
+	Priced       int      `json:"priced"`
+	Spot         int      `json:"spot"`
+	Regions      []string `json:"regions"`
+	ChinaRegions []string `json:"china_regions"`
+	PriceNote    string   `json:"price_note,omitempty"`
+}
+
+type sourceInfo struct {
+	catalog.Source
+	PriceRows int `json:"price_rows"`
+}
+
+type infoJSON struct {
+	GPUs      int            `json:"gpus"`
+	Offerings int            `json:"offerings"`
+	Providers []providerInfo `json:"providers"`
+	Sources   []sourceInfo   `json:"sources"`
+	FX        string         `json:"fx"`
+	Applied   []string       `json:"applied_price_files,omitempty"`
+}
+
+func catalogInfo(l *loadedCatalog) *infoJSON {
+	c := l.cat
+	info := &infoJSON{GPUs: len(c.GPUs), Offerings: len(c.Offerings), FX: l.fx.Describe(money.USD, money.CNY), Applied: l.applied}
+	rows := map[string]int{}
+	for _, p := range c.Providers {
+		pi := providerInfo{Name: p.Name, DisplayName: p.DisplayName, Currency: p.Currency, Billing: p.Billing, PriceNote: p.PriceNote, Regions: []string{}, ChinaRegions: []string{}}
+		regions, china := map[string]bool{}, map[string]bool{}
+		for i := range c.Offerings {
+			o := &c.Offerings[i]
+			if o.Provider != p.Name {
+				continue
+			}
+			pi.Offerings++
+			if o.OnDemand.Known {
+				pi.Priced++
+			}
+			if o.Spot.Known {
+				pi.Spot++
+			}
+			regions[o.Region] = true
+			if o.China {
+				china[o.Region] = true
+			}
+		}
+		pi.Regions, pi.ChinaRegions = keys(regions), keys(china)
+		info.Providers = append(info.Providers, pi)
+	}
+	for i := range c.Offerings {
+		o := &c.Offerings[i]
+		seen := map[string]bool{}
+		for _, s := range []string{o.OnDemand.Source, o.Spot.Source} {
+			if s != "" && !seen[s] {
+				rows[s]++
+				seen[s] = true
+			}
+		}
+	}
+	for _, s := range c.Sources {
+		info.Sources = append(info.Sources, sourceInfo{Source: s, PriceRows: rows[s.ID]})
+	}
+	return info
+}
+
+func keys(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		if k != "" {
+			out = append(out, k)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+func (info *infoJSON) table() *render.Table {
+	t := &render.Table{Columns: []render.Column{
+		{Header: "PROVIDER"}, {Header: "CURRENCY"}, {Header: "OFFERINGS", Right: true}, {Header: "PRICED", Right: true},
+		{Header: "SPOT", Right: true}, {Header: "REGIONS", Right: true}, {Header: "CHINA REGIONS"}, {Header: "BILLING"},
+	}}
+	for _, p := range info.Providers {
+		billing := p.Billing
+		if billing == "" {
+			billing = "not sourced"
+		}
+		china := strings.Join(p.ChinaRegions, ",")
+		if china == "" {
+			china = "-"
+		}
+		t.Rows = append(t.Rows, []string{p.Name, p.Currency, strconv.Itoa(p.Offerings), strconv.Itoa(p.Priced), strconv.Itoa(p.Spot),
+			strconv.Itoa(len(p.Regions)), china, billing})
+	}
+	t.Notes = append(t.Notes, "", fmt.Sprintf("%d GPUs in the spec table, %d offerings. Exchange rate: %s.", info.GPUs, info.Offerings, info.FX), "", "Sources (price rows, as of):")
+	for _, s := range info.Sources {
+		asOf := s.AsOf
+		if asOf == "" {
+			asOf = "undated"
+		}
+		line := fmt.Sprintf("  %-30s %4d  %-10s  %s", s.ID, s.PriceRows, asOf, s.Title)
+		if s.URL != "" {
+			line += " <" + s.URL + ">"
+		}
+		t.Notes = append(t.Notes, line)
+	}
+	for _, a := range info.Applied {
+		t.Notes = append(t.Notes, "prices from "+a)
+	}
+	return t
+}
+
+const priceFileHelp = `Check a user price file and show what it would change.
+
+A price file is YAML. Entries override catalog prices (a price from your
+console or contract), discount them, or add offerings the catalog lacks:
+
+  currency: USD            # default currency of entries (default: the provider's)
+  as_of: 2026-11-01        # default date of entries
+  note: 2026 EDP contract  # default note
+  fx:                      # exchange rates, USD per unit (like --fx CNY=0.138)
+    CNY: 0.138
+  prices:
+    - provider: aws                      # override one instance type
+      instance_type: p4d.24xlarge
+      region: us-east-1                  # optional: all regions when omitted
+      price: 15.37                       # on-demand per hour
+      spot_price: 7.10                   # optional
+    - provider: gcp                      # a discount off every catalog price of a provider
+      discount: 20%
+    - provider: alibaba                  # price an offering the catalog lists as unknown
+      instance_type: ecs.gn7i-c8g1.2xlarge
+      region: 华东1
+      price: 9.80
+      currency: CNY
+    - provider: tencent                  # add an offering the catalog lacks
+      instance_type: GN7.5XLARGE80
+      region: ap-shanghai
+      gpu: T4
+      gpu_count: 1
+      vcpus: 20
+      memory_gib: 80
+      price: 8.5
+      currency: CNY
+
+Errors name the file, line, field and value; the exit code is then 2.`
+
+func newCatalogValidateCmd(e *env) *cobra.Command {
+	return &cobra.Command{
+		Use:     "validate FILE",
+		Short:   "Check a user price file (YAML) against the catalog",
+		Long:    priceFileHelp,
+		Example: "  gpuscout catalog validate my-prices.yaml\n  gpuscout offers --prices my-prices.yaml --gpu A10",
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) != 1 {
+				return usagef("catalog validate takes one price file, got %d arguments", len(args))
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			pf, err := pricefile.Load(args[0])
+			if err != nil {
+				if errors.Is(err, fs.ErrNotExist) {
+					return usagef("%s: no such file", args[0])
+				}
+				return asUsage(err)
+			}
+			cat, err := catalog.Default()
+			if err != nil {
+				return err
+			}
+			sum, err := pricefile.Apply(cat, money.DefaultFX().Clone(), pf)
+			if err != nil {
+				return asUsage(err)
+			}
+			_, err = fmt.Fprintf(e.stdout, "%s: ok, %d entries: %d catalog prices overridden, %d discounted, %d offerings added, %d exchange rates\n",
+				args[0], len(pf.Entries), sum.Overridden, sum.Discounted, sum.Added, len(pf.FX))
+			return err
+		},
+	}
+}
+
+func newCatalogBuildCmd(e *env) *cobra.Command {
+	var in build.Inputs
+	var out string
+	var check bool
+	cmd := &cobra.Command{
+		Use:   "build",
+		Short: "Regenerate the embedded offerings snapshot from shared/data and data/curated",
+		Long: `Regenerate internal/catalog/data/offerings.csv from the price feeds in
+shared/data (SkyPilot catalog CSVs, the AWS on-demand table, the GCP price
+excerpt) and gpuscout's curated instance files (data/curated). Run it from the
+repository root; 'go generate ./internal/catalog' runs the same. With --check it
+only reports whether the embedded snapshot is up to date (exit 1 if not).`,
+		Example: "  gpuscout catalog build --shared ../shared/data --curated data/curated --out internal/catalog/data/offerings.csv",
+		Args:    noArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			specs, err := catalog.ParseSpecs(catalog.Embedded())
+			if err != nil {
+				return err
+			}
+			if _, err := os.Stat(in.Shared); err != nil {
+				return usagef("--shared %s: %v (the folder holding skypilot-catalog/, aws-ondemand/, price-feeds/)", in.Shared, err)
+			}
+			offs, rep, err := build.Build(specs, in)
+			if err != nil {
+				return err
+			}
+			var buf bytes.Buffer
+			if err := catalog.WriteOfferingsCSV(&buf, offs); err != nil {
+				return err
+			}
+			for _, s := range rep.Skipped {
+				fmt.Fprintln(e.stderr, "left out or unpriced:", s)
+			}
+			for _, s := range rep.Checks {
+				fmt.Fprintln(e.stderr, "cross-check:", s)
+			}
+			ids := make([]string, 0, len(rep.Rows))
+			for id := range rep.Rows {
+				ids = append(ids, id)
+			}
+			sort.Strings(ids)
+			for _, id := range ids {
+				name := id
+				if name == "" {
+					name = "(price unknown)"
+				}
+				fmt.Fprintf(e.stderr, "%5d offerings priced by %s\n", rep.Rows[id], name)
+			}
+			if check {
+				if !bytes.Equal(buf.Bytes(), catalog.Embedded().Offerings) {
+					return fmt.Errorf("the embedded offerings snapshot is out of date: run 'go generate ./internal/catalog'")
+				}
+				fmt.Fprintf(e.stdout, "embedded snapshot is up to date (%d offerings)\n", len(offs))
+				return nil
+			}
+			if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
+				return err
+			}
+			tmp := out + ".tmp"
+			if err := os.WriteFile(tmp, buf.Bytes(), 0o644); err != nil {
+				return err
+			}
+			if err := os.Rename(tmp, out); err != nil {
+				return err
+			}
+			fmt.Fprintf(e.stdout, "wrote %s: %d offerings\n", out, len(offs))
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&in.Shared, "shared", "../shared/data", "folder of the source price data")
+	cmd.Flags().StringVar(&in.Curated, "curated", "data/curated", "folder of gpuscout's curated instance files")
+	cmd.Flags().StringVar(&out, "out", "internal/catalog/data/offerings.csv", "file to write")
+	cmd.Flags().BoolVar(&check, "check", false, "only check that the embedded snapshot equals a fresh build")
+	return cmd
+}

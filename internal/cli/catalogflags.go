@@ -1,0 +1,75 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/gpuscout/gpuscout/internal/catalog"
+	"github.com/gpuscout/gpuscout/internal/money"
+	"github.com/gpuscout/gpuscout/internal/pricefile"
+)
+
+// catalogFlags are the flags of every command that reads prices: user price
+// files, exchange-rate overrides and the display currency.
+type catalogFlags struct {
+	prices   []string
+	fx       []string
+	currency string
+}
+
+func (cf *catalogFlags) register(cmd *cobra.Command) {
+	f := cmd.Flags()
+	f.StringSliceVar(&cf.prices, "prices", nil, "user price file(s) (YAML) whose prices override the catalog; see 'gpuscout catalog validate --help'")
+	f.StringArrayVar(&cf.fx, "fx", nil, "exchange rate as CUR=USD_PER_UNIT, e.g. --fx CNY=0.138 (repeatable; overrides the dated default)")
+	f.StringVar(&cf.currency, "currency", "USD", "currency to show prices in (USD, CNY, EUR, or any with an --fx rate)")
+}
+
+// loadedCatalog is the catalog with the user's prices applied.
+type loadedCatalog struct {
+	cat      *catalog.Catalog
+	fx       *money.FX
+	currency money.Currency
+	applied  []string // one line per price file
+}
+
+func (cf *catalogFlags) load() (*loadedCatalog, error) {
+	cat, err := catalog.Default()
+	if err != nil {
+		return nil, fmt.Errorf("embedded catalog: %w", err)
+	}
+	l := &loadedCatalog{cat: cat, fx: money.DefaultFX().Clone()}
+	for _, path := range cf.prices {
+		pf, err := pricefile.Load(path)
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				return nil, usagef("--prices %s: no such file", path)
+			}
+			return nil, asUsage(err)
+		}
+		sum, err := pricefile.Apply(cat, l.fx, pf)
+		if err != nil {
+			return nil, asUsage(err)
+		}
+		l.applied = append(l.applied, fmt.Sprintf("%s: %d prices overridden, %d discounted, %d offerings added", path, sum.Overridden, sum.Discounted, sum.Added))
+	}
+	for _, s := range cf.fx {
+		c, r, err := money.ParseOverride(s)
+		if err != nil {
+			return nil, asUsage(err)
+		}
+		if err := l.fx.SetUSDValue(c, r, "--fx "+s); err != nil {
+			return nil, asUsage(err)
+		}
+	}
+	if l.currency, err = money.ParseCurrency(cf.currency); err != nil {
+		return nil, usagef("--currency: %v", err)
+	}
+	if !l.fx.Known(l.currency) {
+		return nil, usagef("--currency %s: no exchange rate for it (known: %s); add one with --fx %s=USD_PER_UNIT", l.currency, strings.Join(l.fx.Currencies(), ", "), l.currency)
+	}
+	return l, nil
+}

@@ -1,0 +1,383 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/agnivade/levenshtein"
+	"github.com/shopspring/decimal"
+	"github.com/spf13/cobra"
+
+	"github.com/gpuscout/gpuscout/internal/catalog"
+	"github.com/gpuscout/gpuscout/internal/money"
+	"github.com/gpuscout/gpuscout/internal/render"
+)
+
+type offersFlags struct {
+	catalogFlags
+	gpu           string
+	minGPUMemory  string
+	providers     []string
+	regions       []string
+	china, noChin bool
+	spot          bool
+	maxPrice      string
+	interconnects []string
+	sort          string
+	allRegions    bool
+	limit         int
+}
+
+func newOffersCmd(e *env) *cobra.Command {
+	var f offersFlags
+	cmd := &cobra.Command{
+		Use:   "offers",
+		Short: "List GPU offerings with prices, cheapest first",
+		Long: `List GPU offerings (instance type × region) with their on-demand and spot
+prices, each with its source and as-of date. By default each instance type is
+shown once, in its cheapest region; --all-regions shows every region and zone.
+
+Prices the catalog has no source for are shown as "unknown" (Alibaba Cloud and
+Tencent Cloud publish no GPU list price we could source): supply your own with
+--prices FILE.`,
+		Example: `  gpuscout offers --gpu A100:8
+  gpuscout offers --gpu H100 --spot --provider aws,gcp --sort gpu-hour -o csv
+  gpuscout offers --min-gpu-memory 80GB --max-price 30 --currency CNY
+  gpuscout offers --china --gpu A10 --prices my-prices.yaml`,
+		Args: noArgs,
+	}
+	getFormat := outputFlag(cmd)
+	f.register(cmd)
+	fl := cmd.Flags()
+	fl.StringVar(&f.gpu, "gpu", "", "GPU name and optional count, NAME[:COUNT] (A100, A100-80GB:8, H100-SXM5-80GB, L4:0.5)")
+	fl.StringVar(&f.minGPUMemory, "min-gpu-memory", "", "minimum memory per GPU, e.g. 40GB or 80GiB")
+	fl.StringSliceVar(&f.providers, "provider", nil, "providers, comma-separated (aws,azure,gcp,alibaba,tencent,lambda,nebius,vast,seeweb,fluidstack)")
+	fl.StringSliceVar(&f.regions, "region", nil, "regions, comma-separated; Chinese names work (华东1, 北京)")
+	fl.BoolVar(&f.china, "china", false, "only regions in mainland China")
+	fl.BoolVar(&f.noChin, "no-china", false, "exclude regions in mainland China")
+	fl.BoolVar(&f.spot, "spot", false, "only offerings with a spot price, ranked by it")
+	fl.StringVar(&f.maxPrice, "max-price", "", "maximum price per hour, in --currency")
+	fl.StringSliceVar(&f.interconnects, "interconnect", nil, "GPU interconnect: "+strings.Join(catalog.Interconnects, ", "))
+	fl.StringVar(&f.sort, "sort", "price", "rank by: price (per hour), gpu-hour (per GPU-hour), gpu-memory (per GiB of GPU memory-hour), bf16-pflop (per dense BF16 PFLOP-hour)")
+	fl.BoolVar(&f.allRegions, "all-regions", false, "show every region and zone, not only each instance type's cheapest region")
+	fl.IntVar(&f.limit, "limit", 0, "show at most this many rows (0: all)")
+	_ = cmd.RegisterFlagCompletionFunc("sort", cobra.FixedCompletions(catalog.SortKeys, cobra.ShellCompDirectiveNoFileComp))
+	_ = cmd.RegisterFlagCompletionFunc("interconnect", cobra.FixedCompletions(catalog.Interconnects, cobra.ShellCompDirectiveNoFileComp))
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		format, err := getFormat()
+		if err != nil {
+			return err
+		}
+		l, err := f.load()
+		if err != nil {
+			return err
+		}
+		q, err := f.query(l)
+		if err != nil {
+			return err
+		}
+		rows, err := l.cat.Query(q)
+		if err != nil {
+			return asUsage(err)
+		}
+		return e.write(format, offersTable(l, q, rows), offersJSON(rows, q))
+	}
+	return cmd
+}
+
+// parseGPUFlag splits NAME[:COUNT].
+func parseGPUFlag(s string) (string, float64, error) {
+	name, count, hasCount := strings.Cut(strings.TrimSpace(s), ":")
+	name = strings.TrimSpace(name)
+	if name == "" {
+		return "", 0, usagef("--gpu %q: want NAME[:COUNT], e.g. A100:8", s)
+	}
+	if !hasCount {
+		return name, 0, nil
+	}
+	n, err := strconv.ParseFloat(strings.TrimSpace(count), 64)
+	if err != nil || !(n > 0) || n > 1024 || math.IsInf(n, 0) {
+		return "", 0, usagef("--gpu %q: count %q must be a positive number (fractions such as 0.5 select GPU slices)", s, count)
+	}
+	return name, n, nil
+}
+
+// parseMemory reads 80, 80GB, 80GiB or 80G as GiB (GPU memory sizes in GB are GiB as NVML reports them).
+func parseMemory(flag, s string) (float64, error) {
+	t := strings.ToLower(strings.TrimSpace(s))
+	for _, suf := range []string{"gib", "gb", "g"} {
+		if strings.HasSuffix(t, suf) {
+			t = strings.TrimSpace(strings.TrimSuffix(t, suf))
+			break
+		}
+	}
+	v, err := strconv.ParseFloat(t, 64)
+	if err != nil || v < 0 || math.IsInf(v, 0) || math.IsNaN(v) {
+		return 0, usagef("%s %q: want a size such as 40GB or 80GiB", flag, s)
+	}
+	return v, nil
+}
+
+func (f *offersFlags) query(l *loadedCatalog) (catalog.Query, error) {
+	q := catalog.Query{FX: l.fx, Currency: l.currency, Spot: f.spot, AllRegions: f.allRegions, Limit: f.limit}
+	var err error
+	if f.gpu != "" {
+		name, count, err := parseGPUFlag(f.gpu)
+		if err != nil {
+			return q, err
+		}
+		if q.GPUs, err = l.cat.LookupGPU(name); err != nil {
+			return q, usagef("--gpu: %v", err)
+		}
+		q.GPUCount = count
+	}
+	if f.minGPUMemory != "" {
+		if q.MinGPUMemoryGiB, err = parseMemory("--min-gpu-memory", f.minGPUMemory); err != nil {
+			return q, err
+		}
+	}
+	for _, p := range f.providers {
+		prov := l.cat.Provider(p)
+		if prov == nil {
+			return q, usagef("--provider %q is not a known provider; known: %s", p, strings.Join(l.cat.ProviderNames(), ", "))
+		}
+		q.Providers = append(q.Providers, prov.Name)
+	}
+	for _, r := range f.regions {
+		rs := l.cat.ResolveRegion(r)
+		if len(rs) == 0 {
+			return q, usagef("--region %q is not a known region; closest: %s", r, strings.Join(closest(r, l.cat.Regions(""), 5), ", "))
+		}
+		q.Regions = append(q.Regions, rs...)
+	}
+	if f.china && f.noChin {
+		return q, usagef("--china and --no-china exclude each other; give one")
+	}
+	if f.china || f.noChin {
+		v := f.china
+		q.China = &v
+	}
+	if f.maxPrice != "" {
+		d, err := decimal.NewFromString(strings.TrimSpace(f.maxPrice))
+		if err != nil || d.IsNegative() {
+			return q, usagef("--max-price %q: want a price per hour >= 0 in %s", f.maxPrice, l.currency)
+		}
+		q.MaxPrice = decimal.NullDecimal{Decimal: d, Valid: true}
+	}
+	for _, ic := range f.interconnects {
+		ic = strings.ToLower(strings.TrimSpace(ic))
+		ok := false
+		for _, x := range catalog.Interconnects {
+			ok = ok || x == ic
+		}
+		if !ok {
+			return q, usagef("--interconnect %q is not one of %s", ic, strings.Join(catalog.Interconnects, ", "))
+		}
+		q.Interconnects = append(q.Interconnects, ic)
+	}
+	if q.Sort, err = catalog.ParseSortKey(f.sort); err != nil {
+		return q, usagef("--sort: %v", err)
+	}
+	if f.limit < 0 {
+		return q, usagef("--limit %d: want 0 (all) or a positive number", f.limit)
+	}
+	return q, nil
+}
+
+// closest returns the n names nearest to s by edit distance.
+func closest(s string, names []string, n int) []string {
+	s = strings.ToLower(s)
+	sorted := append([]string(nil), names...)
+	sort.SliceStable(sorted, func(i, j int) bool {
+		return levenshtein.ComputeDistance(s, strings.ToLower(sorted[i])) < levenshtein.ComputeDistance(s, strings.ToLower(sorted[j]))
+	})
+	if len(sorted) > n {
+		sorted = sorted[:n]
+	}
+	return sorted
+}
+
+// money formatting for tables: up to 4 decimals, at least 2.
+func fmtMoney(d decimal.NullDecimal) string {
+	if !d.Valid {
+		return ""
+	}
+	s := d.Decimal.Round(4).StringFixed(4)
+	s = strings.TrimRight(s, "0")
+	if i := strings.IndexByte(s, '.'); i >= 0 && len(s)-i-1 < 2 {
+		s += strings.Repeat("0", 2-(len(s)-i-1))
+	}
+	return s
+}
+
+func fmtNum(f float64) string {
+	if f == 0 {
+		return "-"
+	}
+	if f == math.Trunc(f) {
+		return strconv.FormatFloat(f, 'f', 0, 64)
+	}
+	return strconv.FormatFloat(f, 'f', -1, 64)
+}
+
+func fmtCount(f float64) string {
+	if f == math.Trunc(f) {
+		return strconv.FormatFloat(f, 'f', 0, 64)
+	}
+	return strconv.FormatFloat(f, 'f', 3, 64)
+}
+
+func offersTable(l *loadedCatalog, q catalog.Query, rows []catalog.Row) *render.Table {
+	cur := string(q.Currency)
+	t := &render.Table{Columns: []render.Column{
+		{Header: "PROVIDER"}, {Header: "INSTANCE"}, {Header: "GPU"}, {Header: "QTY", Right: true},
+		{Header: "GPU GiB", Right: true}, {Header: "vCPU", Right: true}, {Header: "MEM GiB", Right: true},
+		{Header: "LINK"}, {Header: "REGION"}, {Header: cur + "/h", Right: true}, {Header: "SPOT " + cur + "/h", Right: true},
+		{Header: cur + "/GPU-h", Right: true},
+	}}
+	extra := ""
+	switch q.Sort {
+	case catalog.SortGPUMemory:
+		extra = cur + "/GiB-h"
+	case catalog.SortBF16:
+		extra = cur + "/BF16-PFLOP-h"
+	}
+	if extra != "" {
+		t.Columns = append(t.Columns, render.Column{Header: extra, Right: true})
+	}
+	unknown := map[string]int{}
+	converted := map[money.Currency]bool{}
+	for _, r := range rows {
+		o := r.Offering
+		region := o.Region
+		if region == "" {
+			region = "-"
+		}
+		if r.Zone != "" {
+			region += "/" + r.Zone
+		}
+		price, spot := fmtMoney(r.Price), fmtMoney(r.Spot)
+		if !r.Price.Valid {
+			price = "unknown"
+			unknown[o.Provider]++
+		}
+		if spot == "" {
+			spot = "-"
+		}
+		if r.Converted {
+			converted[o.OnDemand.Currency] = true
+			if r.Price.Valid {
+				price += "*"
+			}
+		}
+		perGPU := fmtMoney(r.PerGPU)
+		if perGPU == "" {
+			perGPU = "-"
+		}
+		row := []string{o.Provider, o.InstanceType, o.GPU.Name, fmtCount(o.GPUCount), fmtNum(o.GPUMemoryGiB),
+			fmtNum(o.VCPUs), fmtNum(o.MemoryGiB), o.Interconnect, region, price, spot, perGPU}
+		if extra != "" {
+			v := "-"
+			if !math.IsNaN(r.SortValue) {
+				v = fmtMoney(decimal.NullDecimal{Decimal: decimal.NewFromFloat(r.SortValue), Valid: true})
+			}
+			row = append(row, v)
+		}
+		t.Rows = append(t.Rows, row)
+	}
+	if len(rows) == 0 {
+		t.Notes = append(t.Notes, "No offering matches. Widen the filters, or list GPUs with 'gpuscout gpus'.")
+	}
+	for c := range converted {
+		t.Notes = append(t.Notes, fmt.Sprintf("* converted from %s: %s; override with --fx %s=USD_PER_UNIT", c, l.fx.Describe(c, q.Currency), c))
+	}
+	if len(unknown) > 0 {
+		var parts []string
+		for _, p := range l.cat.ProviderNames() {
+			if n := unknown[p]; n > 0 {
+				parts = append(parts, fmt.Sprintf("%s %d", p, n))
+			}
+		}
+		t.Notes = append(t.Notes, fmt.Sprintf("unknown: no public list price could be sourced (%s). Supply yours with --prices FILE; 'gpuscout catalog validate --help' shows the format.", strings.Join(parts, ", ")))
+	}
+	if !q.AllRegions && len(rows) > 0 {
+		t.Notes = append(t.Notes, "Each instance type in its cheapest region; --all-regions shows all. Sources and dates: -o json, or 'gpuscout catalog info'.")
+	}
+	for _, a := range l.applied {
+		t.Notes = append(t.Notes, "prices from "+a)
+	}
+	return t
+}
+
+// offerJSON is the JSON contract of `gpuscout offers -o json`.
+type offerJSON struct {
+	Provider         string       `json:"provider"`
+	InstanceType     string       `json:"instance_type"`
+	Region           string       `json:"region"`
+	Zone             string       `json:"zone"`
+	China            bool         `json:"china"`
+	GPU              string       `json:"gpu"`
+	GPUCount         float64      `json:"gpu_count"`
+	GPUMemoryGiB     float64      `json:"gpu_memory_gib"`
+	VCPUs            float64      `json:"vcpus"`
+	MemoryGiB        float64      `json:"memory_gib"`
+	LocalDiskGB      *float64     `json:"local_disk_gb"`
+	Interconnect     string       `json:"interconnect"`
+	NetworkGbps      *float64     `json:"network_gbps"`
+	PricePerHour     *json.Number `json:"price_per_hour"`
+	SpotPricePerHour *json.Number `json:"spot_price_per_hour"`
+	SpotZone         string       `json:"spot_zone,omitempty"`
+	PricePerGPUHour  *json.Number `json:"price_per_gpu_hour"`
+	Currency         string       `json:"currency"`
+	ConvertedFrom    string       `json:"converted_from,omitempty"`
+	PriceSource      string       `json:"price_source"`
+	PriceAsOf        string       `json:"price_as_of"`
+	SpotSource       string       `json:"spot_source,omitempty"`
+	SpotAsOf         string       `json:"spot_as_of,omitempty"`
+	PriceNote        string       `json:"price_note,omitempty"`
+	SpecSource       string       `json:"spec_source,omitempty"`
+}
+
+func jsonNum(d decimal.NullDecimal, converted bool) *json.Number {
+	if !d.Valid {
+		return nil
+	}
+	v := d.Decimal
+	if converted {
+		v = v.Round(6)
+	}
+	n := json.Number(v.String())
+	return &n
+}
+
+func optNum(f float64) *float64 {
+	if f == 0 {
+		return nil
+	}
+	return &f
+}
+
+func offersJSON(rows []catalog.Row, q catalog.Query) []offerJSON {
+	out := make([]offerJSON, 0, len(rows))
+	for _, r := range rows {
+		o := r.Offering
+		j := offerJSON{
+			Provider: o.Provider, InstanceType: o.InstanceType, Region: o.Region, Zone: r.Zone, China: o.China,
+			GPU: o.GPU.Name, GPUCount: o.GPUCount, GPUMemoryGiB: o.GPUMemoryGiB, VCPUs: o.VCPUs, MemoryGiB: o.MemoryGiB,
+			LocalDiskGB: optNum(o.LocalDiskGB), Interconnect: o.Interconnect, NetworkGbps: optNum(o.NetworkGbps),
+			PricePerHour: jsonNum(r.Price, r.Converted), SpotPricePerHour: jsonNum(r.Spot, r.Converted), SpotZone: r.SpotZone,
+			PricePerGPUHour: jsonNum(r.PerGPU, true),
+			Currency:        string(q.Currency), PriceSource: o.OnDemand.Source, PriceAsOf: o.OnDemand.AsOf,
+			SpotSource: o.Spot.Source, SpotAsOf: o.Spot.AsOf, PriceNote: o.OnDemand.Note, SpecSource: o.SpecSource,
+		}
+		if r.Converted {
+			j.ConvertedFrom = string(o.OnDemand.Currency)
+		}
+		out = append(out, j)
+	}
+	return out
+}

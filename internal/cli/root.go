@@ -1,0 +1,123 @@
+// Package cli is gpuscout's command line: one file per subcommand, the
+// shared flags (output format, currency, price files), and the mapping of
+// errors to exit codes (0 ok, 1 runtime failure, 2 usage error).
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+
+	"github.com/gpuscout/gpuscout/internal/render"
+)
+
+// Exit codes.
+const (
+	ExitOK      = 0
+	ExitFailure = 1
+	ExitUsage   = 2
+)
+
+// usageError marks bad input: the user can fix it by changing the command.
+type usageError struct{ err error }
+
+func (e *usageError) Error() string { return e.err.Error() }
+func (e *usageError) Unwrap() error { return e.err }
+
+func usagef(format string, a ...any) error { return &usageError{fmt.Errorf(format, a...)} }
+func asUsage(err error) error {
+	if err == nil {
+		return nil
+	}
+	return &usageError{err}
+}
+
+// env is what commands write to and know about their terminal.
+type env struct {
+	stdout, stderr io.Writer
+	tty            bool // stdout is a terminal
+	color          bool
+}
+
+// Main runs gpuscout with args and returns the exit code.
+func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	e := &env{stdout: stdout, stderr: stderr}
+	if f, ok := stdout.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+		e.tty = true
+		_, noColor := os.LookupEnv("NO_COLOR")
+		e.color = !noColor && os.Getenv("TERM") != "dumb"
+	}
+	root := newRoot(e)
+	root.SetArgs(args)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	cmd, err := root.ExecuteContextC(ctx)
+	if err == nil {
+		return ExitOK
+	}
+	code := ExitFailure
+	var ue *usageError
+	if errors.As(err, &ue) || isCobraUsage(err) {
+		code = ExitUsage
+	}
+	fmt.Fprintf(stderr, "gpuscout: %v\n", err)
+	if code == ExitUsage && cmd != nil {
+		fmt.Fprintf(stderr, "Run '%s --help' for usage.\n", cmd.CommandPath())
+	}
+	return code
+}
+
+// isCobraUsage recognises cobra's own argument errors.
+func isCobraUsage(err error) bool {
+	msg := err.Error()
+	for _, p := range []string{"unknown command", "unknown flag", "unknown shorthand", "accepts ", "requires at least", "invalid argument", "flag needs an argument"} {
+		if strings.Contains(msg, p) {
+			return true
+		}
+	}
+	return false
+}
+
+func newRoot(e *env) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "gpuscout",
+		Short: "Choose, price, verify and run GPU cloud capacity",
+		Long: `gpuscout helps machine-learning teams choose, price, verify and run GPU cloud
+capacity across AWS, Azure, GCP, Alibaba Cloud, Tencent Cloud and the GPU clouds.
+Every price carries its source and date; a price nobody can source is shown as unknown.`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		Args:          cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return cmd.Help()
+		},
+	}
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return asUsage(err) })
+	root.AddCommand(newGPUsCmd(e), newOffersCmd(e), newCatalogCmd(e), newVersionCmd(e))
+	return root
+}
+
+// outputFlag registers -o and returns a getter that validates it.
+func outputFlag(cmd *cobra.Command) func() (render.Format, error) {
+	var s string
+	cmd.Flags().StringVarP(&s, "output", "o", "table", "output format: "+strings.Join(render.Formats, "|"))
+	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions(render.Formats, cobra.ShellCompDirectiveNoFileComp))
+	return func() (render.Format, error) {
+		f, err := render.ParseFormat(s)
+		return f, asUsage(err)
+	}
+}
+
+// write renders a table or, for JSON, the given value.
+func (e *env) write(f render.Format, t *render.Table, jsonValue any) error {
+	if f == render.FormatJSON {
+		return render.JSON(e.stdout, jsonValue)
+	}
+	return t.Write(e.stdout, f, render.Options{Color: e.color})
+}

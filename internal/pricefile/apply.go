@@ -1,0 +1,194 @@
+package pricefile
+
+import (
+	"path/filepath"
+	"strings"
+
+	"github.com/shopspring/decimal"
+
+	"github.com/gpuscout/gpuscout/internal/catalog"
+	"github.com/gpuscout/gpuscout/internal/money"
+)
+
+// Summary counts what a file changed.
+type Summary struct {
+	Overridden int // catalog offerings whose price the file replaced
+	Discounted int // catalog offerings whose price the file discounted
+	Added      int // offerings the file added
+}
+
+// Apply applies the file to c (a copy the caller owns) and its rates to fx.
+// It fails on the first entry that matches nothing it can apply to.
+func Apply(c *catalog.Catalog, fx *money.FX, f *File) (Summary, error) {
+	var sum Summary
+	src := catalog.Source{ID: "user:" + filepath.Base(f.Path), Title: "user price file " + f.Path, AsOf: f.AsOf, Notes: f.Note}
+	c.AddSource(src)
+	for _, r := range f.FX {
+		if err := fx.SetUSDValue(r.Currency, r.USD, src.ID); err != nil {
+			return sum, &Error{Path: f.Path, Line: r.Line, Field: "fx." + string(r.Currency), Msg: err.Error()}
+		}
+	}
+	for i := range f.Entries {
+		e := &f.Entries[i]
+		fail := func(field, msg string) error { return &Error{Path: f.Path, Line: e.Line, Field: field, Msg: msg} }
+		p := c.Provider(e.Provider)
+		if p == nil {
+			return sum, fail("provider", "unknown provider \""+e.Provider+"\"; known: "+strings.Join(c.ProviderNames(), ", "))
+		}
+		region := e.Region
+		if region != "" {
+			if rs := c.ResolveRegion(region); len(rs) > 0 {
+				region = pickRegion(c, p.Name, rs)
+			}
+		}
+		cur := e.Currency
+		if cur == "" {
+			cur = money.Currency(p.Currency)
+		}
+		matches := match(c, p.Name, e.InstanceType, region, e.Zone)
+		mk := func(d decimal.NullDecimal) catalog.Price {
+			return catalog.Price{Known: true, Amount: d.Decimal, Currency: cur, Source: src.ID, AsOf: e.AsOf, Note: e.Note}
+		}
+		switch {
+		case e.Discount.Valid:
+			if len(matches) == 0 {
+				return sum, fail("instance_type", "the discount matches no catalog offering of "+p.Name+describe(e.InstanceType, region))
+			}
+			keep := decimal.NewFromInt(1).Sub(e.Discount.Decimal)
+			for _, o := range matches {
+				o.OnDemand = discounted(o.OnDemand, keep, src.ID, e)
+				o.Spot = discounted(o.Spot, keep, src.ID, e)
+			}
+			sum.Discounted += len(matches)
+		case len(matches) > 0:
+			for _, o := range matches {
+				if e.Price.Valid {
+					o.OnDemand = mk(e.Price)
+				}
+				if e.SpotPrice.Valid {
+					o.Spot = mk(e.SpotPrice)
+				}
+			}
+			sum.Overridden += len(matches)
+		default:
+			o, err := newOffering(c, p.Name, region, e, fail)
+			if err != nil {
+				return sum, err
+			}
+			o.OnDemand = catalog.Price{Currency: cur}
+			if e.Price.Valid {
+				o.OnDemand = mk(e.Price)
+			}
+			if e.SpotPrice.Valid {
+				o.Spot = mk(e.SpotPrice)
+			}
+			o.SpecSource = src.ID
+			c.Offerings = append(c.Offerings, o)
+			sum.Added++
+		}
+	}
+	return sum, nil
+}
+
+// pickRegion prefers the resolved region that belongs to the provider (北京 is a region of several clouds).
+func pickRegion(c *catalog.Catalog, provider string, rs []string) string {
+	if p := c.Provider(provider); p != nil {
+		for _, r := range rs {
+			if p.RegionInfo(r) != nil {
+				return r
+			}
+		}
+	}
+	return rs[0]
+}
+
+func describe(typ, region string) string {
+	s := ""
+	if typ != "" {
+		s += " instance_type " + typ
+	}
+	if region != "" {
+		s += " in region " + region
+	}
+	return s
+}
+
+func discounted(p catalog.Price, keep decimal.Decimal, src string, e *Entry) catalog.Price {
+	if !p.Known {
+		return p
+	}
+	note := e.Discount.Decimal.Mul(decimal.NewFromInt(100)).String() + "% off " + p.Source
+	if e.Note != "" {
+		note += "; " + e.Note
+	}
+	return catalog.Price{Known: true, Amount: p.Amount.Mul(keep), Currency: p.Currency, Source: src, AsOf: e.AsOf, Note: note}
+}
+
+func match(c *catalog.Catalog, provider, typ, region, zone string) []*catalog.Offering {
+	var out []*catalog.Offering
+	for i := range c.Offerings {
+		o := &c.Offerings[i]
+		if o.Provider != provider || (typ != "" && o.InstanceType != typ) || (region != "" && o.Region != region) || (zone != "" && o.Zone != zone) {
+			continue
+		}
+		out = append(out, o)
+	}
+	return out
+}
+
+func newOffering(c *catalog.Catalog, provider, region string, e *Entry, fail func(string, string) error) (catalog.Offering, error) {
+	var o catalog.Offering
+	what := "no catalog offering is " + provider + describe(e.InstanceType, region) + "; to add one give "
+	switch {
+	case region == "":
+		return o, fail("region", what+"its region")
+	case e.GPU == "":
+		return o, fail("gpu", what+"gpu and gpu_count")
+	case e.GPUCount == 0:
+		return o, fail("gpu_count", what+"gpu_count")
+	}
+	gpus, err := c.LookupGPU(e.GPU)
+	if err != nil {
+		return o, fail("gpu", err.Error())
+	}
+	if len(gpus) > 1 {
+		names := make([]string, len(gpus))
+		for i, g := range gpus {
+			names[i] = g.Name
+		}
+		return o, fail("gpu", "\""+e.GPU+"\" names several GPUs; pick one of "+strings.Join(names, ", "))
+	}
+	link := e.Interconnect
+	if link == "" {
+		link = catalog.LinkUnknown
+		if e.GPUCount <= 1 {
+			link = catalog.LinkNone
+		}
+	} else if !containsString(catalog.Interconnects, link) {
+		return o, fail("interconnect", "value \""+link+"\" is not one of "+strings.Join(catalog.Interconnects, ", "))
+	}
+	mem := e.GPUMemoryGiB
+	if mem == 0 && gpus[0].MemoryGiB.Known {
+		mem = gpus[0].MemoryGiB.Value
+	}
+	china := false
+	if p := c.Provider(provider); p != nil {
+		if r := p.RegionInfo(region); r != nil {
+			china = r.China
+		}
+	}
+	return catalog.Offering{
+		Provider: provider, InstanceType: e.InstanceType, Region: region, Zone: e.Zone, China: china,
+		GPU: gpus[0], GPUCount: e.GPUCount, GPUMemoryGiB: mem, VCPUs: e.VCPUs, MemoryGiB: e.MemoryGiB,
+		Interconnect: link,
+	}, nil
+}
+
+func containsString(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}

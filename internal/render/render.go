@@ -1,0 +1,198 @@
+// Package render writes gpuscout's listings as an aligned text table, CSV,
+// Markdown or JSON. Commands build one Table (and one JSON value) and let the
+// chosen format decide the rest.
+package render
+
+import (
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+
+	"golang.org/x/text/width"
+)
+
+// Format is an output format.
+type Format string
+
+// The output formats every listing accepts.
+const (
+	FormatTable    Format = "table"
+	FormatJSON     Format = "json"
+	FormatCSV      Format = "csv"
+	FormatMarkdown Format = "markdown"
+)
+
+// Formats lists the accepted format names.
+var Formats = []string{string(FormatTable), string(FormatJSON), string(FormatCSV), string(FormatMarkdown)}
+
+// ParseFormat checks a -o value.
+func ParseFormat(s string) (Format, error) {
+	switch strings.ToLower(s) {
+	case "table", "text":
+		return FormatTable, nil
+	case "json":
+		return FormatJSON, nil
+	case "csv":
+		return FormatCSV, nil
+	case "markdown", "md":
+		return FormatMarkdown, nil
+	}
+	return "", fmt.Errorf("output format %q is not one of %s", s, strings.Join(Formats, ", "))
+}
+
+// Column is a table column.
+type Column struct {
+	Header string
+	Right  bool // right-align (numbers)
+}
+
+// Table is a listing: columns, rows of cells, and notes printed under it
+// (footnotes for table and Markdown; CSV carries none).
+type Table struct {
+	Columns []Column
+	Rows    [][]string
+	Notes   []string
+}
+
+// Options tune the text table.
+type Options struct {
+	Color bool // bold headers (only on a terminal, never with NO_COLOR)
+}
+
+// Write renders t in format f. JSON is not a table format: use JSON.
+func (t *Table) Write(w io.Writer, f Format, opt Options) error {
+	switch f {
+	case FormatCSV:
+		return t.writeCSV(w)
+	case FormatMarkdown:
+		return t.writeMarkdown(w)
+	case FormatTable:
+		return t.writeText(w, opt)
+	}
+	return fmt.Errorf("render: table cannot be written as %q", f)
+}
+
+func (t *Table) writeCSV(w io.Writer) error {
+	cw := csv.NewWriter(w)
+	head := make([]string, len(t.Columns))
+	for i, c := range t.Columns {
+		head[i] = c.Header
+	}
+	if err := cw.Write(head); err != nil {
+		return err
+	}
+	if err := cw.WriteAll(t.Rows); err != nil {
+		return err
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+func (t *Table) writeMarkdown(w io.Writer) error {
+	var b strings.Builder
+	esc := func(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
+	b.WriteString("|")
+	for _, c := range t.Columns {
+		b.WriteString(" " + esc(c.Header) + " |")
+	}
+	b.WriteString("\n|")
+	for _, c := range t.Columns {
+		if c.Right {
+			b.WriteString(" ---: |")
+		} else {
+			b.WriteString(" --- |")
+		}
+	}
+	b.WriteString("\n")
+	for _, r := range t.Rows {
+		b.WriteString("|")
+		for _, cell := range r {
+			b.WriteString(" " + esc(cell) + " |")
+		}
+		b.WriteString("\n")
+	}
+	if len(t.Notes) > 0 {
+		b.WriteString("\n")
+		for _, n := range t.Notes {
+			b.WriteString(n + "\n\n")
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// displayWidth counts East Asian wide characters (华东1) as two cells.
+func displayWidth(s string) int {
+	n := 0
+	for _, r := range s {
+		switch width.LookupRune(r).Kind() {
+		case width.EastAsianWide, width.EastAsianFullwidth:
+			n += 2
+		default:
+			n++
+		}
+	}
+	return n
+}
+
+func (t *Table) writeText(w io.Writer, opt Options) error {
+	widths := make([]int, len(t.Columns))
+	for i, c := range t.Columns {
+		widths[i] = displayWidth(c.Header)
+	}
+	for _, r := range t.Rows {
+		for i, cell := range r {
+			if i < len(widths) && displayWidth(cell) > widths[i] {
+				widths[i] = displayWidth(cell)
+			}
+		}
+	}
+	var b strings.Builder
+	line := func(cells []string, bold bool) {
+		var l strings.Builder
+		for i, cell := range cells {
+			if i >= len(widths) {
+				break
+			}
+			pad := strings.Repeat(" ", widths[i]-displayWidth(cell))
+			if t.Columns[i].Right {
+				l.WriteString(pad + cell)
+			} else if i < len(cells)-1 {
+				l.WriteString(cell + pad)
+			} else {
+				l.WriteString(cell)
+			}
+			if i < len(cells)-1 {
+				l.WriteString("  ")
+			}
+		}
+		s := strings.TrimRight(l.String(), " ")
+		if bold {
+			s = "\x1b[1m" + s + "\x1b[0m"
+		}
+		b.WriteString(s + "\n")
+	}
+	head := make([]string, len(t.Columns))
+	for i, c := range t.Columns {
+		head[i] = c.Header
+	}
+	line(head, opt.Color)
+	for _, r := range t.Rows {
+		line(r, false)
+	}
+	for _, n := range t.Notes {
+		b.WriteString(n + "\n")
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// JSON writes v as indented JSON.
+func JSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}
