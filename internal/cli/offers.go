@@ -292,8 +292,18 @@ func offersTable(l *loadedCatalog, q catalog.Query, rows []catalog.Row) *render.
 	if len(rows) == 0 {
 		t.Notes = append(t.Notes, "No offering matches. Widen the filters, or list GPUs with 'gpuscout gpus'.")
 	}
+	convList := make([]string, 0, len(converted))
 	for c := range converted {
-		t.Notes = append(t.Notes, fmt.Sprintf("* converted from %s: %s; override with --fx %s=USD_PER_UNIT", c, l.fx.Describe(c, q.Currency), c))
+		convList = append(convList, string(c))
+	}
+	sort.Strings(convList)
+	for _, cs := range convList {
+		c := money.Currency(cs)
+		other := c
+		if c == money.USD {
+			other = q.Currency
+		}
+		t.Notes = append(t.Notes, fmt.Sprintf("* converted from %s: %s; override with --fx %s=USD_PER_UNIT", c, l.fx.Describe(c, q.Currency), other))
 	}
 	if len(unknown) > 0 {
 		var parts []string

@@ -1,0 +1,165 @@
+package build
+
+import (
+	"bytes"
+	"encoding/csv"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/shopspring/decimal"
+
+	"github.com/gpuscout/gpuscout/internal/catalog"
+	"github.com/gpuscout/gpuscout/internal/shareddata"
+)
+
+func build(t *testing.T) ([]catalog.Offering, *Report, *catalog.Catalog) {
+	t.Helper()
+	specs, err := catalog.ParseSpecs(catalog.Embedded())
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := Inputs{Shared: shareddata.Dir(t), Curated: filepath.Join(shareddata.ModuleRoot(t), "data", "curated")}
+	offs, rep, err := Build(specs, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return offs, rep, specs
+}
+
+// TestSnapshotUpToDate fails when someone changed a feed parser, a curated
+// file or shared/data without regenerating the embedded snapshot.
+func TestSnapshotUpToDate(t *testing.T) {
+	offs, _, _ := build(t)
+	var buf bytes.Buffer
+	if err := catalog.WriteOfferingsCSV(&buf, offs); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(buf.Bytes(), catalog.Embedded().Offerings) {
+		t.Fatal("internal/catalog/data/offerings.csv is stale: run 'go generate ./internal/catalog'")
+	}
+}
+
+func readCSV(t *testing.T, path string) []map[string]string {
+	t.Helper()
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs, err := csv.NewReader(bytes.NewReader(raw)).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []map[string]string
+	for _, r := range recs[1:] {
+		m := map[string]string{}
+		for i, h := range recs[0] {
+			m[h] = r[i]
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+func priceEq(p catalog.Price, src string) bool {
+	if src == "" || decimal.RequireFromString(src).IsZero() {
+		return !p.Known
+	}
+	return p.Known && p.Amount.Equal(decimal.RequireFromString(src))
+}
+
+// TestOfferingsMatchSourceRows re-reads every source row independently (plain
+// encoding/csv) and checks that the catalog holds it with the same prices,
+// to the digit, and that the counts agree.
+func TestOfferingsMatchSourceRows(t *testing.T) {
+	offs, rep, _ := build(t)
+	byKey := map[string]*catalog.Offering{}
+	perSource := map[string]int{}
+	for i := range offs {
+		byKey[offs[i].Key()] = &offs[i]
+		perSource[offs[i].Provider+" "+offs[i].OnDemand.Source]++
+	}
+	dir := shareddata.Dir(t)
+	for _, f := range skypilotFiles {
+		n := 0
+		for _, r := range readCSV(t, filepath.Join(dir, f.path)) {
+			if r["AcceleratorName"] == "" {
+				continue
+			}
+			n++
+			key := f.provider + "/" + r["InstanceType"] + "/" + r["Region"] + "/" + r["AvailabilityZone"]
+			o := byKey[key]
+			if o == nil {
+				t.Errorf("%s: source row %s missing from the catalog", f.path, key)
+				continue
+			}
+			if !priceEq(o.OnDemand, r["Price"]) || !priceEq(o.Spot, r["SpotPrice"]) {
+				t.Errorf("%s: %s prices %v/%v, source %q/%q", f.path, key, o.OnDemand.Amount, o.Spot.Amount, r["Price"], r["SpotPrice"])
+			}
+		}
+		if n == 0 {
+			t.Errorf("%s: no GPU rows", f.path)
+		}
+	}
+	// Karpenter rows: every row with a curated spec is in the catalog at the
+	// same price, in USD (us-east-1) or CNY (cn-north-1).
+	skipped := strings.Join(rep.Skipped, "\n")
+	for _, r := range readCSV(t, filepath.Join(dir, awsOnDemandFile)) {
+		key := "aws/" + r["instance_type"] + "/" + r["region"] + "/"
+		o := byKey[key]
+		if o == nil {
+			// Either the per-zone rows carry it, or the type has no curated spec and the report says so.
+			if !strings.Contains(skipped, r["instance_type"]+" "+r["region"]) && byKey[key+"use1-az1"] == nil && !hasZone(byKey, key) {
+				t.Errorf("%s %s: neither in the catalog nor reported as left out", r["instance_type"], r["region"])
+			}
+			continue
+		}
+		if !priceEq(o.OnDemand, r["ondemand_price_per_hour"]) || string(o.OnDemand.Currency) != r["currency"] {
+			t.Errorf("%s: %s %s, source %s %s", key, o.OnDemand.Amount, o.OnDemand.Currency, r["ondemand_price_per_hour"], r["currency"])
+		}
+	}
+	if len(rep.Checks) < 4 {
+		t.Errorf("expected the SkyPilot and Karpenter us-east-1 p4d/p4de/p5 prices to be cross-checked, got %v", rep.Checks)
+	}
+}
+
+func hasZone(m map[string]*catalog.Offering, prefix string) bool {
+	for k := range m {
+		if strings.HasPrefix(k, prefix) {
+			return true
+		}
+	}
+	return false
+}
+
+func TestInterconnectRules(t *testing.T) {
+	offs, _, specs := build(t)
+	get := func(key string) *catalog.Offering {
+		for i := range offs {
+			if offs[i].Key() == key {
+				return &offs[i]
+			}
+		}
+		t.Fatalf("%s not built", key)
+		return nil
+	}
+	for key, want := range map[string]string{
+		"aws/p4d.24xlarge/us-east-1/use1-az1":         catalog.LinkNVSwitch, // curated
+		"aws/g5.12xlarge/us-east-1/":                  catalog.LinkPCIe,     // 4 PCIe cards
+		"aws/g5.xlarge/us-east-1/":                    catalog.LinkNone,     // one GPU
+		"gcp/a3-highgpu-8g/us-central1/":              catalog.LinkNVSwitch, // 8 SXM on HGX
+		"lambda/gpu_8x_a100/us-east-1/":               catalog.LinkUnknown,  // form factor not stated
+		"alibaba/ecs.gn6v-c8g1.16xlarge/cn-hangzhou/": catalog.LinkNVLink,
+	} {
+		if o := get(key); o.Interconnect != want {
+			t.Errorf("%s interconnect = %s, want %s", key, o.Interconnect, want)
+		}
+	}
+	if g6f := get("aws/g6f.large/us-east-1/"); g6f.GPUCount != 0.125 || g6f.GPUMemoryGiB != 3 || g6f.GPU != specs.GPU("L4") {
+		t.Errorf("g6f.large = %v × %s with %v GiB, want 0.125 × L4 with 3 GiB", g6f.GPUCount, g6f.GPU.Name, g6f.GPUMemoryGiB)
+	}
+	if cn := get("aws/p3.16xlarge/cn-north-1/"); !cn.China || cn.OnDemand.Currency != "CNY" {
+		t.Errorf("cn-north-1 p3.16xlarge: china=%v currency=%s", cn.China, cn.OnDemand.Currency)
+	}
+}

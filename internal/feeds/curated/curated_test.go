@@ -1,0 +1,43 @@
+package curated
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/gpuscout/gpuscout/internal/shareddata"
+)
+
+func TestParseProjectFiles(t *testing.T) {
+	paths, _ := filepath.Glob(filepath.Join(shareddata.ModuleRoot(t), "data", "curated", "*.yaml"))
+	if len(paths) < 5 {
+		t.Fatalf("found %d curated files, want aws, gcp, azure, alibaba, tencent", len(paths))
+	}
+	for _, p := range paths {
+		fh, _ := os.Open(p)
+		f, err := Parse(fh)
+		fh.Close()
+		if err != nil {
+			t.Errorf("%s: %v", p, err)
+			continue
+		}
+		if f.Provider+".yaml" != filepath.Base(p) {
+			t.Errorf("%s declares provider %q", p, f.Provider)
+		}
+	}
+}
+
+func TestParseErrorsNameTheLine(t *testing.T) {
+	for name, tc := range map[string]struct{ in, want string }{
+		"no gpu":      {"provider: x\ninstances:\n  - {type: a, gpu_count: 1, vcpus: 1, memory_gib: 1}\n", "line 3"},
+		"twice":       {"provider: x\ninstances:\n  - {type: a, gpu: T4, gpu_count: 1, vcpus: 1, memory_gib: 1}\n  - {type: a, gpu: T4, gpu_count: 1, vcpus: 1, memory_gib: 1}\n", "line 4"},
+		"unsourced":   {"provider: x\ninstances:\n  - {type: a, gpu: T4, gpu_count: 1, vcpus: 1, memory_gib: 1, offers: [{region: r, price: 1}]}\n", "needs source"},
+		"unknown key": {"provider: x\nbogus: 1\n", "bogus"},
+	} {
+		_, err := Parse(strings.NewReader(tc.in))
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: err = %v, want it to mention %q", name, err, tc.want)
+		}
+	}
+}
