@@ -215,7 +215,7 @@ func sortValue(price decimal.NullDecimal, o *Offering, key SortKey) float64 {
 	return p / div
 }
 
-// sortRows orders by sort value (unknown last), then by provider, type, region, zone.
+// sortRows orders by sort value (unknown last), then by provider, size (GPUs, vCPUs), type, region, zone.
 func sortRows(rows []Row) {
 	sort.SliceStable(rows, func(i, j int) bool {
 		a, b := rows[i].SortValue, rows[j].SortValue
@@ -229,6 +229,12 @@ func sortRows(rows []Row) {
 		x, y := rows[i].Offering, rows[j].Offering
 		if x.Provider != y.Provider {
 			return x.Provider < y.Provider
+		}
+		if x.GPUCount != y.GPUCount {
+			return x.GPUCount < y.GPUCount
+		}
+		if x.VCPUs != y.VCPUs {
+			return x.VCPUs < y.VCPUs
 		}
 		if x.InstanceType != y.InstanceType {
 			return x.InstanceType < y.InstanceType

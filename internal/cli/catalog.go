@@ -146,7 +146,7 @@ func (info *infoJSON) table() *render.Table {
 		if billing == "" {
 			billing = "not sourced"
 		}
-		china := strings.Join(p.ChinaRegions, ",")
+		china := strings.Join(p.ChinaRegions, "; ")
 		if china == "" {
 			china = "-"
 		}

@@ -1,0 +1,181 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files")
+
+func run(t *testing.T, args ...string) (string, string, int) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code := Main(context.Background(), args, &out, &errb)
+	return out.String(), errb.String(), code
+}
+
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", "golden", name)
+	if *update {
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test ./internal/cli -update to create it)", err)
+	}
+	if got != string(want) {
+		t.Errorf("%s differs from the golden file (go test ./internal/cli -update rewrites it)\n--- got\n%s\n--- want\n%s", name, got, want)
+	}
+}
+
+func TestGolden(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		args []string
+	}{
+		{"offers-a100-8.txt", []string{"offers", "--gpu", "A100:8"}},
+		{"offers-a100-8.csv", []string{"offers", "--gpu", "A100:8", "-o", "csv"}},
+		{"offers-a100-8.md", []string{"offers", "--gpu", "A100:8", "-o", "markdown"}},
+		{"offers-a100-8.json", []string{"offers", "--gpu", "A100:8", "-o", "json"}},
+		{"offers-h100-spot.csv", []string{"offers", "--gpu", "H100", "--spot", "--provider", "aws,gcp", "--sort", "gpu-hour", "-o", "csv"}},
+		{"offers-80gb-cny.txt", []string{"offers", "--min-gpu-memory", "80GB", "--max-price", "30", "--currency", "CNY"}},
+		{"offers-china.txt", []string{"offers", "--china", "--gpu", "T4"}},
+		{"offers-bf16.txt", []string{"offers", "--gpu", "H100-SXM5-80GB:8", "--sort", "bf16-pflop", "--all-regions", "--provider", "gcp"}},
+		{"gpus.txt", []string{"gpus"}},
+		{"gpus-h100.json", []string{"gpus", "H100", "-o", "json"}},
+		{"catalog-info.txt", []string{"catalog", "info"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out, errOut, code := run(t, tc.args...)
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, errOut)
+			}
+			golden(t, tc.name, out)
+		})
+	}
+}
+
+// TestOffersJSONContract checks the fields other tools rely on and that numbers are JSON numbers.
+func TestOffersJSONContract(t *testing.T) {
+	out, _, code := run(t, "offers", "--all-regions", "-o", "json")
+	if code != 0 {
+		t.Fatal("exit", code)
+	}
+	var rows []map[string]any
+	if err := json.Unmarshal([]byte(out), &rows); err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) < 500 {
+		t.Fatalf("%d rows", len(rows))
+	}
+	for _, r := range rows {
+		for _, k := range []string{"provider", "instance_type", "region", "zone", "gpu", "interconnect", "currency", "price_source", "price_as_of"} {
+			if _, ok := r[k].(string); !ok {
+				t.Fatalf("%v: %s is not a string", r, k)
+			}
+		}
+		for _, k := range []string{"gpu_count", "gpu_memory_gib", "vcpus", "memory_gib"} {
+			if _, ok := r[k].(float64); !ok {
+				t.Fatalf("%v: %s is not a number", r, k)
+			}
+		}
+		for _, k := range []string{"price_per_hour", "spot_price_per_hour"} {
+			v, present := r[k]
+			if _, isNum := v.(float64); !present || (v != nil && !isNum) {
+				t.Fatalf("%v: %s must be a number or null", r, k)
+			}
+		}
+		if r["price_per_hour"] != nil && len(r["price_as_of"].(string)) != 10 {
+			t.Fatalf("%v: price without a YYYY-MM-DD as-of date", r)
+		}
+	}
+}
+
+func TestBadInputExitsTwo(t *testing.T) {
+	dir := t.TempDir()
+	badYAML := filepath.Join(dir, "bad.yaml")
+	os.WriteFile(badYAML, []byte("prices:\n  - provider: aws\n    price: [\n"), 0o644)
+	negYAML := filepath.Join(dir, "neg.yaml")
+	os.WriteFile(negYAML, []byte("prices:\n  - provider: aws\n    instance_type: p4d.24xlarge\n    price: -1\n"), 0o644)
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"offers", "--provider", "oracle"}, `--provider "oracle" is not a known provider; known: aws, azure`},
+		{[]string{"offers", "--gpu", "A100:x"}, `--gpu "A100:x": count "x" must be a positive number`},
+		{[]string{"offers", "--gpu", ":8"}, `want NAME[:COUNT]`},
+		{[]string{"offers", "--gpu", "A1000"}, `unknown GPU "A1000"; closest known names: A100`},
+		{[]string{"offers", "--max-price", "-5"}, `--max-price "-5": want a price per hour >= 0`},
+		{[]string{"offers", "--currency", "DOLLAR"}, `--currency: currency "DOLLAR" is not a three-letter ISO 4217 code`},
+		{[]string{"offers", "--currency", "JPY"}, `--currency JPY: no exchange rate`},
+		{[]string{"offers", "--fx", "CNY=-1"}, `--fx "CNY=-1"`},
+		{[]string{"offers", "--sort", "cheapest"}, `sort "cheapest" is not one of price, gpu-hour`},
+		{[]string{"offers", "--interconnect", "infiniband"}, `--interconnect "infiniband" is not one of`},
+		{[]string{"offers", "--region", "mars-1"}, `--region "mars-1" is not a known region`},
+		{[]string{"offers", "--china", "--no-china"}, "exclude each other"},
+		{[]string{"offers", "--min-gpu-memory", "lots"}, `--min-gpu-memory "lots"`},
+		{[]string{"offers", "-o", "xml"}, `output format "xml" is not one of table, json, csv, markdown`},
+		{[]string{"offers", "--prices", badYAML}, "bad.yaml:3"},
+		{[]string{"offers", "--prices", negYAML}, "neg.yaml:4: field price: value -1 is negative"},
+		{[]string{"offers", "--prices", filepath.Join(dir, "missing.yaml")}, "no such file"},
+		{[]string{"catalog", "validate", negYAML}, "neg.yaml:4: field price"},
+		{[]string{"catalog", "validate"}, "takes one price file"},
+		{[]string{"offers", "--bogus"}, "unknown flag: --bogus"},
+		{[]string{"nonsense"}, "unknown command"},
+		{[]string{"gpus", "a", "b"}, "at most one GPU name"},
+	} {
+		out, errOut, code := run(t, tc.args...)
+		if code != ExitUsage {
+			t.Errorf("%v: exit %d, want 2 (stdout %q)", tc.args, code, out)
+		}
+		if !strings.Contains(errOut, tc.want) {
+			t.Errorf("%v: stderr %q, want it to contain %q", tc.args, errOut, tc.want)
+		}
+		if strings.Contains(errOut, "goroutine") || strings.Contains(errOut, "panic") {
+			t.Errorf("%v: stack trace on stderr", tc.args)
+		}
+	}
+}
+
+func TestPricesFileChangesOffers(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "my.yaml")
+	os.WriteFile(p, []byte("prices:\n  - provider: alibaba\n    instance_type: ecs.gn7i-c8g1.2xlarge\n    region: 华东1\n    price: 7.1843\n    currency: CNY\n"), 0o644)
+	out, errOut, code := run(t, "offers", "--prices", p, "--provider", "alibaba", "--gpu", "A10", "-o", "json")
+	if code != 0 {
+		t.Fatal(errOut)
+	}
+	var rows []map[string]any
+	json.Unmarshal([]byte(out), &rows)
+	for _, r := range rows {
+		if r["instance_type"] == "ecs.gn7i-c8g1.2xlarge" {
+			// 7.1843 CNY is exactly one US dollar at the default rate.
+			if r["price_per_hour"] != 1.0 || r["converted_from"] != "CNY" || r["price_source"] != "user:my.yaml" {
+				t.Errorf("row = %v", r)
+			}
+			return
+		}
+	}
+	t.Error("gn7i row missing")
+	out, _, code = run(t, "catalog", "validate", p)
+	if code != 0 || !strings.Contains(out, "1 catalog prices overridden") {
+		t.Errorf("validate: %d %q", code, out)
+	}
+}
+
+func TestVersion(t *testing.T) {
+	out, _, code := run(t, "version")
+	if code != 0 || !strings.HasPrefix(out, "gpuscout ") {
+		t.Errorf("version: %d %q", code, out)
+	}
+}
