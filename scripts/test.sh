@@ -51,6 +51,9 @@ if [ "$FUZZTIME" != "0" ]; then
     ./internal/feeds/skypilot:FuzzParse \
     ./internal/feeds/skypilot:FuzzPyLiteral \
     ./internal/feeds/awsondemand:FuzzParse \
+    ./internal/feeds/gcpprices:FuzzParse \
+    ./internal/feeds/curated:FuzzParse \
+    ./internal/catalog:FuzzReadOfferingsCSV \
     ./internal/pricefile:FuzzParse; do
     pkg=${target%%:*}; fn=${target##*:}
     go test -run '^$' -fuzz "^${fn}\$" -fuzztime "$FUZZTIME" "$pkg" >/dev/null

@@ -6,8 +6,10 @@
 package catalog
 
 import (
+	"cmp"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/shopspring/decimal"
@@ -77,6 +79,16 @@ func (o *Offering) Key() string {
 	return o.Provider + "/" + o.InstanceType + "/" + o.Region + "/" + o.Zone
 }
 
+// CompareKeys orders offerings by provider, instance type, region and zone.
+func CompareKeys(a, b *Offering) int {
+	return cmp.Or(
+		cmp.Compare(a.Provider, b.Provider),
+		cmp.Compare(a.InstanceType, b.InstanceType),
+		cmp.Compare(a.Region, b.Region),
+		cmp.Compare(a.Zone, b.Zone),
+	)
+}
+
 // Catalog is the loaded catalog.
 type Catalog struct {
 	GPUs      []*GPU
@@ -137,14 +149,8 @@ func (c *Catalog) Regions(provider string) []string {
 			set[r.Name] = true
 		}
 	}
-	out := make([]string, 0, len(set))
-	for r := range set {
-		if r != "" {
-			out = append(out, r)
-		}
-	}
-	sort.Strings(out)
-	return out
+	delete(set, "")
+	return slices.Sorted(maps.Keys(set))
 }
 
 // ResolveRegion maps a region name or alias (华东1, "Hangzhou") to the

@@ -338,3 +338,23 @@ func BenchmarkQueryAll(b *testing.B) {
 		}
 	}
 }
+
+func FuzzReadOfferingsCSV(f *testing.F) {
+	c, err := Default()
+	if err != nil {
+		f.Fatal(err)
+	}
+	lines := strings.SplitN(string(Embedded().Offerings), "\n", 4)
+	f.Add(strings.Join(lines[:3], "\n"))
+	f.Fuzz(func(t *testing.T, s string) {
+		offs, err := c.ReadOfferingsCSV(strings.NewReader(s))
+		if err != nil {
+			return
+		}
+		for _, o := range offs {
+			if o.GPU == nil {
+				t.Fatal("offering without a GPU accepted")
+			}
+		}
+	})
+}

@@ -236,13 +236,7 @@ func sortRows(rows []Row) {
 		if x.VCPUs != y.VCPUs {
 			return x.VCPUs < y.VCPUs
 		}
-		if x.InstanceType != y.InstanceType {
-			return x.InstanceType < y.InstanceType
-		}
-		if x.Region != y.Region {
-			return x.Region < y.Region
-		}
-		return x.Zone < y.Zone
+		return CompareKeys(x, y) < 0
 	})
 }
 

@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -126,14 +128,8 @@ func catalogInfo(l *loadedCatalog) *infoJSON {
 }
 
 func keys(m map[string]bool) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		if k != "" {
-			out = append(out, k)
-		}
-	}
-	sort.Strings(out)
-	return out
+	delete(m, "")
+	return slices.Sorted(maps.Keys(m))
 }
 
 func (info *infoJSON) table() *render.Table {

@@ -80,19 +80,7 @@ func Build(specs *catalog.Catalog, in Inputs) ([]catalog.Offering, *Report, erro
 			return nil, nil, err
 		}
 	}
-	sort.SliceStable(b.offs, func(i, j int) bool {
-		x, y := &b.offs[i], &b.offs[j]
-		if x.Provider != y.Provider {
-			return x.Provider < y.Provider
-		}
-		if x.InstanceType != y.InstanceType {
-			return x.InstanceType < y.InstanceType
-		}
-		if x.Region != y.Region {
-			return x.Region < y.Region
-		}
-		return x.Zone < y.Zone
-	})
+	sort.SliceStable(b.offs, func(i, j int) bool { return catalog.CompareKeys(&b.offs[i], &b.offs[j]) < 0 })
 	return b.offs, &b.rep, nil
 }
 

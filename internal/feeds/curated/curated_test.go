@@ -41,3 +41,23 @@ func TestParseErrorsNameTheLine(t *testing.T) {
 		}
 	}
 }
+
+func FuzzParse(f *testing.F) {
+	f.Add("provider: x\ninstances:\n  - {type: a, gpu: T4, gpu_count: 1, vcpus: 1, memory_gib: 1, offers: [{region: r, price: 1, currency: USD, source: s, as_of: 2026-01-01}]}\n")
+	f.Fuzz(func(t *testing.T, s string) {
+		file, err := Parse(strings.NewReader(s))
+		if err != nil {
+			return
+		}
+		for _, in := range file.Instances {
+			if in.GPUCount <= 0 || in.Type == "" {
+				t.Fatalf("invalid instance accepted: %+v", in)
+			}
+			for _, o := range in.Offers {
+				if o.Price.Valid && !o.Price.Decimal.IsPositive() {
+					t.Fatal("non-positive price accepted")
+				}
+			}
+		}
+	})
+}

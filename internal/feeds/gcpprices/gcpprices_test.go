@@ -67,3 +67,20 @@ func TestParseErrors(t *testing.T) {
 		}
 	}
 }
+
+func FuzzParse(f *testing.F) {
+	f.Add(`{"about":{"generated":"x"},"instance":{"a2-highgpu-8g":{"a100":8,"cpu":96,"ram":680,"cost":{"us-central1":{"hour":29.38708,"hour_spot":15.42416}}}}}`)
+	f.Fuzz(func(t *testing.T, s string) {
+		ex, err := Parse(strings.NewReader(s))
+		if err != nil {
+			return
+		}
+		for _, m := range ex.Machines {
+			for _, r := range m.Regions {
+				if r.Hour.Valid && r.Hour.Decimal.IsNegative() {
+					t.Fatal("negative price accepted")
+				}
+			}
+		}
+	})
+}
