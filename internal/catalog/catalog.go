@@ -95,6 +95,12 @@ type Catalog struct {
 	Providers []*Provider
 	Offerings []Offering
 	Sources   []Source
+	// Commitments are the sourced commitment prices (reservations, CUDs, subscriptions).
+	Commitments []Commitment
+	// EgressTables are the per-provider data-transfer prices.
+	EgressTables []EgressTable
+	// SpotBands are AWS Spot Advisor interruption bands.
+	SpotBands []SpotBand
 
 	gpuIndex      map[string][]*GPU
 	providerIndex map[string]*Provider

@@ -9,7 +9,7 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-//go:generate go run ../../cmd/gpuscout catalog build --shared ../../../shared/data --curated ../../data/curated --out data/offerings.csv
+//go:generate go run ../../cmd/gpuscout catalog build --shared ../../../shared/data --curated ../../data/curated --out data
 
 var (
 	//go:embed data/gpus.yaml
@@ -20,17 +20,25 @@ var (
 	sourcesYAML []byte
 	//go:embed data/offerings.csv
 	offeringsCSV []byte
+	//go:embed data/commitments.csv
+	commitmentsCSV []byte
+	//go:embed data/spot_bands.csv
+	spotBandsCSV []byte
+	//go:embed data/egress.yaml
+	egressYAML []byte
 )
 
 // Files are the inputs of a catalog: the curated spec, provider and source
 // tables and the generated offerings snapshot.
 type Files struct {
-	GPUs, Providers, Sources, Offerings []byte
+	GPUs, Providers, Sources, Egress  []byte
+	Offerings, Commitments, SpotBands []byte
 }
 
 // Embedded returns the files built into the binary.
 func Embedded() Files {
-	return Files{GPUs: gpusYAML, Providers: providersYAML, Sources: sourcesYAML, Offerings: offeringsCSV}
+	return Files{GPUs: gpusYAML, Providers: providersYAML, Sources: sourcesYAML, Egress: egressYAML,
+		Offerings: offeringsCSV, Commitments: commitmentsCSV, SpotBands: spotBandsCSV}
 }
 
 var (
@@ -52,7 +60,8 @@ func Default() (*Catalog, error) {
 // Clone returns a copy whose offering and source lists can be changed without
 // touching the original. GPU and provider entries are shared (read-only).
 func (c *Catalog) Clone() *Catalog {
-	d := &Catalog{GPUs: c.GPUs, Providers: c.Providers}
+	d := &Catalog{GPUs: c.GPUs, Providers: c.Providers, EgressTables: c.EgressTables, SpotBands: c.SpotBands}
+	d.Commitments = append([]Commitment(nil), c.Commitments...)
 	d.Offerings = append([]Offering(nil), c.Offerings...)
 	d.Sources = append([]Source(nil), c.Sources...)
 	_ = d.index()
@@ -75,6 +84,9 @@ func ParseSpecs(f Files) (*Catalog, error) {
 	c.Providers = provs.Providers
 	if err := decodeStrict(f.Sources, &c.Sources); err != nil {
 		return nil, fmt.Errorf("sources.yaml: %w", err)
+	}
+	if err := decodeStrict(f.Egress, &c.EgressTables); err != nil {
+		return nil, fmt.Errorf("egress.yaml: %w", err)
 	}
 	if err := c.index(); err != nil {
 		return nil, err
@@ -102,6 +114,15 @@ func ParseSpecs(f Files) (*Catalog, error) {
 			return nil, fmt.Errorf("providers.yaml: %s cites unknown source %q", p.Name, p.BillingSource)
 		}
 	}
+	for i := range c.EgressTables {
+		t := &c.EgressTables[i]
+		if err := t.validate(); err != nil {
+			return nil, fmt.Errorf("egress.yaml: %w", err)
+		}
+		if c.Source(t.Source) == nil || c.Provider(t.Provider) == nil {
+			return nil, fmt.Errorf("egress.yaml: %s: unknown provider or source %q", t.Provider, t.Source)
+		}
+	}
 	return c, nil
 }
 
@@ -114,6 +135,17 @@ func Parse(f Files) (*Catalog, error) {
 	c.Offerings, err = c.ReadOfferingsCSV(bytes.NewReader(f.Offerings))
 	if err != nil {
 		return nil, err
+	}
+	if c.Commitments, err = ReadCommitmentsCSV(bytes.NewReader(f.Commitments)); err != nil {
+		return nil, err
+	}
+	if c.SpotBands, err = ReadSpotBandsCSV(bytes.NewReader(f.SpotBands)); err != nil {
+		return nil, err
+	}
+	for _, x := range c.Commitments {
+		if c.Source(x.Source) == nil {
+			return nil, fmt.Errorf("commitments: %s %s cites unknown source %q", x.Provider, x.InstanceType, x.Source)
+		}
 	}
 	for i := range c.Offerings {
 		o := &c.Offerings[i]

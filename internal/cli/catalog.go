@@ -1,15 +1,12 @@
 package cli
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
 	"maps"
 	"os"
-	"path/filepath"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -65,6 +62,7 @@ type providerInfo struct {
 	Offerings    int      `json:"offerings"`
 	Priced       int      `json:"priced"`
 	Spot         int      `json:"spot"`
+	Commitments  int      `json:"commitment_prices"`
 	Regions      []string `json:"regions"`
 	ChinaRegions []string `json:"china_regions"`
 	PriceNote    string   `json:"price_note,omitempty"`
@@ -108,6 +106,11 @@ func catalogInfo(l *loadedCatalog) *infoJSON {
 				china[o.Region] = true
 			}
 		}
+		for _, x := range c.Commitments {
+			if x.Provider == p.Name {
+				pi.Commitments++
+			}
+		}
 		pi.Regions, pi.ChinaRegions = keys(regions), keys(china)
 		info.Providers = append(info.Providers, pi)
 	}
@@ -120,6 +123,12 @@ func catalogInfo(l *loadedCatalog) *infoJSON {
 				seen[s] = true
 			}
 		}
+	}
+	for _, x := range c.Commitments {
+		rows[x.Source]++
+	}
+	for _, b := range c.SpotBands {
+		rows[b.Source]++
 	}
 	for _, s := range c.Sources {
 		info.Sources = append(info.Sources, sourceInfo{Source: s, PriceRows: rows[s.ID]})
@@ -135,7 +144,7 @@ func keys(m map[string]bool) []string {
 func (info *infoJSON) table() *render.Table {
 	t := &render.Table{Columns: []render.Column{
 		{Header: "PROVIDER"}, {Header: "CURRENCY"}, {Header: "OFFERINGS", Right: true}, {Header: "PRICED", Right: true},
-		{Header: "SPOT", Right: true}, {Header: "REGIONS", Right: true}, {Header: "CHINA REGIONS"}, {Header: "BILLING"},
+		{Header: "SPOT", Right: true}, {Header: "COMMIT", Right: true}, {Header: "REGIONS", Right: true}, {Header: "CHINA REGIONS"}, {Header: "BILLING"},
 	}}
 	for _, p := range info.Providers {
 		billing := p.Billing
@@ -147,9 +156,9 @@ func (info *infoJSON) table() *render.Table {
 			china = "-"
 		}
 		t.Rows = append(t.Rows, []string{p.Name, p.Currency, strconv.Itoa(p.Offerings), strconv.Itoa(p.Priced), strconv.Itoa(p.Spot),
-			strconv.Itoa(len(p.Regions)), china, billing})
+			strconv.Itoa(p.Commitments), strconv.Itoa(len(p.Regions)), china, billing})
 	}
-	t.Notes = append(t.Notes, "", fmt.Sprintf("%d GPUs in the spec table, %d offerings. Exchange rate: %s.", info.GPUs, info.Offerings, info.FX), "", "Sources (price rows, as of):")
+	t.Notes = append(t.Notes, "", fmt.Sprintf("%d GPUs in the spec table, %d offerings. Exchange rate: %s.", info.GPUs, info.Offerings, info.FX), "", "Sources (rows of prices, commitment prices and spot bands; as of):")
 	for _, s := range info.Sources {
 		asOf := s.AsOf
 		if asOf == "" {
@@ -243,13 +252,14 @@ func newCatalogBuildCmd(e *env) *cobra.Command {
 	var check bool
 	cmd := &cobra.Command{
 		Use:   "build",
-		Short: "Regenerate the embedded offerings snapshot from shared/data and data/curated",
-		Long: `Regenerate internal/catalog/data/offerings.csv from the price feeds in
-shared/data (SkyPilot catalog CSVs, the AWS on-demand table, the GCP price
-excerpt) and gpuscout's curated instance files (data/curated). Run it from the
+		Short: "Regenerate the embedded catalog snapshot from shared/data and data/curated",
+		Long: `Regenerate the embedded snapshot (internal/catalog/data/offerings.csv,
+commitments.csv, spot_bands.csv) from the price feeds in shared/data (SkyPilot
+catalog CSVs, the AWS on-demand table, the GCP price excerpt, AWS Spot Advisor
+data) and gpuscout's curated instance files (data/curated). Run it from the
 repository root; 'go generate ./internal/catalog' runs the same. With --check it
 only reports whether the embedded snapshot is up to date (exit 1 if not).`,
-		Example: "  gpuscout catalog build --shared ../shared/data --curated data/curated --out internal/catalog/data/offerings.csv",
+		Example: "  gpuscout catalog build --shared ../shared/data --curated data/curated --out internal/catalog/data",
 		Args:    noArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			specs, err := catalog.ParseSpecs(catalog.Embedded())
@@ -259,12 +269,12 @@ only reports whether the embedded snapshot is up to date (exit 1 if not).`,
 			if _, err := os.Stat(in.Shared); err != nil {
 				return usagef("--shared %s: %v (the folder holding skypilot-catalog/, aws-ondemand/, price-feeds/)", in.Shared, err)
 			}
-			offs, rep, err := build.Build(specs, in)
+			snap, rep, err := build.Build(specs, in)
 			if err != nil {
 				return err
 			}
-			var buf bytes.Buffer
-			if err := catalog.WriteOfferingsCSV(&buf, offs); err != nil {
+			files, err := snap.Encode()
+			if err != nil {
 				return err
 			}
 			for _, s := range rep.Skipped {
@@ -273,11 +283,7 @@ only reports whether the embedded snapshot is up to date (exit 1 if not).`,
 			for _, s := range rep.Checks {
 				fmt.Fprintln(e.stderr, "cross-check:", s)
 			}
-			ids := make([]string, 0, len(rep.Rows))
-			for id := range rep.Rows {
-				ids = append(ids, id)
-			}
-			sort.Strings(ids)
+			ids := slices.Sorted(maps.Keys(rep.Rows))
 			for _, id := range ids {
 				name := id
 				if name == "" {
@@ -285,30 +291,24 @@ only reports whether the embedded snapshot is up to date (exit 1 if not).`,
 				}
 				fmt.Fprintf(e.stderr, "%5d offerings priced by %s\n", rep.Rows[id], name)
 			}
+			summary := fmt.Sprintf("%d offerings, %d commitment prices, %d spot bands", len(snap.Offerings), len(snap.Commitments), len(snap.SpotBands))
 			if check {
-				if !bytes.Equal(buf.Bytes(), catalog.Embedded().Offerings) {
-					return fmt.Errorf("the embedded offerings snapshot is out of date: run 'go generate ./internal/catalog'")
+				if stale := catalog.Stale(files); len(stale) > 0 {
+					return fmt.Errorf("the embedded snapshot is out of date (%s): run 'go generate ./internal/catalog'", strings.Join(stale, ", "))
 				}
-				fmt.Fprintf(e.stdout, "embedded snapshot is up to date (%d offerings)\n", len(offs))
+				fmt.Fprintf(e.stdout, "embedded snapshot is up to date (%s)\n", summary)
 				return nil
 			}
-			if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
+			if err := catalog.WriteDir(out, files); err != nil {
 				return err
 			}
-			tmp := out + ".tmp"
-			if err := os.WriteFile(tmp, buf.Bytes(), 0o644); err != nil {
-				return err
-			}
-			if err := os.Rename(tmp, out); err != nil {
-				return err
-			}
-			fmt.Fprintf(e.stdout, "wrote %s: %d offerings\n", out, len(offs))
+			fmt.Fprintf(e.stdout, "wrote %s: %s\n", out, summary)
 			return nil
 		},
 	}
 	cmd.Flags().StringVar(&in.Shared, "shared", "../shared/data", "folder of the source price data")
 	cmd.Flags().StringVar(&in.Curated, "curated", "data/curated", "folder of gpuscout's curated instance files")
-	cmd.Flags().StringVar(&out, "out", "internal/catalog/data/offerings.csv", "file to write")
+	cmd.Flags().StringVar(&out, "out", "internal/catalog/data", "folder to write the snapshot files into")
 	cmd.Flags().BoolVar(&check, "check", false, "only check that the embedded snapshot equals a fresh build")
 	return cmd
 }

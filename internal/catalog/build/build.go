@@ -12,7 +12,10 @@ import (
 	"strings"
 
 	"github.com/gpuscout/gpuscout/internal/catalog"
+	"github.com/shopspring/decimal"
+
 	"github.com/gpuscout/gpuscout/internal/feeds/awsondemand"
+	"github.com/gpuscout/gpuscout/internal/feeds/awsspotadvisor"
 	"github.com/gpuscout/gpuscout/internal/feeds/curated"
 	"github.com/gpuscout/gpuscout/internal/feeds/gcpprices"
 	"github.com/gpuscout/gpuscout/internal/feeds/skypilot"
@@ -54,12 +57,16 @@ type builder struct {
 	specs   *catalog.Catalog
 	curated map[string]*curated.File
 	offs    []catalog.Offering
+	commits []catalog.Commitment
+	bands   []catalog.SpotBand
 	seen    map[string]bool
 	rep     Report
 }
 
-// Build reads every input and returns the offerings, sorted, with a report.
-func Build(specs *catalog.Catalog, in Inputs) ([]catalog.Offering, *Report, error) {
+const spotAdvisorFile = "price-feeds/aws-spot-advisor-excerpt.json"
+
+// Build reads every input and returns the snapshot, sorted, with a report.
+func Build(specs *catalog.Catalog, in Inputs) (*catalog.Snapshot, *Report, error) {
 	b := &builder{specs: specs, curated: map[string]*curated.File{}, seen: map[string]bool{}, rep: Report{Rows: map[string]int{}}}
 	if err := b.readCurated(in.Curated); err != nil {
 		return nil, nil, err
@@ -75,13 +82,16 @@ func Build(specs *catalog.Catalog, in Inputs) ([]catalog.Offering, *Report, erro
 	if err := b.addGCP(filepath.Join(in.Shared, gcpPricesFile)); err != nil {
 		return nil, nil, err
 	}
+	if err := b.addSpotAdvisor(filepath.Join(in.Shared, spotAdvisorFile)); err != nil {
+		return nil, nil, err
+	}
 	for _, p := range []string{"azure", "alibaba", "tencent"} {
 		if err := b.addCuratedOffers(p); err != nil {
 			return nil, nil, err
 		}
 	}
 	sort.SliceStable(b.offs, func(i, j int) bool { return catalog.CompareKeys(&b.offs[i], &b.offs[j]) < 0 })
-	return b.offs, &b.rep, nil
+	return &catalog.Snapshot{Offerings: b.offs, Commitments: b.commits, SpotBands: b.bands}, &b.rep, nil
 }
 
 func (b *builder) readCurated(dir string) error {
@@ -344,7 +354,37 @@ func (b *builder) addGCP(path string) error {
 			if err := b.add(o); err != nil {
 				return err
 			}
+			// Resource-based committed-use discounts, quoted per month of 730 hours and billed monthly.
+			for term, monthly := range map[string]decimal.NullDecimal{"1y": rp.Month1y, "3y": rp.Month3y} {
+				if monthly.Valid {
+					b.commits = append(b.commits, catalog.Commitment{Provider: "gcp", InstanceType: m.Type, Region: rp.Region,
+						Model: catalog.ModelCommitment, Term: term, Payment: catalog.PayMonthly, Monthly: monthly.Decimal,
+						Currency: money.USD, Source: source, AsOf: asOf})
+				}
+			}
 		}
+	}
+	return nil
+}
+
+// addSpotAdvisor keeps the Linux interruption bands of instance types the catalog lists in that region.
+func (b *builder) addSpotAdvisor(path string) error {
+	fh, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer fh.Close()
+	d, err := awsspotadvisor.Parse(fh)
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	const source = "aws-spot-advisor@2025-06-28"
+	for _, e := range d.Entries {
+		if e.OS != "Linux" || len(b.hasRegion("aws", e.InstanceType, e.Region)) == 0 {
+			continue
+		}
+		b.bands = append(b.bands, catalog.SpotBand{Provider: "aws", InstanceType: e.InstanceType, Region: e.Region, Label: e.Range.Label,
+			Low: e.Low, High: e.High, SavingsPct: float64(e.SavingsPct), Source: source, AsOf: b.sourceAsOf(source)})
 	}
 	return nil
 }

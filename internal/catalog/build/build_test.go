@@ -15,29 +15,34 @@ import (
 )
 
 func build(t *testing.T) ([]catalog.Offering, *Report, *catalog.Catalog) {
+	snap, rep, specs := buildSnapshot(t)
+	return snap.Offerings, rep, specs
+}
+
+func buildSnapshot(t *testing.T) (*catalog.Snapshot, *Report, *catalog.Catalog) {
 	t.Helper()
 	specs, err := catalog.ParseSpecs(catalog.Embedded())
 	if err != nil {
 		t.Fatal(err)
 	}
 	in := Inputs{Shared: shareddata.Dir(t), Curated: filepath.Join(shareddata.ModuleRoot(t), "data", "curated")}
-	offs, rep, err := Build(specs, in)
+	snap, rep, err := Build(specs, in)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return offs, rep, specs
+	return snap, rep, specs
 }
 
 // TestSnapshotUpToDate fails when someone changed a feed parser, a curated
 // file or shared/data without regenerating the embedded snapshot.
 func TestSnapshotUpToDate(t *testing.T) {
-	offs, _, _ := build(t)
-	var buf bytes.Buffer
-	if err := catalog.WriteOfferingsCSV(&buf, offs); err != nil {
+	snap, _, _ := buildSnapshot(t)
+	files, err := snap.Encode()
+	if err != nil {
 		t.Fatal(err)
 	}
-	if !bytes.Equal(buf.Bytes(), catalog.Embedded().Offerings) {
-		t.Fatal("internal/catalog/data/offerings.csv is stale: run 'go generate ./internal/catalog'")
+	if stale := catalog.Stale(files); len(stale) > 0 {
+		t.Fatalf("embedded %v stale: run 'go generate ./internal/catalog'", stale)
 	}
 }
 

@@ -1,0 +1,130 @@
+package catalog
+
+import (
+	"encoding/csv"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/shopspring/decimal"
+
+	"github.com/gpuscout/gpuscout/internal/money"
+)
+
+// Pricing models a commitment can have.
+const (
+	ModelReserved     = "reserved"     // AWS/Alibaba/Tencent reserved instances, Azure reservations
+	ModelSavingsPlan  = "savings-plan" // a committed spend per hour
+	ModelCommitment   = "commitment"   // GCP committed-use discounts
+	ModelSubscription = "subscription" // Alibaba 包年包月, Tencent prepaid (包年包月)
+)
+
+// Payment schemes.
+const (
+	PayNone    = "no-upfront"
+	PayPartial = "partial-upfront"
+	PayAll     = "all-upfront"
+	PayMonthly = "monthly"
+)
+
+// Commitment is the price of one commitment offer for an instance type in a
+// region: an upfront amount, plus a recurring charge billed for every hour
+// (or month) of the term whether used or not.
+type Commitment struct {
+	Provider     string
+	InstanceType string
+	Region       string
+	Model        string
+	Term         string // "1y", "3y", "1mo"
+	Payment      string
+	Class        string // AWS: standard or convertible
+	Upfront      decimal.Decimal
+	Hourly       decimal.Decimal // recurring per term hour
+	Monthly      decimal.Decimal // recurring per month (GCP quotes commitments per month)
+	Currency     money.Currency
+	Source       string
+	AsOf         string
+}
+
+// TermMonths is the length of the term in months.
+func (c *Commitment) TermMonths() int { return TermMonths(c.Term) }
+
+// TermMonths parses "1y", "3y", "1mo", "6mo"; 0 if malformed.
+func TermMonths(t string) int {
+	var n int
+	switch {
+	case strings.HasSuffix(t, "mo"):
+		if _, err := fmt.Sscanf(t, "%dmo", &n); err != nil {
+			return 0
+		}
+		return n
+	case strings.HasSuffix(t, "y"):
+		if _, err := fmt.Sscanf(t, "%dy", &n); err != nil {
+			return 0
+		}
+		return 12 * n
+	}
+	return 0
+}
+
+// CommitmentColumns is the header of the generated commitments.csv.
+var CommitmentColumns = []string{"provider", "instance_type", "region", "model", "term", "payment", "class", "upfront", "hourly", "monthly", "currency", "source", "as_of"}
+
+// WriteCommitmentsCSV writes commitments in the snapshot format.
+func WriteCommitmentsCSV(w io.Writer, cs []Commitment) error {
+	cw := csv.NewWriter(w)
+	if err := cw.Write(CommitmentColumns); err != nil {
+		return err
+	}
+	for _, c := range cs {
+		if err := cw.Write([]string{c.Provider, c.InstanceType, c.Region, c.Model, c.Term, c.Payment, c.Class,
+			c.Upfront.String(), c.Hourly.String(), c.Monthly.String(), string(c.Currency), c.Source, c.AsOf}); err != nil {
+			return err
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// ReadCommitmentsCSV parses the snapshot format.
+func ReadCommitmentsCSV(r io.Reader) ([]Commitment, error) {
+	recs, err := csv.NewReader(r).ReadAll()
+	if err != nil {
+		return nil, fmt.Errorf("commitments: %w", err)
+	}
+	if len(recs) == 0 || strings.Join(recs[0], ",") != strings.Join(CommitmentColumns, ",") {
+		return nil, fmt.Errorf("commitments: header must be %s", strings.Join(CommitmentColumns, ","))
+	}
+	var out []Commitment
+	for i, rec := range recs[1:] {
+		c := Commitment{Provider: rec[0], InstanceType: rec[1], Region: rec[2], Model: rec[3], Term: rec[4], Payment: rec[5], Class: rec[6],
+			Currency: money.Currency(rec[10]), Source: rec[11], AsOf: rec[12]}
+		for j, dst := range []*decimal.Decimal{&c.Upfront, &c.Hourly, &c.Monthly} {
+			if c := rec[7+j]; c == "" {
+				continue
+			}
+			d, err := decimal.NewFromString(rec[7+j])
+			if err != nil || d.IsNegative() {
+				return nil, fmt.Errorf("commitments line %d: %s %q is not a non-negative number", i+2, CommitmentColumns[7+j], rec[7+j])
+			}
+			*dst = d
+		}
+		if c.TermMonths() == 0 {
+			return nil, fmt.Errorf("commitments line %d: term %q; want 1y, 3y or Nmo", i+2, c.Term)
+		}
+		out = append(out, c)
+	}
+	return out, nil
+}
+
+// CommitmentsFor returns the commitment offers for an offering's type and region.
+func (c *Catalog) CommitmentsFor(o *Offering) []*Commitment {
+	var out []*Commitment
+	for i := range c.Commitments {
+		x := &c.Commitments[i]
+		if x.Provider == o.Provider && x.InstanceType == o.InstanceType && x.Region == o.Region {
+			out = append(out, x)
+		}
+	}
+	return out
+}

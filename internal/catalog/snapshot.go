@@ -1,0 +1,84 @@
+package catalog
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"sort"
+)
+
+// Snapshot is what the catalog builder generates: the three embedded CSV files.
+type Snapshot struct {
+	Offerings   []Offering
+	Commitments []Commitment
+	SpotBands   []SpotBand
+}
+
+// Snapshot file names inside internal/catalog/data.
+const (
+	OfferingsFile   = "offerings.csv"
+	CommitmentsFile = "commitments.csv"
+	SpotBandsFile   = "spot_bands.csv"
+)
+
+// Encode renders the snapshot files, keyed by file name. Commitments are
+// sorted by provider, type, region, model, term and payment so output is stable.
+func (s *Snapshot) Encode() (map[string][]byte, error) {
+	sort.SliceStable(s.Commitments, func(i, j int) bool {
+		a, b := s.Commitments[i], s.Commitments[j]
+		for _, p := range [][2]string{{a.Provider, b.Provider}, {a.InstanceType, b.InstanceType}, {a.Region, b.Region}, {a.Model, b.Model}, {a.Term, b.Term}, {a.Payment, b.Payment}, {a.Class, b.Class}} {
+			if p[0] != p[1] {
+				return p[0] < p[1]
+			}
+		}
+		return false
+	})
+	out := map[string][]byte{}
+	var buf bytes.Buffer
+	if err := WriteOfferingsCSV(&buf, s.Offerings); err != nil {
+		return nil, err
+	}
+	out[OfferingsFile] = bytes.Clone(buf.Bytes())
+	buf.Reset()
+	if err := WriteCommitmentsCSV(&buf, s.Commitments); err != nil {
+		return nil, err
+	}
+	out[CommitmentsFile] = bytes.Clone(buf.Bytes())
+	buf.Reset()
+	if err := WriteSpotBandsCSV(&buf, s.SpotBands); err != nil {
+		return nil, err
+	}
+	out[SpotBandsFile] = bytes.Clone(buf.Bytes())
+	return out, nil
+}
+
+// Stale lists the snapshot files whose bytes differ from the embedded ones.
+func Stale(files map[string][]byte) []string {
+	emb := Embedded()
+	embedded := map[string][]byte{OfferingsFile: emb.Offerings, CommitmentsFile: emb.Commitments, SpotBandsFile: emb.SpotBands}
+	var out []string
+	for name, b := range files {
+		if !bytes.Equal(b, embedded[name]) {
+			out = append(out, name)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// WriteDir writes the files into dir, each atomically (write then rename).
+func WriteDir(dir string, files map[string][]byte) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	for name, b := range files {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path+".tmp", b, 0o644); err != nil {
+			return err
+		}
+		if err := os.Rename(path+".tmp", path); err != nil {
+			return err
+		}
+	}
+	return nil
+}
