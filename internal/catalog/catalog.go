@@ -101,6 +101,8 @@ type Catalog struct {
 	EgressTables []EgressTable
 	// SpotBands are AWS Spot Advisor interruption bands.
 	SpotBands []SpotBand
+	// Licenses are sourced OS licence surcharges.
+	Licenses []LicenseSurcharge
 
 	gpuIndex      map[string][]*GPU
 	providerIndex map[string]*Provider

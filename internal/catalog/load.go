@@ -26,18 +26,20 @@ var (
 	spotBandsCSV []byte
 	//go:embed data/egress.yaml
 	egressYAML []byte
+	//go:embed data/licenses.yaml
+	licensesYAML []byte
 )
 
 // Files are the inputs of a catalog: the curated spec, provider and source
 // tables and the generated offerings snapshot.
 type Files struct {
-	GPUs, Providers, Sources, Egress  []byte
-	Offerings, Commitments, SpotBands []byte
+	GPUs, Providers, Sources, Egress, Licenses []byte
+	Offerings, Commitments, SpotBands          []byte
 }
 
 // Embedded returns the files built into the binary.
 func Embedded() Files {
-	return Files{GPUs: gpusYAML, Providers: providersYAML, Sources: sourcesYAML, Egress: egressYAML,
+	return Files{GPUs: gpusYAML, Providers: providersYAML, Sources: sourcesYAML, Egress: egressYAML, Licenses: licensesYAML,
 		Offerings: offeringsCSV, Commitments: commitmentsCSV, SpotBands: spotBandsCSV}
 }
 
@@ -60,7 +62,7 @@ func Default() (*Catalog, error) {
 // Clone returns a copy whose offering and source lists can be changed without
 // touching the original. GPU and provider entries are shared (read-only).
 func (c *Catalog) Clone() *Catalog {
-	d := &Catalog{GPUs: c.GPUs, Providers: c.Providers, EgressTables: c.EgressTables, SpotBands: c.SpotBands}
+	d := &Catalog{GPUs: c.GPUs, Providers: c.Providers, EgressTables: c.EgressTables, SpotBands: c.SpotBands, Licenses: c.Licenses}
 	d.Commitments = append([]Commitment(nil), c.Commitments...)
 	d.Offerings = append([]Offering(nil), c.Offerings...)
 	d.Sources = append([]Source(nil), c.Sources...)
@@ -88,6 +90,9 @@ func ParseSpecs(f Files) (*Catalog, error) {
 	if err := decodeStrict(f.Egress, &c.EgressTables); err != nil {
 		return nil, fmt.Errorf("egress.yaml: %w", err)
 	}
+	if err := decodeStrict(f.Licenses, &c.Licenses); err != nil {
+		return nil, fmt.Errorf("licenses.yaml: %w", err)
+	}
 	if err := c.index(); err != nil {
 		return nil, err
 	}
@@ -112,6 +117,16 @@ func ParseSpecs(f Files) (*Catalog, error) {
 	for _, p := range c.Providers {
 		if p.BillingSource != "" && c.Source(p.BillingSource) == nil {
 			return nil, fmt.Errorf("providers.yaml: %s cites unknown source %q", p.Name, p.BillingSource)
+		}
+	}
+	for _, l := range c.Licenses {
+		if c.Source(l.Source) == nil || !l.PerHour.IsPositive() {
+			return nil, fmt.Errorf("licenses.yaml: %s %s: unknown source %q or non-positive price", l.Provider, l.InstanceType, l.Source)
+		}
+	}
+	for _, p := range c.Providers {
+		if len(p.Schemes) > 0 && c.Source(p.SchemesSource) == nil {
+			return nil, fmt.Errorf("providers.yaml: %s schemes cite unknown source %q", p.Name, p.SchemesSource)
 		}
 	}
 	for i := range c.EgressTables {

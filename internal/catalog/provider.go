@@ -9,6 +9,8 @@ type Provider struct {
 	Billing       string   `yaml:"billing"`        // billing granularity of on-demand use, "" if not sourced
 	BillingSource string   `yaml:"billing_source"` // source id of Billing
 	PriceNote     string   `yaml:"price_note"`     // how to get prices the catalog lacks
+	Schemes       []Scheme `yaml:"schemes"`        // how it sells commitments
+	SchemesSource string   `yaml:"schemes_source"` // source id of Schemes
 	Regions       []Region `yaml:"regions"`
 }
 

@@ -1,0 +1,525 @@
+package cost
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+
+	"github.com/shopspring/decimal"
+
+	"github.com/gpuscout/gpuscout/internal/catalog"
+	"github.com/gpuscout/gpuscout/internal/money"
+)
+
+// Pricing models of options that are not commitments.
+const (
+	ModelOnDemand      = "on-demand"
+	ModelSpot          = "spot"
+	ModelHybridBenefit = "hybrid-benefit" // Azure Hybrid Benefit: Windows at the Linux price with your own licence
+)
+
+// Option is one way to buy the capacity, priced over the horizon.
+type Option struct {
+	Offering *catalog.Offering
+	Model    string
+	Term     string
+	Payment  string
+	Class    string
+
+	Known    bool     // every component has a sourced price
+	Unknown  []string // what has no price
+	Feasible bool     // the option can serve the usage (a 7-day job cannot use a 1-year term)
+
+	Schedule        Schedule
+	Total           decimal.Decimal
+	Upfront         decimal.Decimal
+	NPV             decimal.Decimal
+	EffectiveHourly decimal.NullDecimal // total per instance-hour used
+	PerGPUHour      decimal.NullDecimal
+	Breakeven       *float64 // hours a month above which the commitment beats on-demand
+	BreakevenNPV    *float64 // the same, comparing present values at the discount rate
+	ImpliedRate     *float64 // yearly interest earned by paying upfront instead of no-upfront
+	UnusedTermCost  decimal.NullDecimal
+	Currency        money.Currency
+	Explanation     []string
+
+	ondemandHourly decimal.NullDecimal // the on-demand price it is compared with
+	effTerm        decimal.NullDecimal // commitment: effective price per term hour
+	commitment     *catalog.Commitment
+}
+
+// Engine prices usage on offerings.
+type Engine struct {
+	Catalog  *catalog.Catalog
+	FX       *money.FX
+	Currency money.Currency
+	Spot     SpotModel
+}
+
+type pricer struct {
+	e      *Engine
+	u      *Usage
+	rate   float64 // monthly discount rate
+	months int
+}
+
+func (p *pricer) money(d decimal.Decimal) string { return FormatMoney(d, p.e.Currency) }
+
+// FormatMoney renders 12345.678 USD as "12,345.68 USD".
+func FormatMoney(d decimal.Decimal, c money.Currency) string {
+	s := d.Round(2).StringFixed(2)
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	intPart, frac, _ := strings.Cut(s, ".")
+	var b strings.Builder
+	for i, r := range intPart {
+		if i > 0 && (len(intPart)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(r)
+	}
+	out := b.String() + "." + frac
+	if neg {
+		out = "-" + out
+	}
+	return out + " " + string(c)
+}
+
+func (p *pricer) convert(pr catalog.Price) (decimal.NullDecimal, error) {
+	if !pr.Known {
+		return decimal.NullDecimal{}, nil
+	}
+	v, err := p.e.FX.Convert(pr.Amount, pr.Currency, p.e.Currency)
+	if err != nil {
+		return decimal.NullDecimal{}, err
+	}
+	return decimal.NullDecimal{Decimal: v, Valid: true}, nil
+}
+
+// Price prices the usage on one offering under every pricing model, best first.
+func (e *Engine) Price(u *Usage, o *catalog.Offering) ([]Option, error) {
+	if e.Spot == nil {
+		e.Spot = BandModel{}
+	}
+	p := &pricer{e: e, u: u, rate: MonthlyRate(u.DiscountRate), months: u.Months()}
+	od, err := p.convert(o.OnDemand)
+	if err != nil {
+		return nil, err
+	}
+	spot, err := p.convert(o.Spot)
+	if err != nil {
+		return nil, err
+	}
+	extras, extrasKnown, extrasUnknown, extrasNotes, err := p.extras(o)
+	if err != nil {
+		return nil, err
+	}
+	var opts []Option
+	licensed, licKnown, licNote, ahb := p.license(o, od)
+	odOpt := p.payAsYouGo(o, ModelOnDemand, licensed, 1, "on-demand")
+	if !licKnown {
+		odOpt.Known = false
+		odOpt.Unknown = append(odOpt.Unknown, licNote)
+	} else if licNote != "" {
+		odOpt.Explanation = append(odOpt.Explanation, licNote)
+	}
+	opts = append(opts, odOpt)
+	if ahb.Valid {
+		h := p.payAsYouGo(o, ModelHybridBenefit, ahb, 1, "Azure Hybrid Benefit (your own Windows licence)")
+		opts = append(opts, h)
+	}
+	if spot.Valid {
+		est, err := e.Spot.Estimate(o, e.Catalog.SpotBandFor(o), u)
+		if err != nil {
+			return nil, err
+		}
+		s := p.payAsYouGo(o, ModelSpot, spot, est.HoursFactor, "spot")
+		s.Explanation = append(s.Explanation, est.Explanation)
+		if od.Valid && od.Decimal.IsPositive() {
+			s.Explanation = append(s.Explanation, fmt.Sprintf("the spot price is %.0f%% below on-demand; savings can never exceed that", 100*(1-spot.Decimal.Div(od.Decimal).InexactFloat64())))
+		}
+		opts = append(opts, s)
+	}
+	priced := map[string]bool{}
+	commits := e.Catalog.CommitmentsFor(o)
+	for _, c := range commits {
+		opt, err := p.commitment(o, c, od, commits)
+		if err != nil {
+			return nil, err
+		}
+		priced[c.Model+"/"+c.Term+"/"+c.Payment+"/"+c.Class] = true
+		opts = append(opts, opt)
+	}
+	opts = append(opts, p.unpricedSchemes(o, priced)...)
+	for i := range opts {
+		opt := &opts[i]
+		opt.Schedule = append(opt.Schedule, extras...)
+		if !extrasKnown {
+			opt.Known = false
+			opt.Unknown = append(opt.Unknown, extrasUnknown...)
+		}
+		opt.Explanation = append(opt.Explanation, extrasNotes...)
+		if opt.Known && opt.Feasible {
+			var odForStudent decimal.NullDecimal
+			if opt.Model == ModelOnDemand {
+				odForStudent = licensed
+			}
+			p.applyPromotions(opt, odForStudent)
+			p.applyCredits(opt)
+		}
+		p.finish(opt)
+	}
+	SortOptions(opts)
+	return opts, nil
+}
+
+// SortOptions orders options: priced and feasible first, then by total.
+func SortOptions(opts []Option) {
+	sort.SliceStable(opts, func(i, j int) bool {
+		a, b := &opts[i], &opts[j]
+		if a.Known != b.Known {
+			return a.Known
+		}
+		if a.Feasible != b.Feasible {
+			return a.Feasible
+		}
+		if a.Known && !a.Total.Equal(b.Total) {
+			return a.Total.LessThan(b.Total)
+		}
+		return false
+	})
+}
+
+// license returns the hourly on-demand price with the usage's licence, whether
+// it is known, a note, and the Azure Hybrid Benefit price where it applies.
+func (p *pricer) license(o *catalog.Offering, od decimal.NullDecimal) (decimal.NullDecimal, bool, string, decimal.NullDecimal) {
+	if p.u.License == "linux" || !od.Valid {
+		return od, true, "", decimal.NullDecimal{}
+	}
+	l := p.e.Catalog.LicenseFor(o, p.u.License)
+	if l == nil {
+		return decimal.NullDecimal{}, false, fmt.Sprintf("no sourced %s licence price for %s", p.u.License, o.InstanceType), decimal.NullDecimal{}
+	}
+	sur, err := p.e.FX.Convert(l.PerHour, l.Currency, p.e.Currency)
+	if err != nil {
+		return decimal.NullDecimal{}, false, err.Error(), decimal.NullDecimal{}
+	}
+	win := od.Decimal.Add(sur)
+	note := fmt.Sprintf("%s licence adds %s/h (%s, %s)", p.u.License, p.money(sur), l.Notes, l.Source)
+	var ahb decimal.NullDecimal
+	if o.Provider == "azure" && p.u.License == "windows" {
+		ahb = od
+	}
+	return decimal.NullDecimal{Decimal: win, Valid: true}, true, note, ahb
+}
+
+// extras prices egress and storage, which every option of the offering shares.
+func (p *pricer) extras(o *catalog.Offering) (Schedule, bool, []string, []string, error) {
+	var s Schedule
+	known := true
+	var unknown, notes []string
+	table := p.e.Catalog.Egress(o.Provider)
+	inst := decimal.NewFromInt(int64(p.u.Instances))
+	segs := p.calendar()
+	var sameZone decimal.NullDecimal
+	if table != nil {
+		if _, ok := table.Paths[catalog.PathSameZone]; ok {
+			sameZone = decimal.NullDecimal{Decimal: decimal.Zero, Valid: true}
+		}
+	}
+	for _, path := range catalog.EgressPaths {
+		gb := p.u.Egress[path]
+		if gb == 0 {
+			continue
+		}
+		var pathFlows Schedule
+		var perMonth decimal.Decimal
+		for _, seg := range segs {
+			c, ok, why := EgressCost(table, path, gb*seg.frac)
+			if !ok {
+				known = false
+				unknown = append(unknown, why)
+				break
+			}
+			if table.Currency != "" {
+				var err error
+				if c, err = p.e.FX.Convert(c, table.Currency, p.e.Currency); err != nil {
+					return nil, false, nil, nil, err
+				}
+			}
+			c = c.Mul(inst)
+			pathFlows.Add(FlowEgress, seg.from, seg.to, c)
+			if seg.frac == 1 || perMonth.IsZero() {
+				perMonth = c
+			}
+		}
+		if !known {
+			continue
+		}
+		s = append(s, pathFlows...)
+		line := fmt.Sprintf("egress %s %g GB/month: %s/month (%s, %s)", path, gb, p.money(perMonth), table.Provider, table.Source)
+		if (path == catalog.PathCrossRegion || path == catalog.PathCrossZone) && sameZone.Valid && perMonth.IsPositive() {
+			line += fmt.Sprintf("; keeping that traffic in one zone would cost 0 and save %s over %s", p.money(pathFlows.Total()), FormatMonths(p.u.HorizonMonths))
+		}
+		notes = append(notes, line)
+	}
+	for _, st := range p.u.Storage {
+		if !eligible(st.ProviderScope, o.Provider) {
+			continue
+		}
+		price, err := p.e.FX.Convert(st.PricePerGB, st.Currency, p.e.Currency)
+		if err != nil {
+			return nil, false, nil, nil, err
+		}
+		per := price.Mul(decimal.NewFromFloat(st.GBMonth))
+		for _, seg := range segs {
+			s.Add(FlowStorage, seg.from, seg.to, per.Mul(decimal.NewFromFloat(seg.frac)))
+		}
+		notes = append(notes, fmt.Sprintf("%s storage %g GB-month at %s/GB-month (your price): %s/month", st.Kind, st.GBMonth, p.money(price), p.money(per)))
+	}
+	return s, known, unknown, notes, nil
+}
+
+type calSeg struct {
+	from, to int
+	frac     float64
+}
+
+// calendar splits the horizon into full months and a final partial month.
+func (p *pricer) calendar() []calSeg {
+	full := int(math.Floor(p.u.HorizonMonths + 1e-9))
+	var out []calSeg
+	if full > 0 {
+		out = append(out, calSeg{1, full, 1})
+	}
+	if frac := p.u.HorizonMonths - float64(full); frac > 1e-9 {
+		out = append(out, calSeg{full + 1, full + 1, frac})
+	}
+	return out
+}
+
+// usageFlows charges hourly price × hours (× factor) month by month, from month `from` on.
+func (p *pricer) usageFlows(s *Schedule, price decimal.Decimal, factor float64, from int) float64 {
+	var hours float64
+	inst := float64(p.u.Instances)
+	for _, seg := range p.u.HoursByMonth() {
+		a := seg.From
+		if a < from {
+			a = from
+		}
+		if a > seg.To {
+			continue
+		}
+		h := seg.Hours * factor * inst
+		s.Add(FlowUsage, a, seg.To, price.Mul(decimal.NewFromFloat(h)))
+		hours += seg.Hours * float64(seg.To-a+1)
+	}
+	return hours
+}
+
+func (p *pricer) payAsYouGo(o *catalog.Offering, model string, price decimal.NullDecimal, factor float64, label string) Option {
+	opt := Option{Offering: o, Model: model, Feasible: true, Known: price.Valid, Currency: p.e.Currency, ondemandHourly: price}
+	if !price.Valid {
+		opt.Unknown = append(opt.Unknown, fmt.Sprintf("no sourced %s price for %s in %s", label, o.InstanceType, o.Region))
+		if pr := p.e.Catalog.Provider(o.Provider); pr != nil && pr.PriceNote != "" {
+			opt.Unknown = append(opt.Unknown, pr.PriceNote)
+		}
+		return opt
+	}
+	hours := p.usageFlows(&opt.Schedule, price.Decimal, factor, 1)
+	inst := ""
+	if p.u.Instances > 1 {
+		inst = fmt.Sprintf(" × %d instances", p.u.Instances)
+	}
+	opt.Explanation = append(opt.Explanation, fmt.Sprintf("%s %s/h × %s%s = %s", label, p.money(price.Decimal), FormatHours(hours*factor), inst,
+		p.money(price.Decimal.Mul(decimal.NewFromFloat(hours*factor*float64(p.u.Instances))))))
+	return opt
+}
+
+// commitment prices one commitment offer over the horizon.
+func (p *pricer) commitment(o *catalog.Offering, c *catalog.Commitment, od decimal.NullDecimal, siblings []*catalog.Commitment) (Option, error) {
+	opt := Option{Offering: o, Model: c.Model, Term: c.Term, Payment: c.Payment, Class: c.Class, Known: true, Currency: p.e.Currency, commitment: c, ondemandHourly: od}
+	upfront, err := p.e.FX.Convert(c.Upfront, c.Currency, p.e.Currency)
+	if err != nil {
+		return opt, err
+	}
+	recurring, err := p.e.FX.Convert(monthlyRecurring(c), c.Currency, p.e.Currency)
+	if err != nil {
+		return opt, err
+	}
+	termM := c.TermMonths()
+	inst := decimal.NewFromInt(int64(p.u.Instances))
+	// Month m's recurring fee is paid at its start (index m-1) where the provider bills in advance.
+	adv := 0
+	if pr := p.e.Catalog.Provider(c.Provider); pr != nil {
+		if s := pr.SchemeFor(c.Model); s != nil && s.RecurringInAdvance {
+			adv = 1
+		}
+	}
+	termTotal := upfront.Add(recurring.Mul(decimal.NewFromInt(int64(termM))))
+	eff := termTotal.Div(decimal.NewFromInt(int64(termM * HoursPerMonth)))
+	opt.effTerm = decimal.NullDecimal{Decimal: eff, Valid: true}
+	name := fmt.Sprintf("%s %s %s", c.Model, c.Term, c.Payment)
+	if c.Class != "" {
+		name += " " + c.Class
+	}
+	opt.Explanation = append(opt.Explanation, fmt.Sprintf("%s: %s upfront + %s a month for %d months = %s/h over every term hour, used or not (%s, %s)",
+		name, p.money(upfront), p.money(recurring), termM, p.money(eff), c.Source, c.AsOf))
+	if od.Valid && od.Decimal.IsPositive() {
+		d := 1 - eff.Div(od.Decimal).InexactFloat64()
+		opt.Explanation[0] += fmt.Sprintf("; %.1f%% below on-demand %s/h", 100*d, p.money(od.Decimal))
+		be := HoursPerMonth * eff.Div(od.Decimal).InexactFloat64()
+		a := annuity(p.rate, 1, termM)
+		pv := upfront.Add(recurring.Mul(annuity(p.rate, 1-adv, termM-adv)))
+		beNPV := pv.Div(od.Decimal.Mul(a)).InexactFloat64()
+		opt.Breakeven, opt.BreakevenNPV = &be, &beNPV
+	}
+	if rate, ok := impliedRate(c, siblings, adv); ok {
+		opt.ImpliedRate = &rate
+		opt.Explanation = append(opt.Explanation, fmt.Sprintf("paying %s instead of no-upfront earns an implied %.1f%%/yr: worth it if your cost of capital (discount rate %s%%) is lower",
+			c.Payment, rate*100, p.u.DiscountRate.Mul(decimal.NewFromInt(100)).String()))
+	}
+	k := int(math.Floor(p.u.HorizonMonths/float64(termM) + 1e-9))
+	if k == 0 {
+		opt.Feasible = false
+		whole := termTotal.Mul(inst)
+		opt.UnusedTermCost = decimal.NullDecimal{Decimal: whole, Valid: true}
+		opt.Schedule.Add(FlowUpfront, 0, 0, upfront.Mul(inst))
+		opt.Schedule.Add(FlowCommitment, 1-adv, termM-adv, recurring.Mul(inst))
+		what := fmt.Sprintf("your %s of use", FormatMonths(p.u.HorizonMonths))
+		if p.u.DurationHours > 0 {
+			what = fmt.Sprintf("a %s job", FormatHours(p.u.DurationHours))
+		}
+		opt.Explanation = append(opt.Explanation, fmt.Sprintf("%s cannot use a %s term; buying it anyway costs %s for the whole term", what, c.Term, p.money(whole)))
+		return opt, nil
+	}
+	opt.Feasible = true
+	for j := 0; j < k; j++ {
+		opt.Schedule.Add(FlowUpfront, j*termM, j*termM, upfront.Mul(inst))
+		opt.Schedule.Add(FlowCommitment, j*termM+1-adv, (j+1)*termM-adv, recurring.Mul(inst))
+	}
+	covered := k * termM
+	if float64(covered) < p.u.HorizonMonths-1e-9 {
+		if !od.Valid {
+			opt.Known = false
+			opt.Unknown = append(opt.Unknown, "no on-demand price for the months after the term")
+		} else {
+			h := p.usageFlows(&opt.Schedule, od.Decimal, 1, covered+1)
+			opt.Explanation = append(opt.Explanation, fmt.Sprintf("the %s after %d term(s) run on-demand: %s", FormatMonths(p.u.HorizonMonths-float64(covered)), k, FormatHours(h)))
+		}
+	}
+	if opt.Breakeven != nil {
+		plan := p.u.HoursPerMonth
+		verdict := "so the commitment wins"
+		if plan < *opt.Breakeven {
+			verdict = "so on-demand is cheaper"
+		}
+		if *opt.Breakeven > HoursPerMonth {
+			opt.Explanation = append(opt.Explanation, fmt.Sprintf("it never beats on-demand: break-even %.0f h/month is more than a month has", *opt.Breakeven))
+		} else {
+			opt.Explanation = append(opt.Explanation, fmt.Sprintf("%s %s wins above %.0f h/month (%.0f h at the %s%% discount rate); you plan %.0f, %s",
+				c.Term, c.Payment, *opt.Breakeven, *opt.BreakevenNPV, p.u.DiscountRate.Mul(decimal.NewFromInt(100)).String(), plan, verdict))
+		}
+	}
+	return opt, nil
+}
+
+// monthlyRecurring is a commitment's recurring charge per month.
+func monthlyRecurring(c *catalog.Commitment) decimal.Decimal {
+	return c.Hourly.Mul(decimal.NewFromInt(HoursPerMonth)).Add(c.Monthly)
+}
+
+// impliedRate solves U = Σ_{m=1..n} (R_none − R_c)·v^(m−adv) for the yearly
+// rate earned by paying c's upfront fee instead of the no-upfront sibling's
+// monthly fees (adv = 1 where fees are paid at the start of each month).
+func impliedRate(c *catalog.Commitment, siblings []*catalog.Commitment, adv int) (float64, bool) {
+	if !c.Upfront.IsPositive() {
+		return 0, false
+	}
+	for _, s := range siblings {
+		if s.Model != c.Model || s.Term != c.Term || s.Class != c.Class || s.Payment != catalog.PayNone || s.Currency != c.Currency {
+			continue
+		}
+		diff := monthlyRecurring(s).Sub(monthlyRecurring(c)).InexactFloat64()
+		u := c.Upfront.InexactFloat64()
+		n := c.TermMonths()
+		if diff <= 0 {
+			return 0, false
+		}
+		pv := func(i float64) float64 {
+			if i == 0 {
+				return diff * float64(n)
+			}
+			return diff * (1 - math.Pow(1+i, -float64(n))) / i * math.Pow(1+i, float64(adv))
+		}
+		lo, hi := -0.5, 1.0
+		if pv(lo) < u || pv(hi) > u {
+			return 0, false
+		}
+		for k := 0; k < 200; k++ {
+			mid := (lo + hi) / 2
+			if pv(mid) > u {
+				lo = mid
+			} else {
+				hi = mid
+			}
+		}
+		i := (lo + hi) / 2
+		return math.Pow(1+i, 12) - 1, true
+	}
+	return 0, false
+}
+
+// unpricedSchemes lists the commitment schemes the provider sells that have no sourced price here.
+func (p *pricer) unpricedSchemes(o *catalog.Offering, priced map[string]bool) []Option {
+	pr := p.e.Catalog.Provider(o.Provider)
+	if pr == nil {
+		return nil
+	}
+	var out []Option
+	for _, s := range pr.Schemes {
+		classes := s.Classes
+		if len(classes) == 0 {
+			classes = []string{""}
+		}
+		for _, term := range s.Terms {
+			for _, pay := range s.Payments {
+				for _, cl := range classes {
+					if priced[s.Model+"/"+term+"/"+pay+"/"+cl] {
+						continue
+					}
+					opt := Option{Offering: o, Model: s.Model, Term: term, Payment: pay, Class: cl, Currency: p.e.Currency,
+						Feasible: float64(catalog.TermMonths(term)) <= p.u.HorizonMonths+1e-9}
+					opt.Unknown = append(opt.Unknown, fmt.Sprintf("%s sells %s (%s %s) but no price is sourced for %s; add it to a price file (commitments:)", o.Provider, s.Name, term, pay, o.InstanceType))
+					out = append(out, opt)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// finish computes totals and per-hour figures from the schedule.
+func (p *pricer) finish(opt *Option) {
+	if !opt.Known {
+		opt.Schedule = nil
+		return
+	}
+	opt.Total = opt.Schedule.Total()
+	opt.Upfront = opt.Schedule.TotalOf(FlowUpfront)
+	opt.NPV = opt.Schedule.NPV(p.rate)
+	used := p.u.TotalHours() * float64(p.u.Instances)
+	if used > 0 && opt.Feasible {
+		opt.EffectiveHourly = decimal.NullDecimal{Decimal: opt.Total.Div(decimal.NewFromFloat(used)), Valid: true}
+		if g := opt.Offering.GPUCount; g > 0 {
+			opt.PerGPUHour = decimal.NullDecimal{Decimal: opt.EffectiveHourly.Decimal.Div(decimal.NewFromFloat(g)), Valid: true}
+		}
+	}
+}
+
+// OnDemandHourly is the on-demand price (with licence) the option is compared with.
+func (o *Option) OnDemandHourly() decimal.NullDecimal { return o.ondemandHourly }
+
+// EffectiveTermHourly is a commitment's price per term hour, used or not.
+func (o *Option) EffectiveTermHourly() decimal.NullDecimal { return o.effTerm }

@@ -1,0 +1,262 @@
+// Package cost prices the whole bill of a workload on a catalog offering
+// under every pricing model the provider sells: on-demand, spot, and
+// commitments with their real payment schemes as cash-flow schedules; plus
+// egress by path and tier, storage, credits and promotions. It computes
+// totals, net present value, break-even usage against on-demand and the
+// implied interest rate of paying upfront, and explains each result.
+package cost
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/shopspring/decimal"
+
+	"github.com/gpuscout/gpuscout/internal/money"
+)
+
+// HoursPerMonth is the month every provider and this package bills by (8760 h / 12).
+const HoursPerMonth = 730
+
+// MinBillableHours is the shortest usage any sourced provider bills (AWS and GCP: 60 s).
+const MinBillableHours = 60.0 / 3600
+
+// Usage describes a workload.
+type Usage struct {
+	Instances     int
+	HoursPerMonth float64 // per instance, when the load is steady
+	DurationHours float64 // a job that runs this many hours back to back (0: steady load)
+	HorizonMonths float64 // the planning window
+	DiscountRate  decimal.Decimal
+	License       string             // linux or windows
+	Egress        map[string]float64 // GB per month by path
+	Storage       []Storage
+	Credits       []Credit
+	Promotions    []Promotion
+	Spot          SpotAssumptions
+}
+
+// Storage is a storage volume with the user's price (no storage price is sourced in the catalog).
+type Storage struct {
+	Kind          string // object or block
+	GBMonth       float64
+	PricePerGB    decimal.Decimal
+	Currency      money.Currency
+	ProviderScope []string // empty: every provider
+}
+
+// Credit is a prepaid balance that pays monthly charges until spent or expired.
+type Credit struct {
+	Name          string
+	Amount        decimal.Decimal
+	Currency      money.Currency
+	ExpiresMonths float64  // 0: never
+	Providers     []string // empty: every provider
+}
+
+// Promotion kinds.
+const (
+	PromoFirstMonth = "first-month-discount"
+	PromoStudent    = "student-price"
+	PromoVoucher    = "voucher"
+)
+
+// Promotion is an offer the user enables, with its limits.
+type Promotion struct {
+	Kind         string
+	Percent      decimal.Decimal // first-month-discount: fraction off month 1's usage
+	PricePerHour decimal.Decimal // student-price
+	DailyHours   float64         // student-price: hours a day at that price
+	Months       float64         // student-price: months it lasts (0: the whole horizon)
+	Amount       decimal.Decimal // voucher
+	Currency     money.Currency
+	Providers    []string
+	GPU          string // student-price: only offerings of this GPU family (empty: any)
+}
+
+// SpotAssumptions tune the simple spot model.
+type SpotAssumptions struct {
+	Band            string  // interruption band per month, e.g. "10-15%"; empty: the Spot Advisor's, else the default
+	CheckpointHours float64 // work lost per interruption is half of this, plus the restart
+	RestartHours    float64
+}
+
+// DefaultSpot are the spot assumptions when the user gives none.
+var DefaultSpot = SpotAssumptions{CheckpointHours: 1, RestartHours: 10.0 / 60}
+
+// Validate checks the usage and fills defaults. Errors name the field and what is allowed.
+func (u *Usage) Validate() error {
+	if u.Instances == 0 {
+		u.Instances = 1
+	}
+	if u.Instances < 0 || u.Instances > 100000 {
+		return fmt.Errorf("instances %d: want 1 to 100000", u.Instances)
+	}
+	if u.HoursPerMonth < 0 || u.HoursPerMonth > HoursPerMonth {
+		return fmt.Errorf("hours per month %g: a month has %d hours; want 0 < h <= %d", u.HoursPerMonth, HoursPerMonth, HoursPerMonth)
+	}
+	if u.DurationHours < 0 || math.IsNaN(u.DurationHours) {
+		return fmt.Errorf("duration %g h: want a positive duration such as 7d", u.DurationHours)
+	}
+	if u.DurationHours > 0 && u.DurationHours < MinBillableHours {
+		return fmt.Errorf("duration %s is shorter than the billing minimum of 60 s (AWS, GCP)", FormatHours(u.DurationHours))
+	}
+	switch {
+	case u.DurationHours > 0 && u.HoursPerMonth == 0:
+		u.HoursPerMonth = HoursPerMonth
+	case u.HoursPerMonth == 0:
+		u.HoursPerMonth = HoursPerMonth
+	}
+	if u.HorizonMonths == 0 {
+		if u.DurationHours > 0 {
+			// A job's horizon is the calendar time it takes at the given hours per month.
+			u.HorizonMonths = u.DurationHours / u.HoursPerMonth
+		} else {
+			u.HorizonMonths = 12
+		}
+	}
+	if u.HorizonMonths < 0 || u.HorizonMonths > 120 {
+		return fmt.Errorf("horizon %g months: want up to 10y", u.HorizonMonths)
+	}
+	if u.HorizonMonths*HoursPerMonth < MinBillableHours {
+		return fmt.Errorf("horizon %s is shorter than the billing minimum of 60 s (AWS, GCP)", FormatHours(u.HorizonMonths*HoursPerMonth))
+	}
+	if u.DurationHours > 0 && u.DurationHours > u.HorizonMonths*u.HoursPerMonth+1e-9 {
+		return fmt.Errorf("the job needs %s but the horizon of %s at %g h/month holds only %s", FormatHours(u.DurationHours),
+			FormatMonths(u.HorizonMonths), u.HoursPerMonth, FormatHours(u.HorizonMonths*u.HoursPerMonth))
+	}
+	if u.DiscountRate.LessThanOrEqual(decimal.NewFromInt(-1)) || u.DiscountRate.GreaterThan(decimal.NewFromInt(10)) {
+		return fmt.Errorf("discount rate %s: want a yearly rate such as 8%% (between -100%% and 1000%%)", u.DiscountRate)
+	}
+	switch u.License {
+	case "":
+		u.License = "linux"
+	case "linux", "windows":
+	default:
+		return fmt.Errorf("license %q: want linux or windows", u.License)
+	}
+	for p, gb := range u.Egress {
+		if gb < 0 || math.IsNaN(gb) {
+			return fmt.Errorf("egress %s: %g GB/month is negative", p, gb)
+		}
+	}
+	if u.Spot.CheckpointHours == 0 {
+		u.Spot.CheckpointHours = DefaultSpot.CheckpointHours
+	}
+	if u.Spot.RestartHours == 0 {
+		u.Spot.RestartHours = DefaultSpot.RestartHours
+	}
+	return nil
+}
+
+// Months is the number of monthly billing periods in the horizon.
+func (u *Usage) Months() int { return int(math.Ceil(u.HorizonMonths - 1e-9)) }
+
+// HoursSeg is a run of months with the same hours of use and calendar share.
+type HoursSeg struct {
+	From, To int     // months, 1-based, inclusive
+	Hours    float64 // per instance per month
+	Calendar float64 // share of the calendar month inside the horizon (for daily caps, prorating)
+}
+
+// HoursByMonth lays the usage out month by month.
+func (u *Usage) HoursByMonth() []HoursSeg {
+	var out []HoursSeg
+	add := func(from, to int, h, cal float64) {
+		if to < from || h <= 0 {
+			return
+		}
+		out = append(out, HoursSeg{From: from, To: to, Hours: h, Calendar: cal})
+	}
+	full := int(math.Floor(u.HorizonMonths + 1e-9))
+	frac := u.HorizonMonths - float64(full)
+	if frac < 1e-9 {
+		frac = 0
+	}
+	if u.DurationHours == 0 {
+		add(1, full, u.HoursPerMonth, 1)
+		add(full+1, full+1, u.HoursPerMonth*frac, frac)
+		return out
+	}
+	remaining := u.DurationHours
+	fullJob := int(math.Floor(remaining/u.HoursPerMonth + 1e-9))
+	add(1, fullJob, u.HoursPerMonth, 1)
+	remaining -= float64(fullJob) * u.HoursPerMonth
+	if remaining > 1e-9 {
+		add(fullJob+1, fullJob+1, remaining, remaining/u.HoursPerMonth)
+	}
+	return out
+}
+
+// TotalHours is the hours of use per instance over the horizon.
+func (u *Usage) TotalHours() float64 {
+	var t float64
+	for _, s := range u.HoursByMonth() {
+		t += s.Hours * float64(s.To-s.From+1)
+	}
+	return t
+}
+
+// ParseDuration reads 90m, 168h, 7d, 2w, 3mo, 1y (and combinations like 1y6mo) as hours.
+func ParseDuration(s string) (float64, error) {
+	t := strings.ToLower(strings.TrimSpace(s))
+	if t == "" {
+		return 0, fmt.Errorf("empty duration; want for example 7d, 168h, 3mo or 1y")
+	}
+	units := []struct {
+		suffix string
+		hours  float64
+	}{{"mo", HoursPerMonth}, {"y", 8760}, {"w", 168}, {"d", 24}, {"h", 1}, {"m", 1.0 / 60}, {"s", 1.0 / 3600}}
+	var total float64
+	for t != "" {
+		i := 0
+		for i < len(t) && (t[i] >= '0' && t[i] <= '9' || t[i] == '.') {
+			i++
+		}
+		if i == 0 {
+			return 0, fmt.Errorf("duration %q: want a number then a unit (s, m, h, d, w, mo, y), e.g. 7d", s)
+		}
+		n, err := strconv.ParseFloat(t[:i], 64)
+		if err != nil {
+			return 0, fmt.Errorf("duration %q: %q is not a number", s, t[:i])
+		}
+		rest := t[i:]
+		matched := false
+		for _, u := range units {
+			if strings.HasPrefix(rest, u.suffix) {
+				total += n * u.hours
+				t = rest[len(u.suffix):]
+				matched = true
+				break
+			}
+		}
+		if !matched {
+			return 0, fmt.Errorf("duration %q: unknown unit %q; want s, m, h, d, w, mo or y", s, rest)
+		}
+	}
+	if total <= 0 || math.IsInf(total, 0) {
+		return 0, fmt.Errorf("duration %q must be positive", s)
+	}
+	return total, nil
+}
+
+// FormatHours renders hours compactly: "168 h", "45 s".
+func FormatHours(h float64) string {
+	if h < 1.0/60 {
+		return strconv.FormatFloat(h*3600, 'f', -1, 64) + " s"
+	}
+	return strconv.FormatFloat(math.Round(h*100)/100, 'f', -1, 64) + " h"
+}
+
+// FormatMonths renders months: "36 months", "0.23 months".
+func FormatMonths(m float64) string {
+	return strconv.FormatFloat(math.Round(m*100)/100, 'f', -1, 64) + " months"
+}
+
+// MonthlyRate converts a yearly discount rate to a monthly one: (1+r)^(1/12) - 1.
+func MonthlyRate(annual decimal.Decimal) float64 {
+	r := annual.InexactFloat64()
+	return math.Pow(1+r, 1.0/12) - 1
+}
