@@ -46,6 +46,7 @@ type Query struct {
 	GPUCount        float64 // 0: any count
 	MinGPUMemoryGiB float64
 	Providers       []string
+	InstanceTypes   []string
 	Regions         []string // canonical region names
 	China           *bool
 	Spot            bool // only offerings with a spot price; rank by it
@@ -154,6 +155,9 @@ func (q *Query) matches(o *Offering, gpuSet map[*GPU]bool) bool {
 		return false
 	}
 	if len(q.Providers) > 0 && !containsFold(q.Providers, o.Provider) {
+		return false
+	}
+	if len(q.InstanceTypes) > 0 && !containsFold(q.InstanceTypes, o.InstanceType) {
 		return false
 	}
 	if len(q.Regions) > 0 && !containsFold(q.Regions, o.Region) {

@@ -208,6 +208,15 @@ console or contract), discount them, or add offerings the catalog lacks:
       memory_gib: 80
       price: 8.5
       currency: CNY
+  commitments:                           # commitment quotes (gpuscout cost prices them)
+    - provider: alibaba                  # 包年包月: a year paid in full upfront
+      instance_type: ecs.gn7i-c8g1.2xlarge
+      region: cn-hangzhou
+      model: subscription                # reserved, savings-plan, commitment, subscription
+      term: 1y                           # 1y, 3y, 1mo, ...
+      payment: all-upfront               # no-upfront, partial-upfront, all-upfront, monthly
+      upfront: 52000                     # and/or hourly: (per term hour), monthly: (per month)
+      currency: CNY
 
 Errors name the file, line, field and value; the exit code is then 2.`
 
@@ -239,8 +248,8 @@ func newCatalogValidateCmd(e *env) *cobra.Command {
 			if err != nil {
 				return asUsage(err)
 			}
-			_, err = fmt.Fprintf(e.stdout, "%s: ok, %d entries: %d catalog prices overridden, %d discounted, %d offerings added, %d exchange rates\n",
-				args[0], len(pf.Entries), sum.Overridden, sum.Discounted, sum.Added, len(pf.FX))
+			_, err = fmt.Fprintf(e.stdout, "%s: ok, %d entries: %d catalog prices overridden, %d discounted, %d offerings added, %d commitment prices, %d exchange rates\n",
+				args[0], len(pf.Entries)+len(pf.Commitments), sum.Overridden, sum.Discounted, sum.Added, sum.Committed, len(pf.FX))
 			return err
 		},
 	}

@@ -54,7 +54,7 @@ func (cf *catalogFlags) load() (*loadedCatalog, error) {
 		if err != nil {
 			return nil, asUsage(err)
 		}
-		l.applied = append(l.applied, fmt.Sprintf("%s: %d prices overridden, %d discounted, %d offerings added", path, sum.Overridden, sum.Discounted, sum.Added))
+		l.applied = append(l.applied, fmt.Sprintf("%s: %d prices overridden, %d discounted, %d offerings added, %d commitment prices", path, sum.Overridden, sum.Discounted, sum.Added, sum.Committed))
 	}
 	for _, s := range cf.fx {
 		c, r, err := money.ParseOverride(s)

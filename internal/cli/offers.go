@@ -17,18 +17,70 @@ import (
 	"github.com/gpuscout/gpuscout/internal/render"
 )
 
-type offersFlags struct {
-	catalogFlags
+// selectFlags choose offerings: shared by offers and cost.
+type selectFlags struct {
 	gpu           string
-	minGPUMemory  string
 	providers     []string
 	regions       []string
 	china, noChin bool
+	allRegions    bool
+}
+
+func (f *selectFlags) register(cmd *cobra.Command) {
+	fl := cmd.Flags()
+	fl.StringVar(&f.gpu, "gpu", "", "GPU name and optional count, NAME[:COUNT] (A100, A100-80GB:8, H100-SXM5-80GB, L4:0.5)")
+	fl.StringSliceVar(&f.providers, "provider", nil, "providers, comma-separated (aws,azure,gcp,alibaba,tencent,lambda,nebius,vast,seeweb,fluidstack)")
+	fl.StringSliceVar(&f.regions, "region", nil, "regions, comma-separated; Chinese names work (华东1, 北京)")
+	fl.BoolVar(&f.china, "china", false, "only regions in mainland China")
+	fl.BoolVar(&f.noChin, "no-china", false, "exclude regions in mainland China")
+	fl.BoolVar(&f.allRegions, "all-regions", false, "every region and zone, not only each instance type's cheapest region")
+}
+
+// apply sets the selection on q.
+func (f *selectFlags) apply(q *catalog.Query, l *loadedCatalog) error {
+	q.AllRegions = f.allRegions
+	if f.gpu != "" {
+		name, count, err := parseGPUFlag(f.gpu)
+		if err != nil {
+			return err
+		}
+		if q.GPUs, err = l.cat.LookupGPU(name); err != nil {
+			return usagef("--gpu: %v", err)
+		}
+		q.GPUCount = count
+	}
+	for _, p := range f.providers {
+		prov := l.cat.Provider(p)
+		if prov == nil {
+			return usagef("--provider %q is not a known provider; known: %s", p, strings.Join(l.cat.ProviderNames(), ", "))
+		}
+		q.Providers = append(q.Providers, prov.Name)
+	}
+	for _, r := range f.regions {
+		rs := l.cat.ResolveRegion(r)
+		if len(rs) == 0 {
+			return usagef("--region %q is not a known region; closest: %s", r, strings.Join(closest(r, l.cat.Regions(""), 5), ", "))
+		}
+		q.Regions = append(q.Regions, rs...)
+	}
+	if f.china && f.noChin {
+		return usagef("--china and --no-china exclude each other; give one")
+	}
+	if f.china || f.noChin {
+		v := f.china
+		q.China = &v
+	}
+	return nil
+}
+
+type offersFlags struct {
+	catalogFlags
+	selectFlags
+	minGPUMemory  string
 	spot          bool
 	maxPrice      string
 	interconnects []string
 	sort          string
-	allRegions    bool
 	limit         int
 }
 
@@ -51,19 +103,14 @@ Tencent Cloud publish no GPU list price we could source): supply your own with
 		Args: noArgs,
 	}
 	getFormat := outputFlag(cmd)
-	f.register(cmd)
+	f.catalogFlags.register(cmd)
+	f.selectFlags.register(cmd)
 	fl := cmd.Flags()
-	fl.StringVar(&f.gpu, "gpu", "", "GPU name and optional count, NAME[:COUNT] (A100, A100-80GB:8, H100-SXM5-80GB, L4:0.5)")
 	fl.StringVar(&f.minGPUMemory, "min-gpu-memory", "", "minimum memory per GPU, e.g. 40GB or 80GiB")
-	fl.StringSliceVar(&f.providers, "provider", nil, "providers, comma-separated (aws,azure,gcp,alibaba,tencent,lambda,nebius,vast,seeweb,fluidstack)")
-	fl.StringSliceVar(&f.regions, "region", nil, "regions, comma-separated; Chinese names work (华东1, 北京)")
-	fl.BoolVar(&f.china, "china", false, "only regions in mainland China")
-	fl.BoolVar(&f.noChin, "no-china", false, "exclude regions in mainland China")
 	fl.BoolVar(&f.spot, "spot", false, "only offerings with a spot price, ranked by it")
 	fl.StringVar(&f.maxPrice, "max-price", "", "maximum price per hour, in --currency")
 	fl.StringSliceVar(&f.interconnects, "interconnect", nil, "GPU interconnect: "+strings.Join(catalog.Interconnects, ", "))
 	fl.StringVar(&f.sort, "sort", "price", "rank by: price (per hour), gpu-hour (per GPU-hour), gpu-memory (per GiB of GPU memory-hour), bf16-pflop (per dense BF16 PFLOP-hour)")
-	fl.BoolVar(&f.allRegions, "all-regions", false, "show every region and zone, not only each instance type's cheapest region")
 	fl.IntVar(&f.limit, "limit", 0, "show at most this many rows (0: all)")
 	_ = cmd.RegisterFlagCompletionFunc("sort", cobra.FixedCompletions(catalog.SortKeys, cobra.ShellCompDirectiveNoFileComp))
 	_ = cmd.RegisterFlagCompletionFunc("interconnect", cobra.FixedCompletions(catalog.Interconnects, cobra.ShellCompDirectiveNoFileComp))
@@ -123,43 +170,15 @@ func parseMemory(flag, s string) (float64, error) {
 }
 
 func (f *offersFlags) query(l *loadedCatalog) (catalog.Query, error) {
-	q := catalog.Query{FX: l.fx, Currency: l.currency, Spot: f.spot, AllRegions: f.allRegions, Limit: f.limit}
+	q := catalog.Query{FX: l.fx, Currency: l.currency, Spot: f.spot, Limit: f.limit}
 	var err error
-	if f.gpu != "" {
-		name, count, err := parseGPUFlag(f.gpu)
-		if err != nil {
-			return q, err
-		}
-		if q.GPUs, err = l.cat.LookupGPU(name); err != nil {
-			return q, usagef("--gpu: %v", err)
-		}
-		q.GPUCount = count
+	if err := f.selectFlags.apply(&q, l); err != nil {
+		return q, err
 	}
 	if f.minGPUMemory != "" {
 		if q.MinGPUMemoryGiB, err = parseMemory("--min-gpu-memory", f.minGPUMemory); err != nil {
 			return q, err
 		}
-	}
-	for _, p := range f.providers {
-		prov := l.cat.Provider(p)
-		if prov == nil {
-			return q, usagef("--provider %q is not a known provider; known: %s", p, strings.Join(l.cat.ProviderNames(), ", "))
-		}
-		q.Providers = append(q.Providers, prov.Name)
-	}
-	for _, r := range f.regions {
-		rs := l.cat.ResolveRegion(r)
-		if len(rs) == 0 {
-			return q, usagef("--region %q is not a known region; closest: %s", r, strings.Join(closest(r, l.cat.Regions(""), 5), ", "))
-		}
-		q.Regions = append(q.Regions, rs...)
-	}
-	if f.china && f.noChin {
-		return q, usagef("--china and --no-china exclude each other; give one")
-	}
-	if f.china || f.noChin {
-		v := f.china
-		q.China = &v
 	}
 	if f.maxPrice != "" {
 		d, err := decimal.NewFromString(strings.TrimSpace(f.maxPrice))

@@ -27,13 +27,14 @@ type Option struct {
 	Payment  string
 	Class    string
 
-	Known    bool     // every component has a sourced price
-	Unknown  []string // what has no price
+	Known    bool     // the option itself has a sourced price
+	Unknown  []string // what has no price, making the option unknown
+	Excludes []string // shared parts (egress, storage) without a sourced price, left out of the total
 	Feasible bool     // the option can serve the usage (a 7-day job cannot use a 1-year term)
 
 	Schedule        Schedule
 	Total           decimal.Decimal
-	Upfront         decimal.Decimal
+	Upfront         decimal.Decimal // cash needed at the start (month 0)
 	NPV             decimal.Decimal
 	EffectiveHourly decimal.NullDecimal // total per instance-hour used
 	PerGPUHour      decimal.NullDecimal
@@ -156,8 +157,7 @@ func (e *Engine) Price(u *Usage, o *catalog.Offering) ([]Option, error) {
 		opt := &opts[i]
 		opt.Schedule = append(opt.Schedule, extras...)
 		if !extrasKnown {
-			opt.Known = false
-			opt.Unknown = append(opt.Unknown, extrasUnknown...)
+			opt.Excludes = append(opt.Excludes, extrasUnknown...)
 		}
 		opt.Explanation = append(opt.Explanation, extrasNotes...)
 		if opt.Known && opt.Feasible {
@@ -235,10 +235,11 @@ func (p *pricer) extras(o *catalog.Offering) (Schedule, bool, []string, []string
 		}
 		var pathFlows Schedule
 		var perMonth decimal.Decimal
+		pathKnown := true
 		for _, seg := range segs {
 			c, ok, why := EgressCost(table, path, gb*seg.frac)
 			if !ok {
-				known = false
+				known, pathKnown = false, false
 				unknown = append(unknown, why)
 				break
 			}
@@ -254,7 +255,7 @@ func (p *pricer) extras(o *catalog.Offering) (Schedule, bool, []string, []string
 				perMonth = c
 			}
 		}
-		if !known {
+		if !pathKnown {
 			continue
 		}
 		s = append(s, pathFlows...)
@@ -507,7 +508,7 @@ func (p *pricer) finish(opt *Option) {
 		return
 	}
 	opt.Total = opt.Schedule.Total()
-	opt.Upfront = opt.Schedule.TotalOf(FlowUpfront)
+	opt.Upfront = opt.Schedule.AtStart()
 	opt.NPV = opt.Schedule.NPV(p.rate)
 	used := p.u.TotalHours() * float64(p.u.Instances)
 	if used > 0 && opt.Feasible {

@@ -108,7 +108,7 @@ func TestReservedInstanceEffectiveRates(t *testing.T) {
 	}
 	// All-upfront is never cheaper than the sum of its cash: total = upfront for a 3y term, no on-demand left.
 	all3 := find(t, opts, catalog.ModelReserved, "3y", "all-upfront", "standard")
-	if !all3.Total.Equal(all3.Upfront) || len(all3.Schedule) != 1 {
+	if !all3.Total.Equal(all3.Upfront) || len(all3.Schedule) != 1 || !all3.Upfront.Equal(dec("949")) {
 		t.Errorf("3y all-upfront total %s, upfront %s, %d flows", all3.Total, all3.Upfront, len(all3.Schedule))
 	}
 	// 1y terms renew three times over a 3y horizon: three upfront payments at months 0, 12, 24.

@@ -61,6 +61,17 @@ func (s Schedule) TotalOf(kind string) decimal.Decimal {
 	return t
 }
 
+// AtStart is the cash paid at month 0: upfront fees and fees billed in advance.
+func (s Schedule) AtStart() decimal.Decimal {
+	t := decimal.Zero
+	for _, f := range s {
+		if f.From == 0 {
+			t = t.Add(f.PerMonth)
+		}
+	}
+	return t
+}
+
 // annuity is Σ_{j=from}^{to} v^j with v = 1/(1+i); exactly the count at i = 0.
 func annuity(i float64, from, to int) decimal.Decimal {
 	n := to - from + 1

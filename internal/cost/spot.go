@@ -56,7 +56,7 @@ func (BandModel) Estimate(o *catalog.Offering, band *catalog.SpotBand, u *Usage)
 	return SpotEstimate{
 		HoursFactor:   f,
 		HazardPerHour: lambda,
-		Explanation: fmt.Sprintf("interruptions %s a month (%s) → %.4f/h at the %s; each loses %s (half a %s checkpoint interval + %s restart): +%.2f%% hours",
+		Explanation: fmt.Sprintf("interruptions %s a month (%s) → %.3g/h at the %s; each loses %s (half a %s checkpoint interval + %s restart): +%.2f%% hours",
 			label, origin, lambda, note, FormatHours(lost), FormatHours(u.Spot.CheckpointHours), FormatHours(u.Spot.RestartHours), (f-1)*100),
 	}, nil
 }

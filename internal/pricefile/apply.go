@@ -15,6 +15,7 @@ type Summary struct {
 	Overridden int // catalog offerings whose price the file replaced
 	Discounted int // catalog offerings whose price the file discounted
 	Added      int // offerings the file added
+	Committed  int // commitment prices the file added
 }
 
 // Apply applies the file to c (a copy the caller owns) and its rates to fx.
@@ -86,6 +87,28 @@ func Apply(c *catalog.Catalog, fx *money.FX, f *File) (Summary, error) {
 			c.Offerings = append(c.Offerings, o)
 			sum.Added++
 		}
+	}
+	for _, ce := range f.Commitments {
+		fail := func(field, msg string) error { return &Error{Path: f.Path, Line: ce.Line, Field: field, Msg: msg} }
+		p := c.Provider(ce.Provider)
+		if p == nil {
+			return sum, fail("provider", "unknown provider \""+ce.Provider+"\"; known: "+strings.Join(c.ProviderNames(), ", "))
+		}
+		region := ce.Region
+		if rs := c.ResolveRegion(region); len(rs) > 0 {
+			region = pickRegion(c, p.Name, rs)
+		}
+		if len(match(c, p.Name, ce.InstanceType, region, "")) == 0 {
+			return sum, fail("instance_type", "no offering is "+p.Name+describe(ce.InstanceType, region)+"; add it under prices: first")
+		}
+		cur := ce.Currency
+		if cur == "" {
+			cur = money.Currency(p.Currency)
+		}
+		c.Commitments = append(c.Commitments, catalog.Commitment{Provider: p.Name, InstanceType: ce.InstanceType, Region: region,
+			Model: ce.Model, Term: ce.Term, Payment: ce.Payment, Class: ce.Class, Upfront: ce.Upfront, Hourly: ce.Hourly, Monthly: ce.Monthly,
+			Currency: cur, Source: src.ID, AsOf: ce.AsOf})
+		sum.Committed++
 	}
 	return sum, nil
 }

@@ -6,22 +6,43 @@ package pricefile
 
 import (
 	"os"
+	"strings"
 
 	"github.com/shopspring/decimal"
 	"go.yaml.in/yaml/v3"
 
+	"github.com/gpuscout/gpuscout/internal/catalog"
 	"github.com/gpuscout/gpuscout/internal/money"
 	"github.com/gpuscout/gpuscout/internal/yamlfields"
 )
 
 // File is a parsed price file.
 type File struct {
-	Path     string
-	Currency money.Currency // default currency of entries
-	AsOf     string
-	Note     string
-	FX       []FXRate
-	Entries  []Entry
+	Path        string
+	Currency    money.Currency // default currency of entries
+	AsOf        string
+	Note        string
+	FX          []FXRate
+	Entries     []Entry
+	Commitments []CommitmentEntry
+}
+
+// CommitmentEntry is a commitment price the user supplies (a subscription
+// quote from a console, a negotiated reservation).
+type CommitmentEntry struct {
+	Line         int
+	Provider     string
+	InstanceType string
+	Region       string
+	Model        string
+	Term         string
+	Payment      string
+	Class        string
+	Upfront      decimal.Decimal
+	Hourly       decimal.Decimal
+	Monthly      decimal.Decimal
+	Currency     money.Currency
+	AsOf         string
 }
 
 // FXRate is a rate from the file: one unit of Currency is worth USD dollars.
@@ -74,17 +95,27 @@ func Parse(path string, b []byte) (*File, error) {
 		return nil, err
 	}
 	err = p.Mapping(top, "top level", map[string]func(*yaml.Node) error{
-		"currency": func(n *yaml.Node) (err error) { f.Currency, err = p.Currency(n, "currency"); return },
-		"as_of":    func(n *yaml.Node) (err error) { f.AsOf, err = p.Date(n, "as_of"); return },
-		"note":     func(n *yaml.Node) (err error) { f.Note, err = p.Str(n, "note"); return },
-		"fx":       func(n *yaml.Node) error { return parseFX(p, n, f) },
-		"prices":   func(n *yaml.Node) error { return parseEntries(p, n, f) },
+		"currency":    func(n *yaml.Node) (err error) { f.Currency, err = p.Currency(n, "currency"); return },
+		"as_of":       func(n *yaml.Node) (err error) { f.AsOf, err = p.Date(n, "as_of"); return },
+		"note":        func(n *yaml.Node) (err error) { f.Note, err = p.Str(n, "note"); return },
+		"fx":          func(n *yaml.Node) error { return parseFX(p, n, f) },
+		"prices":      func(n *yaml.Node) error { return parseEntries(p, n, f) },
+		"commitments": func(n *yaml.Node) error { return parseCommitments(p, n, f) },
 	})
 	if err != nil {
 		return nil, err
 	}
-	if f.Entries == nil {
-		return nil, &Error{Path: path, Line: top.Line, Field: "prices", Msg: "missing; want a list of price entries"}
+	if f.Entries == nil && f.Commitments == nil {
+		return nil, &Error{Path: path, Line: top.Line, Field: "prices", Msg: "missing; want a list of price entries (and/or commitments)"}
+	}
+	for i := range f.Commitments {
+		c := &f.Commitments[i]
+		if c.Currency == "" {
+			c.Currency = f.Currency
+		}
+		if c.AsOf == "" {
+			c.AsOf = f.AsOf
+		}
 	}
 	for i := range f.Entries {
 		e := &f.Entries[i]
@@ -161,6 +192,71 @@ func parseEntries(p *yamlfields.Reader, n *yaml.Node, f *File) error {
 			return p.Errf(item, "instance_type", "missing; only a discount may apply to every instance of a provider")
 		}
 		f.Entries = append(f.Entries, e)
+		return nil
+	})
+}
+
+var (
+	models   = []string{"reserved", "savings-plan", "commitment", "subscription"}
+	payments = []string{"no-upfront", "partial-upfront", "all-upfront", "monthly"}
+)
+
+func oneOf(p *yamlfields.Reader, n *yaml.Node, field string, allowed []string) (string, error) {
+	v, err := p.NonEmpty(n, field)
+	if err != nil {
+		return "", err
+	}
+	for _, a := range allowed {
+		if v == a {
+			return v, nil
+		}
+	}
+	return "", p.Errf(n, field, "value %q is not one of %s", v, strings.Join(allowed, ", "))
+}
+
+func parseCommitments(p *yamlfields.Reader, n *yaml.Node, f *File) error {
+	f.Commitments = []CommitmentEntry{}
+	return p.Sequence(n, "commitments", func(item *yaml.Node) error {
+		c := CommitmentEntry{Line: item.Line}
+		amount := func(field string, dst *decimal.Decimal) func(*yaml.Node) error {
+			return func(v *yaml.Node) (err error) { *dst, err = p.Amount(v, field, "an amount >= 0"); return }
+		}
+		err := p.Mapping(item, "a commitment entry", map[string]func(*yaml.Node) error{
+			"provider":      func(v *yaml.Node) (err error) { c.Provider, err = p.NonEmpty(v, "provider"); return },
+			"instance_type": func(v *yaml.Node) (err error) { c.InstanceType, err = p.NonEmpty(v, "instance_type"); return },
+			"region":        func(v *yaml.Node) (err error) { c.Region, err = p.NonEmpty(v, "region"); return },
+			"model":         func(v *yaml.Node) (err error) { c.Model, err = oneOf(p, v, "model", models); return },
+			"payment":       func(v *yaml.Node) (err error) { c.Payment, err = oneOf(p, v, "payment", payments); return },
+			"class": func(v *yaml.Node) (err error) {
+				c.Class, err = oneOf(p, v, "class", []string{"standard", "convertible"})
+				return
+			},
+			"term": func(v *yaml.Node) error {
+				t, err := p.NonEmpty(v, "term")
+				if err == nil && catalog.TermMonths(t) == 0 {
+					return p.Errf(v, "term", "value %q: want 1y, 3y or Nmo", t)
+				}
+				c.Term = t
+				return err
+			},
+			"upfront":  amount("upfront", &c.Upfront),
+			"hourly":   amount("hourly", &c.Hourly),
+			"monthly":  amount("monthly", &c.Monthly),
+			"currency": func(v *yaml.Node) (err error) { c.Currency, err = p.Currency(v, "currency"); return },
+			"as_of":    func(v *yaml.Node) (err error) { c.AsOf, err = p.Date(v, "as_of"); return },
+		})
+		if err != nil {
+			return err
+		}
+		for field, v := range map[string]string{"provider": c.Provider, "instance_type": c.InstanceType, "region": c.Region, "model": c.Model, "term": c.Term, "payment": c.Payment} {
+			if v == "" {
+				return p.Errf(item, field, "missing; a commitment names provider, instance_type, region, model, term and payment")
+			}
+		}
+		if c.Upfront.IsZero() && c.Hourly.IsZero() && c.Monthly.IsZero() {
+			return p.Errf(item, "upfront", "missing; give upfront, hourly and/or monthly")
+		}
+		f.Commitments = append(f.Commitments, c)
 		return nil
 	})
 }

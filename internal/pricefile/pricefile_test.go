@@ -144,3 +144,42 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+func TestCommitments(t *testing.T) {
+	f, err := Load("../../examples/prices-china.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, _ := catalog.Default()
+	sum, err := Apply(c, money.DefaultFX().Clone(), f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Committed != 2 || sum.Overridden != 1 {
+		t.Fatalf("summary %+v", sum)
+	}
+	var got []catalog.Commitment
+	for _, x := range c.Commitments {
+		if x.Provider == "alibaba" {
+			got = append(got, x)
+		}
+	}
+	if len(got) != 2 || got[0].Region != "cn-hangzhou" || !got[0].Upfront.Equal(decimal.NewFromInt(48000)) || got[0].Currency != money.CNY || got[0].Source != "user:prices-china.yaml" {
+		t.Errorf("commitments = %+v", got)
+	}
+	for name, tc := range map[string]struct{ in, want string }{
+		"bad model":   {"commitments:\n  - {provider: aws, instance_type: x, region: r, model: lease, term: 1y, payment: monthly, monthly: 1}\n", `field model: value "lease" is not one of reserved`},
+		"bad term":    {"commitments:\n  - {provider: aws, instance_type: x, region: r, model: reserved, term: 2 years, payment: monthly, monthly: 1}\n", `field term: value "2 years"`},
+		"no amount":   {"commitments:\n  - {provider: aws, instance_type: x, region: r, model: reserved, term: 1y, payment: monthly}\n", "field upfront: missing"},
+		"no payment":  {"commitments:\n  - {provider: aws, instance_type: x, region: r, model: reserved, term: 1y, monthly: 1}\n", "field payment: missing"},
+		"neg upfront": {"commitments:\n  - {provider: aws, instance_type: x, region: r, model: reserved, term: 1y, payment: all-upfront, upfront: -5}\n", "field upfront: value -5 is negative"},
+	} {
+		if _, err := Parse("x.yaml", []byte(tc.in)); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v, want %q", name, err, tc.want)
+		}
+	}
+	f, _ = Parse("x.yaml", []byte("commitments:\n  - {provider: aws, instance_type: nope, region: us-east-1, model: reserved, term: 1y, payment: monthly, monthly: 1}\n"))
+	if _, err := Apply(c, money.DefaultFX().Clone(), f); err == nil || !strings.Contains(err.Error(), "x.yaml:2: field instance_type: no offering is aws instance_type nope") {
+		t.Errorf("commitment for a missing offering: %v", err)
+	}
+}

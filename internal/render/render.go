@@ -115,7 +115,15 @@ func (t *Table) writeMarkdown(w io.Writer) error {
 	}
 	if len(t.Notes) > 0 {
 		b.WriteString("\n")
-		for _, n := range t.Notes {
+		for i, n := range t.Notes {
+			// Indented notes are details of the note above: a list in Markdown.
+			if strings.HasPrefix(n, "    ") {
+				b.WriteString("- " + strings.TrimSpace(n) + "\n")
+				if i+1 == len(t.Notes) || !strings.HasPrefix(t.Notes[i+1], "    ") {
+					b.WriteString("\n")
+				}
+				continue
+			}
 			b.WriteString(n + "\n\n")
 		}
 	}

@@ -1,0 +1,150 @@
+package cli
+
+import (
+	"encoding/json"
+	"encoding/xml"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestCostGolden(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		args []string
+	}{
+		{"cost-a100-4-7d.txt", []string{"cost", "--gpu", "A100:4", "--for", "7d"}},
+		{"cost-gcp-3y.txt", []string{"cost", "--offering", "gcp/a2-highgpu-8g/us-central1", "--hours-per-month", "420", "--horizon", "3y", "--discount-rate", "8%"}},
+		{"cost-usage.md", []string{"cost", "--usage", "../../examples/usage.yaml", "-o", "markdown", "--limit", "3"}},
+		{"cost-cashflow.csv", []string{"cost", "--offering", "gcp/a2-highgpu-8g/us-central1", "--for", "2mo", "--cashflow", "-o", "csv"}},
+		{"cost-china.txt", []string{"cost", "--prices", "../../examples/prices-china.yaml", "--offering", "alibaba/ecs.gn7i-c8g1.2xlarge", "--horizon", "1y", "--currency", "CNY"}},
+		{"breakeven-a2-1y.txt", []string{"cost", "breakeven", "--offering", "gcp/a2-highgpu-8g", "--term", "1y"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out, errOut, code := run(t, tc.args...)
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, errOut)
+			}
+			golden(t, tc.name, out)
+		})
+	}
+}
+
+func TestCostJSONContract(t *testing.T) {
+	out, errOut, code := run(t, "cost", "--offering", "gcp/a3-highgpu-8g", "--hours-per-month", "600", "--horizon", "3y", "--discount-rate", "8%", "-o", "json")
+	if code != 0 {
+		t.Fatal(errOut)
+	}
+	var opts []map[string]any
+	if err := json.Unmarshal([]byte(out), &opts); err != nil {
+		t.Fatal(err)
+	}
+	models := map[string]bool{}
+	for _, o := range opts {
+		for _, k := range []string{"provider", "instance_type", "region", "pricing_model", "term", "payment", "currency"} {
+			if _, ok := o[k].(string); !ok {
+				t.Fatalf("%s is not a string in %v", k, o)
+			}
+		}
+		if _, ok := o["feasible"].(bool); !ok {
+			t.Fatalf("feasible is not a boolean in %v", o)
+		}
+		if _, ok := o["explanation"].([]any); !ok {
+			t.Fatalf("explanation is not an array in %v", o)
+		}
+		for _, k := range []string{"total", "upfront", "effective_hourly", "npv", "breakeven_hours_per_month"} {
+			v, present := o[k]
+			if _, isNum := v.(float64); !present || (v != nil && !isNum) {
+				t.Fatalf("%s must be a number or null in %v", k, o)
+			}
+		}
+		models[o["pricing_model"].(string)] = true
+	}
+	for _, m := range []string{"on-demand", "spot", "commitment"} {
+		if !models[m] {
+			t.Errorf("no %s option", m)
+		}
+	}
+	out, _, _ = run(t, "cost", "breakeven", "--offering", "gcp/a3-highgpu-8g/us-central1", "-o", "json")
+	var be []map[string]any
+	if err := json.Unmarshal([]byte(out), &be); err != nil || len(be) != 2 {
+		t.Fatalf("breakeven json: %v %s", err, out)
+	}
+	for _, r := range be {
+		for _, k := range []string{"term", "payment", "effective_hourly", "ondemand_hourly", "breakeven_hours_per_month"} {
+			if _, ok := r[k]; !ok {
+				t.Errorf("breakeven row lacks %s: %v", k, r)
+			}
+		}
+	}
+	// 3y: 28370.99821392 / 88.4899999025753 = 320.61 h/month (research notes: 321 h).
+	for _, r := range be {
+		if r["term"] == "3y" && r["breakeven_hours_per_month"] != 320.61 {
+			t.Errorf("a3 3y break-even = %v, want 320.61", r["breakeven_hours_per_month"])
+		}
+	}
+}
+
+func TestCostChart(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "cost.svg")
+	_, errOut, code := run(t, "cost", "--offering", "gcp/a2-highgpu-8g/us-central1", "--hours-per-month", "420", "--horizon", "3y", "--chart", path)
+	if code != 0 {
+		t.Fatal(errOut)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		XMLName  xml.Name `xml:"svg"`
+		Polyline []struct {
+			Points string `xml:"points,attr"`
+			Title  string `xml:"title"`
+		} `xml:"polyline"`
+	}
+	if err := xml.Unmarshal(b, &doc); err != nil {
+		t.Fatalf("not valid SVG/XML: %v", err)
+	}
+	if len(doc.Polyline) != 4 {
+		t.Fatalf("%d lines, want 4 (spot, on-demand, 1y, 3y)", len(doc.Polyline))
+	}
+	for _, p := range doc.Polyline {
+		if n := len(strings.Fields(p.Points)); n != 37 {
+			t.Errorf("%s: %d points, want months 0..36", p.Title, n)
+		}
+	}
+}
+
+func TestCostBadInput(t *testing.T) {
+	dir := t.TempDir()
+	badUsage := filepath.Join(dir, "u.yaml")
+	os.WriteFile(badUsage, []byte("gpu: A100\ncredits:\n  - {amount: 100, currency: XYZ}\n"), 0o644)
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"cost", "--gpu", "A100:4", "--hours-per-month", "800"}, "a month has 730 hours"},
+		{[]string{"cost", "--gpu", "A100:4", "--hours-per-month", "-5"}, "hours per month -5"},
+		{[]string{"cost", "--gpu", "A100:4", "--for", "30s"}, "shorter than the billing minimum of 60 s"},
+		{[]string{"cost", "--gpu", "A100:4", "--horizon", "10s"}, "shorter than the billing minimum"},
+		{[]string{"cost", "--gpu", "A100:4", "--for", "7x"}, `unknown unit "x"`},
+		{[]string{"cost", "--gpu", "A100:4", "--currency", "XYZ"}, "--currency XYZ: no exchange rate"},
+		{[]string{"cost", "--gpu", "A100:4", "--credit", "100XYZ@aws"}, "credit currency XYZ has no exchange rate"},
+		{[]string{"cost", "--usage", badUsage}, "u.yaml:3: credit currency XYZ has no exchange rate"},
+		{[]string{"cost", "--gpu", "A100:4", "--credit", "lots"}, `--credit "lots"`},
+		{[]string{"cost", "--gpu", "A100:4", "--egress", "moon=5"}, `--egress "moon=5"`},
+		{[]string{"cost", "--gpu", "A100:4", "--discount-rate", "cheap"}, `--discount-rate "cheap"`},
+		{[]string{"cost", "--for", "7d"}, "say what to price"},
+		{[]string{"cost", "--offering", "aws"}, "want provider/instance[/region]"},
+		{[]string{"cost", "--offering", "aws/p9.huge"}, `aws has no instance type "p9.huge"`},
+		{[]string{"cost", "breakeven", "--offering", "lambda/gpu_8x_a100"}, "has no commitment price"},
+		{[]string{"cost", "breakeven"}, "--offering is required"},
+		{[]string{"cost", "--gpu", "A100:4", "--license", "beos"}, `license "beos"`},
+	} {
+		_, errOut, code := run(t, tc.args...)
+		if code != ExitUsage || !strings.Contains(errOut, tc.want) {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", tc.args, code, errOut, tc.want)
+		}
+	}
+}

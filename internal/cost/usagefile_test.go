@@ -1,0 +1,68 @@
+package cost
+
+import (
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/gpuscout/gpuscout/internal/money"
+)
+
+func TestLoadExampleSpec(t *testing.T) {
+	s, err := LoadSpec("../../examples/usage.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	u := s.Usage
+	if s.Offering != "gcp/a2-highgpu-8g/us-central1" || u.HoursPerMonth != 420 || math.Abs(u.HorizonMonths-36) > 1e-9 || !u.DiscountRate.Equal(dec("0.08")) {
+		t.Errorf("spec = %+v", s)
+	}
+	if u.Egress["cross-zone"] != 2000 || len(u.Credits) != 1 || u.Credits[0].Currency != money.USD || math.Abs(u.Credits[0].ExpiresMonths-6) > 1e-9 {
+		t.Errorf("egress/credits = %v %+v", u.Egress, u.Credits)
+	}
+	if len(u.Promotions) != 1 || u.Promotions[0].Kind != PromoVoucher || len(u.Storage) != 1 {
+		t.Errorf("promotions/storage = %+v %+v", u.Promotions, u.Storage)
+	}
+}
+
+func TestSpecErrorsNameTheLine(t *testing.T) {
+	for name, tc := range map[string]struct{ in, want string }{
+		"hours":      {"gpu: A100\nhours_per_month: 800\n", `u.yaml:2: field hours_per_month: value "800" is not a number from 0.0001 to 730`},
+		"duration":   {"gpu: A100\nduration: soon\n", "u.yaml:2: field duration"},
+		"unknown":    {"gpu: A100\nbudget: 5\n", "u.yaml:2: field budget: unknown field"},
+		"egress":     {"gpu: A100\negress: {moon: 5}\n", "u.yaml:2: field moon: unknown field in egress"},
+		"credit":     {"gpu: A100\ncredits:\n  - {amount: 10}\n", "u.yaml:3: field credits: needs a positive amount and its currency"},
+		"credit cur": {"gpu: A100\ncredits:\n  - {amount: 10, currency: DOLLARS}\n", "u.yaml:3: field credits.currency"},
+		"promo":      {"gpu: A100\npromotions:\n  - {kind: free-lunch}\n", `field promotions.kind: value "free-lunch"`},
+		"student":    {"gpu: A100\npromotions:\n  - {kind: student-price, price_per_hour: 0.5}\n", "a student price needs"},
+		"storage":    {"gpu: A100\nstorage:\n  - {kind: object, gb_month: 100}\n", "needs kind and price_per_gb_month"},
+		"job":        {"gpu: A100\nduration: 1y\nhorizon: 1mo\n", "the job needs 8760 h"},
+		"license":    {"gpu: A100\nlicense: beos\n", `field license: value "beos"`},
+		"rate":       {"gpu: A100\ndiscount_rate: 300%\n", "field discount_rate"},
+	} {
+		_, err := ParseSpec("u.yaml", []byte(tc.in))
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v; want %q", name, err, tc.want)
+		}
+	}
+}
+
+func FuzzParseSpec(f *testing.F) {
+	f.Add("gpu: A100:4\nduration: 7d\negress: {internet: 100}\ncredits:\n  - {amount: 10, currency: USD, expires: 1mo}\n")
+	f.Fuzz(func(t *testing.T, s string) {
+		spec, err := ParseSpec("f.yaml", []byte(s))
+		if err != nil {
+			if !strings.HasPrefix(err.Error(), "f.yaml:") {
+				t.Fatalf("error without file:line: %v", err)
+			}
+			return
+		}
+		u := spec.Usage
+		if err := u.Validate(); err != nil {
+			t.Fatalf("a parsed spec fails validation: %v", err)
+		}
+		if u.HoursPerMonth > HoursPerMonth {
+			t.Fatal("more hours than the month has")
+		}
+	})
+}
