@@ -54,6 +54,8 @@ if [ "$FUZZTIME" != "0" ]; then
     ./internal/feeds/gcpprices:FuzzParse \
     ./internal/feeds/curated:FuzzParse \
     ./internal/catalog:FuzzReadOfferingsCSV \
+    ./internal/feeds/awspricelist:FuzzParse \
+    ./internal/cost:FuzzParseSpec \
     ./internal/pricefile:FuzzParse; do
     pkg=${target%%:*}; fn=${target##*:}
     go test -run '^$' -fuzz "^${fn}\$" -fuzztime "$FUZZTIME" "$pkg" >/dev/null

@@ -125,6 +125,13 @@ func (e *Engine) Price(u *Usage, o *catalog.Offering) ([]Option, error) {
 	} else if licNote != "" {
 		odOpt.Explanation = append(odOpt.Explanation, licNote)
 	}
+	if pr := e.Catalog.Provider(o.Provider); pr != nil && odOpt.Known {
+		if pr.Billing != "" {
+			odOpt.Explanation = append(odOpt.Explanation, fmt.Sprintf("%s bills on-demand %s (%s)", o.Provider, pr.Billing, pr.BillingSource))
+		} else {
+			odOpt.Explanation = append(odOpt.Explanation, fmt.Sprintf("%s's billing granularity is not sourced: short or stop-start use may be rounded up", o.Provider))
+		}
+	}
 	opts = append(opts, odOpt)
 	if ahb.Valid {
 		h := p.payAsYouGo(o, ModelHybridBenefit, ahb, 1, "Azure Hybrid Benefit (your own Windows licence)")
