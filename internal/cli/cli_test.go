@@ -54,6 +54,12 @@ func TestGolden(t *testing.T) {
 		{"gpus.txt", []string{"gpus"}},
 		{"gpus-h100.json", []string{"gpus", "H100", "-o", "json"}},
 		{"catalog-info.txt", []string{"catalog", "info"}},
+		{"cost-a100-4-7d.txt", []string{"cost", "--gpu", "A100:4", "--for", "7d"}},
+		{"cost-gcp-3y.txt", []string{"cost", "--offering", "gcp/a2-highgpu-8g/us-central1", "--hours-per-month", "420", "--horizon", "3y", "--discount-rate", "8%"}},
+		{"cost-usage.md", []string{"cost", "--usage", "../../examples/usage.yaml", "-o", "markdown", "--limit", "3"}},
+		{"cost-cashflow.csv", []string{"cost", "--offering", "gcp/a2-highgpu-8g/us-central1", "--for", "2mo", "--cashflow", "-o", "csv"}},
+		{"cost-china.txt", []string{"cost", "--prices", "../../examples/prices-china.yaml", "--offering", "alibaba/ecs.gn7i-c8g1.2xlarge", "--horizon", "1y", "--currency", "CNY"}},
+		{"breakeven-a2-1y.txt", []string{"cost", "breakeven", "--offering", "gcp/a2-highgpu-8g", "--term", "1y"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			out, errOut, code := run(t, tc.args...)

@@ -109,11 +109,7 @@ func newCostCmd(e *env) *cobra.Command {
 		if err != nil {
 			return err
 		}
-		run, err := f.prepare()
-		if err != nil {
-			return err
-		}
-		opts, err := run.price()
+		run, opts, err := f.priceAll()
 		if err != nil {
 			return err
 		}
@@ -373,6 +369,16 @@ func (run *costRun) checkCurrencies() error {
 		}
 	}
 	return nil
+}
+
+// priceAll prepares the run from the flags and prices every selected offering.
+func (f *costFlags) priceAll() (*costRun, []cost.Option, error) {
+	run, err := f.prepare()
+	if err != nil {
+		return nil, nil, err
+	}
+	opts, err := run.price()
+	return run, opts, err
 }
 
 func (run *costRun) price() ([]cost.Option, error) {
@@ -714,11 +720,7 @@ cash flows at --discount-rate.`,
 		if term != "" && catalog.TermMonths(term) == 0 {
 			return usagef("--term %q: want 1y, 3y or Nmo", term)
 		}
-		run, err := f.prepare()
-		if err != nil {
-			return err
-		}
-		opts, err := run.price()
+		run, opts, err := f.priceAll()
 		if err != nil {
 			return err
 		}
