@@ -1,0 +1,442 @@
+package spot
+
+import (
+	"fmt"
+	"math"
+)
+
+// Job is the work to run.
+type Job struct {
+	Work           float64 // hours of compute on the job's nodes
+	Deadline       float64 // hours from the start; 0: none
+	Nodes          int     // gang: all are needed at once
+	Checkpoint     float64 // hours of work between checkpoints; 0: continuous (nothing lost); +Inf: never
+	CheckpointCost float64 // hours to write one checkpoint
+	Restart        float64 // changeover delay: hours from (re)starting an instance to making progress
+	SpotPrice      float64 // per node-hour (the trace's prices replace it where it has them)
+	ODPrice        float64 // per node-hour
+}
+
+// Mode is what the job runs on.
+type Mode int
+
+// Modes.
+const (
+	Idle Mode = iota
+	OnSpot
+	OnDemand
+)
+
+func (m Mode) String() string { return [...]string{"idle", "spot", "on-demand"}[m] }
+
+// State is what a policy sees when it decides.
+type State struct {
+	T        float64 // hours since the start
+	Durable  float64 // work saved (checkpointed, or done on on-demand)
+	Pending  float64 // work since the last checkpoint on spot (lost if interrupted)
+	Mode     Mode
+	SpotUp   bool
+	Job      *Job
+	safety   bool // the safety net has fired: on-demand to the end
+	overLeft float64
+}
+
+// Remaining is the work not yet saved.
+func (s *State) Remaining() float64 { return s.Job.Work - s.Durable }
+
+// Event is one line of a run's timeline (--explain).
+type Event struct {
+	T      float64
+	What   string
+	Detail string
+}
+
+// Result is one simulated run.
+type Result struct {
+	Cost          float64
+	Hours         float64 // completion time (Inf: did not finish within the simulation limit)
+	Met           bool    // finished by the deadline (or no deadline)
+	Interruptions int
+	Wasted        float64 // work lost to interruptions, hours
+	SpotHours     float64
+	ODHours       float64
+	Events        []Event
+}
+
+// rates are what the job pays per hour in each mode.
+type rates struct {
+	spotNodes        int     // nodes on spot while running on spot (the rest are on-demand)
+	idle, spotOD, od float64 // per hour: while idle, the on-demand part while on spot, on on-demand
+	spotPerNode      float64
+}
+
+func defaultRates(j *Job) rates {
+	return rates{spotNodes: j.Nodes, spotOD: 0, od: float64(j.Nodes) * j.ODPrice, spotPerNode: j.SpotPrice}
+}
+
+type sim struct {
+	job     *Job
+	pol     Policy
+	src     source
+	r       rates
+	s       State
+	runLeft float64 // hours left in the current availability run
+	ckpt    float64 // checkpoint write time left
+	res     Result
+	trace   bool
+	first   bool
+}
+
+const eps = 1e-9
+
+// maxHours bounds a run that can never finish (spot never up under a spot-only policy).
+func (j *Job) maxHours() float64 { return 100*math.Max(j.Work, j.Deadline) + 1000 }
+
+func (m *sim) log(what, format string, a ...any) {
+	if m.trace {
+		m.res.Events = append(m.res.Events, Event{T: m.s.T, What: what, Detail: fmt.Sprintf(format, a...)})
+	}
+}
+
+func (m *sim) nextRun() {
+	m.s.SpotUp, m.runLeft = m.src.next()
+}
+
+// simulate runs one job under a policy on one availability history.
+func simulate(j *Job, pol Policy, src source, trace bool) Result {
+	m := &sim{job: j, pol: pol, src: src, r: pol.rates(j), trace: trace, first: true}
+	m.s.Job = j
+	if _, ok := pol.(OnDemandOnly); ok {
+		// Exactly work × nodes × price: no availability history matters.
+		m.log("switch", "idle → on-demand")
+		m.s.T = j.Work
+		m.log("done", "work complete")
+		return Result{Cost: j.ODCost(), Hours: j.Work, Met: j.Deadline == 0 || j.Work <= j.Deadline, ODHours: j.Work, Events: m.res.Events}
+	}
+	m.nextRun()
+	m.log("start", "spot %s", upDown(m.s.SpotUp))
+	limit := j.maxHours()
+	for steps := 0; ; steps++ {
+		if m.s.Durable >= j.Work-eps {
+			break
+		}
+		if m.s.T > limit || steps > 10_000_000 {
+			m.res.Hours = math.Inf(1)
+			m.log("abandon", "no finish within %.0f h", limit)
+			return m.finish()
+		}
+		want, until := pol.decide(&m.s)
+		if want == OnSpot && !m.s.SpotUp {
+			want = Idle
+		}
+		if want != m.s.Mode {
+			m.switchTo(want)
+		}
+		until = math.Max(until, m.s.T+eps)
+		// Step to the next event: a decision time or an availability change.
+		budget := m.runLeft
+		if m.src.memoryless() && m.s.Mode == OnSpot {
+			budget += m.s.overLeft // the up-run clock waits during a restart
+		}
+		dt := math.Min(until-m.s.T, budget)
+		if math.IsInf(dt, 1) {
+			dt = limit + 1 - m.s.T
+		}
+		m.advance(dt)
+		if m.s.Durable >= j.Work-eps {
+			break
+		}
+		if m.runLeft <= eps {
+			if m.s.Mode == OnSpot && m.s.SpotUp {
+				m.interrupt()
+			}
+			m.nextRun()
+			m.log("spot", "%s", upDown(m.s.SpotUp))
+		}
+	}
+	m.res.Hours = m.s.T
+	m.log("done", "work complete")
+	return m.finish()
+}
+
+func upDown(up bool) string {
+	if up {
+		return "available"
+	}
+	return "unavailable"
+}
+
+func (m *sim) finish() Result {
+	m.res.Met = m.job.Deadline == 0 || m.res.Hours <= m.job.Deadline+1e-6
+	return m.res
+}
+
+// switchTo changes mode. Leaving spot or on-demand on purpose saves the work
+// in progress (a graceful stop); starting an instance costs the changeover
+// delay, except the very first launch.
+func (m *sim) switchTo(to Mode) {
+	s := &m.s
+	if s.Mode == OnSpot || s.Mode == OnDemand {
+		s.Durable += s.Pending
+		s.Pending, m.ckpt = 0, 0
+	}
+	s.overLeft = 0
+	if to != Idle {
+		if !m.first {
+			s.overLeft = m.job.Restart
+		}
+		m.first = false
+	}
+	m.log("switch", "%s → %s", s.Mode, to)
+	s.Mode = to
+}
+
+func (m *sim) interrupt() {
+	s := &m.s
+	m.res.Interruptions++
+	m.res.Wasted += s.Pending
+	m.log("interrupted", "lost %.2f h of work since the last checkpoint", s.Pending)
+	s.Pending, m.ckpt, s.overLeft = 0, 0, 0
+	s.Mode = Idle
+}
+
+// pay bills dt hours in the current mode from time a.
+func (m *sim) pay(a, dt float64) {
+	if dt <= 0 {
+		return
+	}
+	switch m.s.Mode {
+	case Idle:
+		m.res.Cost += m.r.idle * dt
+	case OnDemand:
+		m.res.Cost += m.r.od * dt
+		m.res.ODHours += dt
+	case OnSpot:
+		c, ok := m.src.spotCost(a, a+dt)
+		if !ok {
+			c = m.r.spotPerNode * dt
+		}
+		m.res.Cost += float64(m.r.spotNodes)*c + m.r.spotOD*dt
+		m.res.SpotHours += dt
+	}
+}
+
+// advance moves time forward by dt (or until the job completes).
+func (m *sim) advance(dt float64) {
+	s := &m.s
+	j := m.job
+	clock := func(x float64) { m.runLeft -= x }
+	for dt > eps {
+		t0 := s.T
+		if s.Mode == Idle {
+			m.pay(t0, dt)
+			s.T += dt
+			clock(dt)
+			return
+		}
+		if s.overLeft > 0 { // changeover: billed, no progress
+			x := math.Min(dt, s.overLeft)
+			m.pay(t0, x)
+			s.T += x
+			s.overLeft -= x
+			dt -= x
+			if !(m.src.memoryless() && s.Mode == OnSpot) {
+				clock(x)
+			}
+			continue
+		}
+		if m.ckpt > 0 { // writing a checkpoint: billed, no progress
+			x := math.Min(dt, m.ckpt)
+			m.pay(t0, x)
+			s.T += x
+			m.ckpt -= x
+			dt -= x
+			clock(x)
+			if m.ckpt <= eps {
+				m.ckpt = 0
+				s.Durable += s.Pending
+				s.Pending = 0
+				m.log("checkpoint", "saved: %.2f h of %.2f h done", s.Durable, j.Work)
+			}
+			continue
+		}
+		rem := j.Work - s.Durable - s.Pending
+		x := math.Min(dt, rem)
+		periodic := s.Mode == OnSpot && j.Checkpoint > 0 && !math.IsInf(j.Checkpoint, 1)
+		if periodic {
+			x = math.Min(x, j.Checkpoint-s.Pending)
+		}
+		m.pay(t0, x)
+		s.T += x
+		dt -= x
+		clock(x)
+		switch {
+		case s.Mode == OnDemand || (s.Mode == OnSpot && j.Checkpoint == 0):
+			s.Durable += x // on-demand is never interrupted; continuous checkpoints lose nothing
+		default:
+			s.Pending += x
+		}
+		if s.Durable+s.Pending >= j.Work-eps {
+			s.Durable += s.Pending
+			s.Pending = 0
+			return
+		}
+		if periodic && s.Pending >= j.Checkpoint-eps {
+			if j.CheckpointCost > 0 {
+				m.ckpt = j.CheckpointCost
+			} else {
+				s.Durable += s.Pending
+				s.Pending = 0
+			}
+		}
+	}
+}
+
+// Policy decides what to run on.
+type Policy interface {
+	Name() string
+	// decide returns the wanted mode and the time to decide again (Inf: at the next availability change).
+	decide(s *State) (Mode, float64)
+	rates(j *Job) rates
+	// NeedsDeadline policies cannot run without one.
+	NeedsDeadline() bool
+}
+
+var inf = math.Inf(1)
+
+// OnDemandOnly runs on on-demand capacity throughout.
+type OnDemandOnly struct{}
+
+func (OnDemandOnly) Name() string                  { return "on-demand" }
+func (OnDemandOnly) decide(*State) (Mode, float64) { return OnDemand, inf }
+func (OnDemandOnly) rates(j *Job) rates            { return defaultRates(j) }
+func (OnDemandOnly) NeedsDeadline() bool           { return false }
+
+// SpotOnly runs on spot and waits while it is unavailable, restarting from the last checkpoint.
+type SpotOnly struct{}
+
+func (SpotOnly) Name() string        { return "spot" }
+func (SpotOnly) rates(j *Job) rates  { return defaultRates(j) }
+func (SpotOnly) NeedsDeadline() bool { return false }
+func (SpotOnly) decide(s *State) (Mode, float64) {
+	if s.SpotUp {
+		return OnSpot, inf
+	}
+	return Idle, inf
+}
+
+// Fallback runs on spot when available and on on-demand otherwise, returning
+// to spot when it comes back (Karpenter-style).
+type Fallback struct{}
+
+func (Fallback) Name() string        { return "fallback" }
+func (Fallback) rates(j *Job) rates  { return defaultRates(j) }
+func (Fallback) NeedsDeadline() bool { return false }
+func (Fallback) decide(s *State) (Mode, float64) {
+	if s.SpotUp {
+		return OnSpot, inf
+	}
+	return OnDemand, inf
+}
+
+// ASGMix is an Auto Scaling group mix: OnDemandBase nodes on on-demand, then
+// OnDemandPercent of the rest; the others are spot, replaced after an
+// interruption when spot is available again. The gang job waits meanwhile,
+// its on-demand nodes still billed. There is no deadline logic: Auto Scaling
+// keeps the split fixed and does not substitute on-demand for lost spot.
+type ASGMix struct {
+	OnDemandBase    int
+	OnDemandPercent float64 // 0..100
+}
+
+func (a ASGMix) Name() string        { return "asg-mix" }
+func (a ASGMix) NeedsDeadline() bool { return false }
+
+// Split returns the on-demand and spot node counts for n nodes.
+func (a ASGMix) Split(n int) (od, sp int) {
+	od = a.OnDemandBase
+	if od > n {
+		od = n
+	}
+	od += int(math.Ceil(float64(n-od) * a.OnDemandPercent / 100))
+	if od > n {
+		od = n
+	}
+	return od, n - od
+}
+
+func (a ASGMix) rates(j *Job) rates {
+	od, sp := a.Split(j.Nodes)
+	return rates{spotNodes: sp, idle: float64(od) * j.ODPrice, spotOD: float64(od) * j.ODPrice, od: float64(j.Nodes) * j.ODPrice, spotPerNode: j.SpotPrice}
+}
+
+func (a ASGMix) decide(s *State) (Mode, float64) {
+	if _, sp := a.Split(s.Job.Nodes); sp == 0 {
+		return OnDemand, inf
+	}
+	if s.SpotUp {
+		return OnSpot, inf
+	}
+	return Idle, inf
+}
+
+// safetyTime is when the safety net must fire: the latest start of on-demand
+// that still meets the deadline, with room for two changeovers and assuming
+// the unsaved work is lost.
+func safetyTime(s *State) float64 {
+	return s.Job.Deadline - s.Remaining() - 2*s.Job.Restart
+}
+
+// Greedy uses spot whenever available and waits otherwise, until the safety
+// net moves it to on-demand for good (Can't Be Late §3.4).
+type Greedy struct{}
+
+func (Greedy) Name() string        { return "greedy" }
+func (Greedy) rates(j *Job) rates  { return defaultRates(j) }
+func (Greedy) NeedsDeadline() bool { return true }
+func (Greedy) decide(s *State) (Mode, float64) {
+	ts := safetyTime(s)
+	if s.safety || s.T >= ts-eps {
+		s.safety = true
+		return OnDemand, inf
+	}
+	if s.SpotUp {
+		return OnSpot, ts
+	}
+	return Idle, ts
+}
+
+// UniformProgress keeps the work done at or above the expected progress
+// t·W/D: spot whenever available (even leaving on-demand), on-demand when
+// behind while spot is unavailable, staying there until ahead of ep(t+2d)
+// (hysteresis), plus the safety net (Can't Be Late §5.2).
+type UniformProgress struct{}
+
+func (UniformProgress) Name() string        { return "uniform-progress" }
+func (UniformProgress) rates(j *Job) rates  { return defaultRates(j) }
+func (UniformProgress) NeedsDeadline() bool { return true }
+func (UniformProgress) decide(s *State) (Mode, float64) {
+	j := s.Job
+	ts := safetyTime(s)
+	if s.safety || s.T >= ts-eps {
+		s.safety = true
+		return OnDemand, inf
+	}
+	if s.SpotUp {
+		return OnSpot, ts
+	}
+	f := j.Work / j.Deadline
+	cp := s.Durable + s.Pending
+	if s.Mode == OnDemand {
+		// Stay until cp(t') >= ep(t'+2d); cp grows at rate 1 on on-demand.
+		catch := (2*j.Restart*f - cp + s.T) / (1 - f)
+		if s.T < catch-eps {
+			return OnDemand, math.Min(catch, ts)
+		}
+	}
+	// Idle while ahead of the expected progress; on-demand once it catches up.
+	if cp <= s.T*f+eps {
+		return OnDemand, ts
+	}
+	return Idle, math.Min(cp/f, ts)
+}
