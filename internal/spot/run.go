@@ -68,10 +68,10 @@ type Summary struct {
 	CompletionP95     float64
 	InterruptionsMean float64
 	WastedMean        float64
-	Unfinished        int // runs that never finished (spot never available)
+	Unfinished        int       // runs that never finished (spot never available)
 	Costs             []float64 // per run
 	Hours             []float64 // per run completion time (Inf: unfinished)
-	MaxSavings        float64 // the best any run can do: the spot discount
+	MaxSavings        float64   // the best any run can do: the spot discount
 	Note              string
 }
 

@@ -155,14 +155,14 @@ func TestTwoStateFit(t *testing.T) {
 
 func TestParseTraceErrors(t *testing.T) {
 	for name, tc := range map[string]struct{ in, want string }{
-		"wrong key":   {`{"meta": {"gap_seconds": 60}, "data": [1]}`, "not the Can't Be Late JSON format"},
-		"no gap":      {`{"metadata": {}, "data": [1]}`, "gap_seconds is missing"},
-		"zero gap":    {`{"metadata": {"gap_seconds": 0}, "data": [1]}`, "must be a positive number"},
-		"negative":    {`{"metadata": {"gap_seconds": 60}, "data": [1, -1]}`, "data[1] = -1 is negative"},
-		"empty":       {`{"metadata": {"gap_seconds": 60}, "data": []}`, "data is empty"},
-		"prices":      {`{"metadata": {"gap_seconds": 60}, "data": [1, 1], "prices": [1]}`, "1 prices for 2 ticks"},
-		"not json":    {`[`, "not the Can't Be Late JSON format"},
-		"bad price":   {`{"metadata": {"gap_seconds": 60}, "data": [1], "prices": [-2]}`, "prices[0]"},
+		"wrong key": {`{"meta": {"gap_seconds": 60}, "data": [1]}`, "not the Can't Be Late JSON format"},
+		"no gap":    {`{"metadata": {}, "data": [1]}`, "gap_seconds is missing"},
+		"zero gap":  {`{"metadata": {"gap_seconds": 0}, "data": [1]}`, "must be a positive number"},
+		"negative":  {`{"metadata": {"gap_seconds": 60}, "data": [1, -1]}`, "data[1] = -1 is negative"},
+		"empty":     {`{"metadata": {"gap_seconds": 60}, "data": []}`, "data is empty"},
+		"prices":    {`{"metadata": {"gap_seconds": 60}, "data": [1, 1], "prices": [1]}`, "1 prices for 2 ticks"},
+		"not json":  {`[`, "not the Can't Be Late JSON format"},
+		"bad price": {`{"metadata": {"gap_seconds": 60}, "data": [1], "prices": [-2]}`, "prices[0]"},
 	} {
 		_, err := ParseTrace(strings.NewReader(tc.in))
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
