@@ -101,7 +101,7 @@ func (p *pricer) convert(pr catalog.Price) (decimal.NullDecimal, error) {
 // Price prices the usage on one offering under every pricing model, best first.
 func (e *Engine) Price(u *Usage, o *catalog.Offering) ([]Option, error) {
 	if e.Spot == nil {
-		e.Spot = BandModel{}
+		e.Spot = &SimModel{}
 	}
 	p := &pricer{e: e, u: u, rate: MonthlyRate(u.DiscountRate), months: u.Months()}
 	od, err := p.convert(o.OnDemand)

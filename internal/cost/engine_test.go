@@ -326,22 +326,32 @@ func TestShortJobOnCommitment(t *testing.T) {
 	}
 }
 
+// TestSpotOverhead: the spot option bills the simulator's expected hours.
+// Closed form for spot-only under Poisson interruptions (M = 1/λ), checkpoints
+// every τ = 1 h at no cost and restarts R = 10 min: each 1 h segment takes
+// (M+R)(e^{τ/M}−1) on average, so 100 h of work bill 100·(M+R)(e^{1/M}−1) hours.
 func TestSpotOverhead(t *testing.T) {
 	e := engine(t)
+	e.Spot = &SimModel{Runs: 20000}
 	o := offering(t, e.Catalog, "aws", "p4d.24xlarge", "us-east-1")
-	u := usage(t, Usage{DurationHours: 100})
-	opts, _ := e.Price(u, o)
+	u := usage(t, Usage{DurationHours: 100, Spot: SpotAssumptions{Band: ">20%"}})
+	opts, err := e.Price(u, o)
+	if err != nil {
+		t.Fatal(err)
+	}
 	s := find(t, opts, ModelSpot, "", "", "")
-	// Spot Advisor band 10-15% for p4d us-east-1: λ = -ln(0.875)/730; lost = 0.5 h + 10 min.
-	lambda := -math.Log(1-0.125) / 730
-	factor := 1 + lambda*(0.5+10.0/60)
-	want := o.Spot.Amount.InexactFloat64() * 100 * factor
-	if math.Abs(s.Total.InexactFloat64()-want) > 1e-6 {
-		t.Errorf("spot total %s, want %v", s.Total, want)
+	m := 730 / -math.Log(1-0.2) // ">20%": the band's lower bound
+	want := o.Spot.Amount.InexactFloat64() * 100 * (m + 10.0/60) * math.Expm1(1/m)
+	if math.Abs(s.Total.InexactFloat64()-want) > 0.01*want {
+		t.Errorf("spot total %s, closed form %v", s.Total, want)
 	}
 	od := find(t, opts, ModelOnDemand, "", "", "")
 	if !s.Total.LessThan(od.Total) {
 		t.Error("spot dearer than on-demand for p4d")
+	}
+	// The same shape is simulated once and then served from the cache.
+	if _, err := e.Price(u, o); err != nil || len(e.Spot.(*SimModel).cache) != 1 {
+		t.Errorf("cache holds %d shapes after two identical pricings", len(e.Spot.(*SimModel).cache))
 	}
 }
 
