@@ -1,5 +1,5 @@
 # gpuscout: common tasks. `make test` is what CI runs (.ci/run).
-.PHONY: build test bench generate fuzz golden clean
+.PHONY: build test bench generate fuzz golden traces clean
 
 build:
 	CGO_ENABLED=0 go build -o bin/gpuscout ./cmd/gpuscout
@@ -21,6 +21,12 @@ fuzz:
 # Rewrite the CLI golden files after an intended output change.
 golden:
 	go test ./internal/cli -update
+
+# Regenerate the synthetic spot traces (internal/spot/testdata/README.md).
+traces:
+	go run ./cmd/gpuscout spot synth --up 1h --down 2h --length 30d --gap 195s --seed 1 > internal/spot/testdata/volatile_1node.json
+	go run ./cmd/gpuscout spot synth --up 8h --down 1h --length 30d --gap 195s --seed 2 > internal/spot/testdata/stable_1node.json
+	go run ./cmd/gpuscout spot synth --up 3h --down 1h --length 14d --gap 300s --nodes 4 --price 0.918 --seed 3 > internal/spot/testdata/priced_4node.json
 
 clean:
 	rm -rf bin

@@ -56,6 +56,7 @@ if [ "$FUZZTIME" != "0" ]; then
     ./internal/catalog:FuzzReadOfferingsCSV \
     ./internal/feeds/awspricelist:FuzzParse \
     ./internal/cost:FuzzParseSpec \
+    ./internal/spot:FuzzParseTrace \
     ./internal/pricefile:FuzzParse; do
     pkg=${target%%:*}; fn=${target##*:}
     go test -run '^$' -fuzz "^${fn}\$" -fuzztime "$FUZZTIME" "$pkg" >/dev/null

@@ -259,3 +259,52 @@ func BenchmarkReplayAllTraces(b *testing.B) {
 		}
 	}
 }
+
+// TestSyntheticTestdata: the shipped traces equal a fresh generation and parse.
+func TestSyntheticTestdata(t *testing.T) {
+	for name, tr := range map[string]*Trace{
+		"volatile_1node.json": Synthesize(1, 2, 195, 30*24, 1, 0, 1),
+		"stable_1node.json":   Synthesize(8, 1, 195, 30*24, 1, 0, 2),
+		"priced_4node.json":   Synthesize(3, 1, 300, 14*24, 4, 0.918, 3),
+	} {
+		var b strings.Builder
+		if err := tr.WriteJSON(&b); err != nil {
+			t.Fatal(err)
+		}
+		got, err := os.ReadFile(filepath.Join("testdata", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(got) != b.String() {
+			t.Errorf("testdata/%s differs from a fresh generation: run make traces", name)
+		}
+		back, err := ParseTrace(strings.NewReader(string(got)))
+		if err != nil || len(back.Data) != len(tr.Data) {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+	// The 4-node trace carries prices: replay bills them tick by tick.
+	tr, _ := LoadTrace("testdata/priced_4node.json")
+	job := Job{Work: 24, Deadline: 40, Nodes: 4, Checkpoint: 1, CheckpointCost: 0.05, Restart: 0.1, SpotPrice: 99, ODPrice: 3.06}
+	s, err := Simulate(Config{Job: job, Model: NewReplay(tr), Runs: 50, Seed: 1}, []Policy{SpotOnly{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s[0].CostMean > 4*0.918*job.Deadline*3 || s[0].MaxSavings != 1-0.918/3.06 {
+		t.Errorf("priced replay: cost %v, max savings %v (the flag price 99 must not be used)", s[0].CostMean, s[0].MaxSavings)
+	}
+}
+
+func FuzzParseTrace(f *testing.F) {
+	f.Add(`{"metadata": {"gap_seconds": 60}, "data": [0, 1, 1, 0], "prices": [1, 1, 1, 1]}`)
+	f.Fuzz(func(t *testing.T, s string) {
+		tr, err := ParseTrace(strings.NewReader(s))
+		if err != nil {
+			return
+		}
+		runs := tr.RunsFor(1)
+		if runs.Total <= 0 || len(runs.Up) == 0 {
+			t.Fatal("accepted trace with no time")
+		}
+	})
+}

@@ -1,0 +1,132 @@
+package cli
+
+import (
+	"encoding/json"
+	"encoding/xml"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+const volatileTrace = "../spot/testdata/volatile_1node.json"
+
+func TestSpotJSONContract(t *testing.T) {
+	out, errOut, code := run(t, "spot", "--work", "48h", "--deadline", "52h", "--trace", volatileTrace, "--spot-price", "0.918", "--od-price", "3.06", "--policy", "all", "--runs", "200", "-o", "json")
+	if code != 0 {
+		t.Fatal(errOut)
+	}
+	var res struct {
+		Policies []map[string]any `json:"policies"`
+		Inputs   map[string]any   `json:"inputs"`
+	}
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Policies) != 6 {
+		t.Fatalf("%d policies, want 6", len(res.Policies))
+	}
+	for _, p := range res.Policies {
+		for _, k := range []string{"name", "cost_mean", "cost_p50", "cost_p95", "savings_vs_ondemand", "p_meet_deadline", "completion_hours_mean",
+			"completion_hours_p95", "interruptions_mean", "wasted_hours_mean", "currency"} {
+			if _, ok := p[k]; !ok {
+				t.Errorf("policy %v lacks %s", p["name"], k)
+			}
+		}
+		if (p["name"] == "greedy" || p["name"] == "uniform-progress") && p["p_meet_deadline"] != 1.0 {
+			t.Errorf("%s met the deadline with probability %v", p["name"], p["p_meet_deadline"])
+		}
+		if p["name"] == "on-demand" && p["cost_mean"] != 146.88 {
+			t.Errorf("on-demand cost %v, want 48 × 3.06 = 146.88", p["cost_mean"])
+		}
+	}
+	for _, k := range []string{"hazard_per_hour", "checkpoint_interval_hours", "model", "spot_discount"} {
+		if _, ok := res.Inputs[k]; !ok {
+			t.Errorf("inputs lack %s", k)
+		}
+	}
+	// The same seed gives the same numbers.
+	again, _, _ := run(t, "spot", "--work", "48h", "--deadline", "52h", "--trace", volatileTrace, "--spot-price", "0.918", "--od-price", "3.06", "--policy", "all", "--runs", "200", "-o", "json")
+	if again != out {
+		t.Error("two runs with the same seed differ")
+	}
+}
+
+func TestSpotBandAndExplain(t *testing.T) {
+	out, errOut, code := run(t, "spot", "--offering", "aws/p4d.24xlarge/us-east-1", "--work", "72h", "--deadline", "100h", "--band", "10-15%", "--runs", "500")
+	if code != 0 {
+		t.Fatal(errOut)
+	}
+	// The conversion is stated: p = 0.125 → λ = −ln(0.875)/730 = 0.000183/h.
+	if !strings.Contains(out, "λ = −ln(1−p)/730 = 0.000183 per hour") || !strings.Contains(out, "savings can never exceed the spot discount") {
+		t.Errorf("band conversion or discount cap missing:\n%s", out)
+	}
+	out, errOut, code = run(t, "spot", "--work", "10h", "--mtbf", "3h", "--spot-price", "1", "--od-price", "3", "--policy", "spot", "--explain", "--runs", "10")
+	if code != 0 {
+		t.Fatal(errOut)
+	}
+	for _, want := range []string{"Timeline of one run, spot", "interrupted", "checkpoint", "done"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("timeline lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+func TestSpotChart(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "spot.svg")
+	_, errOut, code := run(t, "spot", "--work", "24h", "--deadline", "30h", "--trace", volatileTrace, "--spot-price", "1", "--od-price", "3", "--runs", "100", "--chart", path)
+	if code != 0 {
+		t.Fatal(errOut)
+	}
+	b, _ := os.ReadFile(path)
+	var doc struct {
+		Polyline []struct {
+			Title string `xml:"title"`
+		} `xml:"polyline"`
+	}
+	if err := xml.Unmarshal(b, &doc); err != nil || len(doc.Polyline) != 6 {
+		t.Fatalf("chart: %v, %d series", err, len(doc.Polyline))
+	}
+}
+
+func TestSpotSynth(t *testing.T) {
+	out, _, code := run(t, "spot", "synth", "--up", "1h", "--down", "2h", "--length", "30d", "--gap", "195s", "--seed", "1")
+	want, _ := os.ReadFile(volatileTrace)
+	if code != 0 || out != string(want) {
+		t.Error("spot synth does not reproduce testdata/volatile_1node.json")
+	}
+}
+
+func TestSpotBadInput(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.json")
+	os.WriteFile(bad, []byte(`{"metadata": {"gap_seconds": 60}, "data": [1, -2]}`), 0o644)
+	empty := filepath.Join(dir, "empty.json")
+	os.WriteFile(empty, []byte(`{"metadata": {"gap_seconds": 60}, "data": []}`), 0o644)
+	keys := filepath.Join(dir, "keys.json")
+	os.WriteFile(keys, []byte(`{"gap": 60, "avail": [1]}`), 0o644)
+	base := []string{"spot", "--spot-price", "1", "--od-price", "3"}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{append(base, "--work", "72h", "--deadline", "50h", "--band", "5-10%"), "--deadline 50h is shorter than --work 72h"},
+		{append(base, "--work", "72h", "--trace", bad), "data[1] = -2 is negative"},
+		{append(base, "--work", "72h", "--trace", empty), "data is empty"},
+		{append(base, "--work", "72h", "--trace", keys), "not the Can't Be Late JSON format"},
+		{append(base, "--work", "72h", "--band", "5-10%", "--policy", "yolo"), `unknown policy "yolo"`},
+		{append(base, "--work", "72h", "--band", "lots"), `band "lots"`},
+		{append(base, "--band", "5-10%"), "--work is required"},
+		{append(base, "--work", "72h"), "give an availability model"},
+		{append(base, "--work", "72h", "--band", "5-10%", "--mtbf", "3h"), "give one availability model"},
+		{[]string{"spot", "--work", "72h", "--band", "5-10%"}, "prices are missing"},
+		{append(base, "--work", "72h", "--band", "5-10%", "--checkpoint", "often"), `--checkpoint "often"`},
+		{append(base, "--work", "72h", "--band", "5-10%", "--runs", "0"), "--runs 0"},
+		{append(base, "--work", "72h", "--trace", filepath.Join(dir, "none.json")), "no such file"},
+	} {
+		_, errOut, code := run(t, tc.args...)
+		if code != ExitUsage || !strings.Contains(errOut, tc.want) {
+			t.Errorf("%v: exit %d, %q; want 2 and %q", tc.args[1:], code, errOut, tc.want)
+		}
+	}
+}
