@@ -6,10 +6,13 @@ import (
 	"io/fs"
 	"math"
 	"os"
+	"path/filepath"
+	"sort"
 	"strings"
 
 	"github.com/shopspring/decimal"
 	"github.com/spf13/cobra"
+	"golang.org/x/term"
 
 	"github.com/gpuscout/gpuscout/internal/catalog"
 	"github.com/gpuscout/gpuscout/internal/cost"
@@ -47,24 +50,28 @@ available, else wait, with a safety net that moves to on-demand in time for the
 deadline); uniform-progress (Can't Be Late, NSDI '24).
 
 The article's scenario, "15% interruption, Spot + On-Demand with Auto Scaling:
-−62% cost, 98% completion", on an 8×A100 p4d node in us-east-1 (band 10-15%,
-spot 67% below on-demand), a 72 h job due in 100 h:
+−62% cost, 98% completion", on an 8×A100 p4d node in us-east-1 (Spot Advisor
+band 10-15%), a 72 h job due in 100 h:
 
   gpuscout spot --offering aws/p4d.24xlarge/us-east-1 --work 72h --deadline 100h --band 10-15% --policy all
 
-Savings can never exceed the spot discount (here about 52-70% depending on the
-zone and date), so −62% needs nearly every hour on spot; at a monthly 15% band
-interruptions are rare (λ ≈ 2.2e-4/h, about one in 4,500 h), so spot-only and
-fallback come close to the discount and every deadline-aware policy completes
-100% when on-demand capacity exists. Completion below 100% only appears when
-spot is scarce for long stretches (replay a real trace with --trace) and the
-policy has no deadline logic (spot, asg-mix). Treat "98%" as a scenario, not a
+Savings can never exceed the spot discount: 70% in the cheapest zone of the
+catalog, 36% in the dearest, so −62% needs nearly every hour on spot in a cheap
+zone. A monthly 10-15% band is a rare interruption (λ ≈ 1.8e-4/h at the
+midpoint, about one in 5,500 h), so every policy gets close to the discount and
+all complete; a 15% band does not explain a 2% failure rate. Completion below
+100% appears when spot is scarce for long stretches — replay real traces
+(--trace ../shared/data/spot-traces) — and the policy has no deadline logic
+(spot, asg-mix: Auto Scaling replaces lost spot with spot and never substitutes
+on-demand). There, deadline-aware policies (greedy, uniform-progress) still
+complete 100% but save far less. Treat "−62%, 98%" as a scenario, not a
 measurement.`
 
 type spotFlags struct {
 	catalogFlags
 	work, deadline, checkpoint, ckptCost, restart, down, mtbf string
-	band, trace, traceMode, offering, policy, chart           string
+	band, traceMode, offering, policy, chart                  string
+	traces                                                    []string
 	hazard, spotPrice, odPrice, odPercent                     float64
 	nodes, runs, odBase                                       int
 	seed                                                      uint64
@@ -93,7 +100,7 @@ func newSpotCmd(e *env) *cobra.Command {
 	fl.Float64Var(&f.hazard, "hazard", 0, "interruptions per hour per instance")
 	fl.StringVar(&f.mtbf, "mtbf", "", "mean time between interruptions per instance, e.g. 300h")
 	fl.StringVar(&f.down, "down", "", "mean time spot stays unavailable after an interruption (with --band/--hazard/--mtbf)")
-	fl.StringVar(&f.trace, "trace", "", "availability trace (Can't Be Late JSON) to replay")
+	fl.StringSliceVar(&f.traces, "trace", nil, "availability trace(s) (Can't Be Late JSON) to replay: files or folders, comma-separated or repeated")
 	fl.StringVar(&f.traceMode, "trace-mode", "replay", "replay the trace, or fit a two-state model to it")
 	fl.StringVar(&f.offering, "offering", "", "prices (and Spot Advisor band) from an offering: provider/instance[/region]")
 	fl.Float64Var(&f.spotPrice, "spot-price", 0, "spot price per node-hour (in --currency)")
@@ -118,7 +125,18 @@ func newSpotCmd(e *env) *cobra.Command {
 		if err != nil {
 			return err
 		}
-		sums, err := spot.Simulate(in.cfg, in.pols)
+		var progress func(done, total int)
+		if len(in.cfgs) > 1 && stderrIsTTY() {
+			progress = func(done, total int) {
+				const width = 30
+				n := done * width / total
+				fmt.Fprintf(e.stderr, "\rreplaying traces %3d/%d [%s%s]", done, total, strings.Repeat("=", n), strings.Repeat(" ", width-n))
+				if done == total {
+					fmt.Fprintln(e.stderr)
+				}
+			}
+		}
+		sums, err := spot.SimulateMany(in.cfgs, in.pols, progress)
 		if err != nil {
 			return asUsage(err)
 		}
@@ -168,13 +186,16 @@ func fmtMoneyF(v float64, c string) string {
 }
 
 type spotInputs struct {
-	cfg          spot.Config
+	cfg          spot.Config   // the job and the first model
+	cfgs         []spot.Config // one per trace (or just cfg)
 	pols         []spot.Policy
 	currency     string
 	model        string
 	ckptMode     string
 	bandNote     string
 	hazard       float64 // per instance per hour (0 for traces)
+	multi        []spot.Model
+	multiNote    string
 	priceSources []string
 }
 
@@ -257,7 +278,7 @@ func (f *spotFlags) prepare() (*spotInputs, error) {
 	}
 	// Availability model.
 	n := 0
-	for _, set := range []bool{f.band != "", f.hazard != 0, f.mtbf != "", f.trace != ""} {
+	for _, set := range []bool{f.band != "", f.hazard != 0, f.mtbf != "", len(f.traces) > 0} {
 		if set {
 			n++
 		}
@@ -272,36 +293,50 @@ func (f *spotFlags) prepare() (*spotInputs, error) {
 		}
 	}
 	switch {
-	case f.trace != "":
-		tr, err := spot.LoadTrace(f.trace)
+	case len(f.traces) > 0:
+		paths, err := expandTraces(f.traces)
 		if err != nil {
-			if errors.Is(err, fs.ErrNotExist) {
-				return nil, usagef("--trace %s: no such file", f.trace)
-			}
-			return nil, asUsage(err)
+			return nil, err
 		}
-		switch f.traceMode {
-		case "replay":
-			in.cfg.Model = spot.NewReplay(tr)
-			if tr.Prices != nil && f.spotPrice == 0 {
-				var sum float64
-				for _, p := range tr.Prices {
-					sum += p
+		var models []spot.Model
+		var names []string
+		for _, path := range paths {
+			tr, err := spot.LoadTrace(path)
+			if err != nil {
+				if errors.Is(err, fs.ErrNotExist) {
+					return nil, usagef("--trace %s: no such file", path)
 				}
-				job.SpotPrice = sum / float64(len(tr.Prices))
-				in.priceSources = append(in.priceSources, "spot from the trace's own prices (USD), tick by tick")
+				return nil, asUsage(err)
 			}
-			if !f.runsSet {
-				in.cfg.Runs = 300 // the paper's 300 start offsets per trace
+			names = append(names, path)
+			switch f.traceMode {
+			case "replay":
+				models = append(models, spot.NewReplay(tr))
+				if tr.Prices != nil && f.spotPrice == 0 && len(paths) == 1 {
+					var sum float64
+					for _, p := range tr.Prices {
+						sum += p
+					}
+					job.SpotPrice = sum / float64(len(tr.Prices))
+					in.priceSources = append(in.priceSources, "spot from the trace's own prices (USD), tick by tick")
+				}
+			case "fit":
+				up, dn := tr.RunsFor(job.Nodes).Fit()
+				if up == 0 {
+					return nil, usagef("--trace %s: spot is never available for %d node(s); nothing to fit", path, job.Nodes)
+				}
+				models = append(models, spot.TwoState{MeanUp: up, MeanDown: dn, Origin: "fitted to " + path})
+			default:
+				return nil, usagef("--trace-mode %q: want replay or fit", f.traceMode)
 			}
-		case "fit":
-			up, dn := tr.RunsFor(job.Nodes).Fit()
-			if up == 0 {
-				return nil, usagef("--trace %s: spot is never available for %d node(s); nothing to fit", f.trace, job.Nodes)
-			}
-			in.cfg.Model = spot.TwoState{MeanUp: up, MeanDown: dn, Origin: "fitted to " + f.trace}
-		default:
-			return nil, usagef("--trace-mode %q: want replay or fit", f.traceMode)
+		}
+		in.cfg.Model = models[0]
+		if len(models) > 1 {
+			in.multi = models
+			in.multiNote = fmt.Sprintf("%d traces (%s ... %s), each from its own start offsets, pooled", len(models), names[0], names[len(names)-1])
+		}
+		if !f.runsSet {
+			in.cfg.Runs = 300 // the paper's 300 start offsets per trace
 		}
 	case f.hazard != 0:
 		if !(f.hazard > 0) || math.IsInf(f.hazard, 0) {
@@ -339,24 +374,7 @@ func (f *spotFlags) prepare() (*spotInputs, error) {
 	mtbf := in.cfg.Model.MTBF(job.Nodes)
 	switch f.checkpoint {
 	case "auto":
-		if math.IsInf(mtbf, 1) {
-			job.Checkpoint, in.ckptMode = math.Inf(1), "none (no interruptions expected)"
-		} else {
-			c := job.CheckpointCost
-			if c == 0 {
-				c = 1.0 / 3600
-			}
-			daly := spot.Daly(c, mtbf)
-			job.Checkpoint = daly
-			in.ckptMode = fmt.Sprintf("auto: Daly's optimum for checkpoint cost %s and job MTBF %.2f h = %.3f h (Young: %.3f h)", f.ckptCost, mtbf, daly, spot.Young(c, mtbf))
-			// With a deadline, unsaved work counts as lost when the safety net decides,
-			// so an interval longer than half the slack would push deadline-aware
-			// policies to on-demand before their first checkpoint.
-			if slack := job.Deadline - job.Work - 2*job.Restart; job.Deadline > 0 && slack > 0 && daly > slack/2 {
-				job.Checkpoint = slack / 2
-				in.ckptMode += fmt.Sprintf(", capped at half the deadline slack: %.3f h", job.Checkpoint)
-			}
-		}
+		job.Checkpoint, in.ckptMode = autoCheckpoint(job, mtbf, f.ckptCost)
 	case "none":
 		job.Checkpoint, in.ckptMode = math.Inf(1), "none: an interruption loses all work"
 	case "continuous", "0":
@@ -384,8 +402,80 @@ func (f *spotFlags) prepare() (*spotInputs, error) {
 		return nil, asUsage(err)
 	}
 	in.model = in.cfg.Model.Describe(job.Nodes)
+	if in.multi != nil {
+		in.model = "replay of " + in.multiNote
+	}
+	in.cfgs = []spot.Config{in.cfg}
+	lo, hi := in.cfg.Job.Checkpoint, in.cfg.Job.Checkpoint
+	for i, m := range in.multi {
+		if i == 0 {
+			continue
+		}
+		c := in.cfg
+		c.Model = m
+		if f.checkpoint == "auto" {
+			c.Job.Checkpoint, _ = autoCheckpoint(&c.Job, m.MTBF(job.Nodes), f.ckptCost)
+			lo, hi = math.Min(lo, c.Job.Checkpoint), math.Max(hi, c.Job.Checkpoint)
+		}
+		in.cfgs = append(in.cfgs, c)
+	}
+	if len(in.multi) > 1 && f.checkpoint == "auto" {
+		in.ckptMode = fmt.Sprintf("auto per trace: Daly's optimum for each trace's MTBF (capped at half the deadline slack), %.3f-%.3f h", lo, hi)
+	}
 	return in, nil
 }
+
+// autoCheckpoint is Daly's optimum interval for the job's MTBF, capped at half
+// the deadline slack: with a deadline, unsaved work counts as lost when the
+// safety net decides, so a longer interval would push deadline-aware policies
+// to on-demand before their first checkpoint.
+func autoCheckpoint(job *spot.Job, mtbf float64, costFlag string) (float64, string) {
+	if math.IsInf(mtbf, 1) {
+		return math.Inf(1), "none (no interruptions expected)"
+	}
+	c := job.CheckpointCost
+	if c == 0 {
+		c = 1.0 / 3600
+	}
+	daly := spot.Daly(c, mtbf)
+	tau := daly
+	note := fmt.Sprintf("auto: Daly's optimum for checkpoint cost %s and job MTBF %.2f h = %.3f h (Young: %.3f h)", costFlag, mtbf, daly, spot.Young(c, mtbf))
+	if slack := job.Deadline - job.Work - 2*job.Restart; job.Deadline > 0 && slack > 0 && daly > slack/2 {
+		tau = slack / 2
+		note += fmt.Sprintf(", capped at half the deadline slack: %.3f h", tau)
+	}
+	return tau, note
+}
+
+// expandTraces turns files and folders into the list of trace files, sorted.
+func expandTraces(args []string) ([]string, error) {
+	var out []string
+	for _, a := range args {
+		fi, err := os.Stat(a)
+		if err != nil {
+			return nil, usagef("--trace %s: no such file or folder", a)
+		}
+		if !fi.IsDir() {
+			out = append(out, a)
+			continue
+		}
+		var found []string
+		filepath.WalkDir(a, func(p string, d fs.DirEntry, err error) error {
+			if err == nil && !d.IsDir() && strings.HasSuffix(p, ".json") {
+				found = append(found, p)
+			}
+			return nil
+		})
+		if len(found) == 0 {
+			return nil, usagef("--trace %s: no .json traces in the folder", a)
+		}
+		sort.Strings(found)
+		out = append(out, found...)
+	}
+	return out, nil
+}
+
+func stderrIsTTY() bool { return term.IsTerminal(int(os.Stderr.Fd())) }
 
 func findOffering(l *loadedCatalog, spec string) (*catalog.Offering, error) {
 	parts := strings.Split(spec, "/")

@@ -89,6 +89,20 @@ func TestSpotChart(t *testing.T) {
 	}
 }
 
+func TestSpotTraceFolder(t *testing.T) {
+	out, errOut, code := run(t, "spot", "--work", "24h", "--deadline", "30h", "--trace", "../spot/testdata", "--spot-price", "1", "--od-price", "3", "--runs", "50", "-o", "json")
+	if code != 0 {
+		t.Fatal(errOut)
+	}
+	var res struct {
+		Inputs map[string]any `json:"inputs"`
+	}
+	json.Unmarshal([]byte(out), &res)
+	if m, _ := res.Inputs["model"].(string); !strings.Contains(m, "replay of 3 traces") {
+		t.Errorf("model = %q, want the three testdata traces pooled", m)
+	}
+}
+
 func TestSpotSynth(t *testing.T) {
 	out, _, code := run(t, "spot", "synth", "--up", "1h", "--down", "2h", "--length", "30d", "--gap", "195s", "--seed", "1")
 	want, _ := os.ReadFile(volatileTrace)

@@ -91,84 +91,112 @@ func (j *Job) ODCost() float64 { return j.Work * float64(j.Nodes) * j.ODPrice }
 // Simulate runs cfg.Runs histories per policy with one random stream per run,
 // shared across policies so they face the same histories.
 func Simulate(cfg Config, pols []Policy) ([]Summary, error) {
-	if err := cfg.Job.Validate(); err != nil {
+	return SimulateMany([]Config{cfg}, pols, nil)
+}
+
+// runStat is what a summary needs of one run.
+type runStat struct {
+	cost, hours, wasted float64
+	interruptions       int
+	met                 bool
+}
+
+// SimulateMany runs every config (one per trace, say) and summarises each
+// policy over all their runs together; progress, if set, is called after each
+// config with the number done and the total.
+func SimulateMany(cfgs []Config, pols []Policy, progress func(done, total int)) ([]Summary, error) {
+	if len(cfgs) == 0 {
+		return nil, fmt.Errorf("nothing to simulate")
+	}
+	job := cfgs[0].Job
+	if err := job.Validate(); err != nil {
 		return nil, err
 	}
-	if cfg.Runs <= 0 {
-		cfg.Runs = 300
+	stats := make([][]runStat, len(pols))
+	minSpot := math.Inf(1)
+	for k, cfg := range cfgs {
+		if cfg.Runs <= 0 {
+			cfg.Runs = 300
+		}
+		minSpot = math.Min(minSpot, minSpotPrice(cfg))
+		for pi, p := range pols {
+			if p.NeedsDeadline() && job.Deadline == 0 {
+				continue
+			}
+			nodes := job.Nodes
+			if a, ok := p.(ASGMix); ok {
+				if _, sp := a.Split(job.Nodes); sp > 0 {
+					nodes = sp
+				}
+			}
+			for i := 0; i < cfg.Runs; i++ {
+				rng := rand.New(rand.NewPCG(cfg.Seed, uint64(i)))
+				r := simulate(&cfg.Job, p, runSource(cfg, rng, nodes, i), false)
+				stats[pi] = append(stats[pi], runStat{r.Cost, r.Hours, r.Wasted, r.Interruptions, r.Met})
+			}
+		}
+		if progress != nil {
+			progress(k+1, len(cfgs))
+		}
 	}
-	od := cfg.Job.ODCost()
-	var out []Summary
-	for _, p := range pols {
-		if p.NeedsDeadline() && cfg.Job.Deadline == 0 {
-			out = append(out, Summary{Policy: p.Name(), Note: "needs --deadline"})
+	out := make([]Summary, len(pols))
+	for pi, p := range pols {
+		if p.NeedsDeadline() && job.Deadline == 0 {
+			out[pi] = Summary{Policy: p.Name(), Note: "needs --deadline"}
 			continue
 		}
-		sum := Summary{Policy: p.Name(), Runs: cfg.Runs, Costs: make([]float64, 0, cfg.Runs), Hours: make([]float64, 0, cfg.Runs)}
-		var comp []float64
-		var sSum, sSq float64
-		nodes := cfg.Job.Nodes
-		if a, ok := p.(ASGMix); ok {
-			_, nodes = a.Split(cfg.Job.Nodes)
-			if nodes == 0 {
-				nodes = cfg.Job.Nodes
-			}
-		}
-		for i := 0; i < cfg.Runs; i++ {
-			rng := rand.New(rand.NewPCG(cfg.Seed, uint64(i)))
-			src := runSource(cfg, rng, nodes, i)
-			r := simulate(&cfg.Job, p, src, false)
-			sum.Costs = append(sum.Costs, r.Cost)
-			sum.Hours = append(sum.Hours, r.Hours)
-			if r.Met {
-				sum.PMeetDeadline++
-			}
-			if math.IsInf(r.Hours, 1) {
-				sum.Unfinished++
-			} else {
-				// Cost and savings describe finished runs; an unfinished job has no price.
-				sum.CostMean += r.Cost
-				s := 1 - r.Cost/od
-				sSum += s
-				sSq += s * s
-				comp = append(comp, r.Hours)
-				sum.CompletionMean += r.Hours
-			}
-			sum.InterruptionsMean += float64(r.Interruptions)
-			sum.WastedMean += r.Wasted
-		}
-		n := float64(cfg.Runs)
-		if nf := float64(len(comp)); nf > 0 {
-			sum.CostMean /= nf
-			sum.SavingsMean = sSum / nf
-			if nf > 1 {
-				v := (sSq - sSum*sSum/nf) / (nf - 1)
-				sum.SavingsCI95 = 1.96 * math.Sqrt(math.Max(v, 0)/nf)
-			}
-		}
-		sum.PMeetDeadline /= n
-		sum.InterruptionsMean /= n
-		sum.WastedMean /= n
-		if len(comp) > 0 {
-			sum.CompletionMean /= float64(len(comp))
-			sort.Float64s(comp)
-			sum.CompletionP95 = quantile(comp, 0.95)
-		} else {
-			sum.CompletionMean = math.Inf(1)
-			sum.CompletionP95 = math.Inf(1)
-		}
-		var sorted []float64
-		for i, c := range sum.Costs {
-			if !math.IsInf(sum.Hours[i], 1) {
-				sorted = append(sorted, c)
-			}
-		}
-		sort.Float64s(sorted)
-		sum.CostP50, sum.CostP95 = quantile(sorted, 0.5), quantile(sorted, 0.95)
-		sum.MaxSavings = 1 - minSpotPrice(cfg)/cfg.Job.ODPrice
-		out = append(out, sum)
+		out[pi] = summarize(p.Name(), stats[pi], job.ODCost())
+		out[pi].MaxSavings = 1 - minSpot/job.ODPrice
 	}
 	return out, nil
+}
+
+// summarize computes a policy's statistics; cost and savings describe the
+// finished runs (an unfinished job has no price), P(meet) all runs.
+func summarize(name string, runs []runStat, od float64) Summary {
+	sum := Summary{Policy: name, Runs: len(runs), Costs: make([]float64, len(runs)), Hours: make([]float64, len(runs))}
+	var comp, costs []float64
+	var sSum, sSq float64
+	for i, r := range runs {
+		sum.Costs[i], sum.Hours[i] = r.cost, r.hours
+		if r.met {
+			sum.PMeetDeadline++
+		}
+		sum.InterruptionsMean += float64(r.interruptions)
+		sum.WastedMean += r.wasted
+		if math.IsInf(r.hours, 1) {
+			sum.Unfinished++
+			continue
+		}
+		sum.CostMean += r.cost
+		s := 1 - r.cost/od
+		sSum += s
+		sSq += s * s
+		comp = append(comp, r.hours)
+		costs = append(costs, r.cost)
+		sum.CompletionMean += r.hours
+	}
+	n := float64(len(runs))
+	sum.PMeetDeadline /= n
+	sum.InterruptionsMean /= n
+	sum.WastedMean /= n
+	if nf := float64(len(comp)); nf > 0 {
+		sum.CostMean /= nf
+		sum.CompletionMean /= nf
+		sum.SavingsMean = sSum / nf
+		if nf > 1 {
+			v := (sSq - sSum*sSum/nf) / (nf - 1)
+			sum.SavingsCI95 = 1.96 * math.Sqrt(math.Max(v, 0)/nf)
+		}
+		sort.Float64s(comp)
+		sort.Float64s(costs)
+		sum.CompletionP95 = quantile(comp, 0.95)
+		sum.CostP50, sum.CostP95 = quantile(costs, 0.5), quantile(costs, 0.95)
+	} else {
+		sum.CompletionMean, sum.CompletionP95 = math.Inf(1), math.Inf(1)
+		sum.CostMean, sum.CostP50, sum.CostP95 = math.NaN(), math.NaN(), math.NaN()
+	}
+	return sum
 }
 
 func runSource(cfg Config, rng *rand.Rand, nodes, i int) source {

@@ -50,7 +50,7 @@ func TestDalyOptimum(t *testing.T) {
 	mean := func(tau float64) float64 {
 		job := Job{Work: 60 * tauD, Nodes: 1, Checkpoint: tau, CheckpointCost: c, Restart: r, SpotPrice: 1, ODPrice: 3}
 		job.Work = 60 // hours
-		s, err := Simulate(Config{Job: job, Model: Hazard{PerHour: 1 / m}, Runs: 20_000, Seed: 7}, []Policy{SpotOnly{}})
+		s, err := Simulate(Config{Job: job, Model: Hazard{PerHour: 1 / m}, Runs: 100_000, Seed: 7}, []Policy{SpotOnly{}})
 		if err != nil {
 			t.Fatal(err)
 		}
