@@ -7,6 +7,7 @@ N=${N:-50}
 
 echo "== Go benchmarks"
 go test -run '^$' -bench . -benchmem ./internal/catalog/ ./internal/cost/
+go test -run '^$' -bench . -benchtime 3x ./internal/spot/
 
 bin=$(mktemp -d)/gpuscout
 CGO_ENABLED=0 go build -o "$bin" ./cmd/gpuscout
@@ -32,4 +33,7 @@ whole() {
 whole 50 offers --gpu A100:8
 whole 100 cost --gpu A100:4 --for 7d
 whole 100 cost --offering gcp/a2-highgpu-8g --hours-per-month 420 --horizon 3y --discount-rate 8%
+if [ -d ../shared/data/spot-traces ]; then
+  N=5 whole 10000 spot --work 48h --deadline 52h --trace ../shared/data/spot-traces --spot-price 0.918 --od-price 3.06 --policy all
+fi
 ls -l "$bin" | awk '{printf "\nbinary size %.1f MiB\n", $5/1048576}'

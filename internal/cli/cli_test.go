@@ -60,6 +60,8 @@ func TestGolden(t *testing.T) {
 		{"cost-cashflow.csv", []string{"cost", "--offering", "gcp/a2-highgpu-8g/us-central1", "--for", "2mo", "--cashflow", "-o", "csv"}},
 		{"cost-china.txt", []string{"cost", "--prices", "../../examples/prices-china.yaml", "--offering", "alibaba/ecs.gn7i-c8g1.2xlarge", "--horizon", "1y", "--currency", "CNY"}},
 		{"breakeven-a2-1y.txt", []string{"cost", "breakeven", "--offering", "gcp/a2-highgpu-8g", "--term", "1y"}},
+		{"advise-article.txt", []string{"advise", "--scenario", "cv-training", "--gpu", "A100:4", "--for", "7d"}},
+		{"advise-china.txt", []string{"advise", "--scenario", "inference-online", "--hours-per-month", "730", "--china", "--currency", "CNY"}},
 		{"spot-article.txt", []string{"spot", "--offering", "aws/p4d.24xlarge/us-east-1", "--work", "72h", "--deadline", "100h", "--band", "10-15%", "--runs", "2000"}},
 		{"spot-trace.md", []string{"spot", "--work", "48h", "--deadline", "52h", "--trace", "../spot/testdata/volatile_1node.json", "--spot-price", "0.918", "--od-price", "3.06", "-o", "markdown"}},
 	} {

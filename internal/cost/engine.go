@@ -56,6 +56,8 @@ type Engine struct {
 	FX       *money.FX
 	Currency money.Currency
 	Spot     SpotModel
+	// SkipSpot leaves the spot option out (a caller that simulates spot itself).
+	SkipSpot bool
 }
 
 type pricer struct {
@@ -137,7 +139,7 @@ func (e *Engine) Price(u *Usage, o *catalog.Offering) ([]Option, error) {
 		h := p.payAsYouGo(o, ModelHybridBenefit, ahb, 1, "Azure Hybrid Benefit (your own Windows licence)")
 		opts = append(opts, h)
 	}
-	if spot.Valid {
+	if spot.Valid && !e.SkipSpot {
 		est, err := e.Spot.Estimate(o, e.Catalog.SpotBandFor(o), u)
 		if err != nil {
 			return nil, err

@@ -1,0 +1,240 @@
+package advise
+
+import (
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/shopspring/decimal"
+
+	"github.com/gpuscout/gpuscout/internal/catalog"
+	"github.com/gpuscout/gpuscout/internal/cost"
+	"github.com/gpuscout/gpuscout/internal/money"
+	"github.com/gpuscout/gpuscout/internal/spot"
+)
+
+func advisor(t testing.TB, cur money.Currency) *Advisor {
+	t.Helper()
+	c, err := catalog.Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := LoadScenarios()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &Advisor{Catalog: c, FX: money.DefaultFX(), Currency: cur, Scenarios: s}
+}
+
+func request(t testing.TB, a *Advisor, scenario, ref string) *Request {
+	t.Helper()
+	sc, err := a.Scenarios.Get(scenario)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := a.Catalog.GPU(ref)
+	if g == nil {
+		t.Fatalf("no GPU %s", ref)
+	}
+	return &Request{Scenario: sc, Ref: g, RefCount: 1, Objective: ObjectiveCost, Usage: cost.Usage{Spot: cost.DefaultSpot}}
+}
+
+func run(t *testing.T, a *Advisor, req *Request) *Result {
+	t.Helper()
+	res, err := a.Advise(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+// An 8-GPU LLM job never lands on PCIe-only instances when NVSwitch ones fit
+// the budget: worked by hand, 8×L40S PCIe nodes are cheap per BF16 FLOP
+// (362 TF per GPU) yet the rule removes them because NVSwitch nodes fit.
+func TestLLMJobAvoidsPCIe(t *testing.T) {
+	a := advisor(t, money.USD)
+	req := request(t, a, "llm-pretraining", "A100-SXM4-40GB")
+	req.WorkGPUHours, req.Deadline = 20000, 30*24
+	req.Budget = decimal.NullDecimal{Decimal: decimal.NewFromInt(60000), Valid: true}
+	res := run(t, a, req)
+	if len(res.Plans) == 0 {
+		t.Fatal("no plan")
+	}
+	nvs := 0
+	for _, p := range res.Plans {
+		if p.Offering.GPUCount >= 4 {
+			if l := p.Offering.Interconnect; l != catalog.LinkNVSwitch && l != catalog.LinkNVLink {
+				t.Errorf("plan on %s with %s links", p.Offering.InstanceType, l)
+			}
+			nvs++
+		}
+	}
+	if nvs == 0 {
+		t.Fatal("no multi-GPU NVSwitch plan, so the rule was not exercised")
+	}
+	found := false
+	for _, x := range res.Excluded {
+		if strings.Contains(x.Reason, "linked by pcie") {
+			found = true
+		}
+	}
+	if !found {
+		t.Error("no PCIe family was excluded with its reason")
+	}
+}
+
+// A steady 730 h a month load picks a commitment where one is priced: GCP L4
+// g2-standard-4, 3y CUD 231.43 USD/month × 36 < on-demand 0.70 USD/h × 730 × 36.
+func TestSteadyLoadPicksCommitment(t *testing.T) {
+	a := advisor(t, money.USD)
+	req := request(t, a, "inference-online", "L4")
+	req.HoursPerMonth, req.HorizonMonths = 730, 36
+	req.Select = catalog.Query{Providers: []string{"gcp"}}
+	res := run(t, a, req)
+	best := res.Plans[0]
+	if best.Model != catalog.ModelCommitment || best.Term != "3y" {
+		t.Fatalf("best plan %s %s, want the 3y commitment", best.Model, best.Term)
+	}
+	// Cross-check with the cost engine directly.
+	eng := &cost.Engine{Catalog: a.Catalog, FX: a.FX, Currency: a.Currency, SkipSpot: true}
+	u := cost.Usage{HoursPerMonth: 730, HorizonMonths: 36, Instances: 1, Egress: map[string]float64{}}
+	if err := u.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	opts, _ := eng.Price(&u, best.Offering)
+	for _, o := range opts {
+		if o.Model == best.Model && o.Term == best.Term && !o.Total.Equal(best.Total) {
+			t.Errorf("plan total %s differs from the cost engine's %s", best.Total, o.Total)
+		}
+	}
+	if !strings.Contains(strings.Join(best.Explanation, "\n"), "wins above 329 h/month") {
+		t.Errorf("explanation lacks the break-even: %v", best.Explanation)
+	}
+}
+
+// A one-week job never picks a 1-year commitment.
+func TestWeekJobNoCommitment(t *testing.T) {
+	a := advisor(t, money.USD)
+	req := request(t, a, "cv-training", "A100-SXM4-40GB")
+	req.WorkGPUHours = 7 * 24 * 4
+	res := run(t, a, req)
+	for _, p := range res.Plans {
+		if p.Term != "" {
+			t.Errorf("plan %d uses a %s commitment for a one-week job", p.Rank, p.Term)
+		}
+	}
+}
+
+// A China-only constraint returns only mainland regions.
+func TestChinaOnly(t *testing.T) {
+	a := advisor(t, money.CNY)
+	req := request(t, a, "inference-online", "A100-SXM4-40GB")
+	req.HoursPerMonth, req.HorizonMonths = 730, 12
+	yes := true
+	req.Select = catalog.Query{China: &yes}
+	res := run(t, a, req)
+	if len(res.Plans) == 0 {
+		t.Fatal("no plan in mainland China")
+	}
+	for _, p := range res.Plans {
+		if !p.Offering.China || p.Currency != money.CNY {
+			t.Errorf("plan in %s (china=%v, %s)", p.Offering.Region, p.Offering.China, p.Currency)
+		}
+	}
+}
+
+// No plan violates a constraint, over many budgets and deadlines.
+func TestNoPlanViolatesConstraints(t *testing.T) {
+	a := advisor(t, money.USD)
+	for _, budget := range []int64{0, 2000, 10000, 50000} {
+		for _, deadline := range []float64{0, 48, 200, 800} {
+			req := request(t, a, "llm-finetuning", "A100-SXM4-80GB")
+			req.WorkGPUHours = 2000
+			req.Deadline = deadline
+			if budget > 0 {
+				req.Budget = decimal.NullDecimal{Decimal: decimal.NewFromInt(budget), Valid: true}
+			}
+			res := run(t, a, req)
+			for _, p := range res.Plans {
+				if req.Budget.Valid && p.Total.GreaterThan(req.Budget.Decimal) {
+					t.Errorf("budget %d: plan %d costs %s", budget, p.Rank, p.Total)
+				}
+				if deadline > 0 && (p.ExpectedHours > deadline+1e-6 || p.PMissDeadline > 0.05) {
+					t.Errorf("deadline %g: plan %d takes %.1f h, misses %.2f", deadline, p.Rank, p.ExpectedHours, p.PMissDeadline)
+				}
+			}
+			if len(res.Plans) == 0 && (res.Violation == "" || len(res.Closest) == 0) {
+				t.Errorf("budget %d deadline %g: nothing fits, but no explanation or closest plans", budget, deadline)
+			}
+		}
+	}
+}
+
+// Contradictory constraints give an answer that says so and shows the closest plans.
+func TestContradictoryConstraints(t *testing.T) {
+	a := advisor(t, money.USD)
+	req := request(t, a, "llm-pretraining", "A100-SXM4-40GB")
+	req.WorkGPUHours, req.Deadline = 20000, 24
+	req.Budget = decimal.NullDecimal{Decimal: decimal.NewFromInt(100), Valid: true}
+	res := run(t, a, req)
+	if len(res.Plans) != 0 || len(res.Closest) == 0 || !strings.Contains(res.Violation, "no plan meets both the budget and the deadline") ||
+		!strings.Contains(res.Violation, "over the budget") {
+		t.Errorf("violation %q, %d closest", res.Violation, len(res.Closest))
+	}
+}
+
+// The spot plan's numbers are the simulator's: re-simulate with the same inputs.
+func TestSpotPlanMatchesSimulator(t *testing.T) {
+	a := advisor(t, money.USD)
+	req := request(t, a, "cv-training", "A100-SXM4-40GB")
+	req.WorkGPUHours, req.Deadline = 672, 400
+	res := run(t, a, req)
+	var sp *Plan
+	for i := range res.Plans {
+		if res.Plans[i].Model == cost.ModelSpot {
+			sp = &res.Plans[i]
+			break
+		}
+	}
+	if sp == nil {
+		t.Fatal("no spot plan")
+	}
+	o := sp.Offering
+	lambda, _, _, _ := spot.BandHazard(cost.DefaultBand)
+	if b := a.Catalog.SpotBandFor(o); b != nil {
+		lambda, _, _, _ = spot.BandHazard(b.Label)
+	}
+	job := spot.Job{Work: req.WorkGPUHours / sp.NodeSpeed / float64(sp.Instances), Deadline: req.Deadline, Nodes: sp.Instances,
+		Checkpoint: 1, Restart: 10.0 / 60, SpotPrice: o.Spot.Amount.InexactFloat64(), ODPrice: o.OnDemand.Amount.InexactFloat64()}
+	s, err := spot.Simulate(spot.Config{Job: job, Model: spot.Hazard{PerHour: lambda}, Runs: 300, Seed: 1}, []spot.Policy{spot.UniformProgress{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if math.Abs(sp.Total.InexactFloat64()-s[0].CostMean) > 1e-6 || math.Abs(sp.ExpectedHours-s[0].CompletionMean) > 1e-6 {
+		t.Errorf("plan %s / %.3f h, simulator %.4f / %.3f h", sp.Total, sp.ExpectedHours, s[0].CostMean, s[0].CompletionMean)
+	}
+}
+
+// The throughput model: H100 SXM over A100 SXM4 40GB for llm-pretraining
+// (β = 0.2): (989/312)^0.8 · (3350/1555)^0.2 = 2.93.
+func TestSpeedModel(t *testing.T) {
+	a := advisor(t, money.USD)
+	req := request(t, a, "llm-pretraining", "A100-SXM4-40GB")
+	sm := &speedModel{sc: req.Scenario, ref: req.Ref}
+	s, _, err := sm.speed(a.Catalog.GPU("H100-SXM5-80GB"))
+	want := math.Pow(989.0/312, 0.8) * math.Pow(3350.0/1555, 0.2)
+	if err != nil || math.Abs(s-want) > 1e-9 {
+		t.Errorf("speed %v, want %v", s, want)
+	}
+	if _, _, err := sm.speed(a.Catalog.GPU("A10G")); err == nil || !strings.Contains(err.Error(), "--bench") {
+		t.Errorf("A10G without compute figures: %v", err)
+	}
+	// A measured scenario throughput replaces the model.
+	sm.bench = map[*catalog.GPU]*BenchReport{
+		a.Catalog.GPU("A10G"):           {ScenarioThroughput: map[string]float64{"llm-pretraining": 50}},
+		a.Catalog.GPU("A100-SXM4-40GB"): {ScenarioThroughput: map[string]float64{"llm-pretraining": 200}},
+	}
+	if s, _, err := sm.speed(a.Catalog.GPU("A10G")); err != nil || s != 0.25 {
+		t.Errorf("measured A10G speed %v, %v; want 0.25", s, err)
+	}
+}

@@ -1,0 +1,127 @@
+// Package advise is gpuscout's selection framework: a user describes the
+// work (a scenario, its size, deadline, budget and load pattern) and advise
+// ranks plans (offering × pricing model, and mixes for bursty loads) by the
+// cost and time of the whole job, using relative GPU throughput from the spec
+// table or measured benchmark reports, the cost engine and the spot
+// simulator, and explains each plan and each exclusion with its numbers.
+package advise
+
+import (
+	"bytes"
+	_ "embed"
+	"fmt"
+	"math"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/gpuscout/gpuscout/internal/catalog"
+)
+
+//go:embed scenarios.yaml
+var scenariosYAML []byte
+
+// Scenario is a kind of work with its defaults.
+type Scenario struct {
+	Name               string   `yaml:"name"`
+	Description        string   `yaml:"description"`
+	MinGPUMemoryGiB    float64  `yaml:"min_gpu_memory_gib"`
+	Precision          string   `yaml:"precision"`
+	BandwidthWeight    float64  `yaml:"bandwidth_weight"`
+	CommHeavy          bool     `yaml:"comm_heavy"`
+	Spot               bool     `yaml:"spot"`
+	PreferGPUsAtLeast  int      `yaml:"prefer_gpus_at_least"`
+	PreferAccelerators []string `yaml:"prefer_accelerators"`
+}
+
+// Scenarios is the scenario table and the scaling parameters.
+type Scenarios struct {
+	List           []Scenario         `yaml:"scenarios"`
+	LinkEfficiency map[string]float64 `yaml:"link_efficiency"`
+	NodeEfficiency float64            `yaml:"node_efficiency"`
+}
+
+// LoadScenarios parses the embedded table.
+func LoadScenarios() (*Scenarios, error) {
+	dec := yaml.NewDecoder(bytes.NewReader(scenariosYAML))
+	dec.KnownFields(true)
+	var s Scenarios
+	if err := dec.Decode(&s); err != nil {
+		return nil, fmt.Errorf("scenarios.yaml: %w", err)
+	}
+	for _, sc := range s.List {
+		if _, ok := precisionOrder[sc.Precision]; !ok {
+			return nil, fmt.Errorf("scenarios.yaml: %s: precision %q; want bf16, fp16, fp8, tf32 or fp32", sc.Name, sc.Precision)
+		}
+		if sc.BandwidthWeight < 0 || sc.BandwidthWeight > 1 {
+			return nil, fmt.Errorf("scenarios.yaml: %s: bandwidth_weight must be within 0..1", sc.Name)
+		}
+	}
+	for _, l := range catalog.Interconnects {
+		if _, ok := s.LinkEfficiency[l]; !ok {
+			return nil, fmt.Errorf("scenarios.yaml: link_efficiency lacks %s", l)
+		}
+	}
+	return &s, nil
+}
+
+// Names lists the scenario names.
+func (s *Scenarios) Names() []string {
+	out := make([]string, len(s.List))
+	for i, sc := range s.List {
+		out[i] = sc.Name
+	}
+	return out
+}
+
+// Get returns a scenario by name.
+func (s *Scenarios) Get(name string) (*Scenario, error) {
+	for i := range s.List {
+		if s.List[i].Name == name {
+			return &s.List[i], nil
+		}
+	}
+	return nil, fmt.Errorf("unknown scenario %q; want one of %s", name, strings.Join(s.Names(), ", "))
+}
+
+// precisionOrder lists, per precision, the figures to use in turn when the
+// hardware lacks one (V100 and T4 have no BF16: their FP16 tensor rate stands in).
+var precisionOrder = map[string][]string{
+	"bf16": {"bf16", "fp16"},
+	"fp16": {"fp16", "bf16"},
+	"fp8":  {"fp8", "bf16", "fp16"},
+	"tf32": {"tf32", "fp32"},
+	"fp32": {"fp32"},
+}
+
+// precisionFigure returns the dense TFLOP/s figure a GPU has at a precision
+// and the dtype it stands for; an unknown figure is never skipped over.
+func precisionFigure(g *catalog.GPU, precision string) (catalog.Figure, string) {
+	figs := map[string]catalog.Figure{"bf16": g.BF16, "fp16": g.FP16, "fp8": g.FP8, "tf32": g.TF32, "fp32": g.FP32}
+	for _, name := range precisionOrder[precision] {
+		f := figs[name]
+		if f.Known || !f.Unsupported {
+			return f, name
+		}
+	}
+	return catalog.Figure{}, precision
+}
+
+// efficiency of n GPUs in one node over a link, for a scenario.
+func (s *Scenarios) efficiency(sc *Scenario, gpus float64, link string) float64 {
+	if !sc.CommHeavy || gpus <= 1 {
+		return 1
+	}
+	if e, ok := s.LinkEfficiency[link]; ok {
+		return e
+	}
+	return s.LinkEfficiency[catalog.LinkUnknown]
+}
+
+// nodeEfficiency of k nodes for a scenario: NodeEfficiency per doubling.
+func (s *Scenarios) nodeEfficiency(sc *Scenario, k int) float64 {
+	if !sc.CommHeavy || k <= 1 {
+		return 1
+	}
+	return math.Pow(s.NodeEfficiency, math.Log2(float64(k)))
+}

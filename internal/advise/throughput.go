@@ -1,0 +1,122 @@
+package advise
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+
+	"github.com/gpuscout/gpuscout/internal/catalog"
+)
+
+// BenchReport is the part of a benchmark report advise reads (the report of
+// `gpuscout bench`; any JSON with these fields works):
+//
+//	{"gpu": "NVIDIA A100-SXM4-80GB",                       // as NVML names it
+//	 "gemm_tflops": {"bf16": 271.2, "fp16": 270, "tf32": 140, "fp32": 19},  // measured dense GEMM
+//	 "memory_bandwidth_gbs": 1690,                          // measured HBM copy bandwidth
+//	 "scenario_throughput": {"cv-training": 2470}}          // work units/s per GPU, per scenario
+//
+// A measured scenario throughput on both this GPU and the reference replaces
+// the model outright; otherwise measured GEMM and bandwidth replace datasheet figures.
+type BenchReport struct {
+	Path               string             `json:"-"`
+	GPU                string             `json:"gpu"`
+	GEMMTFLOPS         map[string]float64 `json:"gemm_tflops"`
+	MemoryBandwidthGBs float64            `json:"memory_bandwidth_gbs"`
+	ScenarioThroughput map[string]float64 `json:"scenario_throughput"`
+}
+
+// LoadBench reads a report; the GPU must resolve to one catalog GPU.
+func LoadBench(path string, c *catalog.Catalog) (*BenchReport, *catalog.GPU, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	var r BenchReport
+	if err := json.Unmarshal(b, &r); err != nil {
+		return nil, nil, fmt.Errorf("%s: not a benchmark report: %v", path, err)
+	}
+	r.Path = path
+	if r.GPU == "" {
+		return nil, nil, fmt.Errorf("%s: field gpu is missing (the GPU's name, as NVML reports it)", path)
+	}
+	gs, err := c.LookupGPU(r.GPU)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %v", path, err)
+	}
+	if len(gs) != 1 {
+		return nil, nil, fmt.Errorf("%s: gpu %q names %d GPUs; give the full name NVML reports", path, r.GPU, len(gs))
+	}
+	for k, v := range r.GEMMTFLOPS {
+		if !(v > 0) || math.IsInf(v, 0) {
+			return nil, nil, fmt.Errorf("%s: gemm_tflops.%s = %v; want a positive number", path, k, v)
+		}
+	}
+	for k, v := range r.ScenarioThroughput {
+		if !(v > 0) || math.IsInf(v, 0) {
+			return nil, nil, fmt.Errorf("%s: scenario_throughput.%s = %v; want a positive number", path, k, v)
+		}
+	}
+	if r.MemoryBandwidthGBs < 0 {
+		return nil, nil, fmt.Errorf("%s: memory_bandwidth_gbs must be positive", path)
+	}
+	return &r, gs[0], nil
+}
+
+// speedModel gives a GPU's speed relative to the reference GPU for a scenario.
+type speedModel struct {
+	sc    *Scenario
+	ref   *catalog.GPU
+	bench map[*catalog.GPU]*BenchReport
+}
+
+// figures returns compute (TFLOP/s at the scenario's precision) and memory
+// bandwidth, measured where a report has them, with how each was obtained.
+func (m *speedModel) figures(g *catalog.GPU) (compute, bw float64, cNote, bNote string, ok bool) {
+	f, dtype := precisionFigure(g, m.sc.Precision)
+	if f.Known {
+		compute, cNote = f.Value, fmt.Sprintf("%s %g TF (datasheet, %s)", dtype, f.Value, f.Source)
+	}
+	if g.MemoryBandwidth.Known {
+		bw, bNote = g.MemoryBandwidth.Value, fmt.Sprintf("%g GB/s (datasheet)", g.MemoryBandwidth.Value)
+	}
+	if r := m.bench[g]; r != nil {
+		if v, okc := r.GEMMTFLOPS[dtype]; okc {
+			compute, cNote = v, fmt.Sprintf("%s %g TF (measured, %s)", dtype, v, r.Path)
+		}
+		if r.MemoryBandwidthGBs > 0 {
+			bw, bNote = r.MemoryBandwidthGBs, fmt.Sprintf("%g GB/s (measured, %s)", r.MemoryBandwidthGBs, r.Path)
+		}
+	}
+	return compute, bw, cNote, bNote, compute > 0 && (bw > 0 || m.sc.BandwidthWeight == 0)
+}
+
+// speed is g's throughput relative to the reference GPU for the scenario:
+// a measured scenario throughput ratio where both have one, else
+// (compute/ref)^(1−β)·(bandwidth/ref)^β.
+func (m *speedModel) speed(g *catalog.GPU) (float64, string, error) {
+	if rg, rr := m.bench[g], m.bench[m.ref]; rg != nil && rr != nil {
+		a, okA := rg.ScenarioThroughput[m.sc.Name]
+		b, okB := rr.ScenarioThroughput[m.sc.Name]
+		if okA && okB {
+			s := a / b
+			return s, fmt.Sprintf("%s is %.2f× %s for %s (measured %s throughput %g vs %g)", g.Name, s, m.ref.Name, m.sc.Name, m.sc.Name, a, b), nil
+		}
+	}
+	c, b, cn, bn, ok := m.figures(g)
+	if !ok {
+		return 0, "", fmt.Errorf("throughput unknown for %s: no sourced %s TFLOP/s or memory bandwidth; measure it and pass --bench", g.Name, m.sc.Precision)
+	}
+	rc, rb, _, _, rok := m.figures(m.ref)
+	if !rok {
+		return 0, "", fmt.Errorf("throughput unknown for the reference %s", m.ref.Name)
+	}
+	beta := m.sc.BandwidthWeight
+	s := math.Pow(c/rc, 1-beta)
+	if beta > 0 {
+		s *= math.Pow(b/rb, beta)
+	}
+	how := fmt.Sprintf("%s is %.2f× %s for %s: (%s vs %g)^%.2g × (%s vs %g GB/s)^%.2g", g.Name, s, m.ref.Name, m.sc.Name, cn, rc, 1-beta, bn, rb, beta)
+	return s, how, nil
+}

@@ -1,0 +1,600 @@
+package cli
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"html"
+	"io/fs"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/shopspring/decimal"
+	"github.com/spf13/cobra"
+
+	"github.com/gpuscout/gpuscout/internal/advise"
+	"github.com/gpuscout/gpuscout/internal/catalog"
+	"github.com/gpuscout/gpuscout/internal/cost"
+	"github.com/gpuscout/gpuscout/internal/money"
+	"github.com/gpuscout/gpuscout/internal/render"
+	"github.com/gpuscout/gpuscout/internal/yamlfields"
+)
+
+type adviseFlags struct {
+	catalogFlags
+	selectFlags
+	scenario, duration, work, horizon, deadline, budget, objective string
+	pattern, discountRate, license, spotBand, report, export       string
+	hoursPerMonth, peak, base, peakHours                           float64
+	credits, egress, bench                                         []string
+	noSpot                                                         bool
+	limit, maxNodes                                                int
+}
+
+const adviseLong = `Describe the work; gpuscout answers where and how to buy the capacity, with
+the numbers behind the answer.
+
+The work is a --scenario (cv-training, llm-pretraining, llm-finetuning,
+inference-online, inference-batch; each with defaults for GPU memory,
+precision, sensitivity to memory bandwidth and GPU links, and whether spot
+suits it) and its size:
+  --gpu A100:4 --for 7d           a job: 7 days on 4 A100s (= 672 GPU-hours of A100 work)
+  --work 20000gpu-h@A100          a job measured in GPU-hours on a reference GPU
+  --hours-per-month 730 [--gpu L4:2]             a steady load of that capacity
+  --pattern bursty --base 2 --peak 16 [--peak-hours 120]   GPUs always on, at peak, hours at peak a month
+Constraints: --deadline 30d, --budget 60000USD, --china, --provider, --region.
+
+Each GPU's speed relative to the reference is (compute/ref)^(1−β)·(bandwidth/ref)^β
+with the scenario's precision and bandwidth weight β, times a scaling
+efficiency for the GPU links of multi-GPU nodes (and per doubling of nodes) in
+communication-heavy scenarios; --bench REPORT.json replaces datasheet figures by
+measured ones. A job's duration on each offering follows, so plans are priced per
+job: on-demand, commitments (via the cost engine), spot (simulated with the
+spot simulator, with Uniform Progress under a deadline), and for bursty loads a
+committed base plus on-demand or spot burst. Constraints filter first; every
+excluded family says why; plans are ranked by --objective cost, time or
+balanced and carry their decisive numbers. When nothing fits, the answer says
+which constraint fails by how much and shows the closest plans.`
+
+func newAdviseCmd(e *env) *cobra.Command {
+	var f adviseFlags
+	cmd := &cobra.Command{
+		Use:   "advise",
+		Short: "Rank where and how to buy GPU capacity for a workload, with the numbers",
+		Long:  adviseLong,
+		Example: `  gpuscout advise --scenario cv-training --gpu A100:4 --for 7d
+  gpuscout advise --scenario llm-pretraining --work 20000gpu-h@A100 --deadline 30d --budget 60000USD
+  gpuscout advise --scenario inference-online --hours-per-month 730 --china --currency CNY
+  gpuscout advise --scenario llm-finetuning --pattern bursty --peak 16 --base 2 --credits 1000USD@aws
+  gpuscout advise ... --bench reports/a100.json --report plan.html ; gpuscout advise ... --export skypilot > task.yaml`,
+		Args: noArgs,
+	}
+	getFormat := outputFlag(cmd)
+	f.catalogFlags.register(cmd)
+	f.selectFlags.register(cmd)
+	fl := cmd.Flags()
+	fl.StringVar(&f.scenario, "scenario", "", "cv-training, llm-pretraining, llm-finetuning, inference-online or inference-batch (required)")
+	fl.StringVar(&f.duration, "for", "", "a job: how long it runs on --gpu NAME:COUNT (e.g. 7d)")
+	fl.StringVar(&f.work, "work", "", "a job in GPU-hours on a reference GPU, e.g. 20000gpu-h@A100")
+	fl.Float64Var(&f.hoursPerMonth, "hours-per-month", 0, "a steady load: hours a month of --gpu's capacity")
+	fl.StringVar(&f.pattern, "pattern", "", "load pattern: steady (default with --hours-per-month) or bursty (--base, --peak)")
+	fl.Float64Var(&f.base, "base", 0, "bursty: GPUs (of the reference) always on")
+	fl.Float64Var(&f.peak, "peak", 0, "bursty: GPUs (of the reference) at peak")
+	fl.Float64Var(&f.peakHours, "peak-hours", 120, "bursty: hours a month at peak")
+	fl.StringVar(&f.horizon, "horizon", "", "planning window for steady and bursty loads (default 1y)")
+	fl.StringVar(&f.deadline, "deadline", "", "the job must finish within this time")
+	fl.StringVar(&f.budget, "budget", "", "the most the whole plan may cost, e.g. 60000USD (default currency: --currency)")
+	fl.StringVar(&f.objective, "objective", "cost", "rank by cost, time or balanced")
+	fl.StringArrayVar(&f.credits, "credits", nil, "credits, AMOUNT CUR[@provider,...][:EXPIRES], e.g. 1000USD@aws; repeatable")
+	fl.StringArrayVar(&f.egress, "egress", nil, "egress GB a month of the whole workload by path, PATH=GB; repeatable")
+	fl.StringVar(&f.discountRate, "discount-rate", "", "yearly discount rate for NPV (default 0)")
+	fl.StringVar(&f.license, "license", "", "OS licence: linux (default) or windows")
+	fl.StringVar(&f.spotBand, "spot-band", "", "spot interruptions a month where the Spot Advisor has none (default 5-10%)")
+	fl.BoolVar(&f.noSpot, "no-spot", false, "leave spot capacity out")
+	fl.StringSliceVar(&f.bench, "bench", nil, "benchmark report(s) (JSON) whose measured throughput replaces datasheet estimates")
+	fl.StringVar(&f.report, "report", "", "write a report with charts: FILE.html or FILE.md (charts as SVG files beside it)")
+	fl.StringVar(&f.export, "export", "", "print the best plan as: skypilot (a SkyPilot task YAML) or agent (gpuscout agent config)")
+	fl.IntVar(&f.limit, "limit", 10, "show at most this many plans in the table (0: all)")
+	fl.IntVar(&f.maxNodes, "max-nodes", 64, "the most instances a plan may use")
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		format, err := getFormat()
+		if err != nil {
+			return err
+		}
+		a, req, err := f.prepare()
+		if err != nil {
+			return err
+		}
+		res, err := a.Advise(req)
+		if err != nil {
+			return err
+		}
+		if f.report != "" {
+			if err := writeAdviseReport(f.report, res, req, a); err != nil {
+				return err
+			}
+		}
+		if f.export != "" {
+			if len(res.Plans) == 0 {
+				return fmt.Errorf("--export: no plan meets the constraints (%s)", res.Violation)
+			}
+			switch f.export {
+			case "skypilot":
+				return asUsage(advise.WriteSkyPilot(e.stdout, &res.Plans[0], req.Scenario.Name))
+			case "agent":
+				return advise.WriteAgentConfig(e.stdout, &res.Plans[0], req.Usage.Egress[catalog.PathInternet])
+			}
+			return usagef("--export %q: want skypilot or agent", f.export)
+		}
+		out := adviseJSON(res, req, a)
+		return e.write(format, adviseTable(res, req, f.limit), out)
+	}
+	return cmd
+}
+
+// parseWork reads "20000gpu-h@A100".
+func parseWork(s string) (float64, string, error) {
+	amount, ref, ok := strings.Cut(strings.TrimSpace(s), "@")
+	a := strings.TrimSpace(strings.ToLower(amount))
+	for _, suf := range []string{"gpu-hours", "gpu-h", "gpuh", "h"} {
+		if strings.HasSuffix(a, suf) {
+			a = strings.TrimSpace(strings.TrimSuffix(a, suf))
+			break
+		}
+	}
+	v, err := strconv.ParseFloat(a, 64)
+	if !ok || err != nil || !(v > 0) || math.IsInf(v, 0) || strings.TrimSpace(ref) == "" {
+		return 0, "", usagef("--work %q: want GPU-hours on a reference GPU, e.g. 20000gpu-h@A100", s)
+	}
+	return v, strings.TrimSpace(ref), nil
+}
+
+// parseAmount reads "60000USD", "60000 CNY" or "60000" (in def).
+func parseAmount(flag, s string, def money.Currency) (decimal.Decimal, money.Currency, error) {
+	t := strings.TrimSpace(s)
+	i := strings.IndexFunc(t, func(r rune) bool { return (r < '0' || r > '9') && r != '.' })
+	num, cur := t, def
+	if i >= 0 {
+		num = t[:i]
+		c, err := money.ParseCurrency(t[i:])
+		if err != nil {
+			return decimal.Decimal{}, "", usagef("%s %q: %v", flag, s, err)
+		}
+		cur = c
+	}
+	d, err := decimal.NewFromString(strings.TrimSpace(num))
+	if err != nil || !d.IsPositive() {
+		return decimal.Decimal{}, "", usagef("%s %q: want a positive amount such as 60000USD", flag, s)
+	}
+	return d, cur, nil
+}
+
+func (f *adviseFlags) prepare() (*advise.Advisor, *advise.Request, error) {
+	scs, err := advise.LoadScenarios()
+	if err != nil {
+		return nil, nil, err
+	}
+	if f.scenario == "" {
+		return nil, nil, usagef("--scenario is required: one of %s", strings.Join(scs.Names(), ", "))
+	}
+	sc, err := scs.Get(f.scenario)
+	if err != nil {
+		return nil, nil, usagef("--scenario: %v", err)
+	}
+	l, err := f.load()
+	if err != nil {
+		return nil, nil, err
+	}
+	a := &advise.Advisor{Catalog: l.cat, FX: l.fx, Currency: l.currency, Scenarios: scs}
+	req := &advise.Request{Scenario: sc, RefCount: 1, Objective: f.objective, NoSpot: f.noSpot, MaxNodes: f.maxNodes, Bench: map[*catalog.GPU]*advise.BenchReport{}}
+	switch f.objective {
+	case advise.ObjectiveCost, advise.ObjectiveTime, advise.ObjectiveBalanced:
+	default:
+		return nil, nil, usagef("--objective %q: want cost, time or balanced", f.objective)
+	}
+	if f.maxNodes < 1 || f.maxNodes > 10000 {
+		return nil, nil, usagef("--max-nodes %d: want 1 to 10000", f.maxNodes)
+	}
+	// The reference GPU and the size of the work.
+	refName := "A100-SXM4-40GB"
+	if f.gpu != "" {
+		name, count, err := parseGPUFlag(f.gpu)
+		if err != nil {
+			return nil, nil, err
+		}
+		refName = name
+		if count > 0 {
+			req.RefCount = count
+		}
+	}
+	var workRef string
+	if f.work != "" {
+		if req.WorkGPUHours, workRef, err = parseWork(f.work); err != nil {
+			return nil, nil, err
+		}
+		refName = workRef
+	}
+	gs, err := l.cat.LookupGPU(refName)
+	if err != nil {
+		return nil, nil, usagef("reference GPU: %v", err)
+	}
+	for _, g := range gs {
+		if !g.Generic && (g.BF16.Known || g.FP16.Known) {
+			req.Ref = g
+			break
+		}
+	}
+	if req.Ref == nil {
+		req.Ref = gs[0]
+	}
+	sizes := 0
+	for _, set := range []bool{f.duration != "", f.work != "", f.hoursPerMonth > 0, f.pattern == "bursty"} {
+		if set {
+			sizes++
+		}
+	}
+	if sizes != 1 {
+		return nil, nil, usagef("give the size of the work once: --gpu NAME:COUNT --for DURATION, --work N gpu-h@GPU, --hours-per-month H, or --pattern bursty --base B --peak P")
+	}
+	switch {
+	case f.duration != "":
+		h, err := cost.ParseDuration(f.duration)
+		if err != nil {
+			return nil, nil, usagef("--for: %v", err)
+		}
+		req.WorkGPUHours = h * req.RefCount
+	case f.hoursPerMonth > 0:
+		if f.hoursPerMonth > cost.HoursPerMonth {
+			return nil, nil, usagef("--hours-per-month %g: a month has %d hours", f.hoursPerMonth, cost.HoursPerMonth)
+		}
+		req.HoursPerMonth = f.hoursPerMonth
+	case f.pattern == "bursty":
+		if !(f.peak > 0) || f.base < 0 || f.base > f.peak {
+			return nil, nil, usagef("--pattern bursty needs --peak > 0 and 0 <= --base <= --peak (GPUs of the reference), got base %g, peak %g", f.base, f.peak)
+		}
+		if !(f.peakHours > 0) || f.peakHours > cost.HoursPerMonth {
+			return nil, nil, usagef("--peak-hours %g: want 0 < h <= 730", f.peakHours)
+		}
+		req.Bursty, req.Base, req.Peak, req.PeakHours = true, f.base, f.peak, f.peakHours
+		if req.Base == 0 {
+			req.Base = 0.0001 // nothing always on: the base rounds to no instance below
+		}
+	}
+	if f.pattern != "" && f.pattern != "bursty" && f.pattern != "steady" {
+		return nil, nil, usagef("--pattern %q: want steady or bursty", f.pattern)
+	}
+	if req.WorkGPUHours == 0 {
+		req.HorizonMonths = 12
+		if f.horizon != "" {
+			h, err := cost.ParseDuration(f.horizon)
+			if err != nil {
+				return nil, nil, usagef("--horizon: %v", err)
+			}
+			req.HorizonMonths = h / cost.HoursPerMonth
+		}
+	}
+	if f.deadline != "" {
+		if req.Deadline, err = cost.ParseDuration(f.deadline); err != nil {
+			return nil, nil, usagef("--deadline: %v", err)
+		}
+		if req.WorkGPUHours == 0 {
+			return nil, nil, usagef("--deadline applies to a job (--for or --work), not to a steady load")
+		}
+	}
+	if f.budget != "" {
+		v, c, err := parseAmount("--budget", f.budget, l.currency)
+		if err != nil {
+			return nil, nil, err
+		}
+		conv, err := l.fx.Convert(v, c, l.currency)
+		if err != nil {
+			return nil, nil, usagef("--budget: %v", err)
+		}
+		req.Budget = decimal.NullDecimal{Decimal: conv, Valid: true}
+	}
+	// Usage shared by every plan.
+	u := &req.Usage
+	if f.discountRate != "" {
+		if u.DiscountRate, err = yamlfields.ParseFraction(f.discountRate); err != nil {
+			return nil, nil, usagef("--discount-rate %q: want a yearly rate such as 8%%", f.discountRate)
+		}
+	}
+	u.License = f.license
+	u.Spot = cost.DefaultSpot
+	u.Spot.Band = f.spotBand
+	for _, s := range f.credits {
+		c, err := parseCreditFlag(s)
+		if err != nil {
+			return nil, nil, err
+		}
+		if !l.fx.Known(c.Currency) {
+			return nil, nil, usagef("--credits %q: currency %s has no exchange rate; add one with --fx %s=USD_PER_UNIT", s, c.Currency, c.Currency)
+		}
+		for _, p := range c.Providers {
+			if l.cat.Provider(p) == nil {
+				return nil, nil, usagef("--credits %q: unknown provider %q; known: %s", s, p, strings.Join(l.cat.ProviderNames(), ", "))
+			}
+		}
+		u.Credits = append(u.Credits, c)
+	}
+	for _, s := range f.egress {
+		path, gb, ok := strings.Cut(s, "=")
+		v, err := strconv.ParseFloat(strings.TrimSpace(gb), 64)
+		if !ok || err != nil || v < 0 || !validPath(path) {
+			return nil, nil, usagef("--egress %q: want PATH=GB with PATH one of %s", s, strings.Join(catalog.EgressPaths, ", "))
+		}
+		if u.Egress == nil {
+			u.Egress = map[string]float64{}
+		}
+		u.Egress[path] = v
+	}
+	check := *u
+	check.HoursPerMonth = 1
+	if err := check.Validate(); err != nil {
+		return nil, nil, asUsage(err)
+	}
+	// Selection (the GPU flag names the reference, not a filter).
+	sel := f.selectFlags
+	sel.gpu = ""
+	sel.allRegions = false
+	if err := sel.apply(&req.Select, l); err != nil {
+		return nil, nil, err
+	}
+	for _, path := range f.bench {
+		r, g, err := advise.LoadBench(path, l.cat)
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				return nil, nil, usagef("--bench %s: no such file", path)
+			}
+			return nil, nil, usagef("--bench: %v", err)
+		}
+		req.Bench[g] = r
+	}
+	return a, req, nil
+}
+
+type advisePlanJSON struct {
+	Rank          int            `json:"rank"`
+	Provider      string         `json:"provider"`
+	InstanceType  string         `json:"instance_type"`
+	Region        string         `json:"region"`
+	GPU           string         `json:"gpu"`
+	GPUCount      float64        `json:"gpu_count"`
+	Instances     int            `json:"instances"`
+	Interconnect  string         `json:"interconnect"`
+	PricingModel  string         `json:"pricing_model"`
+	Term          string         `json:"term"`
+	Payment       string         `json:"payment"`
+	Mix           string         `json:"mix,omitempty"`
+	TotalCost     float64        `json:"total_cost"`
+	Currency      string         `json:"currency"`
+	ExpectedHours float64        `json:"expected_hours"`
+	PMissDeadline float64        `json:"p_miss_deadline"`
+	UpfrontCash   float64        `json:"upfront_cash"`
+	RelSpeed      float64        `json:"relative_speed_per_gpu"`
+	Breakdown     map[string]any `json:"cost_breakdown"`
+	Explanation   []string       `json:"explanation"`
+}
+
+type adviseOut struct {
+	Plans     []advisePlanJSON  `json:"plans"`
+	Excluded  []advise.Excluded `json:"excluded"`
+	Summary   []string          `json:"summary"`
+	Violation string            `json:"violation,omitempty"`
+	Closest   []advisePlanJSON  `json:"closest,omitempty"`
+	Inputs    map[string]any    `json:"inputs"`
+}
+
+func planJSON(p *advise.Plan) advisePlanJSON {
+	total, _ := p.Total.Round(2).Float64()
+	up, _ := p.UpfrontCash.Round(2).Float64()
+	bd := map[string]any{}
+	for k, v := range p.Breakdown {
+		f, _ := v.Round(2).Float64()
+		bd[k] = f
+	}
+	return advisePlanJSON{Rank: p.Rank, Provider: p.Offering.Provider, InstanceType: p.Offering.InstanceType, Region: p.Offering.Region,
+		GPU: p.Offering.GPU.Name, GPUCount: p.Offering.GPUCount, Instances: p.Instances, Interconnect: p.Offering.Interconnect,
+		PricingModel: p.Model, Term: p.Term, Payment: p.Payment, Mix: p.Mix, TotalCost: total, Currency: string(p.Currency),
+		ExpectedHours: math.Round(p.ExpectedHours*100) / 100, PMissDeadline: math.Round(p.PMissDeadline*10000) / 10000, UpfrontCash: up,
+		RelSpeed: math.Round(p.Speed*1000) / 1000, Breakdown: bd, Explanation: p.Explanation}
+}
+
+func adviseJSON(res *advise.Result, req *advise.Request, a *advise.Advisor) adviseOut {
+	out := adviseOut{Excluded: res.Excluded, Summary: res.Summary, Violation: res.Violation, Plans: []advisePlanJSON{}}
+	if out.Excluded == nil {
+		out.Excluded = []advise.Excluded{}
+	}
+	for i := range res.Plans {
+		out.Plans = append(out.Plans, planJSON(&res.Plans[i]))
+	}
+	for i := range res.Closest {
+		out.Closest = append(out.Closest, planJSON(&res.Closest[i]))
+	}
+	sc := req.Scenario
+	out.Inputs = map[string]any{
+		"scenario": sc.Name, "reference_gpu": req.Ref.Name, "work_gpu_hours": req.WorkGPUHours, "hours_per_month": req.HoursPerMonth,
+		"bursty": req.Bursty, "horizon_months": req.HorizonMonths, "deadline_hours": req.Deadline, "objective": req.Objective,
+		"precision": sc.Precision, "bandwidth_weight": sc.BandwidthWeight, "comm_heavy": sc.CommHeavy, "min_gpu_memory_gib": sc.MinGPUMemoryGiB,
+		"link_efficiency": a.Scenarios.LinkEfficiency, "node_efficiency_per_doubling": a.Scenarios.NodeEfficiency, "currency": string(a.Currency),
+	}
+	if req.Budget.Valid {
+		out.Inputs["budget"] = req.Budget.Decimal.InexactFloat64()
+	}
+	return out
+}
+
+func adviseTable(res *advise.Result, req *advise.Request, limit int) *render.Table {
+	cur := ""
+	t := &render.Table{Columns: []render.Column{{Header: "#", Right: true}, {Header: "PROVIDER"}, {Header: "INSTANCE"}, {Header: "REGION"},
+		{Header: "GPU"}, {Header: "×N", Right: true}, {Header: "LINK"}, {Header: "PLAN"}, {Header: "TOTAL", Right: true},
+		{Header: "HOURS", Right: true}, {Header: "P(MISS)", Right: true}, {Header: "UPFRONT", Right: true}}}
+	plans := res.Plans
+	if len(plans) == 0 {
+		plans = res.Closest
+	}
+	for i := range plans {
+		p := &plans[i]
+		if limit > 0 && i >= limit {
+			break
+		}
+		cur = string(p.Currency)
+		plan := p.Model
+		if p.Term != "" {
+			plan += " " + p.Term + " " + p.Payment
+		} else if p.Model == "spot" && p.Payment != "spot" {
+			plan += " (" + p.Payment + ")"
+		}
+		if p.Mix != "" {
+			plan = p.Mix
+		}
+		hours := "-"
+		if p.ExpectedHours > 0 {
+			hours = fmt.Sprintf("%.1f", p.ExpectedHours)
+		}
+		inst := fmt.Sprintf("%s×%d", fmtCount(p.Offering.GPUCount), p.Instances)
+		rank := strconv.Itoa(p.Rank)
+		if len(res.Plans) == 0 {
+			rank = "~"
+		}
+		t.Rows = append(t.Rows, []string{rank, p.Offering.Provider, p.Offering.InstanceType, dash(p.Offering.Region), p.Offering.GPU.Name, inst,
+			p.Offering.Interconnect, plan, fmtDec(p.Total) + " " + cur, hours, missCell(req, p), fmtDec(p.UpfrontCash)})
+	}
+	if len(res.Plans) == 0 {
+		t.Notes = append(t.Notes, "Nothing meets the constraints: "+res.Violation+". The closest plans are shown (~).")
+	}
+	t.Notes = append(t.Notes, res.Summary...)
+	for i := range plans {
+		if i >= 3 {
+			break
+		}
+		p := &plans[i]
+		t.Notes = append(t.Notes, fmt.Sprintf("#%s %s/%s/%s %s:", map[bool]string{true: strconv.Itoa(p.Rank), false: "~"}[len(res.Plans) > 0], p.Offering.Provider, p.Offering.InstanceType, p.Offering.Region, p.Model))
+		for _, line := range p.Explanation {
+			t.Notes = append(t.Notes, "    "+line)
+		}
+	}
+	if len(res.Excluded) > 0 {
+		t.Notes = append(t.Notes, fmt.Sprintf("Excluded (%d):", len(res.Excluded)))
+		for i, x := range res.Excluded {
+			if i == 12 {
+				t.Notes = append(t.Notes, fmt.Sprintf("    ... %d more (-o json lists all)", len(res.Excluded)-12))
+				break
+			}
+			t.Notes = append(t.Notes, "    "+x.What+": "+x.Reason)
+		}
+	}
+	return t
+}
+
+func missCell(req *advise.Request, p *advise.Plan) string {
+	if req.Deadline == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.1f%%", 100*p.PMissDeadline)
+}
+
+func writeAdviseReport(path string, res *advise.Result, req *advise.Request, a *advise.Advisor) error {
+	plans := res.Plans
+	if len(plans) == 0 {
+		plans = res.Closest
+	}
+	cur := string(a.Currency)
+	scatter := &render.ScatterChart{Title: "Cost against time of every plan", XLabel: "expected hours to finish", YLabel: "total cost (" + cur + ")"}
+	if req.WorkGPUHours == 0 {
+		scatter.Title, scatter.XLabel = "Cost against cash needed upfront", "upfront cash ("+cur+")"
+	}
+	for i := range plans {
+		p := &plans[i]
+		x := p.ExpectedHours
+		if req.WorkGPUHours == 0 {
+			x = p.UpfrontCash.InexactFloat64()
+		}
+		scatter.Points = append(scatter.Points, render.Point{X: x, Y: p.Total.InexactFloat64(), Mark: i == 0,
+			Label: fmt.Sprintf("#%d %s %s %s", p.Rank, p.Offering.Provider, p.Offering.InstanceType, p.Model)})
+	}
+	bars := &render.BarChart{Title: "Cost breakdown of the top plans", XLabel: "cost (" + cur + ")"}
+	for i := range plans {
+		if i == 6 {
+			break
+		}
+		p := &plans[i]
+		bar := render.Bar{Label: fmt.Sprintf("#%d %s %s", p.Rank, p.Offering.InstanceType, p.Model)}
+		for _, k := range cost.FlowKinds {
+			if v, ok := p.Breakdown[k]; ok {
+				bar.Segments = append(bar.Segments, render.Segment{Name: k, Value: v.InexactFloat64()})
+			}
+		}
+		bars.Bars = append(bars.Bars, bar)
+	}
+	var sBuf, bBuf bytes.Buffer
+	if err := scatter.Write(&sBuf); err != nil {
+		return err
+	}
+	if err := bars.Write(&bBuf); err != nil {
+		return err
+	}
+	t := adviseTable(res, req, 20)
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".md":
+		base := strings.TrimSuffix(path, filepath.Ext(path))
+		if err := os.WriteFile(base+"-cost-time.svg", sBuf.Bytes(), 0o644); err != nil {
+			return fmt.Errorf("--report: %w", err)
+		}
+		if err := os.WriteFile(base+"-breakdown.svg", bBuf.Bytes(), 0o644); err != nil {
+			return fmt.Errorf("--report: %w", err)
+		}
+		var md bytes.Buffer
+		fmt.Fprintf(&md, "# gpuscout plan: %s\n\n", req.Scenario.Name)
+		if err := t.Write(&md, render.FormatMarkdown, render.Options{}); err != nil {
+			return err
+		}
+		fmt.Fprintf(&md, "\n![cost against time](%s)\n\n![cost breakdown](%s)\n", filepath.Base(base)+"-cost-time.svg", filepath.Base(base)+"-breakdown.svg")
+		return os.WriteFile(path, md.Bytes(), 0o644)
+	case ".html", ".htm":
+		var h bytes.Buffer
+		fmt.Fprintf(&h, "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>gpuscout plan: %s</title>\n", html.EscapeString(req.Scenario.Name))
+		h.WriteString("<style>body{font-family:sans-serif;max-width:1100px;margin:2em auto;color:#222}table{border-collapse:collapse;font-size:13px}td,th{border-bottom:1px solid #ddd;padding:4px 8px;text-align:left}td.n,th.n{text-align:right}li{margin:2px 0}</style></head><body>\n")
+		fmt.Fprintf(&h, "<h1>gpuscout plan: %s</h1>\n<p>%s</p>\n<ol>\n", html.EscapeString(req.Scenario.Name), html.EscapeString(req.Scenario.Description))
+		for _, s := range res.Summary {
+			fmt.Fprintf(&h, "<li>%s</li>\n", html.EscapeString(strings.TrimLeft(s, "0123456789. ")))
+		}
+		h.WriteString("</ol>\n<table><thead><tr>")
+		for _, c := range t.Columns {
+			fmt.Fprintf(&h, "<th%s>%s</th>", map[bool]string{true: ` class="n"`, false: ""}[c.Right], html.EscapeString(c.Header))
+		}
+		h.WriteString("</tr></thead><tbody>\n")
+		for _, r := range t.Rows {
+			h.WriteString("<tr>")
+			for i, cell := range r {
+				fmt.Fprintf(&h, "<td%s>%s</td>", map[bool]string{true: ` class="n"`, false: ""}[t.Columns[i].Right], html.EscapeString(cell))
+			}
+			h.WriteString("</tr>\n")
+		}
+		h.WriteString("</tbody></table>\n<h2>Charts</h2>\n")
+		h.Write(sBuf.Bytes())
+		h.Write(bBuf.Bytes())
+		h.WriteString("<h2>Why</h2>\n")
+		for i := range plans {
+			if i == 5 {
+				break
+			}
+			p := &plans[i]
+			fmt.Fprintf(&h, "<h3>#%d %s %s %s</h3><ul>\n", p.Rank, html.EscapeString(p.Offering.Provider), html.EscapeString(p.Offering.InstanceType), html.EscapeString(p.Model))
+			for _, line := range p.Explanation {
+				fmt.Fprintf(&h, "<li>%s</li>\n", html.EscapeString(line))
+			}
+			h.WriteString("</ul>\n")
+		}
+		h.WriteString("<h2>Excluded</h2><ul>\n")
+		for _, x := range res.Excluded {
+			fmt.Fprintf(&h, "<li><b>%s</b>: %s</li>\n", html.EscapeString(x.What), html.EscapeString(x.Reason))
+		}
+		h.WriteString("</ul>\n</body></html>\n")
+		return os.WriteFile(path, h.Bytes(), 0o644)
+	}
+	return usagef("--report %q: want a file ending in .html or .md", path)
+}

@@ -1,0 +1,166 @@
+package cli
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"go.yaml.in/yaml/v3"
+)
+
+func TestAdviseJSONContract(t *testing.T) {
+	out, errOut, code := run(t, "advise", "--scenario", "llm-pretraining", "--work", "20000gpu-h@A100", "--deadline", "30d", "--budget", "60000USD", "-o", "json")
+	if code != 0 {
+		t.Fatal(errOut)
+	}
+	var res struct {
+		Plans    []map[string]any `json:"plans"`
+		Excluded []map[string]any `json:"excluded"`
+		Summary  []string         `json:"summary"`
+	}
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Plans) == 0 || len(res.Excluded) == 0 || len(res.Summary) != 3 {
+		t.Fatalf("%d plans, %d excluded, %d summary lines", len(res.Plans), len(res.Excluded), len(res.Summary))
+	}
+	for i, p := range res.Plans {
+		for _, k := range []string{"rank", "provider", "instance_type", "region", "gpu", "gpu_count", "interconnect", "pricing_model", "term",
+			"total_cost", "currency", "expected_hours", "p_miss_deadline", "upfront_cash", "explanation"} {
+			if _, ok := p[k]; !ok {
+				t.Fatalf("plan lacks %s: %v", k, p)
+			}
+		}
+		if p["rank"] != float64(i+1) || p["total_cost"].(float64) > 60000 || p["expected_hours"].(float64) > 720 {
+			t.Errorf("plan %d breaks the order or a constraint: %v", i+1, p)
+		}
+	}
+	for _, x := range res.Excluded {
+		if x["what"] == "" || x["reason"] == "" {
+			t.Errorf("excluded entry without what/reason: %v", x)
+		}
+	}
+}
+
+func TestAdviseExports(t *testing.T) {
+	out, errOut, code := run(t, "advise", "--scenario", "cv-training", "--gpu", "A100:4", "--for", "7d", "--provider", "aws,gcp,lambda", "--export", "skypilot")
+	if code != 0 {
+		t.Fatal(errOut)
+	}
+	var task struct {
+		Name      string `yaml:"name"`
+		NumNodes  int    `yaml:"num_nodes"`
+		Resources struct {
+			Cloud        string `yaml:"cloud"`
+			Accelerators string `yaml:"accelerators"`
+			InstanceType string `yaml:"instance_type"`
+			UseSpot      bool   `yaml:"use_spot"`
+		} `yaml:"resources"`
+	}
+	if err := yaml.Unmarshal([]byte(out), &task); err != nil {
+		t.Fatalf("not YAML: %v\n%s", err, out)
+	}
+	if task.Resources.Cloud == "" || task.Resources.InstanceType == "" || !strings.Contains(task.Resources.Accelerators, ":") || task.NumNodes < 1 {
+		t.Errorf("task = %+v", task)
+	}
+	out, _, code = run(t, "advise", "--scenario", "inference-online", "--hours-per-month", "730", "--export", "agent")
+	var cfg struct {
+		Version int            `yaml:"version"`
+		Node    map[string]any `yaml:"node"`
+		Alerts  []struct {
+			Name, Expr string
+		} `yaml:"alerts"`
+	}
+	if code != 0 || yaml.Unmarshal([]byte(out), &cfg) != nil || cfg.Version != 0 || len(cfg.Alerts) < 3 || cfg.Node["instance_type"] == nil {
+		t.Errorf("agent config: %d %+v\n%s", code, cfg, out)
+	}
+	// SkyPilot cannot launch on Alibaba: a clear error.
+	dir := t.TempDir()
+	p := filepath.Join(dir, "p.yaml")
+	os.WriteFile(p, []byte("prices:\n  - {provider: alibaba, instance_type: ecs.gn7i-c8g1.2xlarge, region: cn-hangzhou, price: 0.01, currency: CNY}\n"), 0o644)
+	_, errOut, code = run(t, "advise", "--scenario", "inference-online", "--hours-per-month", "730", "--prices", p, "--export", "skypilot")
+	if code == 0 || !strings.Contains(errOut, "SkyPilot cannot launch on alibaba") {
+		t.Errorf("skypilot export for alibaba: %d %s", code, errOut)
+	}
+}
+
+func TestAdviseReports(t *testing.T) {
+	dir := t.TempDir()
+	for _, name := range []string{"plan.html", "plan.md"} {
+		path := filepath.Join(dir, name)
+		_, errOut, code := run(t, "advise", "--scenario", "cv-training", "--gpu", "A100:4", "--for", "7d", "--report", path)
+		if code != 0 {
+			t.Fatal(errOut)
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := string(b)
+		switch name {
+		case "plan.html":
+			if !strings.Contains(s, "<svg") || strings.Count(s, "<svg") != 2 || !strings.Contains(s, "Scenario fit") {
+				t.Errorf("html report lacks charts or summary")
+			}
+		case "plan.md":
+			for _, svg := range []string{"plan-cost-time.svg", "plan-breakdown.svg"} {
+				if !strings.Contains(s, svg) {
+					t.Errorf("markdown report does not link %s", svg)
+				}
+				if _, err := os.Stat(filepath.Join(dir, svg)); err != nil {
+					t.Errorf("chart %s not written", svg)
+				}
+			}
+		}
+	}
+}
+
+func TestAdviseBench(t *testing.T) {
+	// Without a report the A10G has no compute figures and is excluded; with one it is planned.
+	out, _, _ := run(t, "advise", "--scenario", "inference-batch", "--work", "100gpu-h@A100", "--provider", "aws", "-o", "json")
+	if !strings.Contains(out, "throughput unknown for A10G") {
+		t.Error("A10G not excluded for unknown throughput")
+	}
+	out, errOut, code := run(t, "advise", "--scenario", "inference-batch", "--work", "100gpu-h@A100", "--provider", "aws", "--bench", "testdata/bench-a10g.json", "-o", "json")
+	if code != 0 {
+		t.Fatal(errOut)
+	}
+	if !strings.Contains(out, "(measured, testdata/bench-a10g.json)") {
+		t.Error("the measured figures are not used")
+	}
+}
+
+func TestAdviseBadInput(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"advise", "--gpu", "A100:4", "--for", "7d"}, "--scenario is required"},
+		{[]string{"advise", "--scenario", "gaming", "--for", "7d"}, `unknown scenario "gaming"`},
+		{[]string{"advise", "--scenario", "cv-training"}, "give the size of the work once"},
+		{[]string{"advise", "--scenario", "cv-training", "--for", "7d", "--hours-per-month", "100"}, "give the size of the work once"},
+		{[]string{"advise", "--scenario", "cv-training", "--work", "lots"}, `--work "lots"`},
+		{[]string{"advise", "--scenario", "cv-training", "--work", "100gpu-h@Z80"}, `unknown GPU "Z80"`},
+		{[]string{"advise", "--scenario", "cv-training", "--for", "7d", "--budget", "cheap"}, `--budget "cheap"`},
+		{[]string{"advise", "--scenario", "cv-training", "--for", "7d", "--objective", "fun"}, `--objective "fun"`},
+		{[]string{"advise", "--scenario", "inference-online", "--hours-per-month", "800"}, "a month has 730 hours"},
+		{[]string{"advise", "--scenario", "inference-online", "--hours-per-month", "700", "--deadline", "3d"}, "--deadline applies to a job"},
+		{[]string{"advise", "--scenario", "cv-training", "--pattern", "bursty", "--peak", "2", "--base", "5"}, "0 <= --base <= --peak"},
+		{[]string{"advise", "--scenario", "cv-training", "--for", "7d", "--credits", "100XYZ"}, "currency XYZ has no exchange rate"},
+		{[]string{"advise", "--scenario", "cv-training", "--for", "7d", "--export", "terraform"}, `--export "terraform"`},
+		{[]string{"advise", "--scenario", "cv-training", "--for", "7d", "--report", "plan.pdf"}, "want a file ending in .html or .md"},
+		{[]string{"advise", "--scenario", "cv-training", "--for", "7d", "--bench", "none.json"}, "no such file"},
+	} {
+		_, errOut, code := run(t, tc.args...)
+		if code != ExitUsage || !strings.Contains(errOut, tc.want) {
+			t.Errorf("%v: exit %d, %q; want 2 and %q", tc.args[1:], code, errOut, tc.want)
+		}
+	}
+	// Contradictory constraints are an answer, not an error.
+	out, _, code := run(t, "advise", "--scenario", "llm-pretraining", "--work", "20000gpu-h@A100", "--deadline", "1d", "--budget", "100USD")
+	if code != 0 || !strings.Contains(out, "Nothing meets the constraints") || !strings.Contains(out, "~") {
+		t.Errorf("contradictory constraints: %d\n%s", code, out)
+	}
+}
