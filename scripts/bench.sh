@@ -7,7 +7,7 @@ N=${N:-50}
 
 echo "== Go benchmarks"
 go test -run '^$' -bench . -benchmem ./internal/catalog/ ./internal/cost/
-go test -run '^$' -bench . -benchtime 3x ./internal/spot/
+go test -run '^$' -bench . -benchtime 3x ./internal/spot/ ./internal/advise/
 
 bin=$(mktemp -d)/gpuscout
 CGO_ENABLED=0 go build -o "$bin" ./cmd/gpuscout
@@ -31,6 +31,9 @@ whole() {
     $((median / 1000)) $((median % 1000)) $((p90 / 1000)) $((p90 % 1000)) $((sorted[0] / 1000)) $((sorted[0] % 1000))
 }
 whole 50 offers --gpu A100:8
+whole 50 advise --scenario cv-training --gpu A100:4 --for 7d --no-spot
+whole 1000 advise --scenario cv-training --gpu A100:4 --for 7d
+whole 1000 advise --scenario llm-pretraining --work 20000gpu-h@A100 --deadline 30d --budget 60000USD
 whole 100 cost --gpu A100:4 --for 7d
 whole 100 cost --offering gcp/a2-highgpu-8g --hours-per-month 420 --horizon 3y --discount-rate 8%
 if [ -d ../shared/data/spot-traces ]; then

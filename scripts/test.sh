@@ -67,6 +67,7 @@ fi
 step "smoke test of the binary"
 bin=$(mktemp -d)/gpuscout
 CGO_ENABLED=0 go build -o "$bin" ./cmd/gpuscout
+"$bin" advise --scenario cv-training --gpu A100:4 --for 7d >/dev/null
 "$bin" offers --gpu A100:8 >/dev/null
 set +e
 "$bin" offers --provider nowhere >/dev/null 2>&1; code=$?

@@ -238,3 +238,15 @@ func TestSpeedModel(t *testing.T) {
 		t.Errorf("measured A10G speed %v, %v; want 0.25", s, err)
 	}
 }
+
+// BenchmarkAdviseWithSpot plans the article's example with spot simulation.
+func BenchmarkAdviseWithSpot(b *testing.B) {
+	a := advisor(b, money.USD)
+	for b.Loop() {
+		req := request(b, a, "cv-training", "A100-SXM4-40GB")
+		req.WorkGPUHours = 672
+		if _, err := a.Advise(req); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
