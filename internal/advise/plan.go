@@ -64,6 +64,8 @@ type Plan struct {
 	Breakdown     map[string]decimal.Decimal
 	Explanation   []string
 	Breakeven     *float64
+	Risks         []string // capacity risks
+	Ecosystem     []string // images and monitoring the provider offers
 	option        *cost.Option
 }
 
@@ -177,6 +179,10 @@ func (a *Advisor) Advise(req *Request) (*Result, error) {
 		fit = append(fit, p)
 	}
 	fit = commRule(req, fit, exclude)
+	fit = nodeSizeRule(req, fit, exclude)
+	for i := range fit {
+		a.annotate(req, &fit[i])
+	}
 	rank(req.Objective, fit)
 	a.compareWithReference(req, fit)
 	res.Plans = fit
@@ -537,6 +543,69 @@ func commRule(req *Request, plans []Plan, exclude func(*catalog.Offering, string
 		out = append(out, p)
 	}
 	return out
+}
+
+// nodeSizeRule: a scenario that prefers at least N GPUs per node (LLM
+// pre-training shards the model) drops smaller nodes when larger ones fit.
+func nodeSizeRule(req *Request, plans []Plan, exclude func(*catalog.Offering, string)) []Plan {
+	n := float64(req.Scenario.PreferGPUsAtLeast)
+	if n == 0 {
+		return plans
+	}
+	big := false
+	for _, p := range plans {
+		big = big || p.Offering.GPUCount >= n
+	}
+	if !big {
+		return plans
+	}
+	var out []Plan
+	for _, p := range plans {
+		if p.Offering.GPUCount < n {
+			exclude(p.Offering, fmt.Sprintf("%s prefers at least %g GPUs per node, and such nodes fit the constraints", req.Scenario.Name, n))
+			continue
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+// annotate adds capacity risks, ecosystem notes and scenario preferences.
+func (a *Advisor) annotate(req *Request, p *Plan) {
+	o := p.Offering
+	prov := a.Catalog.Provider(o.Provider)
+	if p.Instances > 1 {
+		p.Risks = append(p.Risks, fmt.Sprintf("needs %d × %s at once in %s: check the quota before you plan on it", p.Instances, o.InstanceType, dashIfEmpty(o.Region)))
+	}
+	if p.Model == cost.ModelSpot {
+		p.Risks = append(p.Risks, "spot capacity can be reclaimed at any time; the interruption rate used is in the explanation")
+	}
+	if p.Model == catalog.ModelCommitment && o.Provider == "gcp" {
+		p.Risks = append(p.Risks, "a committed-use discount does not reserve capacity; pair it with a reservation to hold the GPUs")
+	}
+	if prov != nil && prov.PriceNote != "" && o.Provider == "vast" {
+		p.Risks = append(p.Risks, prov.PriceNote)
+	}
+	if prov != nil && prov.Ecosystem != nil {
+		if prov.Ecosystem.Images != "" {
+			p.Ecosystem = append(p.Ecosystem, "images: "+prov.Ecosystem.Images)
+		}
+		if prov.Ecosystem.Monitoring != "" {
+			p.Ecosystem = append(p.Ecosystem, "monitoring: "+prov.Ecosystem.Monitoring)
+		}
+	}
+	for _, acc := range req.Scenario.PreferAccelerators {
+		if strings.EqualFold(acc, o.GPU.Family) || strings.EqualFold(acc, o.GPU.Name) {
+			p.Explanation = append(p.Explanation, fmt.Sprintf("%s is a preferred accelerator for %s (low cost per inference); models must be compiled with the AWS Neuron SDK", o.GPU.Name, req.Scenario.Name))
+		}
+	}
+}
+
+func dashIfEmpty(s string) string {
+	if s == "" {
+		return "its region"
+	}
+	return s
 }
 
 func planName(p *Plan) string {

@@ -2,16 +2,25 @@ package catalog
 
 // Provider is a cloud that sells GPU capacity.
 type Provider struct {
-	Name          string   `yaml:"name"`
-	DisplayName   string   `yaml:"display_name"`
-	Aliases       []string `yaml:"aliases"`
-	Currency      string   `yaml:"currency"`
-	Billing       string   `yaml:"billing"`        // billing granularity of on-demand use, "" if not sourced
-	BillingSource string   `yaml:"billing_source"` // source id of Billing
-	PriceNote     string   `yaml:"price_note"`     // how to get prices the catalog lacks
-	Schemes       []Scheme `yaml:"schemes"`        // how it sells commitments
-	SchemesSource string   `yaml:"schemes_source"` // source id of Schemes
-	Regions       []Region `yaml:"regions"`
+	Name          string     `yaml:"name"`
+	DisplayName   string     `yaml:"display_name"`
+	Aliases       []string   `yaml:"aliases"`
+	Currency      string     `yaml:"currency"`
+	Billing       string     `yaml:"billing"`        // billing granularity of on-demand use, "" if not sourced
+	BillingSource string     `yaml:"billing_source"` // source id of Billing
+	PriceNote     string     `yaml:"price_note"`     // how to get prices the catalog lacks
+	Schemes       []Scheme   `yaml:"schemes"`        // how it sells commitments
+	SchemesSource string     `yaml:"schemes_source"` // source id of Schemes
+	Regions       []Region   `yaml:"regions"`
+	Ecosystem     *Ecosystem `yaml:"ecosystem"`
+}
+
+// Ecosystem is what a provider offers around the GPU: ready images with the
+// driver, CUDA and frameworks, and GPU monitoring; each with its source.
+type Ecosystem struct {
+	Images     string `yaml:"images"`
+	Monitoring string `yaml:"monitoring"`
+	Source     string `yaml:"source"`
 }
 
 // Region is a provider region with the names users may type for it.

@@ -377,6 +377,8 @@ type advisePlanJSON struct {
 	RelSpeed      float64        `json:"relative_speed_per_gpu"`
 	Breakdown     map[string]any `json:"cost_breakdown"`
 	Explanation   []string       `json:"explanation"`
+	Risks         []string       `json:"capacity_risks"`
+	Ecosystem     []string       `json:"ecosystem"`
 }
 
 type adviseOut struct {
@@ -400,7 +402,14 @@ func planJSON(p *advise.Plan) advisePlanJSON {
 		GPU: p.Offering.GPU.Name, GPUCount: p.Offering.GPUCount, Instances: p.Instances, Interconnect: p.Offering.Interconnect,
 		PricingModel: p.Model, Term: p.Term, Payment: p.Payment, Mix: p.Mix, TotalCost: total, Currency: string(p.Currency),
 		ExpectedHours: math.Round(p.ExpectedHours*100) / 100, PMissDeadline: math.Round(p.PMissDeadline*10000) / 10000, UpfrontCash: up,
-		RelSpeed: math.Round(p.Speed*1000) / 1000, Breakdown: bd, Explanation: p.Explanation}
+		RelSpeed: math.Round(p.Speed*1000) / 1000, Breakdown: bd, Explanation: p.Explanation, Risks: nonNil(p.Risks), Ecosystem: nonNil(p.Ecosystem)}
+}
+
+func nonNil(xs []string) []string {
+	if xs == nil {
+		return []string{}
+	}
+	return xs
 }
 
 func adviseJSON(res *advise.Result, req *advise.Request, a *advise.Advisor) adviseOut {
@@ -476,6 +485,12 @@ func adviseTable(res *advise.Result, req *advise.Request, limit int) *render.Tab
 		for _, line := range p.Explanation {
 			t.Notes = append(t.Notes, "    "+line)
 		}
+		for _, line := range p.Risks {
+			t.Notes = append(t.Notes, "    risk: "+line)
+		}
+		for _, line := range p.Ecosystem {
+			t.Notes = append(t.Notes, "    "+line)
+		}
 	}
 	if len(res.Excluded) > 0 {
 		t.Notes = append(t.Notes, fmt.Sprintf("Excluded (%d):", len(res.Excluded)))
@@ -488,6 +503,14 @@ func adviseTable(res *advise.Result, req *advise.Request, limit int) *render.Tab
 		}
 	}
 	return t
+}
+
+func prefixed(pre string, xs []string) []string {
+	out := make([]string, len(xs))
+	for i, x := range xs {
+		out[i] = pre + x
+	}
+	return out
 }
 
 func missCell(req *advise.Request, p *advise.Plan) string {
@@ -584,7 +607,7 @@ func writeAdviseReport(path string, res *advise.Result, req *advise.Request, a *
 			}
 			p := &plans[i]
 			fmt.Fprintf(&h, "<h3>#%d %s %s %s</h3><ul>\n", p.Rank, html.EscapeString(p.Offering.Provider), html.EscapeString(p.Offering.InstanceType), html.EscapeString(p.Model))
-			for _, line := range p.Explanation {
+			for _, line := range append(append(append([]string{}, p.Explanation...), prefixed("risk: ", p.Risks)...), p.Ecosystem...) {
 				fmt.Fprintf(&h, "<li>%s</li>\n", html.EscapeString(line))
 			}
 			h.WriteString("</ul>\n")
