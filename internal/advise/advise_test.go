@@ -1,6 +1,7 @@
 package advise
 
 import (
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -248,5 +249,40 @@ func BenchmarkAdviseWithSpot(b *testing.B) {
 		if _, err := a.Advise(req); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// The decisive comparison carries the model's numbers: the speed ratio and
+// the cost ratio against the cheapest plan on the reference family.
+func TestReferenceComparison(t *testing.T) {
+	a := advisor(t, money.USD)
+	req := request(t, a, "cv-training", "A100-SXM4-40GB")
+	req.WorkGPUHours = 672
+	res := run(t, a, req)
+	checked := 0
+	for _, p := range res.Plans {
+		for _, line := range p.Explanation {
+			if !strings.Contains(line, "as fast as") {
+				continue
+			}
+			var ref *Plan
+			for i := range res.Plans {
+				q := &res.Plans[i]
+				if q.Offering.GPU.Family == "A100" && strings.Contains(line, q.Offering.InstanceType+" "+q.Model+" (") {
+					ref = q
+				}
+			}
+			if ref == nil {
+				t.Fatalf("reference plan of %q not found", line)
+			}
+			want := fmt.Sprintf("%.2f× as fast", p.Speed/ref.Speed)
+			if !strings.Contains(line, want) {
+				t.Errorf("%q lacks %q", line, want)
+			}
+			checked++
+		}
+	}
+	if checked == 0 {
+		t.Error("no plan compares itself with the reference GPU")
 	}
 }

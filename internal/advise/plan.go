@@ -648,37 +648,50 @@ func rank(objective string, plans []Plan) {
 	}
 }
 
-// compareWithReference adds the decisive comparison to plans on other GPUs:
-// faster per GPU yet cheaper per job, or slower but cheaper.
+// compareWithReference adds the decisive comparison to plans on other GPUs
+// against the cheapest plan on the reference GPU's family (of the same pricing
+// model where there is one): faster per GPU yet cheaper per job, or not.
 func (a *Advisor) compareWithReference(req *Request, plans []Plan) {
-	var ref *Plan
-	for i := range plans {
-		if plans[i].Offering.GPU.Family == req.Ref.Family && plans[i].Model == plans[0].Model {
-			ref = &plans[i]
-			break
-		}
-	}
-	if ref == nil || req.WorkGPUHours == 0 {
+	if req.WorkGPUHours == 0 {
 		return
+	}
+	refFor := func(model string) *Plan {
+		var best, any *Plan
+		for i := range plans {
+			q := &plans[i]
+			if q.Offering.GPU.Family != req.Ref.Family || !q.Offering.OnDemand.Known {
+				continue
+			}
+			if any == nil || q.Total.LessThan(any.Total) {
+				any = q
+			}
+			if q.Model == model && (best == nil || q.Total.LessThan(best.Total)) {
+				best = q
+			}
+		}
+		if best != nil {
+			return best
+		}
+		return any
+	}
+	hourly := func(x *Plan) float64 {
+		v, _ := a.FX.Convert(x.Offering.OnDemand.Amount, x.Offering.OnDemand.Currency, a.Currency)
+		return v.InexactFloat64() / x.Offering.GPUCount
 	}
 	for i := range plans {
 		p := &plans[i]
-		if p.Offering.GPU.Family == req.Ref.Family || !p.Offering.OnDemand.Known || !ref.Offering.OnDemand.Known {
+		ref := refFor(p.Model)
+		if ref == nil || p.Offering.GPU.Family == req.Ref.Family || !p.Offering.OnDemand.Known {
 			continue
 		}
-		hourly := func(x *Plan) float64 {
-			v, _ := a.FX.Convert(x.Offering.OnDemand.Amount, x.Offering.OnDemand.Currency, a.Currency)
-			return v.InexactFloat64() / x.Offering.GPUCount
-		}
-		ratioPrice := hourly(p) / hourly(ref)
 		ratioCost := p.Total.InexactFloat64() / ref.Total.InexactFloat64()
-		verdict := "cheaper"
-		pct := 100 * (1 - ratioCost)
+		verdict, pct := "cheaper", 100*(1-ratioCost)
 		if ratioCost > 1 {
 			verdict, pct = "dearer", 100*(ratioCost-1)
 		}
-		p.Explanation = append(p.Explanation, fmt.Sprintf("%s is %.2f× as fast as %s per GPU for this scenario, so %.0f%% %s per job than %s despite %.2f× the hourly price per GPU",
-			p.Offering.GPU.Name, p.Speed/ref.Speed, ref.Offering.GPU.Name, pct, verdict, ref.Offering.InstanceType, ratioPrice))
+		p.Explanation = append(p.Explanation, fmt.Sprintf("%s is %.2f× as fast as %s per GPU for %s, so %.0f%% %s per job than %s %s (%s) despite %.2f× the on-demand price per GPU-hour",
+			p.Offering.GPU.Name, p.Speed/ref.Speed, ref.Offering.GPU.Name, req.Scenario.Name, pct, verdict, ref.Offering.InstanceType, ref.Model,
+			cost.FormatMoney(ref.Total, ref.Currency), hourly(p)/hourly(ref)))
 	}
 }
 
