@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"math"
 	"os"
@@ -675,6 +676,11 @@ func writeCostChart(path string, opts []cost.Option, run *costRun) error {
 			break
 		}
 	}
+	return writeChart(path, chart)
+}
+
+// writeChart writes an SVG chart to a file (the --chart flag of cost and spot).
+func writeChart(path string, chart interface{ Write(io.Writer) error }) error {
 	fh, err := os.Create(path)
 	if err != nil {
 		return fmt.Errorf("--chart: %w", err)
@@ -689,7 +695,6 @@ func writeCostChart(path string, opts []cost.Option, run *costRun) error {
 func newBreakevenCmd(e *env) *cobra.Command {
 	var cf catalogFlags
 	var offering, term, discount string
-	var all bool
 	cmd := &cobra.Command{
 		Use:   "breakeven",
 		Short: "Hours a month above which each commitment beats on-demand",
@@ -706,7 +711,6 @@ cash flows at --discount-rate.`,
 	cmd.Flags().StringVar(&offering, "offering", "", "provider/instance[/region] (required)")
 	cmd.Flags().StringVar(&term, "term", "", "only this term: 1y, 3y, ...")
 	cmd.Flags().StringVar(&discount, "discount-rate", "", "yearly discount rate for the present-value variant, e.g. 8%")
-	cmd.Flags().BoolVar(&all, "all-regions", false, "every region (default: every region with a commitment price)")
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		format, err := getFormat()
 		if err != nil {

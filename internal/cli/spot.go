@@ -673,15 +673,7 @@ func writeSpotChart(path string, sums []spot.Summary, in *spotInputs) error {
 		}
 		chart.Series = append(chart.Series, ser)
 	}
-	fh, err := os.Create(path)
-	if err != nil {
-		return fmt.Errorf("--chart: %w", err)
-	}
-	if err := chart.Write(fh); err != nil {
-		fh.Close()
-		return err
-	}
-	return fh.Close()
+	return writeChart(path, chart)
 }
 
 func newSpotSynthCmd(e *env) *cobra.Command {
