@@ -195,6 +195,7 @@ func summarize(name string, runs []runStat, od float64) Summary {
 	} else {
 		sum.CompletionMean, sum.CompletionP95 = math.Inf(1), math.Inf(1)
 		sum.CostMean, sum.CostP50, sum.CostP95 = math.NaN(), math.NaN(), math.NaN()
+		sum.SavingsMean, sum.SavingsCI95 = math.NaN(), math.NaN()
 	}
 	return sum
 }
