@@ -120,9 +120,10 @@ type interval struct {
 	charge   decimal.Decimal // sum of the given kinds in each month of the run
 }
 
-// intervals splits months 1..n into runs of equal monthly charge of the given kinds.
+// intervals splits months 0..n into runs of equal monthly charge of the given
+// kinds (month 0 holds fees billed in advance for the first month).
 func (s Schedule) intervals(n int, kinds map[string]bool, extraBreaks ...int) []interval {
-	cuts := map[int]bool{1: true, n + 1: true}
+	cuts := map[int]bool{0: true, 1: true, n + 1: true}
 	for _, f := range s {
 		if kinds[f.Kind] {
 			cuts[f.From] = true
@@ -134,7 +135,7 @@ func (s Schedule) intervals(n int, kinds map[string]bool, extraBreaks ...int) []
 	}
 	var pts []int
 	for c := range cuts {
-		if c >= 1 && c <= n+1 {
+		if c >= 0 && c <= n+1 {
 			pts = append(pts, c)
 		}
 	}
