@@ -426,3 +426,25 @@ func BenchmarkPriceWholeCatalog(b *testing.B) {
 		}
 	}
 }
+
+// TestCreditPaysAdvanceFees: AWS RI fees are billed at each month's start
+// (month 0 holds the first); a 100 USD credit pays 43.80 + 43.80 + 12.40 of them.
+func TestCreditPaysAdvanceFees(t *testing.T) {
+	e, o := m5LargeEngine(t)
+	u := usage(t, Usage{HoursPerMonth: 730, HorizonMonths: 12, Credits: []Credit{{Name: "c", Amount: dec("100"), Currency: money.USD}}})
+	opts, err := e.Price(u, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	none := find(t, opts, catalog.ModelReserved, "1y", "no-upfront", "standard")
+	ex := none.Schedule.Expand(12)
+	want := map[int]string{0: "-43.8", 1: "-43.8", 2: "-12.4"}
+	for m, w := range want {
+		if got := ex[m].ByKind[FlowCredit]; !got.Equal(dec(w)) {
+			t.Errorf("month %d credit %s, want %s", m, got, w)
+		}
+	}
+	if !none.Total.Equal(dec("43.8").Mul(decimal.NewFromInt(12)).Sub(dec("100"))) {
+		t.Errorf("total %s", none.Total)
+	}
+}
