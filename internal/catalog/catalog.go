@@ -72,6 +72,16 @@ type Offering struct {
 	SpecSource   string
 	OnDemand     Price
 	Spot         Price
+	// Steps, where set, price pay-as-you-go use by cumulative hours of use
+	// (Tencent Cloud's stepped 阶梯 prices: (0,96], (96,360], >360 h); the
+	// first step equals OnDemand. Prices are in OnDemand.Currency.
+	Steps []PriceStep
+}
+
+// PriceStep is an hourly price from a number of hours of use on.
+type PriceStep struct {
+	FromHours float64
+	Amount    decimal.Decimal
 }
 
 // Key identifies an offering.

@@ -337,6 +337,11 @@ func (p *pricer) payAsYouGo(o *catalog.Offering, model string, price decimal.Nul
 		}
 		return opt
 	}
+	if model == ModelOnDemand && len(o.Steps) > 1 && p.u.License == "linux" {
+		if err := p.steppedFlows(&opt, o); err == nil {
+			return opt
+		}
+	}
 	hours := p.usageFlows(&opt.Schedule, price.Decimal, factor, 1)
 	inst := ""
 	if p.u.Instances > 1 {
@@ -345,6 +350,47 @@ func (p *pricer) payAsYouGo(o *catalog.Offering, model string, price decimal.Nul
 	opt.Explanation = append(opt.Explanation, fmt.Sprintf("%s %s/h × %s%s = %s", label, p.money(price.Decimal), FormatHours(hours*factor), inst,
 		p.money(price.Decimal.Mul(decimal.NewFromFloat(hours*factor*float64(p.u.Instances))))))
 	return opt
+}
+
+// steppedFlows prices on-demand use by cumulative hours of use, step by step
+// (Tencent Cloud's 阶梯 pay-as-you-go prices), month by month.
+func (p *pricer) steppedFlows(opt *Option, o *catalog.Offering) error {
+	steps := make([]decimal.Decimal, len(o.Steps))
+	for i, st := range o.Steps {
+		v, err := p.e.FX.Convert(st.Amount, o.OnDemand.Currency, p.e.Currency)
+		if err != nil {
+			return err
+		}
+		steps[i] = v
+	}
+	inst := decimal.NewFromInt(int64(p.u.Instances))
+	cum := 0.0
+	total := decimal.Zero
+	for _, seg := range p.u.HoursByMonth() {
+		for m := seg.From; m <= seg.To; m++ {
+			c, end := decimal.Zero, cum+seg.Hours
+			for i, st := range o.Steps {
+				hi := math.Inf(1)
+				if i+1 < len(o.Steps) {
+					hi = o.Steps[i+1].FromHours
+				}
+				lo := math.Max(cum, st.FromHours)
+				if x := math.Min(end, hi) - lo; x > 0 {
+					c = c.Add(steps[i].Mul(decimal.NewFromFloat(x)))
+				}
+			}
+			cum = end
+			opt.Schedule.Add(FlowUsage, m, m, c.Mul(inst))
+			total = total.Add(c.Mul(inst))
+		}
+	}
+	var parts []string
+	for i, st := range o.Steps {
+		parts = append(parts, fmt.Sprintf("%s/h from %g h", p.money(steps[i]), st.FromHours))
+	}
+	opt.Explanation = append(opt.Explanation, fmt.Sprintf("on-demand stepped by hours of use (%s): %s over %s = %s (%s)",
+		strings.Join(parts, ", "), FormatHours(cum), map[bool]string{true: fmt.Sprintf("%d instances", p.u.Instances), false: "the horizon"}[p.u.Instances > 1], p.money(total), o.OnDemand.Source))
+	return nil
 }
 
 // commitment prices one commitment offer over the horizon.

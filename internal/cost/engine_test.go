@@ -448,3 +448,29 @@ func TestCreditPaysAdvanceFees(t *testing.T) {
 		t.Errorf("total %s", none.Total)
 	}
 }
+
+// TestSteppedOnDemand: Tencent-style steps by cumulative hours of use. Hand
+// calculation for a 500 h job: 96 × 16.09 + 264 × 12 + 140 × 10 = 6,112.64.
+func TestSteppedOnDemand(t *testing.T) {
+	e := engine(t)
+	o := *offering(t, e.Catalog, "tencent", "GN7.2XLARGE32", "ap-guangzhou")
+	o.OnDemand = catalog.Price{Known: true, Amount: dec("16.09"), Currency: money.USD, Source: "test", AsOf: "2026-11-01"}
+	o.Steps = []catalog.PriceStep{{FromHours: 0, Amount: dec("16.09")}, {FromHours: 96, Amount: dec("12")}, {FromHours: 360, Amount: dec("10")}}
+	opts, err := e.Price(usage(t, Usage{DurationHours: 500}), &o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	od := find(t, opts, ModelOnDemand, "", "", "")
+	if !od.Total.Equal(dec("6112.64")) {
+		t.Errorf("stepped total %s, want 6112.64", od.Total)
+	}
+	// Steady use: 200 h a month for 3 months = months of 200, 200, 200 cumulative 600 h:
+	// month 1: 96×16.09 + 104×12 = 2792.64; month 2: 56×12 + 144×10 = 2112; month 3: 200×10 = 2000.
+	opts, _ = e.Price(usage(t, Usage{HoursPerMonth: 200, HorizonMonths: 3}), &o)
+	ex := find(t, opts, ModelOnDemand, "", "", "").Schedule.Expand(3)
+	for m, w := range map[int]string{1: "2792.64", 2: "2112", 3: "2000"} {
+		if !ex[m].Total.Equal(dec(w)) {
+			t.Errorf("month %d: %s, want %s", m, ex[m].Total, w)
+		}
+	}
+}

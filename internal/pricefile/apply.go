@@ -65,6 +65,7 @@ func Apply(c *catalog.Catalog, fx *money.FX, f *File) (Summary, error) {
 			for _, o := range matches {
 				if e.Price.Valid {
 					o.OnDemand = mk(e.Price)
+					o.Steps = e.Steps
 				}
 				if e.SpotPrice.Valid {
 					o.Spot = mk(e.SpotPrice)
@@ -79,6 +80,7 @@ func Apply(c *catalog.Catalog, fx *money.FX, f *File) (Summary, error) {
 			o.OnDemand = catalog.Price{Currency: cur}
 			if e.Price.Valid {
 				o.OnDemand = mk(e.Price)
+				o.Steps = e.Steps
 			}
 			if e.SpotPrice.Valid {
 				o.Spot = mk(e.SpotPrice)

@@ -72,6 +72,8 @@ type Entry struct {
 	VCPUs        float64
 	MemoryGiB    float64
 	Interconnect string
+	// Steps: pay-as-you-go prices by cumulative hours of use (hourly_steps).
+	Steps []catalog.PriceStep
 }
 
 // Error is a validation error at a file position.
@@ -175,6 +177,7 @@ func parseEntries(p *yamlfields.Reader, n *yaml.Node, f *File) error {
 			"vcpus":          func(v *yaml.Node) (err error) { e.VCPUs, err = p.Positive(v, "vcpus"); return },
 			"memory_gib":     func(v *yaml.Node) (err error) { e.MemoryGiB, err = p.Positive(v, "memory_gib"); return },
 			"interconnect":   func(v *yaml.Node) (err error) { e.Interconnect, err = p.NonEmpty(v, "interconnect"); return },
+			"hourly_steps":   func(v *yaml.Node) (err error) { e.Steps, err = parseSteps(p, v); return },
 		})
 		if err != nil {
 			return err
@@ -182,8 +185,14 @@ func parseEntries(p *yamlfields.Reader, n *yaml.Node, f *File) error {
 		if e.Provider == "" {
 			return p.Errf(item, "provider", "missing; every entry names its provider")
 		}
+		if len(e.Steps) > 0 {
+			if e.Price.Valid && !e.Price.Decimal.Equal(e.Steps[0].Amount) {
+				return p.Errf(item, "price", "differs from the first of hourly_steps; give one or make them equal")
+			}
+			e.Price = decimal.NullDecimal{Decimal: e.Steps[0].Amount, Valid: true}
+		}
 		if !e.Price.Valid && !e.SpotPrice.Valid && !e.Discount.Valid {
-			return p.Errf(item, "price", "missing; an entry needs price, spot_price or discount")
+			return p.Errf(item, "price", "missing; an entry needs price, spot_price, hourly_steps or discount")
 		}
 		if e.Discount.Valid && (e.Price.Valid || e.SpotPrice.Valid) {
 			return p.Errf(item, "discount", "cannot be combined with price or spot_price in one entry")
@@ -259,6 +268,44 @@ func parseCommitments(p *yamlfields.Reader, n *yaml.Node, f *File) error {
 		f.Commitments = append(f.Commitments, c)
 		return nil
 	})
+}
+
+// parseSteps reads [{from_hours: 0, price: 16.09}, {from_hours: 96, price: 12.0}, ...].
+func parseSteps(p *yamlfields.Reader, n *yaml.Node) ([]catalog.PriceStep, error) {
+	var out []catalog.PriceStep
+	err := p.Sequence(n, "hourly_steps", func(item *yaml.Node) error {
+		var st catalog.PriceStep
+		set := false
+		err := p.Mapping(item, "a price step", map[string]func(*yaml.Node) error{
+			"from_hours": func(v *yaml.Node) (err error) {
+				st.FromHours, err = p.Number(v, "hourly_steps.from_hours", 0, 1e6)
+				return
+			},
+			"price": func(v *yaml.Node) error {
+				d, err := p.Price(v, "hourly_steps.price")
+				st.Amount, set = d.Decimal, err == nil
+				return err
+			},
+		})
+		if err != nil {
+			return err
+		}
+		if !set {
+			return p.Errf(item, "hourly_steps.price", "missing")
+		}
+		if len(out) == 0 && st.FromHours != 0 {
+			return p.Errf(item, "hourly_steps.from_hours", "the first step must start at 0 hours")
+		}
+		if len(out) > 0 && st.FromHours <= out[len(out)-1].FromHours {
+			return p.Errf(item, "hourly_steps.from_hours", "value %g must be above the previous step's %g", st.FromHours, out[len(out)-1].FromHours)
+		}
+		out = append(out, st)
+		return nil
+	})
+	if err == nil && len(out) == 0 {
+		err = p.Errf(n, "hourly_steps", "is empty")
+	}
+	return out, err
 }
 
 func fraction(p *yamlfields.Reader, n *yaml.Node, field string) (decimal.NullDecimal, error) {

@@ -155,7 +155,7 @@ func TestCommitments(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if sum.Committed != 2 || sum.Overridden != 1 {
+	if sum.Committed != 2 || sum.Overridden != 2 { // gn7i, and GN7.2XLARGE32 with hourly steps
 		t.Fatalf("summary %+v", sum)
 	}
 	var got []catalog.Commitment
@@ -172,6 +172,9 @@ func TestCommitments(t *testing.T) {
 		"bad term":    {"commitments:\n  - {provider: aws, instance_type: x, region: r, model: reserved, term: 2 years, payment: monthly, monthly: 1}\n", `field term: value "2 years"`},
 		"no amount":   {"commitments:\n  - {provider: aws, instance_type: x, region: r, model: reserved, term: 1y, payment: monthly}\n", "field upfront: missing"},
 		"no payment":  {"commitments:\n  - {provider: aws, instance_type: x, region: r, model: reserved, term: 1y, monthly: 1}\n", "field payment: missing"},
+		"steps start": {"prices:\n  - {provider: tencent, instance_type: x, hourly_steps: [{from_hours: 5, price: 1}]}\n", "the first step must start at 0 hours"},
+		"steps order": {"prices:\n  - {provider: tencent, instance_type: x, hourly_steps: [{from_hours: 0, price: 2}, {from_hours: 0, price: 1}]}\n", "must be above the previous step"},
+		"steps price": {"prices:\n  - {provider: tencent, instance_type: x, price: 3, hourly_steps: [{from_hours: 0, price: 2}]}\n", "differs from the first of hourly_steps"},
 		"neg upfront": {"commitments:\n  - {provider: aws, instance_type: x, region: r, model: reserved, term: 1y, payment: all-upfront, upfront: -5}\n", "field upfront: value -5 is negative"},
 	} {
 		if _, err := Parse("x.yaml", []byte(tc.in)); err == nil || !strings.Contains(err.Error(), tc.want) {
