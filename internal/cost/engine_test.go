@@ -465,10 +465,10 @@ func TestSteppedOnDemand(t *testing.T) {
 		t.Errorf("stepped total %s, want 6112.64", od.Total)
 	}
 	// Steady use: 200 h a month for 3 months = months of 200, 200, 200 cumulative 600 h:
-	// month 1: 96×16.09 + 104×12 = 2792.64; month 2: 56×12 + 144×10 = 2112; month 3: 200×10 = 2000.
+	// month 1: 96×16.09 + 104×12 = 2792.64; month 2 (200..400 h): 160×12 + 40×10 = 2320; month 3: 200×10 = 2000.
 	opts, _ = e.Price(usage(t, Usage{HoursPerMonth: 200, HorizonMonths: 3}), &o)
 	ex := find(t, opts, ModelOnDemand, "", "", "").Schedule.Expand(3)
-	for m, w := range map[int]string{1: "2792.64", 2: "2112", 3: "2000"} {
+	for m, w := range map[int]string{1: "2792.64", 2: "2320", 3: "2000"} {
 		if !ex[m].Total.Equal(dec(w)) {
 			t.Errorf("month %d: %s, want %s", m, ex[m].Total, w)
 		}
