@@ -66,7 +66,9 @@ func (c *Catalog) Clone() *Catalog {
 	d.Commitments = append([]Commitment(nil), c.Commitments...)
 	d.Offerings = append([]Offering(nil), c.Offerings...)
 	d.Sources = append([]Source(nil), c.Sources...)
-	_ = d.index()
+	if err := d.index(); err != nil {
+		panic("catalog: re-indexing a valid catalog failed: " + err.Error()) // cannot happen: c was indexed
+	}
 	return d
 }
 

@@ -126,10 +126,8 @@ func (b *builder) readCurated(dir string) error {
 				return fmt.Errorf("%s:%d: interconnect %q; allowed: %s", p, in.Line, in.Interconnect, strings.Join(catalog.Interconnects, ", "))
 			}
 			for _, o := range in.Offers {
-				for _, s := range []string{o.Source} {
-					if s != "" && b.specs.Source(s) == nil {
-						return fmt.Errorf("%s:%d: source %q is not in sources.yaml", p, in.Line, s)
-					}
+				if o.Source != "" && b.specs.Source(o.Source) == nil {
+					return fmt.Errorf("%s:%d: source %q is not in sources.yaml", p, in.Line, o.Source)
 				}
 			}
 		}
