@@ -39,11 +39,16 @@ func newAxes(W, H int, xs, ys []float64, legendH float64) axes {
 	if math.IsInf(a.xmin, 1) {
 		a.xmin, a.xmax, a.ymax = 0, 1, 1
 	}
-	if a.xmin > 0 {
-		a.xmin = 0
-	}
 	if a.xmax == a.xmin {
-		a.xmax = a.xmin + 1
+		a.xmin, a.xmax = a.xmin-1, a.xmax+1
+	}
+	// Frame the data: round outwards, from 0 only when the data come close to it.
+	span := a.xmax - a.xmin
+	if a.xmin >= 0 && a.xmin < span {
+		a.xmin = 0
+	} else {
+		st := niceStep(span, 6)
+		a.xmin = math.Floor((a.xmin-span*0.05)/st) * st
 	}
 	ys2 := niceStep(a.ymax-a.ymin, 5)
 	a.ymax = math.Ceil(a.ymax/ys2) * ys2
@@ -97,15 +102,36 @@ func (c *ScatterChart) Write(w io.Writer) error {
 	var b strings.Builder
 	svgOpen(&b, W, H, c.Title)
 	a.draw(&b, c.XLabel, c.YLabel)
+	type box struct{ x0, x1, y float64 }
+	var placed []box
 	for i, p := range c.Points {
 		col, r := palette[0], 4.0
 		if p.Mark {
 			col, r = palette[1], 7
 		}
-		fmt.Fprintf(&b, `<circle cx="%.1f" cy="%.1f" r="%g" fill="%s" fill-opacity="0.8"><title>%s</title></circle>`+"\n", a.x(p.X), a.y(p.Y), r, col, html.EscapeString(p.Label))
-		if i < 8 { // label the first (best) few
-			fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" font-size="10">%s</text>`+"\n", a.x(p.X)+8, a.y(p.Y)-6, html.EscapeString(p.Label))
+		x, y := a.x(p.X), a.y(p.Y)
+		fmt.Fprintf(&b, `<circle cx="%.1f" cy="%.1f" r="%g" fill="%s" fill-opacity="0.8"><title>%s</title></circle>`+"\n", x, y, r, col, html.EscapeString(p.Label))
+		if i >= 5 {
+			continue // label the best few; hovering shows every label
 		}
+		anchor, dx := "start", 9.0
+		width := 5.6 * float64(len([]rune(p.Label))) // 10 px sans-serif
+		bx := box{x + dx, x + dx + width, y - 7}
+		if x > a.left+a.w*0.6 {
+			anchor, dx = "end", -9
+			bx = box{x + dx - width, x + dx, y - 7}
+		}
+		clash := false
+		for _, q := range placed {
+			if bx.x0 < q.x1 && q.x0 < bx.x1 && math.Abs(q.y-bx.y) < 13 {
+				clash = true
+			}
+		}
+		if clash {
+			continue
+		}
+		placed = append(placed, bx)
+		fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" font-size="10" text-anchor="%s">%s</text>`+"\n", x+dx, y-7, anchor, html.EscapeString(p.Label))
 	}
 	b.WriteString("</svg>\n")
 	_, err := io.WriteString(w, b.String())
@@ -158,7 +184,11 @@ func (c *BarChart) Write(w io.Writer) error {
 	}
 	step := niceStep(maxV, 5)
 	maxV = math.Ceil(maxV/step) * step
-	left, top, barH, gap := 260.0, 40.0, 22.0, 10.0
+	longest := 0
+	for _, bar := range c.Bars {
+		longest = max(longest, len([]rune(bar.Label)))
+	}
+	left, top, barH, gap := math.Min(440, 24+7.2*float64(longest)), 40.0, 22.0, 10.0
 	plotW := float64(W) - left - 30
 	H := int(top + float64(len(c.Bars))*(barH+gap) + 60 + 18*float64((len(names)+3)/4))
 	var b strings.Builder
