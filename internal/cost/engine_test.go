@@ -2,8 +2,6 @@ package cost
 
 import (
 	"math"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -61,11 +59,7 @@ func usage(t testing.TB, u Usage) *Usage {
 // m5LargeEngine prices the m5.large record of shared/data with all twelve
 // Reserved Instance offerings as the catalog's commitments.
 func m5LargeEngine(t *testing.T) (*Engine, *catalog.Offering) {
-	f, err := os.Open(filepath.Join(shareddata.Dir(t), "price-feeds", "aws-pricing-getproducts-m5large-us-east-1.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
+	f := shareddata.Open(t, "price-feeds", "aws-pricing-getproducts-m5large-us-east-1.json")
 	ps, err := awspricelist.Parse(f)
 	if err != nil {
 		t.Fatal(err)

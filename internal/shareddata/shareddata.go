@@ -56,3 +56,15 @@ func ModuleRoot(t testing.TB) string {
 		}
 	}
 }
+
+// Open opens a file under shared/data (path parts joined), closing it when
+// the test ends; it skips the test where shared/data is absent.
+func Open(t testing.TB, parts ...string) *os.File {
+	t.Helper()
+	f, err := os.Open(filepath.Join(append([]string{Dir(t)}, parts...)...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	return f
+}

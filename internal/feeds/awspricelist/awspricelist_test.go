@@ -1,8 +1,6 @@
 package awspricelist
 
 import (
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -12,11 +10,7 @@ import (
 )
 
 func TestGetProductsM5Large(t *testing.T) {
-	f, err := os.Open(filepath.Join(shareddata.Dir(t), "price-feeds", "aws-pricing-getproducts-m5large-us-east-1.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
+	f := shareddata.Open(t, "price-feeds", "aws-pricing-getproducts-m5large-us-east-1.json")
 	ps, err := Parse(f)
 	if err != nil {
 		t.Fatal(err)
@@ -38,11 +32,7 @@ func TestGetProductsM5Large(t *testing.T) {
 }
 
 func TestBulkOfferFile(t *testing.T) {
-	f, err := os.Open(filepath.Join(shareddata.Dir(t), "price-feeds", "aws-offer-ec2-us-west-2-excerpt.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
+	f := shareddata.Open(t, "price-feeds", "aws-offer-ec2-us-west-2-excerpt.json")
 	ps, err := Parse(f)
 	if err != nil {
 		t.Fatal(err)

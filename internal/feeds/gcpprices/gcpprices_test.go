@@ -1,8 +1,6 @@
 package gcpprices
 
 import (
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -12,11 +10,7 @@ import (
 )
 
 func TestParseShared(t *testing.T) {
-	f, err := os.Open(filepath.Join(shareddata.Dir(t), "price-feeds", "gcp-cyclenerd-pricing-gpu-excerpt.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
+	f := shareddata.Open(t, "price-feeds", "gcp-cyclenerd-pricing-gpu-excerpt.json")
 	ex, err := Parse(f)
 	if err != nil {
 		t.Fatal(err)
