@@ -57,6 +57,7 @@ if [ "$FUZZTIME" != "0" ]; then
     ./internal/feeds/awspricelist:FuzzParse \
     ./internal/cost:FuzzParseSpec \
     ./internal/spot:FuzzParseTrace \
+    ./internal/feeds/awsspotadvisor:FuzzParseBand \
     ./internal/pricefile:FuzzParse; do
     pkg=${target%%:*}; fn=${target##*:}
     go test -run '^$' -fuzz "^${fn}\$" -fuzztime "$FUZZTIME" "$pkg" >/dev/null

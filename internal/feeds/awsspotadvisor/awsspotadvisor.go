@@ -92,13 +92,13 @@ func ParseBand(s string) (float64, float64, error) {
 	switch {
 	case strings.HasPrefix(t, "<"):
 		hi, err := strconv.ParseFloat(strings.TrimSpace(t[1:]), 64)
-		if err != nil || hi <= 0 || hi > 100 {
+		if err != nil || !(hi > 0 && hi <= 100) {
 			return 0, 0, bad
 		}
 		return 0, hi, nil
 	case strings.HasPrefix(t, ">"):
 		lo, err := strconv.ParseFloat(strings.TrimSpace(t[1:]), 64)
-		if err != nil || lo < 0 || lo >= 100 {
+		if err != nil || !(lo >= 0 && lo < 100) {
 			return 0, 0, bad
 		}
 		return lo, 100, nil
@@ -109,7 +109,7 @@ func ParseBand(s string) (float64, float64, error) {
 	}
 	lo, err1 := strconv.ParseFloat(strings.TrimSpace(strings.TrimSuffix(a, "%")), 64)
 	hi, err2 := strconv.ParseFloat(strings.TrimSpace(b), 64)
-	if err1 != nil || err2 != nil || lo < 0 || hi <= lo || hi > 100 {
+	if err1 != nil || err2 != nil || !(lo >= 0 && hi > lo && hi <= 100) {
 		return 0, 0, bad
 	}
 	return lo, hi, nil
