@@ -252,7 +252,7 @@ func (f *adviseFlags) prepare() (*advise.Advisor, *advise.Request, error) {
 		}
 		req.HoursPerMonth = f.hoursPerMonth
 	case f.pattern == "bursty":
-		if !(f.peak > 0) || f.base < 0 || f.base > f.peak {
+		if !(f.peak > 0) || !(f.base >= 0 && f.base <= f.peak) {
 			return nil, nil, usagef("--pattern bursty needs --peak > 0 and 0 <= --base <= --peak (GPUs of the reference), got base %g, peak %g", f.base, f.peak)
 		}
 		if !(f.peakHours > 0) || f.peakHours > cost.HoursPerMonth {
@@ -323,7 +323,7 @@ func (f *adviseFlags) prepare() (*advise.Advisor, *advise.Request, error) {
 	for _, s := range f.egress {
 		path, gb, ok := strings.Cut(s, "=")
 		v, err := strconv.ParseFloat(strings.TrimSpace(gb), 64)
-		if !ok || err != nil || v < 0 || !validPath(path) {
+		if !ok || err != nil || !(v >= 0) || math.IsInf(v, 0) || !validPath(path) {
 			return nil, nil, usagef("--egress %q: want PATH=GB with PATH one of %s", s, strings.Join(catalog.EgressPaths, ", "))
 		}
 		if u.Egress == nil {

@@ -207,7 +207,7 @@ func (f *costFlags) prepare() (*costRun, error) {
 	for _, s := range f.egress {
 		path, gb, ok := strings.Cut(s, "=")
 		v, err := strconv.ParseFloat(strings.TrimSpace(gb), 64)
-		if !ok || err != nil || v < 0 || !validPath(path) {
+		if !ok || err != nil || !(v >= 0) || math.IsInf(v, 0) || !validPath(path) {
 			return nil, usagef("--egress %q: want PATH=GB with PATH one of %s and GB >= 0", s, strings.Join(catalog.EgressPaths, ", "))
 		}
 		if u.Egress == nil {

@@ -126,3 +126,21 @@ func TestCostBadInput(t *testing.T) {
 		}
 	}
 }
+
+// NaN and infinities are bad input everywhere, never a silent number.
+func TestNaNIsBadInput(t *testing.T) {
+	for _, args := range [][]string{
+		{"cost", "--gpu", "T4", "--hours-per-month", "NaN"},
+		{"cost", "--gpu", "T4", "--for", "1d", "--egress", "internet=NaN"},
+		{"cost", "--gpu", "T4", "--for", "1d", "--egress", "internet=+Inf"},
+		{"advise", "--scenario", "cv-training", "--pattern", "bursty", "--peak", "4", "--base", "NaN"},
+		{"spot", "--work", "1h", "--band", "5-10%", "--spot-price", "1", "--od-price", "2", "--od-percent", "NaN"},
+		{"spot", "--work", "1h", "--hazard", "NaN", "--spot-price", "1", "--od-price", "2"},
+		{"offers", "--gpu", "A100:NaN"},
+		{"offers", "--min-gpu-memory", "NaN"},
+	} {
+		if _, errOut, code := run(t, args...); code != ExitUsage {
+			t.Errorf("%v: exit %d (%s), want 2", args, code, errOut)
+		}
+	}
+}

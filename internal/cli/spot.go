@@ -392,7 +392,7 @@ func (f *spotFlags) prepare() (*spotInputs, error) {
 		return nil, usagef("--runs %d: want 1 to 10000000", in.cfg.Runs)
 	}
 	in.cfg.Seed = f.seed
-	if f.odBase < 0 || f.odPercent < 0 || f.odPercent > 100 {
+	if f.odBase < 0 || !(f.odPercent >= 0 && f.odPercent <= 100) {
 		return nil, usagef("--od-base must be >= 0 and --od-percent within 0..100")
 	}
 	if in.pols, err = spot.Policies(strings.Split(f.policy, ","), spot.ASGMix{OnDemandBase: f.odBase, OnDemandPercent: f.odPercent}); err != nil {

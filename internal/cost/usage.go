@@ -94,7 +94,7 @@ func (u *Usage) Validate() error {
 	if u.Instances < 0 || u.Instances > 100000 {
 		return fmt.Errorf("instances %d: want 1 to 100000", u.Instances)
 	}
-	if u.HoursPerMonth < 0 || u.HoursPerMonth > HoursPerMonth {
+	if !(u.HoursPerMonth >= 0 && u.HoursPerMonth <= HoursPerMonth) {
 		return fmt.Errorf("hours per month %g: a month has %d hours; want 0 < h <= %d", u.HoursPerMonth, HoursPerMonth, HoursPerMonth)
 	}
 	if u.DurationHours < 0 || math.IsNaN(u.DurationHours) {
@@ -117,7 +117,7 @@ func (u *Usage) Validate() error {
 			u.HorizonMonths = 12
 		}
 	}
-	if u.HorizonMonths < 0 || u.HorizonMonths > 120 {
+	if !(u.HorizonMonths >= 0 && u.HorizonMonths <= 120) {
 		return fmt.Errorf("horizon %g months: want up to 10y", u.HorizonMonths)
 	}
 	if u.HorizonMonths*HoursPerMonth < MinBillableHours {
@@ -138,7 +138,7 @@ func (u *Usage) Validate() error {
 		return fmt.Errorf("license %q: want linux or windows", u.License)
 	}
 	for p, gb := range u.Egress {
-		if gb < 0 || math.IsNaN(gb) {
+		if !(gb >= 0) || math.IsInf(gb, 0) {
 			return fmt.Errorf("egress %s: %g GB/month is negative", p, gb)
 		}
 	}

@@ -186,7 +186,7 @@ func (r *Reader) Number(n *yaml.Node, field string, min, max float64) (float64, 
 		return 0, err
 	}
 	v, err := strconv.ParseFloat(s, 64)
-	if err != nil || v < min || v > max {
+	if err != nil || !(v >= min && v <= max) {
 		return 0, r.Errf(n, field, "value %q is not a number from %g to %g", s, min, max)
 	}
 	return v, nil
