@@ -260,7 +260,7 @@ func (f *adviseFlags) prepare() (*advise.Advisor, *advise.Request, error) {
 		}
 		req.Bursty, req.Base, req.Peak, req.PeakHours = true, f.base, f.peak, f.peakHours
 		if req.Base == 0 {
-			req.Base = 0.0001 // nothing always on: the base rounds to no instance below
+			return nil, nil, usagef("--base 0: with nothing always on the load is not bursty; price it as --hours-per-month %g --gpu NAME:%g", f.peakHours, f.peak)
 		}
 	}
 	if f.pattern != "" && f.pattern != "bursty" && f.pattern != "steady" {

@@ -148,6 +148,7 @@ func TestAdviseBadInput(t *testing.T) {
 		{[]string{"advise", "--scenario", "inference-online", "--hours-per-month", "800"}, "a month has 730 hours"},
 		{[]string{"advise", "--scenario", "inference-online", "--hours-per-month", "700", "--deadline", "3d"}, "--deadline applies to a job"},
 		{[]string{"advise", "--scenario", "cv-training", "--pattern", "bursty", "--peak", "2", "--base", "5"}, "0 <= --base <= --peak"},
+		{[]string{"advise", "--scenario", "cv-training", "--pattern", "bursty", "--peak", "8"}, "price it as --hours-per-month 120 --gpu NAME:8"},
 		{[]string{"advise", "--scenario", "cv-training", "--for", "7d", "--credits", "100XYZ"}, "currency XYZ has no exchange rate"},
 		{[]string{"advise", "--scenario", "cv-training", "--for", "7d", "--export", "terraform"}, `--export "terraform"`},
 		{[]string{"advise", "--scenario", "cv-training", "--for", "7d", "--report", "plan.pdf"}, "want a file ending in .html or .md"},
