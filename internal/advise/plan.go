@@ -103,6 +103,7 @@ type candidate struct {
 	instances int
 	hours     float64 // wall hours of the job (jobs)
 	usage     cost.Usage
+	extras    decimal.Decimal // egress and storage over the plan, as the cost engine prices them
 }
 
 // Advise ranks plans for the request.
@@ -163,7 +164,7 @@ func (a *Advisor) Advise(req *Request) (*Result, error) {
 		plans = append(plans, ps...)
 	}
 	if !req.NoSpot && sc.Spot && !req.Bursty {
-		sp, err := a.spotPlans(req, eng, cands, plans)
+		sp, err := a.spotPlans(req, cands, plans)
 		if err != nil {
 			return nil, err
 		}
@@ -269,6 +270,11 @@ func (a *Advisor) plansFor(req *Request, eng *cost.Engine, c *candidate) ([]Plan
 	opts, err := eng.Price(&u, c.o)
 	if err != nil {
 		return nil, err
+	}
+	for i := range opts {
+		if opts[i].Model == cost.ModelOnDemand && opts[i].Known {
+			c.extras = opts[i].Schedule.TotalOf(cost.FlowEgress).Add(opts[i].Schedule.TotalOf(cost.FlowStorage))
+		}
 	}
 	if req.Bursty {
 		return a.burstyPlans(req, eng, c, opts)
@@ -386,7 +392,7 @@ func describeOpt(o *cost.Option) string {
 // the spot price) could beat the best plan found so far. With a deadline the
 // simulated policy is Uniform Progress (never misses a deadline on-demand
 // meets); without one, spot-only with checkpoint/restart.
-func (a *Advisor) spotPlans(req *Request, eng *cost.Engine, cands []candidate, plans []Plan) ([]Plan, error) {
+func (a *Advisor) spotPlans(req *Request, cands []candidate, plans []Plan) ([]Plan, error) {
 	best := math.Inf(1)
 	for _, p := range plans {
 		if violates(req, &p) == "" {
@@ -458,20 +464,8 @@ func (a *Advisor) spotPlans(req *Request, eng *cost.Engine, cands []candidate, p
 			return nil, err
 		}
 		s := sums[0]
-		// Shared parts (egress, storage) as the cost engine prices them for on-demand.
-		u := c.usage
-		u.Egress = scaleEgress(req.Usage.Egress, 1/float64(c.instances))
-		u.Credits, u.Promotions = nil, nil
-		opts, err := eng.Price(&u, c.o)
-		if err != nil {
-			return nil, err
-		}
-		extras := decimal.Zero
-		for i := range opts {
-			if opts[i].Model == cost.ModelOnDemand && opts[i].Known {
-				extras = opts[i].Schedule.TotalOf(cost.FlowEgress).Add(opts[i].Schedule.TotalOf(cost.FlowStorage))
-			}
-		}
+		// Shared parts (egress, storage) as the cost engine priced them for on-demand.
+		extras := c.extras
 		total := decimal.NewFromFloat(s.CostMean).Add(extras)
 		p := Plan{Offering: c.o, Instances: c.instances, Model: cost.ModelSpot, Payment: pol.Name(), Total: total, Currency: a.Currency,
 			ExpectedHours: s.CompletionMean, PMissDeadline: 1 - s.PMeetDeadline, Speed: c.speed, NodeSpeed: c.nodeSpeed,
