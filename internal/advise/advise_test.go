@@ -98,8 +98,8 @@ func TestSteadyLoadPicksCommitment(t *testing.T) {
 	}
 	// Cross-check with the cost engine directly.
 	eng := &cost.Engine{Catalog: a.Catalog, FX: a.FX, Currency: a.Currency, SkipSpot: true}
-	u := cost.Usage{HoursPerMonth: 730, HorizonMonths: 36, Instances: 1, Egress: map[string]float64{}}
-	if err := u.Validate(); err != nil {
+	u, err := cost.Usage{HoursPerMonth: 730, HorizonMonths: 36, Instances: 1, Egress: map[string]float64{}}.Resolved()
+	if err != nil {
 		t.Fatal(err)
 	}
 	opts, _ := eng.Price(&u, best.Offering)

@@ -247,7 +247,8 @@ func (a *Advisor) size(req *Request, c *candidate) error {
 	}
 	u.Instances = c.instances
 	u.Egress = scaleEgress(req.Usage.Egress, 1) // shared by the whole plan, not per instance
-	if err := u.Validate(); err != nil {
+	u, err := u.Resolved()
+	if err != nil {
 		return err
 	}
 	c.usage = u
@@ -478,8 +479,8 @@ func (a *Advisor) spotPlans(req *Request, cands []candidate, plans []Plan) ([]Pl
 		}
 		p.Explanation = append(p.Explanation, c.speedNote,
 			fmt.Sprintf("spot %s/h, on-demand %s/h per instance (%s); interruptions %s a month (%s); simulated %d runs of %s with policy %s: mean %s, p95 %s, %.0f%% below on-demand (±%.1f%%), %.2f interruptions, finishes in %.1f h on average (p95 %.1f h), misses the deadline in %.1f%% of runs",
-				fmtF(x.spot), fmtF(x.od), a.Currency, label, origin, runs, cost.FormatHours(work), pol.Name(), cost.FormatMoney(decimal.NewFromFloat(s.CostMean), a.Currency),
-				cost.FormatMoney(decimal.NewFromFloat(s.CostP95), a.Currency), 100*s.SavingsMean, 100*s.SavingsCI95, s.InterruptionsMean, s.CompletionMean, s.CompletionP95, 100*p.PMissDeadline))
+				fmtF(x.spot), fmtF(x.od), a.Currency, label, origin, runs, cost.FormatHours(work), pol.Name(), money.Format(decimal.NewFromFloat(s.CostMean), a.Currency),
+				money.Format(decimal.NewFromFloat(s.CostP95), a.Currency), 100*s.SavingsMean, 100*s.SavingsCI95, s.InterruptionsMean, s.CompletionMean, s.CompletionP95, 100*p.PMissDeadline))
 		out = append(out, p)
 	}
 	return out, nil
@@ -501,7 +502,7 @@ func fmtGPUh(h float64, g *catalog.GPU) string {
 // violates says which constraint a plan breaks, or "".
 func violates(req *Request, p *Plan) string {
 	if req.Budget.Valid && p.Total.GreaterThan(req.Budget.Decimal) {
-		return fmt.Sprintf("over budget by %s", cost.FormatMoney(p.Total.Sub(req.Budget.Decimal), p.Currency))
+		return fmt.Sprintf("over budget by %s", money.Format(p.Total.Sub(req.Budget.Decimal), p.Currency))
 	}
 	if req.Deadline > 0 && p.ExpectedHours > req.Deadline+1e-6 {
 		return fmt.Sprintf("takes %.1f h, %.1f h past the deadline", p.ExpectedHours, p.ExpectedHours-req.Deadline)
@@ -685,7 +686,7 @@ func (a *Advisor) compareWithReference(req *Request, plans []Plan) {
 		}
 		p.Explanation = append(p.Explanation, fmt.Sprintf("%s is %.2f× as fast as %s per GPU for %s, so %.0f%% %s per job than %s %s (%s) despite %.2f× the on-demand price per GPU-hour",
 			p.Offering.GPU.Name, p.Speed/ref.Speed, ref.Offering.GPU.Name, req.Scenario.Name, pct, verdict, ref.Offering.InstanceType, ref.Model,
-			cost.FormatMoney(ref.Total, ref.Currency), hourly(p)/hourly(ref)))
+			money.Format(ref.Total, ref.Currency), hourly(p)/hourly(ref)))
 	}
 }
 
@@ -715,7 +716,7 @@ func closest(req *Request, plans []Plan) (string, []Plan) {
 	}
 	best := cp[0]
 	if req.Budget.Valid && best.Total.GreaterThan(req.Budget.Decimal) {
-		why += fmt.Sprintf("; the cheapest plan costs %s, %s over the budget", cost.FormatMoney(best.Total, best.Currency), cost.FormatMoney(best.Total.Sub(req.Budget.Decimal), best.Currency))
+		why += fmt.Sprintf("; the cheapest plan costs %s, %s over the budget", money.Format(best.Total, best.Currency), money.Format(best.Total.Sub(req.Budget.Decimal), best.Currency))
 	}
 	if req.Deadline > 0 {
 		fastest := math.Inf(1)

@@ -117,6 +117,7 @@ type Catalog struct {
 	gpuIndex      map[string][]*GPU
 	providerIndex map[string]*Provider
 	sourceIndex   map[string]*Source
+	spotIdx       spotIndex // see resolve.go
 }
 
 // Provider returns the provider by name or alias (aliyun, 阿里云), or nil.

@@ -152,24 +152,16 @@ func parseWork(s string) (float64, string, error) {
 	return v, strings.TrimSpace(ref), nil
 }
 
-// parseAmount reads "60000USD", "60000 CNY" or "60000" (in def).
+// parseAmount reads "60000USD", "60000 CNY" or "60000" (in def), above zero.
 func parseAmount(flag, s string, def money.Currency) (decimal.Decimal, money.Currency, error) {
-	t := strings.TrimSpace(s)
-	i := strings.IndexFunc(t, func(r rune) bool { return (r < '0' || r > '9') && r != '.' })
-	num, cur := t, def
-	if i >= 0 {
-		num = t[:i]
-		c, err := money.ParseCurrency(t[i:])
-		if err != nil {
-			return decimal.Decimal{}, "", usagef("%s %q: %v", flag, s, err)
-		}
-		cur = c
+	a, err := money.ParseAmount(s, def)
+	if err != nil {
+		return decimal.Decimal{}, "", usagef("%s %v", flag, err)
 	}
-	d, err := decimal.NewFromString(strings.TrimSpace(num))
-	if err != nil || !d.IsPositive() {
-		return decimal.Decimal{}, "", usagef("%s %q: want a positive amount such as 60000USD", flag, s)
+	if !a.Value.IsPositive() {
+		return decimal.Decimal{}, "", usagef("%s %q: want an amount above zero, such as 60000USD", flag, s)
 	}
-	return d, cur, nil
+	return a.Value, a.Currency, nil
 }
 
 func (f *adviseFlags) prepare() (*advise.Advisor, *advise.Request, error) {
@@ -306,9 +298,9 @@ func (f *adviseFlags) prepare() (*advise.Advisor, *advise.Request, error) {
 	u.Spot = cost.DefaultSpot
 	u.Spot.Band = f.spotBand
 	for _, s := range f.credits {
-		c, err := parseCreditFlag(s)
+		c, err := parseCredit(s)
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, usagef("--credits %q: %v", s, err)
 		}
 		if !l.fx.Known(c.Currency) {
 			return nil, nil, usagef("--credits %q: currency %s has no exchange rate; add one with --fx %s=USD_PER_UNIT", s, c.Currency, c.Currency)
@@ -333,7 +325,7 @@ func (f *adviseFlags) prepare() (*advise.Advisor, *advise.Request, error) {
 	}
 	check := *u
 	check.HoursPerMonth = 1
-	if err := check.Validate(); err != nil {
+	if _, err := check.Resolved(); err != nil {
 		return nil, nil, asUsage(err)
 	}
 	// Selection (the GPU flag names the reference, not a filter).

@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"math"
 	"os"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -19,30 +21,30 @@ import (
 	"github.com/gpuscout/gpuscout/internal/cost"
 	"github.com/gpuscout/gpuscout/internal/money"
 	"github.com/gpuscout/gpuscout/internal/render"
-	"github.com/gpuscout/gpuscout/internal/yamlfields"
 )
 
 type costFlags struct {
 	catalogFlags
 	selectFlags
-	offering      string
-	usageFile     string
-	duration      string
-	hoursPerMonth float64
-	horizon       string
-	discountRate  string
-	instances     int
-	egress        []string
-	credits       []string
-	license       string
-	spotBand      string
-	checkpoint    string
-	restart       string
-	cashflow      bool
-	chart         string
-	explain       bool
-	unpriced      bool
-	limit         int
+	offering  string
+	usageFile string
+	// usage holds the usage flags' parsed values; which of them the user set
+	// is asked of cobra (Flags().Changed), never guessed from the value.
+	usage        cost.Usage
+	horizonHours float64
+	cashflow     bool
+	chart        string
+	explain      bool
+	unpriced     bool
+	limit        int
+}
+
+// usageFlagFields maps each usage flag to the usage field it sets.
+var usageFlagFields = map[string]cost.Field{
+	"for": cost.FieldDuration, "hours-per-month": cost.FieldHoursPerMonth, "horizon": cost.FieldHorizon,
+	"discount-rate": cost.FieldDiscountRate, "instances": cost.FieldInstances, "license": cost.FieldLicense,
+	"egress": cost.FieldEgress, "credit": cost.FieldCredits, "spot-band": cost.FieldSpotBand,
+	"checkpoint": cost.FieldCheckpoint, "restart": cost.FieldRestart,
 }
 
 const costLong = `Price the whole bill of a workload on every matching offering under every
@@ -110,7 +112,7 @@ func newCostCmd(e *env) *cobra.Command {
 		if err != nil {
 			return err
 		}
-		run, opts, err := f.priceAll()
+		run, opts, err := f.priceAll(cmd.Flags().Changed)
 		if err != nil {
 			return err
 		}
@@ -130,19 +132,46 @@ func newCostCmd(e *env) *cobra.Command {
 
 func (f *costFlags) registerUsage(cmd *cobra.Command) {
 	fl := cmd.Flags()
+	u := &f.usage
 	fl.StringVar(&f.offering, "offering", "", "one instance type: provider/instance[/region], e.g. aws/p4d.24xlarge")
-	fl.StringVar(&f.usageFile, "usage", "", "usage file (YAML); flags override its values")
-	fl.StringVar(&f.duration, "for", "", "a job's duration run back to back: 90m, 168h, 7d, 3mo, 1y")
-	fl.Float64Var(&f.hoursPerMonth, "hours-per-month", 0, "steady use per instance, hours a month (at most 730)")
-	fl.StringVar(&f.horizon, "horizon", "", "planning window: 1y, 3y, 18mo (default: the job's duration, else 1y)")
-	fl.StringVar(&f.discountRate, "discount-rate", "", "yearly discount rate for NPV and break-even, e.g. 8% (default 0)")
-	fl.IntVar(&f.instances, "instances", 0, "number of instances (default 1)")
-	fl.StringArrayVar(&f.egress, "egress", nil, "egress GB a month by path, PATH=GB (same-zone, cross-zone, cross-region, internet, internet-china); repeatable")
-	fl.StringArrayVar(&f.credits, "credit", nil, "a credit, AMOUNT CUR[@provider,...][:EXPIRES], e.g. 1000USD@aws:6mo; repeatable")
-	fl.StringVar(&f.license, "license", "", "OS licence: linux (default) or windows")
-	fl.StringVar(&f.spotBand, "spot-band", "", "spot interruptions a month, e.g. 10-15% (default: the AWS Spot Advisor's, else 5-10%)")
-	fl.StringVar(&f.checkpoint, "checkpoint", "", "spot: checkpoint interval (default 1h)")
-	fl.StringVar(&f.restart, "restart", "", "spot: restart time after an interruption (default 10m)")
+	fl.StringVar(&f.usageFile, "usage", "", "usage file (YAML); a flag you set wins over the file")
+	fl.Var(newHours(&u.DurationHours, false, cost.MaxDurationHours), "for", "a job's duration run back to back: 90m, 168h, 7d, 3mo, 1y")
+	fl.Var(&floatValue{f: &u.HoursPerMonth, min: 0, max: cost.HoursPerMonth, openMin: true, unit: " hours"}, "hours-per-month", "steady use per instance, hours a month (above 0, at most 730)")
+	fl.Var(newHours(&f.horizonHours, false, cost.MaxHorizonMonths*cost.HoursPerMonth), "horizon", "planning window: 1y, 3y, 18mo, at most 10y (default: the job's duration, else 1y)")
+	fl.Var(newFraction(&u.DiscountRate, "0", "1"), "discount-rate", "yearly discount rate for NPV and break-even: 8% or 0.08, 0% to 100% (default 0)")
+	fl.Var(&intValue{n: &u.Instances, min: 1, max: cost.MaxInstances}, "instances", "number of instances, 1 to 100000 (default 1)")
+	fl.Var(&egressValue{m: &u.Egress}, "egress", "egress GB a month by path, PATH=GB (same-zone, cross-zone, cross-region, internet, internet-china); repeatable")
+	fl.Var(&creditValue{cs: &u.Credits}, "credit", "a credit, AMOUNT CUR[@provider,...][:EXPIRES], e.g. 1000USD@aws:6mo; repeatable; replaces the usage file's credits")
+	fl.StringVar(&u.License, "license", "", "OS licence: linux (default) or windows")
+	fl.Var(&bandValue{s: &u.Spot.Band}, "spot-band", "spot interruptions a month, e.g. 10-15% (default: the AWS Spot Advisor's, else 5-10%, an assumption)")
+	fl.Var(newHours(&u.Spot.CheckpointHours, false, cost.MaxDurationHours), "checkpoint", "spot: checkpoint interval (default 1h)")
+	fl.Var(newHours(&u.Spot.RestartHours, true, cost.MaxDurationHours), "restart", "spot: restart time after an interruption, 0 or more (default 10m)")
+}
+
+// costUsage turns the usage flags, and the usage file when there is one, into
+// the usage to price: the file's values, then every flag the user set (a set
+// flag wins, whatever its value), then the defaults, then validation. It is
+// pure: changed says which flags the user set.
+func costUsage(flags cost.Usage, horizonHours float64, spec *cost.Spec, changed func(string) bool) (cost.Usage, error) {
+	if changed("for") && changed("hours-per-month") {
+		return cost.Usage{}, usagef("--for and --hours-per-month describe different loads (a job run back to back, or a steady monthly use); give one")
+	}
+	flags.HorizonMonths = horizonHours / cost.HoursPerMonth
+	var base cost.Usage
+	if spec != nil {
+		base = spec.Usage
+	}
+	var set []cost.Field
+	for _, name := range slices.Sorted(maps.Keys(usageFlagFields)) {
+		if changed(name) {
+			set = append(set, usageFlagFields[name])
+		}
+	}
+	u, err := base.Merge(flags, set...).Resolved()
+	if err != nil {
+		return cost.Usage{}, asUsage(err)
+	}
+	return u, nil
 }
 
 // costRun is a prepared pricing run.
@@ -153,8 +182,8 @@ type costRun struct {
 	spec  *cost.Spec
 }
 
-func (f *costFlags) prepare() (*costRun, error) {
-	run := &costRun{usage: &cost.Usage{}}
+func (f *costFlags) prepare(changed func(string) bool) (*costRun, error) {
+	run := &costRun{}
 	if f.usageFile != "" {
 		spec, err := cost.LoadSpec(f.usageFile)
 		if err != nil {
@@ -164,78 +193,23 @@ func (f *costFlags) prepare() (*costRun, error) {
 			return nil, asUsage(err)
 		}
 		run.spec = spec
-		run.usage = &spec.Usage
-		if f.gpu == "" && f.offering == "" {
+		if !changed("gpu") && !changed("offering") {
 			f.gpu, f.offering = spec.GPU, spec.Offering
 		}
-		if f.currency == "USD" && spec.Currency != "" {
+		if !changed("currency") && spec.Currency != "" {
 			f.currency = string(spec.Currency)
 		}
 	}
+	u, err := costUsage(f.usage, f.horizonHours, run.spec, changed)
+	if err != nil {
+		return nil, err
+	}
+	run.usage = &u
 	l, err := f.load()
 	if err != nil {
 		return nil, err
 	}
 	run.l = l
-	u := run.usage
-	if f.duration != "" {
-		if u.DurationHours, err = cost.ParseDuration(f.duration); err != nil {
-			return nil, usagef("--for: %v", err)
-		}
-	}
-	if f.hoursPerMonth != 0 {
-		u.HoursPerMonth = f.hoursPerMonth
-	}
-	if f.horizon != "" {
-		h, err := cost.ParseDuration(f.horizon)
-		if err != nil {
-			return nil, usagef("--horizon: %v", err)
-		}
-		u.HorizonMonths = h / cost.HoursPerMonth
-	}
-	if f.discountRate != "" {
-		if u.DiscountRate, err = yamlfields.ParseFraction(f.discountRate); err != nil {
-			return nil, usagef("--discount-rate %q: want a yearly rate such as 8%% or 0.08", f.discountRate)
-		}
-	}
-	if f.instances != 0 {
-		u.Instances = f.instances
-	}
-	if f.license != "" {
-		u.License = f.license
-	}
-	for _, s := range f.egress {
-		path, gb, ok := strings.Cut(s, "=")
-		v, err := strconv.ParseFloat(strings.TrimSpace(gb), 64)
-		if !ok || err != nil || !(v >= 0) || math.IsInf(v, 0) || !validPath(path) {
-			return nil, usagef("--egress %q: want PATH=GB with PATH one of %s and GB >= 0", s, strings.Join(catalog.EgressPaths, ", "))
-		}
-		if u.Egress == nil {
-			u.Egress = map[string]float64{}
-		}
-		u.Egress[path] = v
-	}
-	for _, s := range f.credits {
-		c, err := parseCreditFlag(s)
-		if err != nil {
-			return nil, err
-		}
-		u.Credits = append(u.Credits, c)
-	}
-	if f.spotBand != "" {
-		u.Spot.Band = f.spotBand
-	}
-	for flag, dst := range map[string]*float64{"checkpoint": &u.Spot.CheckpointHours, "restart": &u.Spot.RestartHours} {
-		v := map[string]string{"checkpoint": f.checkpoint, "restart": f.restart}[flag]
-		if v != "" {
-			if *dst, err = cost.ParseDuration(v); err != nil {
-				return nil, usagef("--%s: %v", flag, err)
-			}
-		}
-	}
-	if err := u.Validate(); err != nil {
-		return nil, asUsage(err)
-	}
 	if err := run.checkCurrencies(); err != nil {
 		return nil, err
 	}
@@ -244,91 +218,23 @@ func (f *costFlags) prepare() (*costRun, error) {
 		return nil, err
 	}
 	if f.offering != "" {
-		parts := strings.Split(f.offering, "/")
-		if len(parts) < 2 || len(parts) > 3 || parts[0] == "" || parts[1] == "" {
-			return nil, usagef("--offering %q: want provider/instance[/region], e.g. aws/p4d.24xlarge", f.offering)
+		ref, err := catalog.ParseOfferingRef(f.offering)
+		if err != nil {
+			return nil, usagef("--offering %v", err)
 		}
-		p := l.cat.Provider(parts[0])
-		if p == nil {
-			return nil, usagef("--offering %q: unknown provider %q; known: %s", f.offering, parts[0], strings.Join(l.cat.ProviderNames(), ", "))
+		provider, regions, err := l.cat.Resolve(ref)
+		if err != nil {
+			return nil, usagef("--offering %v", err)
 		}
-		run.query.Providers = []string{p.Name}
-		run.query.InstanceTypes = []string{parts[1]}
-		if len(parts) == 3 {
-			rs := l.cat.ResolveRegion(parts[2])
-			if len(rs) == 0 {
-				return nil, usagef("--offering %q: unknown region %q", f.offering, parts[2])
-			}
-			run.query.Regions = rs
-		}
-		if rows, _ := l.cat.Query(catalog.Query{Providers: []string{p.Name}, InstanceTypes: []string{parts[1]}, AllRegions: true}); len(rows) == 0 {
-			var types []string
-			for i := range l.cat.Offerings {
-				if l.cat.Offerings[i].Provider == p.Name {
-					types = append(types, l.cat.Offerings[i].InstanceType)
-				}
-			}
-			return nil, usagef("--offering %q: %s has no instance type %q; closest: %s", f.offering, p.Name, parts[1], strings.Join(closest(parts[1], dedupe(types), 5), ", "))
+		run.query.Providers = []string{provider}
+		run.query.InstanceTypes = []string{ref.InstanceType}
+		if regions != nil {
+			run.query.Regions = regions
 		}
 	} else if f.gpu == "" {
 		return nil, usagef("say what to price: --gpu NAME[:COUNT] or --offering provider/instance (or gpu:/offering: in --usage)")
 	}
 	return run, nil
-}
-
-func dedupe(xs []string) []string {
-	seen := map[string]bool{}
-	var out []string
-	for _, x := range xs {
-		if !seen[x] {
-			seen[x] = true
-			out = append(out, x)
-		}
-	}
-	return out
-}
-
-func validPath(p string) bool {
-	for _, x := range catalog.EgressPaths {
-		if x == p {
-			return true
-		}
-	}
-	return false
-}
-
-// parseCreditFlag reads AMOUNT CUR[@providers][:EXPIRES], e.g. "1000USD@aws:6mo".
-func parseCreditFlag(s string) (cost.Credit, error) {
-	c := cost.Credit{Name: "credit"}
-	rest := strings.TrimSpace(s)
-	if i := strings.LastIndex(rest, ":"); i >= 0 {
-		h, err := cost.ParseDuration(rest[i+1:])
-		if err != nil {
-			return c, usagef("--credit %q: expiry: %v", s, err)
-		}
-		c.ExpiresMonths = h / cost.HoursPerMonth
-		rest = rest[:i]
-	}
-	if a, provs, ok := strings.Cut(rest, "@"); ok {
-		rest = a
-		for _, p := range strings.Split(provs, ",") {
-			c.Providers = append(c.Providers, strings.TrimSpace(p))
-		}
-	}
-	i := strings.IndexFunc(rest, func(r rune) bool { return (r < '0' || r > '9') && r != '.' })
-	if i <= 0 {
-		return c, usagef("--credit %q: want AMOUNT CUR[@provider,...][:EXPIRES], e.g. 1000USD@aws:6mo", s)
-	}
-	amount, err := decimal.NewFromString(rest[:i])
-	if err != nil || !amount.IsPositive() {
-		return c, usagef("--credit %q: amount %q must be a positive number", s, rest[:i])
-	}
-	cur, err := money.ParseCurrency(rest[i:])
-	if err != nil {
-		return c, usagef("--credit %q: %v", s, err)
-	}
-	c.Amount, c.Currency = amount, cur
-	return c, nil
 }
 
 // checkCurrencies makes sure every amount in the usage can be converted.
@@ -373,8 +279,8 @@ func (run *costRun) checkCurrencies() error {
 }
 
 // priceAll prepares the run from the flags and prices every selected offering.
-func (f *costFlags) priceAll() (*costRun, []cost.Option, error) {
-	run, err := f.prepare()
+func (f *costFlags) priceAll(changed func(string) bool) (*costRun, []cost.Option, error) {
+	run, err := f.prepare(changed)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -387,6 +293,7 @@ func (run *costRun) price() ([]cost.Option, error) {
 	if err != nil {
 		return nil, asUsage(err)
 	}
+	rows = catalog.PerRegion(rows) // zones share everything but spot, which the engine quotes per region
 	eng := &cost.Engine{Catalog: run.l.cat, FX: run.l.fx, Currency: run.l.currency}
 	var all []cost.Option
 	for _, r := range rows {
@@ -410,9 +317,7 @@ func optionLabel(o *cost.Option) string {
 	return s
 }
 
-func fmtDec(d decimal.Decimal) string {
-	return cost.FormatMoney(d, "")[:len(cost.FormatMoney(d, ""))-1]
-}
+func fmtDec(d decimal.Decimal) string { return money.Format(d, "") }
 
 func fmtNull(d decimal.NullDecimal) string {
 	if !d.Valid {
@@ -550,6 +455,8 @@ type costOptionJSON struct {
 	Total                  *json.Number   `json:"total"`
 	Upfront                *json.Number   `json:"upfront"`
 	Currency               string         `json:"currency"`
+	ListHourly             *json.Number   `json:"list_hourly"`
+	PriceZone              string         `json:"price_zone,omitempty"`
 	EffectiveHourly        *json.Number   `json:"effective_hourly"`
 	EffectivePerGPUHour    *json.Number   `json:"effective_per_gpu_hour"`
 	NPV                    *json.Number   `json:"npv"`
@@ -569,10 +476,7 @@ type cashflowJSON struct {
 	Total  *json.Number            `json:"total"`
 }
 
-func num(d decimal.Decimal) *json.Number {
-	n := json.Number(d.Round(6).String())
-	return &n
-}
+func num(d decimal.Decimal) *json.Number { return money.Number(d) }
 
 func round2(p *float64) *float64 {
 	if p == nil {
@@ -597,9 +501,7 @@ func costJSON(opts []cost.Option, run *costRun, withCashflow bool) []costOptionJ
 		if o.Known {
 			j.Total, j.Upfront, j.NPV = num(o.Total), num(o.Upfront), num(o.NPV)
 		}
-		if o.EffectiveHourly.Valid {
-			j.EffectiveHourly = num(o.EffectiveHourly.Decimal)
-		}
+		j.EffectiveHourly, j.ListHourly, j.PriceZone = money.NullNumber(o.EffectiveHourly), money.NullNumber(o.ListHourly), o.PriceZone
 		if o.PerGPUHour.Valid {
 			j.EffectivePerGPUHour = num(o.PerGPUHour.Decimal)
 		}
@@ -665,7 +567,7 @@ func writeCostChart(path string, opts []cost.Option, run *costRun) error {
 		if !o.Known || !o.Feasible {
 			continue
 		}
-		s := render.Series{Name: optionLabel(o) + ": " + cost.FormatMoney(o.Total, run.l.currency)}
+		s := render.Series{Name: optionLabel(o) + ": " + money.Format(o.Total, run.l.currency)}
 		cum := decimal.Zero
 		for _, m := range o.Schedule.Expand(run.usage.Months()) {
 			cum = cum.Add(m.Total)
@@ -694,7 +596,8 @@ func writeChart(path string, chart interface{ Write(io.Writer) error }) error {
 
 func newBreakevenCmd(e *env) *cobra.Command {
 	var cf catalogFlags
-	var offering, term, discount string
+	var offering, term string
+	var discount decimal.Decimal
 	cmd := &cobra.Command{
 		Use:   "breakeven",
 		Short: "Hours a month above which each commitment beats on-demand",
@@ -710,7 +613,7 @@ cash flows at --discount-rate.`,
 	cf.register(cmd)
 	cmd.Flags().StringVar(&offering, "offering", "", "provider/instance[/region] (required)")
 	cmd.Flags().StringVar(&term, "term", "", "only this term: 1y, 3y, ...")
-	cmd.Flags().StringVar(&discount, "discount-rate", "", "yearly discount rate for the present-value variant, e.g. 8%")
+	cmd.Flags().Var(newFraction(&discount, "0", "1"), "discount-rate", "yearly discount rate for the present-value variant: 8% or 0.08 (default 0)")
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		format, err := getFormat()
 		if err != nil {
@@ -719,12 +622,17 @@ cash flows at --discount-rate.`,
 		if offering == "" {
 			return usagef("--offering is required, e.g. --offering gcp/a2-highgpu-8g")
 		}
-		f := costFlags{catalogFlags: cf, offering: offering, hoursPerMonth: cost.HoursPerMonth, horizon: "3y", discountRate: discount}
+		// Full use of one instance over three years: the break-even hours do
+		// not depend on the load, only the NPV variant on the rate.
+		f := costFlags{catalogFlags: cf, offering: offering, horizonHours: 3 * 8760}
+		f.usage.HoursPerMonth, f.usage.DiscountRate = cost.HoursPerMonth, discount
 		f.allRegions = true
 		if term != "" && catalog.TermMonths(term) == 0 {
 			return usagef("--term %q: want 1y, 3y or Nmo", term)
 		}
-		run, opts, err := f.priceAll()
+		run, opts, err := f.priceAll(func(name string) bool {
+			return name == "hours-per-month" || name == "horizon" || name == "discount-rate"
+		})
 		if err != nil {
 			return err
 		}

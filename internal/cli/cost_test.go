@@ -98,21 +98,38 @@ func TestCostBadInput(t *testing.T) {
 	dir := t.TempDir()
 	badUsage := filepath.Join(dir, "u.yaml")
 	os.WriteFile(badUsage, []byte("gpu: A100\ncredits:\n  - {amount: 100, currency: XYZ}\n"), 0o644)
+	bothUsage := filepath.Join(dir, "both.yaml")
+	os.WriteFile(bothUsage, []byte("gpu: A100\nduration: 7d\nhours_per_month: 100\n"), 0o644)
+	bandUsage := filepath.Join(dir, "band.yaml")
+	os.WriteFile(bandUsage, []byte("gpu: A100\nspot: {band: 200%}\n"), 0o644)
 	for _, tc := range []struct {
 		args []string
 		want string
 	}{
-		{[]string{"cost", "--gpu", "A100:4", "--hours-per-month", "800"}, "a month has 730 hours"},
-		{[]string{"cost", "--gpu", "A100:4", "--hours-per-month", "-5"}, "hours per month -5"},
+		{[]string{"cost", "--gpu", "A100:4", "--hours-per-month", "800"}, `"800" for "--hours-per-month" flag: want a number above 0 and at most 730 hours`},
+		{[]string{"cost", "--gpu", "A100:4", "--hours-per-month", "-5"}, `"-5" for "--hours-per-month"`},
+		// Defects of issue 8: zero is not "unset", a bare 8 is not 800%, 1e300 is not money.
+		{[]string{"cost", "--gpu", "A100:4", "--hours-per-month", "0"}, `"0" for "--hours-per-month" flag: want a number above 0`},
+		{[]string{"cost", "--gpu", "A100:4", "--instances", "0"}, `"0" for "--instances" flag: want 1 to 100000`},
+		{[]string{"cost", "--gpu", "A100:4", "--discount-rate", "8"}, `"8" for "--discount-rate" flag: a bare number is a fraction (8 would be 800%); write 8% or 0.08`},
+		{[]string{"cost", "--gpu", "A100:4", "--discount-rate", "150%"}, `want 0% to 100%`},
+		{[]string{"cost", "--gpu", "A100:4", "--credit", "1e300USD@aws"}, `"1e300USD@aws" for "--credit" flag`},
+		{[]string{"cost", "--gpu", "A100:4", "--fx", "CNY=1e309"}, `--fx "CNY=1e309": rate is out of range: allowed 0.00000001 to 100 USD per CNY`},
+		{[]string{"cost", "--gpu", "A100:4", "--spot-band", "200%"}, `"200%" for "--spot-band" flag: band "200%"`},
+		{[]string{"cost", "--gpu", "A100:4", "--for", "0m"}, `"0m" for "--for" flag: must be longer than zero`},
+		{[]string{"cost", "--gpu", "A100:4", "--for", "7d", "--hours-per-month", "100"}, "--for and --hours-per-month describe different loads"},
+		{[]string{"cost", "--usage", bothUsage}, "both.yaml:2: field duration: and hours_per_month both given"},
+		{[]string{"cost", "--usage", bandUsage}, "band.yaml:2: field spot.band"},
 		{[]string{"cost", "--gpu", "A100:4", "--for", "30s"}, "shorter than the billing minimum of 60 s"},
 		{[]string{"cost", "--gpu", "A100:4", "--horizon", "10s"}, "shorter than the billing minimum"},
 		{[]string{"cost", "--gpu", "A100:4", "--for", "7x"}, `unknown unit "x"`},
 		{[]string{"cost", "--gpu", "A100:4", "--currency", "XYZ"}, "--currency XYZ: no exchange rate"},
 		{[]string{"cost", "--gpu", "A100:4", "--credit", "100XYZ@aws"}, "credit currency XYZ has no exchange rate"},
 		{[]string{"cost", "--usage", badUsage}, "u.yaml:3: credit currency XYZ has no exchange rate"},
-		{[]string{"cost", "--gpu", "A100:4", "--credit", "lots"}, `--credit "lots"`},
-		{[]string{"cost", "--gpu", "A100:4", "--egress", "moon=5"}, `--egress "moon=5"`},
-		{[]string{"cost", "--gpu", "A100:4", "--discount-rate", "cheap"}, `--discount-rate "cheap"`},
+		{[]string{"cost", "--gpu", "A100:4", "--credit", "lots"}, `"lots" for "--credit" flag: want AMOUNT CUR`},
+		{[]string{"cost", "--gpu", "A100:4", "--egress", "moon=5"}, `"moon=5" for "--egress" flag: want PATH=GB`},
+		{[]string{"cost", "--gpu", "A100:4", "--egress", "internet=1e20"}, `GB a month "1e20": want a number from 0 to 1e+09`},
+		{[]string{"cost", "--gpu", "A100:4", "--discount-rate", "cheap"}, `"cheap" for "--discount-rate" flag`},
 		{[]string{"cost", "--for", "7d"}, "say what to price"},
 		{[]string{"cost", "--offering", "aws"}, "want provider/instance[/region]"},
 		{[]string{"cost", "--offering", "aws/p9.huge"}, `aws has no instance type "p9.huge"`},

@@ -182,7 +182,7 @@ func fmtRunEnd(r spot.Result) string {
 }
 
 func fmtMoneyF(v float64, c string) string {
-	return cost.FormatMoney(decimal.NewFromFloat(v), money.Currency(c))
+	return money.Format(decimal.NewFromFloat(v), money.Currency(c))
 }
 
 type spotInputs struct {

@@ -36,6 +36,8 @@ type Option struct {
 	Total           decimal.Decimal
 	Upfront         decimal.Decimal // cash needed at the start (month 0)
 	NPV             decimal.Decimal
+	ListHourly      decimal.NullDecimal // pay-as-you-go: the list price per instance-hour it bills at (spot: the region's cheapest zone)
+	PriceZone       string              // spot: the zone of ListHourly, "" where the region has one price
 	EffectiveHourly decimal.NullDecimal // total per instance-hour used
 	PerGPUHour      decimal.NullDecimal
 	Breakeven       *float64 // hours a month above which the commitment beats on-demand
@@ -67,27 +69,7 @@ type pricer struct {
 	months int
 }
 
-func (p *pricer) money(d decimal.Decimal) string { return FormatMoney(d, p.e.Currency) }
-
-// FormatMoney renders 12345.678 USD as "12,345.68 USD".
-func FormatMoney(d decimal.Decimal, c money.Currency) string {
-	s := d.Round(2).StringFixed(2)
-	neg := strings.HasPrefix(s, "-")
-	s = strings.TrimPrefix(s, "-")
-	intPart, frac, _ := strings.Cut(s, ".")
-	var b strings.Builder
-	for i, r := range intPart {
-		if i > 0 && (len(intPart)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(r)
-	}
-	out := b.String() + "." + frac
-	if neg {
-		out = "-" + out
-	}
-	return out + " " + string(c)
-}
+func (p *pricer) money(d decimal.Decimal) string { return money.Format(d, p.e.Currency) }
 
 func (p *pricer) convert(pr catalog.Price) (decimal.NullDecimal, error) {
 	if !pr.Known {
@@ -110,7 +92,8 @@ func (e *Engine) Price(u *Usage, o *catalog.Offering) ([]Option, error) {
 	if err != nil {
 		return nil, err
 	}
-	spot, err := p.convert(o.Spot)
+	quote := e.Catalog.SpotQuoteFor(o) // the region's cheapest zone, as offers and spot show it
+	spot, err := p.convert(quote.Price)
 	if err != nil {
 		return nil, err
 	}
@@ -145,6 +128,10 @@ func (e *Engine) Price(u *Usage, o *catalog.Offering) ([]Option, error) {
 			return nil, err
 		}
 		s := p.payAsYouGo(o, ModelSpot, spot, est.HoursFactor, "spot")
+		s.PriceZone = quote.Zone
+		if quote.Zone != "" {
+			s.Explanation = append(s.Explanation, fmt.Sprintf("spot price of zone %s, the region's cheapest (%s, %s)", quote.Zone, quote.Price.Source, quote.Price.AsOf))
+		}
 		s.Explanation = append(s.Explanation, est.Explanation)
 		if od.Valid && od.Decimal.IsPositive() {
 			s.Explanation = append(s.Explanation, fmt.Sprintf("the spot price is %.0f%% below on-demand; savings can never exceed that", 100*(1-spot.Decimal.Div(od.Decimal).InexactFloat64())))
@@ -329,7 +316,7 @@ func (p *pricer) usageFlows(s *Schedule, price decimal.Decimal, factor float64, 
 }
 
 func (p *pricer) payAsYouGo(o *catalog.Offering, model string, price decimal.NullDecimal, factor float64, label string) Option {
-	opt := Option{Offering: o, Model: model, Feasible: true, Known: price.Valid, Currency: p.e.Currency, ondemandHourly: price}
+	opt := Option{Offering: o, Model: model, Feasible: true, Known: price.Valid, Currency: p.e.Currency, ondemandHourly: price, ListHourly: price}
 	if !price.Valid {
 		opt.Unknown = append(opt.Unknown, fmt.Sprintf("no sourced %s price for %s in %s", label, o.InstanceType, o.Region))
 		if pr := p.e.Catalog.Provider(o.Provider); pr != nil && pr.PriceNote != "" {

@@ -1,6 +1,7 @@
 package cost
 
 import (
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -50,10 +51,11 @@ func find(t testing.TB, opts []Option, model, term, payment, class string) *Opti
 
 func usage(t testing.TB, u Usage) *Usage {
 	t.Helper()
-	if err := u.Validate(); err != nil {
+	r, err := u.Resolved()
+	if err != nil {
 		t.Fatal(err)
 	}
-	return &u
+	return &r
 }
 
 // m5LargeEngine prices the m5.large record of shared/data with all twelve
@@ -335,7 +337,8 @@ func TestSpotOverhead(t *testing.T) {
 	}
 	s := find(t, opts, ModelSpot, "", "", "")
 	m := 730 / -math.Log(1-0.2) // ">20%": the band's lower bound
-	want := o.Spot.Amount.InexactFloat64() * 100 * (m + 10.0/60) * math.Expm1(1/m)
+	// The spot price is the region's cheapest zone's, as offers and spot quote it.
+	want := e.Catalog.SpotQuoteFor(o).Price.Amount.InexactFloat64() * 100 * (m + 10.0/60) * math.Expm1(1/m)
 	if math.Abs(s.Total.InexactFloat64()-want) > 0.01*want {
 		t.Errorf("spot total %s, closed form %v", s.Total, want)
 	}
@@ -385,11 +388,83 @@ func TestValidate(t *testing.T) {
 		"job over horizon": {DurationHours: 1000, HorizonMonths: 1},
 		"license":          {License: "macos"},
 		"rate":             {DiscountRate: dec("-2")},
+		"rate 800%":        {DiscountRate: dec("8")},
 		"negative egress":  {Egress: map[string]float64{"internet": -1}},
+		"huge credit":      {Credits: []Credit{{Name: "c", Amount: dec("1e300"), Currency: "USD"}}},
+		"spot band 200%":   {Spot: SpotAssumptions{Band: "200%"}},
+		"10000 instances":  {Instances: MaxInstances + 1},
 	} {
-		if err := u.Validate(); err == nil {
+		if _, err := u.Resolved(); err == nil {
 			t.Errorf("%s: accepted", name)
 		}
+	}
+}
+
+// Validation never changes what it checks; defaults come from WithDefaults.
+func TestValidateDoesNotMutate(t *testing.T) {
+	u := Usage{DurationHours: 168, Egress: map[string]float64{"internet": 5}}
+	before := fmt.Sprintf("%+v", u)
+	_ = u.Validate()
+	if got := fmt.Sprintf("%+v", u); got != before {
+		t.Fatalf("Validate changed the usage:\n%s\n%s", before, got)
+	}
+	r, err := u.Resolved()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := fmt.Sprintf("%+v", u); got != before {
+		t.Fatalf("Resolved changed its receiver:\n%s\n%s", before, got)
+	}
+	if r.Instances != 1 || r.HoursPerMonth != HoursPerMonth || r.License != "linux" || math.Abs(r.HorizonMonths-168.0/730) > 1e-12 {
+		t.Fatalf("defaults: %+v", r)
+	}
+	r.Egress["internet"] = 9
+	if u.Egress["internet"] != 5 {
+		t.Fatal("WithDefaults shares the egress map with its receiver")
+	}
+}
+
+func TestMerge(t *testing.T) {
+	file := Usage{Instances: 3, HoursPerMonth: 420, DiscountRate: dec("0.08"), Egress: map[string]float64{"internet": 100, "cross-zone": 50},
+		Credits: []Credit{{Name: "file", Amount: dec("10"), Currency: "USD"}}}
+	flags := Usage{Instances: 0, DurationHours: 168, DiscountRate: dec("0"), Egress: map[string]float64{"internet": 7},
+		Credits: []Credit{{Name: "flag", Amount: dec("5"), Currency: "USD"}}}
+	// A flag set to its zero value still wins: --discount-rate 0% over the file's 8%.
+	got := file.Merge(flags, FieldDuration, FieldDiscountRate, FieldEgress, FieldCredits)
+	if got.Instances != 3 {
+		t.Errorf("instances = %d, want the file's 3 (flag not set)", got.Instances)
+	}
+	if got.DurationHours != 168 || got.HoursPerMonth != 0 {
+		t.Errorf("duration/hours = %v/%v, want 168/0 (--for replaces the file's steady load)", got.DurationHours, got.HoursPerMonth)
+	}
+	if !got.DiscountRate.IsZero() {
+		t.Errorf("discount rate = %s, want 0 (the flag was set)", got.DiscountRate)
+	}
+	if got.Egress["internet"] != 7 || got.Egress["cross-zone"] != 50 {
+		t.Errorf("egress = %v, want internet from the flag, cross-zone from the file", got.Egress)
+	}
+	if len(got.Credits) != 1 || got.Credits[0].Name != "flag" {
+		t.Errorf("credits = %v, want the flag's only", got.Credits)
+	}
+	if file.Egress["internet"] != 100 || file.HoursPerMonth != 420 {
+		t.Error("Merge changed its receiver")
+	}
+	if got := file.Merge(flags, FieldInstances); got.Instances != 0 {
+		t.Errorf("instances = %d: a set flag wins even at zero (validation then rejects it)", got.Instances)
+	}
+}
+
+func TestParseDurationZero(t *testing.T) {
+	for _, in := range []string{"0", "0m", "0s", "0h", "0d"} {
+		if h, err := ParseNonNegativeDuration(in); err != nil || h != 0 {
+			t.Errorf("ParseNonNegativeDuration(%q) = %v, %v; want 0", in, h, err)
+		}
+		if _, err := ParseDuration(in); err == nil {
+			t.Errorf("ParseDuration(%q) accepted zero", in)
+		}
+	}
+	if _, err := ParseDuration("200y"); err == nil || !strings.Contains(err.Error(), "out of range") {
+		t.Errorf("ParseDuration(200y) = %v; want out of range", err)
 	}
 }
 

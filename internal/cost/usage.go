@@ -15,6 +15,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/gpuscout/gpuscout/internal/money"
+	"github.com/gpuscout/gpuscout/internal/spot"
 )
 
 // HoursPerMonth is the month every provider and this package bills by (8760 h / 12).
@@ -86,39 +87,69 @@ type SpotAssumptions struct {
 // DefaultSpot are the spot assumptions when the user gives none.
 var DefaultSpot = SpotAssumptions{CheckpointHours: 1, RestartHours: 10.0 / 60}
 
-// Validate checks the usage and fills defaults. Errors name the field and what is allowed.
+// Bounds of a usage, documented in README ("cost"): beyond them an input is a typo.
+const (
+	MaxInstances      = 100000
+	MaxHorizonMonths  = 120 // 10 years
+	MaxEgressGBMonth  = 1e12
+	MaxStorageGBMonth = 1e12
+)
+
+// WithDefaults returns u with every unset field given its default: one
+// instance; a job runs back to back (730 h a month) and a steady load uses the
+// whole month; the horizon is the job's calendar time, else a year; Linux; the
+// default spot assumptions. u itself is not changed.
+func (u Usage) WithDefaults() Usage {
+	d := u.clone()
+	if d.Instances == 0 {
+		d.Instances = 1
+	}
+	if d.HoursPerMonth == 0 {
+		d.HoursPerMonth = HoursPerMonth
+	}
+	if d.HorizonMonths == 0 {
+		if d.DurationHours > 0 {
+			// A job's horizon is the calendar time it takes at the given hours per month.
+			d.HorizonMonths = d.DurationHours / d.HoursPerMonth
+		} else {
+			d.HorizonMonths = 12
+		}
+	}
+	if d.License == "" {
+		d.License = "linux"
+	}
+	if d.Spot.CheckpointHours == 0 {
+		d.Spot.CheckpointHours = DefaultSpot.CheckpointHours
+	}
+	if d.Spot.RestartHours == 0 {
+		d.Spot.RestartHours = DefaultSpot.RestartHours
+	}
+	return d
+}
+
+// Resolved is WithDefaults followed by Validate: the usage the engine prices.
+func (u Usage) Resolved() (Usage, error) {
+	d := u.WithDefaults()
+	return d, d.Validate()
+}
+
+// Validate checks a usage with its defaults applied (see Resolved) and never
+// changes it. Errors name the field, the value and what is allowed.
 func (u *Usage) Validate() error {
-	if u.Instances == 0 {
-		u.Instances = 1
+	if u.Instances < 1 || u.Instances > MaxInstances {
+		return fmt.Errorf("instances %d: want 1 to %d", u.Instances, MaxInstances)
 	}
-	if u.Instances < 0 || u.Instances > 100000 {
-		return fmt.Errorf("instances %d: want 1 to 100000", u.Instances)
-	}
-	if !(u.HoursPerMonth >= 0 && u.HoursPerMonth <= HoursPerMonth) {
+	if !(u.HoursPerMonth > 0 && u.HoursPerMonth <= HoursPerMonth) {
 		return fmt.Errorf("hours per month %g: a month has %d hours; want 0 < h <= %d", u.HoursPerMonth, HoursPerMonth, HoursPerMonth)
 	}
-	if u.DurationHours < 0 || math.IsNaN(u.DurationHours) {
-		return fmt.Errorf("duration %g h: want a positive duration such as 7d", u.DurationHours)
+	if !(u.DurationHours >= 0 && u.DurationHours <= MaxDurationHours) {
+		return fmt.Errorf("duration %g h: want a positive duration such as 7d, at most 100y", u.DurationHours)
 	}
 	if u.DurationHours > 0 && u.DurationHours < MinBillableHours {
 		return fmt.Errorf("duration %s is shorter than the billing minimum of 60 s (AWS, GCP)", FormatHours(u.DurationHours))
 	}
-	switch {
-	case u.DurationHours > 0 && u.HoursPerMonth == 0:
-		u.HoursPerMonth = HoursPerMonth
-	case u.HoursPerMonth == 0:
-		u.HoursPerMonth = HoursPerMonth
-	}
-	if u.HorizonMonths == 0 {
-		if u.DurationHours > 0 {
-			// A job's horizon is the calendar time it takes at the given hours per month.
-			u.HorizonMonths = u.DurationHours / u.HoursPerMonth
-		} else {
-			u.HorizonMonths = 12
-		}
-	}
-	if !(u.HorizonMonths >= 0 && u.HorizonMonths <= 120) {
-		return fmt.Errorf("horizon %g months: want up to 10y", u.HorizonMonths)
+	if !(u.HorizonMonths > 0 && u.HorizonMonths <= MaxHorizonMonths) {
+		return fmt.Errorf("horizon %s: want up to 10y", FormatMonths(u.HorizonMonths))
 	}
 	if u.HorizonMonths*HoursPerMonth < MinBillableHours {
 		return fmt.Errorf("horizon %s is shorter than the billing minimum of 60 s (AWS, GCP)", FormatHours(u.HorizonMonths*HoursPerMonth))
@@ -127,26 +158,49 @@ func (u *Usage) Validate() error {
 		return fmt.Errorf("the job needs %s but the horizon of %s at %g h/month holds only %s", FormatHours(u.DurationHours),
 			FormatMonths(u.HorizonMonths), u.HoursPerMonth, FormatHours(u.HorizonMonths*u.HoursPerMonth))
 	}
-	if u.DiscountRate.LessThanOrEqual(decimal.NewFromInt(-1)) || u.DiscountRate.GreaterThan(decimal.NewFromInt(10)) {
-		return fmt.Errorf("discount rate %s: want a yearly rate such as 8%% (between -100%% and 1000%%)", u.DiscountRate)
+	if u.DiscountRate.LessThan(decimal.Zero) || u.DiscountRate.GreaterThan(decimal.NewFromInt(1)) {
+		return fmt.Errorf("discount rate %s%%: want a yearly rate from 0%% to 100%%, such as 8%%", u.DiscountRate.Mul(decimal.NewFromInt(100)))
 	}
 	switch u.License {
-	case "":
-		u.License = "linux"
 	case "linux", "windows":
 	default:
 		return fmt.Errorf("license %q: want linux or windows", u.License)
 	}
 	for p, gb := range u.Egress {
-		if !(gb >= 0) || math.IsInf(gb, 0) {
-			return fmt.Errorf("egress %s: %g GB/month is negative", p, gb)
+		if !(gb >= 0 && gb <= MaxEgressGBMonth) {
+			return fmt.Errorf("egress %s: %g GB/month: want 0 to %g", p, gb, MaxEgressGBMonth)
 		}
 	}
-	if u.Spot.CheckpointHours == 0 {
-		u.Spot.CheckpointHours = DefaultSpot.CheckpointHours
+	for _, c := range u.Credits {
+		if err := money.New(c.Amount, c.Currency).CheckRange("credit "+c.Name, decimal.Zero, money.MaxAmount); err != nil {
+			return err
+		}
 	}
-	if u.Spot.RestartHours == 0 {
-		u.Spot.RestartHours = DefaultSpot.RestartHours
+	for _, p := range u.Promotions {
+		for what, v := range map[string]decimal.Decimal{"voucher": p.Amount, "student price per hour": p.PricePerHour} {
+			if err := money.New(v, p.Currency).CheckRange(what, decimal.Zero, money.MaxAmount); err != nil {
+				return err
+			}
+		}
+	}
+	for _, st := range u.Storage {
+		if !(st.GBMonth >= 0 && st.GBMonth <= MaxStorageGBMonth) {
+			return fmt.Errorf("storage %s: %g GB-month: want 0 to %g", st.Kind, st.GBMonth, MaxStorageGBMonth)
+		}
+		if err := money.New(st.PricePerGB, st.Currency).CheckRange("storage price per GB-month", decimal.Zero, money.MaxHourly); err != nil {
+			return err
+		}
+	}
+	if u.Spot.Band != "" {
+		if _, _, _, err := spot.BandHazard(u.Spot.Band); err != nil {
+			return fmt.Errorf("spot band: %v", err)
+		}
+	}
+	if !(u.Spot.CheckpointHours > 0 && u.Spot.CheckpointHours <= MaxDurationHours) {
+		return fmt.Errorf("spot checkpoint interval %s: want above zero", FormatHours(u.Spot.CheckpointHours))
+	}
+	if !(u.Spot.RestartHours >= 0 && u.Spot.RestartHours <= MaxDurationHours) {
+		return fmt.Errorf("spot restart time %s: want 0 or more", FormatHours(u.Spot.RestartHours))
 	}
 	return nil
 }
@@ -199,8 +253,23 @@ func (u *Usage) TotalHours() float64 {
 	return t
 }
 
-// ParseDuration reads 90m, 168h, 7d, 2w, 3mo, 1y (and combinations like 1y6mo) as hours.
+// MaxDurationHours bounds every duration a user gives (a job, a horizon, an
+// expiry, a checkpoint interval): 100 years, far beyond any plan.
+const MaxDurationHours = 100 * 8760
+
+// ParseDuration reads 90m, 168h, 7d, 2w, 3mo, 1y (and combinations like 1y6mo)
+// as hours; the result must be above zero.
 func ParseDuration(s string) (float64, error) {
+	h, err := ParseNonNegativeDuration(s)
+	if err == nil && h == 0 {
+		return 0, fmt.Errorf("duration %q must be longer than zero", s)
+	}
+	return h, err
+}
+
+// ParseNonNegativeDuration is ParseDuration where zero is allowed: "0", "0m"
+// and "0s" all read as zero hours.
+func ParseNonNegativeDuration(s string) (float64, error) {
 	t := strings.ToLower(strings.TrimSpace(s))
 	if t == "" {
 		return 0, fmt.Errorf("empty duration; want for example 7d, 168h, 3mo or 1y")
@@ -209,6 +278,9 @@ func ParseDuration(s string) (float64, error) {
 		suffix string
 		hours  float64
 	}{{"mo", HoursPerMonth}, {"y", 8760}, {"w", 168}, {"d", 24}, {"h", 1}, {"m", 1.0 / 60}, {"s", 1.0 / 3600}}
+	if n, err := strconv.ParseFloat(t, 64); err == nil && n == 0 {
+		return 0, nil // a bare 0 needs no unit
+	}
 	var total float64
 	for t != "" {
 		i := 0
@@ -236,8 +308,8 @@ func ParseDuration(s string) (float64, error) {
 			return 0, fmt.Errorf("duration %q: unknown unit %q; want s, m, h, d, w, mo or y", s, rest)
 		}
 	}
-	if total <= 0 || math.IsInf(total, 0) {
-		return 0, fmt.Errorf("duration %q must be positive", s)
+	if !(total >= 0 && total <= MaxDurationHours) {
+		return 0, fmt.Errorf("duration %q is out of range: allowed 0 to 100y", s)
 	}
 	return total, nil
 }

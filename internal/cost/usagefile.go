@@ -8,6 +8,7 @@ import (
 
 	"github.com/gpuscout/gpuscout/internal/catalog"
 	"github.com/gpuscout/gpuscout/internal/money"
+	"github.com/gpuscout/gpuscout/internal/spot"
 	"github.com/gpuscout/gpuscout/internal/yamlfields"
 )
 
@@ -51,6 +52,7 @@ func ParseSpec(path string, b []byte) (*Spec, error) {
 		}
 		return h, nil
 	}
+	durNode := top
 	cur := func(n *yaml.Node, field string) (money.Currency, error) {
 		c, err := r.Currency(n, field)
 		s.CurrencyLines[field+"@"+string(c)] = n.Line
@@ -68,7 +70,7 @@ func ParseSpec(path string, b []byte) (*Spec, error) {
 			}
 			return err
 		},
-		"duration": func(n *yaml.Node) (err error) { u.DurationHours, err = dur(n, "duration"); return },
+		"duration": func(n *yaml.Node) (err error) { durNode = n; u.DurationHours, err = dur(n, "duration"); return },
 		"hours_per_month": func(n *yaml.Node) (err error) {
 			u.HoursPerMonth, err = r.Number(n, "hours_per_month", 0.0001, HoursPerMonth)
 			return
@@ -201,7 +203,14 @@ func ParseSpec(path string, b []byte) (*Spec, error) {
 		},
 		"spot": func(n *yaml.Node) error {
 			return r.Mapping(n, "spot", map[string]func(*yaml.Node) error{
-				"band":       func(v *yaml.Node) (err error) { u.Spot.Band, err = r.NonEmpty(v, "spot.band"); return },
+				"band": func(v *yaml.Node) (err error) {
+					if u.Spot.Band, err = r.NonEmpty(v, "spot.band"); err == nil {
+						if _, _, _, berr := spot.BandHazard(u.Spot.Band); berr != nil {
+							err = r.Errf(v, "spot.band", "%v", berr)
+						}
+					}
+					return
+				},
 				"checkpoint": func(v *yaml.Node) (err error) { u.Spot.CheckpointHours, err = dur(v, "spot.checkpoint"); return },
 				"restart":    func(v *yaml.Node) (err error) { u.Spot.RestartHours, err = dur(v, "spot.restart"); return },
 			})
@@ -210,8 +219,11 @@ func ParseSpec(path string, b []byte) (*Spec, error) {
 	if err != nil {
 		return nil, err
 	}
-	check := *u // validated again, with flags merged, by the caller
-	if err := check.Validate(); err != nil {
+	if u.DurationHours > 0 && u.HoursPerMonth > 0 {
+		return nil, r.Errf(durNode, "duration", "and hours_per_month both given: a usage is either a job run back to back (duration) or a steady load (hours_per_month); keep one")
+	}
+	// Validated again, with flags merged, by the caller.
+	if _, err := u.Resolved(); err != nil {
 		return nil, &yamlfields.Error{Path: path, Line: top.Line, Msg: err.Error()}
 	}
 	return s, nil

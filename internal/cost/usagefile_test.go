@@ -57,8 +57,8 @@ func FuzzParseSpec(f *testing.F) {
 			}
 			return
 		}
-		u := spec.Usage
-		if err := u.Validate(); err != nil {
+		u, err := spec.Usage.Resolved()
+		if err != nil {
 			t.Fatalf("a parsed spec fails validation: %v", err)
 		}
 		if u.HoursPerMonth > HoursPerMonth {

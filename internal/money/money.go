@@ -99,6 +99,9 @@ func (f *FX) SetUSDValue(c Currency, usdPerUnit decimal.Decimal, source string) 
 	if !usdPerUnit.IsPositive() {
 		return fmt.Errorf("exchange rate for %s must be a positive number of USD per %s, got %s", c, c, usdPerUnit)
 	}
+	if err := CheckRate(c, usdPerUnit); err != nil {
+		return err
+	}
 	if c == USD {
 		if !usdPerUnit.Equal(decimal.NewFromInt(1)) {
 			return fmt.Errorf("exchange rate for USD is fixed at 1 (USD is the base currency), got %s", usdPerUnit)
@@ -125,7 +128,27 @@ func ParseOverride(s string) (Currency, decimal.Decimal, error) {
 	if err != nil || !r.IsPositive() {
 		return "", decimal.Decimal{}, fmt.Errorf("--fx %q: rate %q must be a positive number of USD per one %s", s, v, c)
 	}
+	if err := CheckRate(c, r); err != nil {
+		return "", decimal.Decimal{}, fmt.Errorf("--fx %q: %v", s, err)
+	}
 	return c, r, nil
+}
+
+// Bounds of an exchange rate in USD per unit: the dearest currency today (the
+// Kuwaiti dinar) is worth about 3.3 USD, the cheapest about 1/400,000 of one.
+// Anything outside [MinRate, MaxRate] is a typo.
+var (
+	MinRate = decimal.New(1, -8)
+	MaxRate = decimal.NewFromInt(100)
+)
+
+// CheckRate checks that usdPerUnit (the value of one unit of c in USD) is a
+// plausible exchange rate.
+func CheckRate(c Currency, usdPerUnit decimal.Decimal) error {
+	if usdPerUnit.LessThan(MinRate) || usdPerUnit.GreaterThan(MaxRate) {
+		return fmt.Errorf("rate is out of range: allowed %s to %s USD per %s", MinRate, MaxRate, c)
+	}
+	return nil
 }
 
 // Known reports whether c can be converted.

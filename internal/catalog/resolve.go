@@ -1,0 +1,170 @@
+package catalog
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+)
+
+// This file is the one place that decides which offering a reference names,
+// which zone's spot price an offering is quoted at, and which interruption
+// band its spot estimate uses. offers, cost, spot and advise all ask here, so
+// they report the same price for the same offering.
+
+// OfferingRef is an offering as users write it: provider/instance[/region].
+type OfferingRef struct {
+	Provider, InstanceType, Region string
+}
+
+// String renders the reference as it was written.
+func (r OfferingRef) String() string {
+	s := r.Provider + "/" + r.InstanceType
+	if r.Region != "" {
+		s += "/" + r.Region
+	}
+	return s
+}
+
+// ParseOfferingRef reads provider/instance[/region], e.g. aws/p4d.24xlarge/us-east-1.
+func ParseOfferingRef(s string) (OfferingRef, error) {
+	parts := strings.Split(strings.TrimSpace(s), "/")
+	if len(parts) < 2 || len(parts) > 3 || parts[0] == "" || parts[1] == "" || (len(parts) == 3 && parts[2] == "") {
+		return OfferingRef{}, fmt.Errorf("%q: want provider/instance[/region], e.g. aws/p4d.24xlarge or aws/p4d.24xlarge/us-east-1", s)
+	}
+	r := OfferingRef{Provider: parts[0], InstanceType: parts[1]}
+	if len(parts) == 3 {
+		r.Region = parts[2]
+	}
+	return r, nil
+}
+
+// Resolve checks a reference against the catalog and returns it with the
+// provider's canonical name and the regions it names (aliases such as 华东1
+// resolved; all regions when none is given). Errors name what is known.
+func (c *Catalog) Resolve(r OfferingRef) (provider string, regions []string, err error) {
+	p := c.Provider(r.Provider)
+	if p == nil {
+		return "", nil, fmt.Errorf("%s: unknown provider %q; known: %s", r, r.Provider, strings.Join(c.ProviderNames(), ", "))
+	}
+	var types []string
+	found := false
+	for i := range c.Offerings {
+		o := &c.Offerings[i]
+		if o.Provider != p.Name {
+			continue
+		}
+		types = append(types, o.InstanceType)
+		found = found || strings.EqualFold(o.InstanceType, r.InstanceType)
+	}
+	if !found {
+		slices.Sort(types)
+		return "", nil, fmt.Errorf("%s: %s has no instance type %q; closest: %s", r, p.Name, r.InstanceType, strings.Join(Closest(r.InstanceType, slices.Compact(types), 5), ", "))
+	}
+	if r.Region != "" {
+		if regions = c.ResolveRegion(r.Region); len(regions) == 0 {
+			return "", nil, fmt.Errorf("%s: unknown region %q", r, r.Region)
+		}
+	}
+	return p.Name, regions, nil
+}
+
+// SpotQuote is the spot price an offering is quoted at everywhere: the
+// lowest spot price among the zones of its provider, instance type and
+// region (a user launches in whichever zone is cheapest), with that zone.
+type SpotQuote struct {
+	Price    Price
+	Zone     string    // "" where the region has one spot price
+	Offering *Offering // the zone's offering the price belongs to; nil when unknown
+}
+
+// spotIndex maps provider/type/region to the indexes of its offerings,
+// built on first use and rebuilt when offerings were added (a price file).
+type spotIndex struct {
+	mu sync.Mutex
+	n  int
+	m  map[string][]int
+}
+
+func regionKey(o *Offering) string { return o.Provider + "/" + o.InstanceType + "/" + o.Region }
+
+func (c *Catalog) regionSiblings(o *Offering) []int {
+	idx := &c.spotIdx
+	idx.mu.Lock()
+	defer idx.mu.Unlock()
+	if idx.m == nil || idx.n != len(c.Offerings) {
+		idx.n = len(c.Offerings)
+		idx.m = map[string][]int{}
+		for i := range c.Offerings {
+			k := regionKey(&c.Offerings[i])
+			idx.m[k] = append(idx.m[k], i)
+		}
+	}
+	return idx.m[regionKey(o)]
+}
+
+// SpotQuoteFor returns the spot quote of o's instance type in o's region.
+// Zones are compared in their own currency (a region prices in one).
+func (c *Catalog) SpotQuoteFor(o *Offering) SpotQuote {
+	var q SpotQuote
+	for _, i := range c.regionSiblings(o) {
+		z := &c.Offerings[i]
+		if !z.Spot.Known || z.GPU != o.GPU {
+			continue
+		}
+		if q.Offering == nil || (z.Spot.Currency == q.Price.Currency && z.Spot.Amount.LessThan(q.Price.Amount)) {
+			q = SpotQuote{Price: z.Spot, Zone: z.Zone, Offering: z}
+		}
+	}
+	return q
+}
+
+// DefaultSpotBand is the monthly interruption band assumed where neither the
+// user nor AWS's Spot Advisor gives one: the Advisor's global average
+// interruption frequency is "<10%" a month.
+const DefaultSpotBand = "5-10%"
+
+// BandChoice is the monthly interruption band a spot estimate uses for an
+// offering, and where it comes from.
+type BandChoice struct {
+	Label  string
+	Origin string
+	// Assumed is true when the band is not a figure for this offering (the
+	// default, or AWS's average applied to another provider): every output
+	// that uses it says so.
+	Assumed bool
+}
+
+// SpotBandChoice decides the band of o: the one the user gave (flag or usage
+// file), else AWS Spot Advisor's band of o's type and region, else the
+// default, labelled as an assumption (for a provider other than AWS it is
+// AWS's average, not that provider's figure).
+func (c *Catalog) SpotBandChoice(o *Offering, given string) BandChoice {
+	if given != "" {
+		return BandChoice{Label: given, Origin: "given"}
+	}
+	if b := c.SpotBandFor(o); b != nil {
+		return BandChoice{Label: b.Label, Origin: fmt.Sprintf("AWS Spot Advisor band of %s in %s, %s", b.InstanceType, b.Region, b.AsOf)}
+	}
+	origin := "assumed: AWS Spot Advisor's global average (<10% a month); no Advisor data for this type and region; set --spot-band"
+	if o.Provider != "aws" {
+		origin = fmt.Sprintf("assumed: AWS Spot Advisor's global average (<10%% a month), not a %s figure; give %s's own with --spot-band", o.Provider, o.Provider)
+	}
+	return BandChoice{Label: DefaultSpotBand, Origin: origin, Assumed: true}
+}
+
+// PerRegion keeps the first row of each provider, instance type and region:
+// what is priced per region (on-demand, commitments, egress) is priced once,
+// however many zones carry the offering. Spot prices come from SpotQuoteFor.
+func PerRegion(rows []Row) []Row {
+	seen := map[string]bool{}
+	out := rows[:0:0]
+	for _, r := range rows {
+		k := regionKey(r.Offering)
+		if !seen[k] {
+			seen[k] = true
+			out = append(out, r)
+		}
+	}
+	return out
+}

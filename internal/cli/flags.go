@@ -1,0 +1,263 @@
+package cli
+
+// The flag types every command shares. A flag's syntax, range and meaning
+// live here, once: the commands register these values and read the parsed
+// result, and pflag reports a bad value as
+//   invalid argument "8" for "--discount-rate" flag: <what is allowed>
+// which Main maps to exit code 2.
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/shopspring/decimal"
+	"github.com/spf13/pflag"
+
+	"github.com/gpuscout/gpuscout/internal/catalog"
+	"github.com/gpuscout/gpuscout/internal/cost"
+	"github.com/gpuscout/gpuscout/internal/money"
+	"github.com/gpuscout/gpuscout/internal/spot"
+)
+
+// hoursValue is a duration read as hours: 90m, 168h, 7d, 2w, 3mo, 1y. Zero
+// ("0", "0m", "0s") is accepted when zeroOK; the value is bounded by max hours.
+type hoursValue struct {
+	h      *float64
+	zeroOK bool
+	max    float64
+	text   string
+}
+
+func newHours(p *float64, zeroOK bool, max float64) *hoursValue {
+	return &hoursValue{h: p, zeroOK: zeroOK, max: max}
+}
+
+func (v *hoursValue) String() string { return v.text }
+func (v *hoursValue) Type() string   { return "duration" }
+func (v *hoursValue) Set(s string) error {
+	h, err := cost.ParseNonNegativeDuration(s)
+	if err != nil {
+		return err
+	}
+	if h == 0 && !v.zeroOK {
+		return fmt.Errorf("must be longer than zero, e.g. 7d, 168h, 90m")
+	}
+	if h > v.max {
+		return fmt.Errorf("%s is too long: at most %s", cost.FormatHours(h), cost.FormatHours(v.max))
+	}
+	*v.h, v.text = h, s
+	return nil
+}
+
+// fractionValue is a rate or share written "8%" or as a fraction "0.08". A
+// bare number above 1 is refused rather than read as 800%.
+type fractionValue struct {
+	d        *decimal.Decimal
+	min, max decimal.Decimal
+	text     string
+}
+
+func newFraction(p *decimal.Decimal, min, max string) *fractionValue {
+	return &fractionValue{d: p, min: decimal.RequireFromString(min), max: decimal.RequireFromString(max)}
+}
+
+func (v *fractionValue) String() string { return v.text }
+func (v *fractionValue) Type() string   { return "percent" }
+func (v *fractionValue) Set(s string) error {
+	t := strings.TrimSpace(s)
+	pct := strings.HasSuffix(t, "%")
+	d, err := decimal.NewFromString(strings.TrimSpace(strings.TrimSuffix(t, "%")))
+	if err != nil {
+		return fmt.Errorf("want a percentage such as 8%% or a fraction such as 0.08")
+	}
+	if pct {
+		d = d.Div(decimal.NewFromInt(100))
+	} else if d.Abs().GreaterThan(decimal.NewFromInt(1)) {
+		return fmt.Errorf("a bare number is a fraction (%s would be %s%%); write %s%% or %s", t, d.Mul(decimal.NewFromInt(100)), t, d.Div(decimal.NewFromInt(100)))
+	}
+	if d.LessThan(v.min) || d.GreaterThan(v.max) {
+		return fmt.Errorf("want %s%% to %s%%", v.min.Mul(decimal.NewFromInt(100)), v.max.Mul(decimal.NewFromInt(100)))
+	}
+	*v.d, v.text = d, s
+	return nil
+}
+
+// amountValue is money as typed: 60000USD, "60000 CNY", 5e4EUR. A bare number
+// is left without a currency for the command to complete from --currency.
+type amountValue struct {
+	a    *money.Amount
+	text string
+}
+
+func (v *amountValue) String() string { return v.text }
+func (v *amountValue) Type() string   { return "amount" }
+func (v *amountValue) Set(s string) error {
+	a, err := money.ParseAmount(s, "")
+	if err != nil {
+		return err
+	}
+	*v.a, v.text = a, s
+	return nil
+}
+
+// intValue is a whole number within [min, max].
+type intValue struct {
+	n        *int
+	min, max int
+}
+
+func (v *intValue) String() string {
+	if v.n == nil {
+		return "0"
+	}
+	return strconv.Itoa(*v.n)
+}
+func (v *intValue) Type() string { return "int" }
+func (v *intValue) Set(s string) error {
+	n, err := strconv.Atoi(strings.TrimSpace(s))
+	if err != nil {
+		return fmt.Errorf("want a whole number from %d to %d", v.min, v.max)
+	}
+	if n < v.min || n > v.max {
+		return fmt.Errorf("want %d to %d", v.min, v.max)
+	}
+	*v.n = n
+	return nil
+}
+
+// floatValue is a finite number within [min, max] (min excluded when openMin).
+type floatValue struct {
+	f        *float64
+	min, max float64
+	openMin  bool
+	unit     string
+}
+
+func (v *floatValue) String() string {
+	if v.f == nil || *v.f == 0 {
+		return ""
+	}
+	return strconv.FormatFloat(*v.f, 'g', -1, 64)
+}
+func (v *floatValue) Type() string { return "number" }
+func (v *floatValue) Set(s string) error {
+	f, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+	low := f < v.min || (v.openMin && f == v.min)
+	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) || low || f > v.max {
+		lo := fmt.Sprintf("at least %g", v.min)
+		if v.openMin {
+			lo = fmt.Sprintf("above %g", v.min)
+		}
+		return fmt.Errorf("want a number %s and at most %g%s", lo, v.max, v.unit)
+	}
+	*v.f = f
+	return nil
+}
+
+// maxEgressGB bounds egress a month on one path: an exabyte is far beyond any
+// GPU cluster's traffic, so a larger figure is a typo.
+const maxEgressGB = 1e9
+
+// egressValue collects repeated --egress PATH=GB into GB a month by path.
+type egressValue struct {
+	m *map[string]float64
+	n int
+}
+
+func (v *egressValue) String() string { return "" }
+func (v *egressValue) Type() string   { return "PATH=GB" }
+func (v *egressValue) Set(s string) error {
+	path, gb, ok := strings.Cut(s, "=")
+	path = strings.TrimSpace(path)
+	f, err := strconv.ParseFloat(strings.TrimSpace(gb), 64)
+	if !ok || !validPath(path) {
+		return fmt.Errorf("want PATH=GB with PATH one of %s", strings.Join(catalog.EgressPaths, ", "))
+	}
+	if err != nil || !(f >= 0 && f <= maxEgressGB) {
+		return fmt.Errorf("GB a month %q: want a number from 0 to %g", gb, maxEgressGB)
+	}
+	if *v.m == nil {
+		*v.m = map[string]float64{}
+	}
+	(*v.m)[path] = f
+	v.n++
+	return nil
+}
+
+func validPath(p string) bool {
+	for _, x := range catalog.EgressPaths {
+		if x == p {
+			return true
+		}
+	}
+	return false
+}
+
+// creditValue collects repeated credits AMOUNT CUR[@provider,...][:EXPIRES].
+type creditValue struct{ cs *[]cost.Credit }
+
+func (v *creditValue) String() string { return "" }
+func (v *creditValue) Type() string   { return "credit" }
+func (v *creditValue) Set(s string) error {
+	c, err := parseCredit(s)
+	if err != nil {
+		return err
+	}
+	*v.cs = append(*v.cs, c)
+	return nil
+}
+
+// parseCredit reads AMOUNT CUR[@providers][:EXPIRES], e.g. "1000USD@aws:6mo".
+func parseCredit(s string) (cost.Credit, error) {
+	c := cost.Credit{Name: "credit"}
+	rest := strings.TrimSpace(s)
+	if i := strings.LastIndex(rest, ":"); i >= 0 {
+		h, err := cost.ParseDuration(rest[i+1:])
+		if err != nil {
+			return c, fmt.Errorf("expiry: %v", err)
+		}
+		c.ExpiresMonths = h / cost.HoursPerMonth
+		rest = rest[:i]
+	}
+	if a, provs, ok := strings.Cut(rest, "@"); ok {
+		rest = a
+		for _, p := range strings.Split(provs, ",") {
+			c.Providers = append(c.Providers, strings.TrimSpace(p))
+		}
+	}
+	a, err := money.ParseAmount(rest, "")
+	if err != nil || a.Currency == "" {
+		return c, fmt.Errorf("want AMOUNT CUR[@provider,...][:EXPIRES], e.g. 1000USD@aws:6mo")
+	}
+	if !a.Value.IsPositive() {
+		return c, fmt.Errorf("amount %s must be above zero", a.Value)
+	}
+	c.Amount, c.Currency = a.Value, a.Currency
+	return c, nil
+}
+
+// bandValue is a monthly spot interruption band such as 10-15% or >20%.
+type bandValue struct{ s *string }
+
+func (v *bandValue) String() string { return *v.s }
+func (v *bandValue) Type() string   { return "band" }
+func (v *bandValue) Set(s string) error {
+	if _, _, _, err := spot.BandHazard(s); err != nil {
+		return err
+	}
+	*v.s = strings.TrimSpace(s)
+	return nil
+}
+
+var (
+	_ pflag.Value = (*hoursValue)(nil)
+	_ pflag.Value = (*fractionValue)(nil)
+	_ pflag.Value = (*amountValue)(nil)
+	_ pflag.Value = (*intValue)(nil)
+	_ pflag.Value = (*floatValue)(nil)
+	_ pflag.Value = (*egressValue)(nil)
+	_ pflag.Value = (*creditValue)(nil)
+	_ pflag.Value = (*bandValue)(nil)
+)

@@ -1,0 +1,70 @@
+package cli
+
+import (
+	"encoding/json"
+	"testing"
+)
+
+// TestSamePriceEverywhere: offers and cost quote the same on-demand and spot
+// price for the same offering (issue 8: cost used another zone's spot price,
+// 8.01 against 6.53 USD/h for aws/p4d.24xlarge/us-east-1).
+func TestSamePriceEverywhere(t *testing.T) {
+	out, errOut, code := run(t, "offers", "--provider", "aws", "--region", "us-east-1", "--gpu", "A100:8", "-o", "json")
+	if code != 0 {
+		t.Fatalf("offers: exit %d: %s", code, errOut)
+	}
+	var offers []struct {
+		InstanceType string       `json:"instance_type"`
+		Price        *json.Number `json:"price_per_hour"`
+		Spot         *json.Number `json:"spot_price_per_hour"`
+		SpotZone     string       `json:"spot_zone"`
+	}
+	if err := json.Unmarshal([]byte(out), &offers); err != nil {
+		t.Fatal(err)
+	}
+	var od, sp json.Number
+	var zone string
+	for _, o := range offers {
+		if o.InstanceType == "p4d.24xlarge" && o.Price != nil && o.Spot != nil {
+			od, sp, zone = *o.Price, *o.Spot, o.SpotZone
+		}
+	}
+	if sp == "" {
+		t.Fatal("offers lists no p4d.24xlarge with a spot price in us-east-1")
+	}
+	out, errOut, code = run(t, "cost", "--offering", "aws/p4d.24xlarge/us-east-1", "--for", "7d", "-o", "json")
+	if code != 0 {
+		t.Fatalf("cost: exit %d: %s", code, errOut)
+	}
+	var opts []struct {
+		Model string       `json:"pricing_model"`
+		List  *json.Number `json:"list_hourly"`
+		Zone  string       `json:"price_zone"`
+	}
+	if err := json.Unmarshal([]byte(out), &opts); err != nil {
+		t.Fatal(err)
+	}
+	seen := 0
+	for _, o := range opts {
+		want := map[string]json.Number{"on-demand": od, "spot": sp}[o.Model]
+		if want == "" {
+			continue
+		}
+		seen++
+		if o.List == nil || !sameNumber(*o.List, want) {
+			t.Errorf("cost %s list price %v, offers %s", o.Model, o.List, want)
+		}
+		if o.Model == "spot" && o.Zone != zone {
+			t.Errorf("cost spot zone %q, offers %q", o.Zone, zone)
+		}
+	}
+	if seen != 2 {
+		t.Fatalf("cost gave %d of the on-demand and spot options, want 2", seen)
+	}
+}
+
+func sameNumber(a, b json.Number) bool {
+	x, err1 := a.Float64()
+	y, err2 := b.Float64()
+	return err1 == nil && err2 == nil && x == y
+}

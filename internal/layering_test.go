@@ -1,0 +1,118 @@
+// Package internal_test keeps gpuscout's layering: data flows one way, feeds
+// → catalog → cost/spot → advise → render → cli, and nothing lower imports
+// anything higher. A new edge fails this test until it is added here on
+// purpose.
+package internal_test
+
+import (
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/gpuscout/gpuscout/internal/"
+
+// allowed lists, for each internal package (a trailing /* covers its
+// subpackages), the internal packages its non-test files may import.
+var allowed = map[string][]string{
+	"money":      {},
+	"yamlfields": {"money"},
+	"shareddata": {},
+	"feeds":      {},
+	"feeds/*":    {"feeds"},
+	"catalog":    {"money"},
+	// The snapshot builder walks the feeds registry into catalog files.
+	"catalog/build": {"catalog", "money", "feeds", "feeds/*"},
+	"pricefile":     {"catalog", "money", "yamlfields"},
+	"spot":          {"catalog", "money", "feeds/awsspotadvisor"}, // the feed edge goes when band parsing moves into spot
+	// cost prices spot with the simulator (its SimModel); spot never imports cost.
+	"cost":        {"catalog", "money", "spot", "yamlfields"},
+	"benchreport": {"catalog", "money"},
+	"agentconfig": {"catalog", "money"},
+	"advise":      {"cost", "spot", "catalog", "money", "benchreport", "agentconfig", "yamlfields"},
+	"render":      {"advise", "cost", "spot", "catalog", "money", "benchreport", "agentconfig"},
+	"cli":         {"*"},
+}
+
+func rule(pkg string) ([]string, bool) {
+	if r, ok := allowed[pkg]; ok {
+		return r, true
+	}
+	for p := pkg; p != "."; p = filepath.Dir(p) {
+		if r, ok := allowed[filepath.Dir(p)+"/*"]; ok && filepath.Dir(p) != "." {
+			return r, true
+		}
+	}
+	return nil, false
+}
+
+func permits(rules []string, imp string) bool {
+	for _, r := range rules {
+		if r == "*" || r == imp || (strings.HasSuffix(r, "/*") && strings.HasPrefix(imp, strings.TrimSuffix(r, "*"))) {
+			return true
+		}
+	}
+	return false
+}
+
+func TestLayering(t *testing.T) {
+	fset := token.NewFileSet()
+	edges := 0
+	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && path != "." && (d.Name() == "testdata" || strings.HasPrefix(d.Name(), ".")) {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		pkg := filepath.ToSlash(filepath.Dir(path))
+		f, err := parser.ParseFile(fset, path, nil, parser.ImportsOnly)
+		if err != nil {
+			return err
+		}
+		rules, known := rule(pkg)
+		if !known {
+			t.Errorf("%s: package %s has no layering rule; add it to allowed in internal/layering_test.go", path, pkg)
+			return nil
+		}
+		for _, is := range f.Imports {
+			imp := strings.Trim(is.Path.Value, `"`)
+			if !strings.HasPrefix(imp, module) {
+				continue
+			}
+			imp = strings.TrimPrefix(imp, module)
+			edges++
+			if imp == pkg {
+				continue
+			}
+			if !permits(rules, imp) {
+				t.Errorf("%s: %s imports %s; allowed: %s", path, pkg, imp, strings.Join(rules, ", "))
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if edges == 0 {
+		t.Fatal("no internal imports found: is the test running in internal/?")
+	}
+}
+
+// TestRulesPermitNothingCircular: no two packages may import each other.
+func TestRulesPermitNothingCircular(t *testing.T) {
+	for a, ra := range allowed {
+		for _, b := range ra {
+			if rb, ok := allowed[b]; ok && slices.Contains(rb, a) {
+				t.Errorf("%s and %s may import each other", a, b)
+			}
+		}
+	}
+}

@@ -1,0 +1,92 @@
+package money
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/shopspring/decimal"
+)
+
+func TestParseAmount(t *testing.T) {
+	for _, tc := range []struct {
+		in      string
+		def     Currency
+		want    string // value and currency, or "" for an error
+		errWant string
+	}{
+		{"60000USD", "", "60000 USD", ""},
+		{"60000 usd", "", "60000 USD", ""},
+		{"60,000USD", "", "60000 USD", ""},
+		{"5e4CNY", "", "50000 CNY", ""},
+		{"5EUR", "", "5 EUR", ""},
+		{"12.5", USD, "12.5 USD", ""},
+		{"0USD", "", "0 USD", ""},
+		{"12.5", "", "12.5 ", ""},
+		{"-5USD", "", "", "amount -5 USD is out of range: allowed 0 to 1,000,000,000,000 USD"},
+		{"1e300USD", "", "", "out of range"},
+		{"USD", "", "", "want a number"},
+		{"5XX1", "", "", "ISO 4217"},
+		{"", USD, "", "want a number"},
+	} {
+		got, err := ParseAmount(tc.in, tc.def)
+		if tc.want == "" {
+			if err == nil || !strings.Contains(err.Error(), tc.errWant) {
+				t.Errorf("ParseAmount(%q) = %v, %v; want error containing %q", tc.in, got, err, tc.errWant)
+			}
+			continue
+		}
+		if err != nil || got.Value.String()+" "+string(got.Currency) != tc.want {
+			t.Errorf("ParseAmount(%q) = %v %s, %v; want %s", tc.in, got.Value, got.Currency, err, tc.want)
+		}
+	}
+}
+
+func TestFormatting(t *testing.T) {
+	d := decimal.RequireFromString
+	for _, tc := range []struct{ got, want string }{
+		{Format(d("12345.678"), USD), "12,345.68 USD"},
+		{Format(d("-1234567.1"), CNY), "-1,234,567.10 CNY"},
+		{Format(d("0.004"), ""), "0.00"},
+		{Grouped(d("999.5"), 0), "1,000"},
+		{Plain(d("21.9576421234")), "21.957642"},
+		{Plain(d("1234567.5")), "1234567.5"},
+		{string(*Number(d("0.1234567"))), "0.123457"},
+		{New(d("7"), EUR).String(), "7.00 EUR"},
+	} {
+		if tc.got != tc.want {
+			t.Errorf("got %q, want %q", tc.got, tc.want)
+		}
+	}
+	if NullNumber(decimal.NullDecimal{}) != nil {
+		t.Error("NullNumber of an invalid value is not nil")
+	}
+}
+
+func TestAmountArithmetic(t *testing.T) {
+	a := New(decimal.NewFromInt(3), USD)
+	b, err := a.Add(New(decimal.NewFromInt(4), USD))
+	if err != nil || !b.Value.Equal(decimal.NewFromInt(7)) {
+		t.Fatalf("3+4 USD = %v, %v", b, err)
+	}
+	if _, err := a.Add(New(decimal.NewFromInt(4), CNY)); err == nil {
+		t.Fatal("USD + CNY did not fail")
+	}
+	c, err := New(decimal.RequireFromString("7.1843"), CNY).In(USD, DefaultFX())
+	if err != nil || !c.Value.Equal(decimal.NewFromInt(1)) || c.Currency != USD {
+		t.Fatalf("7.1843 CNY in USD = %v, %v; want 1 USD", c, err)
+	}
+}
+
+func TestFXBounds(t *testing.T) {
+	for _, in := range []string{"CNY=1e309", "CNY=1e-30", "CNY=1000"} {
+		if _, _, err := ParseOverride(in); err == nil || !strings.Contains(err.Error(), "out of range") {
+			t.Errorf("ParseOverride(%q) = %v; want an out-of-range error", in, err)
+		}
+	}
+	if _, _, err := ParseOverride("CNY=0.138"); err != nil {
+		t.Errorf("ParseOverride(CNY=0.138) = %v", err)
+	}
+	if err := DefaultFX().SetUSDValue(CNY, decimal.New(1, 300), "x"); err == nil {
+		t.Error("SetUSDValue accepted 1e300 USD per CNY")
+	}
+}
