@@ -77,9 +77,9 @@ A usage file (--usage FILE, YAML) holds everything the flags do and more
     - {kind: object, gb_month: 5000, price_per_gb_month: 0.023, currency: USD, providers: [aws]}
   credits:
     - {name: startup credits, amount: 1000, currency: USD, expires: 6mo, providers: [aws]}
-  promotions:
-    - {kind: first-month-discount, percent: 90%, providers: [tencent]}
-    - {kind: student-price, price_per_hour: 0.5, currency: CNY, daily_hours: 4, providers: [alibaba]}
+  promotions:                 # the article's offers (check the terms that apply to you):
+    - {kind: first-month-discount, percent: 90%, providers: [alibaba]}   # Alibaba: GN7 first month at 10% of the price
+    - {kind: student-price, price_per_hour: 0.5, currency: CNY, daily_hours: 4, providers: [tencent]}   # Tencent student price
     - {kind: voucher, amount: 100, currency: USD, providers: [aws]}
   spot: {band: 10-15%, checkpoint: 1h, restart: 10m}`
 
@@ -103,7 +103,7 @@ func newCostCmd(e *env) *cobra.Command {
 	f.registerUsage(cmd)
 	fl := cmd.Flags()
 	fl.BoolVar(&f.cashflow, "cashflow", false, "print each option's month-by-month cash flows instead of the summary")
-	fl.StringVar(&f.chart, "chart", "", "write the cumulative cash flow of the best options as an SVG chart to this file")
+	fl.Var(&outPathValue{p: &f.chart, exts: []string{".svg"}}, "chart", "write the cumulative cash flow of the best options as an SVG chart to this file (.svg)")
 	fl.BoolVar(&f.explain, "explain", false, "print the explanation of every option, not only the best few")
 	fl.BoolVar(&f.unpriced, "unpriced", false, "list schemes without a sourced price in the table too (JSON always has them)")
 	fl.IntVar(&f.limit, "limit", 0, "show at most this many priced options (0: all)")

@@ -9,6 +9,9 @@ package cli
 import (
 	"fmt"
 	"math"
+	"os"
+	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -260,4 +263,29 @@ var (
 	_ pflag.Value = (*egressValue)(nil)
 	_ pflag.Value = (*creditValue)(nil)
 	_ pflag.Value = (*bandValue)(nil)
+	_ pflag.Value = (*outPathValue)(nil)
 )
+
+// outPathValue is a file to write, whose extension says its format: the
+// extension must be one of exts and the folder must exist, so a typo fails
+// before any work is done, naming the flag.
+type outPathValue struct {
+	p    *string
+	exts []string // with the dot: ".svg"
+}
+
+func (v *outPathValue) String() string { return *v.p }
+func (v *outPathValue) Type() string   { return "file" }
+func (v *outPathValue) Set(s string) error {
+	ext := strings.ToLower(filepath.Ext(s))
+	if !slices.Contains(v.exts, ext) {
+		return fmt.Errorf("want a file ending in %s (the extension says what is written)", strings.Join(v.exts, " or "))
+	}
+	if dir := filepath.Dir(s); dir != "." {
+		if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+			return fmt.Errorf("folder %s does not exist", dir)
+		}
+	}
+	*v.p = s
+	return nil
+}

@@ -100,7 +100,30 @@ Every price carries its source and date; a price nobody can source is shown as u
 	}
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return asUsage(err) })
 	root.AddCommand(newAdviseCmd(e), newGPUsCmd(e), newOffersCmd(e), newCostCmd(e), newSpotCmd(e), newCatalogCmd(e), newVersionCmd(e))
+	strictCompletion(root)
 	return root
+}
+
+// strictCompletion makes `gpuscout completion SHELL` refuse a shell cobra
+// cannot write (tcsh, say) with exit 2, instead of printing help and exit 0.
+func strictCompletion(root *cobra.Command) {
+	root.InitDefaultCompletionCmd()
+	for _, c := range root.Commands() {
+		if c.Name() != "completion" {
+			continue
+		}
+		var shells []string
+		for _, s := range c.Commands() {
+			shells = append(shells, s.Name())
+		}
+		c.Args = cobra.ArbitraryArgs
+		c.RunE = func(cmd *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				return usagef("completion %q: no completion for that shell; want one of %s", args[0], strings.Join(shells, ", "))
+			}
+			return cmd.Help()
+		}
+	}
 }
 
 // outputFlag registers -o and returns a getter that validates it.
