@@ -380,6 +380,7 @@ func (f *costFlags) costTable(opts []cost.Option, run *costRun) *render.Table {
 		t.Rows = append(t.Rows, []string{strconv.Itoa(rank), o.Offering.Provider, o.Offering.InstanceType, o.Offering.Region, o.Model,
 			dash(o.Term), dash(strings.TrimSpace(o.Payment + " " + o.Class)), total, up, fmtNull(o.EffectiveHourly), fmtNull(o.PerGPUHour), npv, fmtHours(o.Breakeven), feasible})
 	}
+	t.Currency = cur
 	if len(t.Rows) == 0 {
 		t.Notes = append(t.Notes, "No priced option. Check the filters, or supply prices with --prices FILE.")
 	}
@@ -556,6 +557,7 @@ func cashflowTable(opts []cost.Option, run *costRun) *render.Table {
 			t.Rows = append(t.Rows, row)
 		}
 	}
+	t.Currency = string(run.l.currency)
 	t.Notes = []string{fmt.Sprintf("Month 0 is the start (upfront fees, and monthly fees billed in advance); month j is the end of month j. Amounts in %s.", run.l.currency)}
 	return t
 }
@@ -680,6 +682,7 @@ cash flows at --discount-rate.`,
 		if len(rows) == 0 {
 			return usagef("--offering %s has no commitment price in the catalog%s; add one to a --prices file", offering, map[bool]string{true: " for term " + term, false: ""}[term != ""])
 		}
+		t.Currency = string(run.l.currency)
 		t.Notes = []string{"h* = 730·E/P: above this many hours a month the commitment beats on-demand. NPV break-even discounts both at --discount-rate."}
 		return e.write(format, t, rows)
 	}

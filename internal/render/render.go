@@ -4,7 +4,6 @@
 package render
 
 import (
-	"encoding/csv"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -45,7 +44,7 @@ func ParseFormat(s string) (Format, error) {
 // Column is a table column.
 type Column struct {
 	Header string
-	Right  bool // right-align (numbers)
+	Right  bool // right-align: a column of numbers (CSV writes them raw)
 }
 
 // Table is a listing: columns, rows of cells, and notes printed under it
@@ -54,6 +53,8 @@ type Table struct {
 	Columns []Column
 	Rows    [][]string
 	Notes   []string
+	// Currency of the table's amounts; CSV writes it in a column of its own.
+	Currency string
 }
 
 // Options tune the text table.
@@ -72,22 +73,6 @@ func (t *Table) Write(w io.Writer, f Format, opt Options) error {
 		return t.writeText(w, opt)
 	}
 	return fmt.Errorf("render: table cannot be written as %q", f)
-}
-
-func (t *Table) writeCSV(w io.Writer) error {
-	cw := csv.NewWriter(w)
-	head := make([]string, len(t.Columns))
-	for i, c := range t.Columns {
-		head[i] = c.Header
-	}
-	if err := cw.Write(head); err != nil {
-		return err
-	}
-	if err := cw.WriteAll(t.Rows); err != nil {
-		return err
-	}
-	cw.Flush()
-	return cw.Error()
 }
 
 func (t *Table) writeMarkdown(w io.Writer) error {

@@ -48,3 +48,25 @@ func TestMarkdownAndCSV(t *testing.T) {
 		t.Error("yaml accepted as a format")
 	}
 }
+
+// TestCSVIsRaw: CSV has no thousands separators, markers in their own
+// columns, the currency in a column, missing values empty.
+func TestCSVIsRaw(t *testing.T) {
+	tb := &Table{Columns: []Column{{Header: "NAME"}, {Header: "TOTAL", Right: true}, {Header: "SAVED", Right: true}, {Header: "TERM"}},
+		Rows: [][]string{
+			{"a", "1,337.28*", "12.5%", "-"},
+			{"b", "665.28 +?", "-", "1y"},
+			{"c", "unknown", "3%", "-"},
+		}, Currency: "CNY"}
+	var b bytes.Buffer
+	if err := tb.Write(&b, FormatCSV, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	want := "NAME,TOTAL,SAVED %,TERM,CURRENCY,CONVERTED,PARTIAL\n" +
+		"a,1337.28,12.5,-,CNY,true,false\n" +
+		"b,665.28,,1y,CNY,false,true\n" +
+		"c,,3,-,CNY,false,false\n"
+	if b.String() != want {
+		t.Errorf("csv:\n%s\nwant:\n%s", b.String(), want)
+	}
+}
