@@ -17,6 +17,9 @@ type LicenseSurcharge struct {
 	Currency     money.Currency  `yaml:"currency"`
 	Source       string          `yaml:"source"`
 	Notes        string          `yaml:"notes"`
+	// BringYourOwn names the provider's programme that waives the surcharge
+	// for users who bring their own licence (Azure Hybrid Benefit); "" if none.
+	BringYourOwn string `yaml:"bring_your_own"`
 }
 
 // LicenseFor returns the surcharge of a licence on an offering, or nil if none is sourced.

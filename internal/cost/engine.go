@@ -102,7 +102,7 @@ func (e *Engine) Price(u *Usage, o *catalog.Offering) ([]Option, error) {
 		return nil, err
 	}
 	var opts []Option
-	licensed, licKnown, licNote, ahb := p.license(o, od)
+	licensed, licKnown, licNote, byol, byolName := p.license(o, od)
 	odOpt := p.payAsYouGo(o, ModelOnDemand, licensed, 1, "on-demand")
 	if !licKnown {
 		odOpt.Known = false
@@ -118,8 +118,8 @@ func (e *Engine) Price(u *Usage, o *catalog.Offering) ([]Option, error) {
 		}
 	}
 	opts = append(opts, odOpt)
-	if ahb.Valid {
-		h := p.payAsYouGo(o, ModelHybridBenefit, ahb, 1, "Azure Hybrid Benefit (your own Windows licence)")
+	if byol.Valid {
+		h := p.payAsYouGo(o, ModelHybridBenefit, byol, 1, byolName+" (your own "+p.u.License+" licence)")
 		opts = append(opts, h)
 	}
 	if spot.Valid && !e.SkipSpot {
@@ -189,25 +189,28 @@ func SortOptions(opts []Option) {
 
 // license returns the hourly on-demand price with the usage's licence, whether
 // it is known, a note, and the Azure Hybrid Benefit price where it applies.
-func (p *pricer) license(o *catalog.Offering, od decimal.NullDecimal) (decimal.NullDecimal, bool, string, decimal.NullDecimal) {
+// license prices the OS licence: the licensed hourly price, whether it is
+// known, a note, and where the provider waives the surcharge for your own
+// licence, that price and the programme's name (both from the catalog).
+func (p *pricer) license(o *catalog.Offering, od decimal.NullDecimal) (decimal.NullDecimal, bool, string, decimal.NullDecimal, string) {
 	if p.u.License == "linux" || !od.Valid {
-		return od, true, "", decimal.NullDecimal{}
+		return od, true, "", decimal.NullDecimal{}, ""
 	}
 	l := p.e.Catalog.LicenseFor(o, p.u.License)
 	if l == nil {
-		return decimal.NullDecimal{}, false, fmt.Sprintf("no sourced %s licence price for %s", p.u.License, o.InstanceType), decimal.NullDecimal{}
+		return decimal.NullDecimal{}, false, fmt.Sprintf("no sourced %s licence price for %s", p.u.License, o.InstanceType), decimal.NullDecimal{}, ""
 	}
 	sur, err := p.e.FX.Convert(l.PerHour, l.Currency, p.e.Currency)
 	if err != nil {
-		return decimal.NullDecimal{}, false, err.Error(), decimal.NullDecimal{}
+		return decimal.NullDecimal{}, false, err.Error(), decimal.NullDecimal{}, ""
 	}
 	win := od.Decimal.Add(sur)
 	note := fmt.Sprintf("%s licence adds %s/h (%s, %s)", p.u.License, p.money(sur), l.Notes, l.Source)
-	var ahb decimal.NullDecimal
-	if o.Provider == "azure" && p.u.License == "windows" {
-		ahb = od
+	var byol decimal.NullDecimal
+	if l.BringYourOwn != "" {
+		byol = od // the provider waives the surcharge: the plain price
 	}
-	return decimal.NullDecimal{Decimal: win, Valid: true}, true, note, ahb
+	return decimal.NullDecimal{Decimal: win, Valid: true}, true, note, byol, l.BringYourOwn
 }
 
 // extras prices egress and storage, which every option of the offering shares.
