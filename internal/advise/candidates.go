@@ -1,0 +1,76 @@
+package advise
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/shopspring/decimal"
+
+	"github.com/gpuscout/gpuscout/internal/catalog"
+	"github.com/gpuscout/gpuscout/internal/cost"
+)
+
+type candidate struct {
+	o         *catalog.Offering
+	speed     float64
+	speedNote string
+	eff       float64
+	nodeSpeed float64 // ref-GPU equivalents per instance
+	instances int
+	hours     float64 // wall hours of the job (jobs)
+	usage     cost.Usage
+	extras    decimal.Decimal // egress and storage over the plan, as the cost engine prices them
+}
+
+// size works out how many instances a candidate needs and how long the job takes.
+func (a *Advisor) size(req *Request, c *candidate) error {
+	sc := req.Scenario
+	u := req.Usage
+	switch {
+	case req.WorkGPUHours > 0:
+		nodeHours := req.WorkGPUHours / c.nodeSpeed
+		k := 1
+		if req.Deadline > 0 {
+			for k <= req.MaxNodes && nodeHours/(float64(k)*a.Scenarios.nodeEfficiency(sc, k)) > req.Deadline {
+				k++
+			}
+			if k > req.MaxNodes {
+				return fmt.Errorf("cannot finish by the deadline even on %d instances", req.MaxNodes)
+			}
+		}
+		c.instances = k
+		c.hours = nodeHours / (float64(k) * a.Scenarios.nodeEfficiency(sc, k))
+		u.DurationHours = c.hours
+		u.HoursPerMonth = 0
+		u.HorizonMonths = 0
+	case req.Bursty:
+		c.instances = int(math.Ceil(req.Base/c.nodeSpeed - 1e-9))
+		u.HoursPerMonth = cost.HoursPerMonth
+		u.HorizonMonths = req.HorizonMonths
+	default:
+		c.instances = int(math.Ceil(req.RefCount/c.nodeSpeed - 1e-9))
+		u.HoursPerMonth = req.HoursPerMonth
+		u.HorizonMonths = req.HorizonMonths
+	}
+	if c.instances < 1 {
+		c.instances = 1
+	}
+	if c.instances > req.MaxNodes {
+		return fmt.Errorf("needs %d instances, more than %d", c.instances, req.MaxNodes)
+	}
+	u.Instances = c.instances
+	u.Egress = scaleEgress(req.Usage.Egress, 1) // shared by the whole plan, not per instance
+	if err := u.Validate(); err != nil {
+		return err
+	}
+	c.usage = u
+	return nil
+}
+
+func scaleEgress(e map[string]float64, f float64) map[string]float64 {
+	out := map[string]float64{}
+	for k, v := range e {
+		out[k] = v * f
+	}
+	return out
+}
