@@ -8,6 +8,7 @@ import (
 
 	"github.com/shopspring/decimal"
 
+	"github.com/gpuscout/gpuscout/internal/benchreport"
 	"github.com/gpuscout/gpuscout/internal/catalog"
 	"github.com/gpuscout/gpuscout/internal/cost"
 	"github.com/gpuscout/gpuscout/internal/money"
@@ -231,7 +232,7 @@ func TestSpeedModel(t *testing.T) {
 		t.Errorf("A10G without compute figures: %v", err)
 	}
 	// A measured scenario throughput replaces the model.
-	sm.bench = map[*catalog.GPU]*BenchReport{
+	sm.bench = map[*catalog.GPU]*benchreport.Report{
 		a.Catalog.GPU("A10G"):           {ScenarioThroughput: map[string]float64{"llm-pretraining": 50}},
 		a.Catalog.GPU("A100-SXM4-40GB"): {ScenarioThroughput: map[string]float64{"llm-pretraining": 200}},
 	}

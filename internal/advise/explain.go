@@ -30,11 +30,8 @@ func (a *Advisor) annotate(req *Request, p *Plan) {
 	if p.Model == cost.ModelSpot {
 		p.Risks = append(p.Risks, "spot capacity can be reclaimed at any time; the interruption rate used is in the explanation")
 	}
-	if p.Model == catalog.ModelCommitment && o.Provider == "gcp" {
-		p.Risks = append(p.Risks, "a committed-use discount does not reserve capacity; pair it with a reservation to hold the GPUs")
-	}
-	if prov != nil && prov.PriceNote != "" && o.Provider == "vast" {
-		p.Risks = append(p.Risks, prov.PriceNote)
+	if prov != nil {
+		p.Risks = append(p.Risks, prov.RisksFor(p.Model)...)
 	}
 	if prov != nil && prov.Ecosystem != nil {
 		if prov.Ecosystem.Images != "" {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/shopspring/decimal"
 
+	"github.com/gpuscout/gpuscout/internal/catalog"
 	"github.com/gpuscout/gpuscout/internal/cost"
 )
 
@@ -42,7 +43,14 @@ func (a *Advisor) plansFor(req *Request, eng *cost.Engine, c *candidate) ([]Plan
 func (a *Advisor) plan(req *Request, c *candidate, o *cost.Option) Plan {
 	p := Plan{Offering: c.o, Instances: c.instances, Model: o.Model, Term: o.Term, Payment: strings.TrimSpace(o.Payment + " " + o.Class),
 		Total: o.Total, Currency: a.Currency, ExpectedHours: c.hours, UpfrontCash: o.Upfront, Speed: c.speed, NodeSpeed: c.nodeSpeed,
-		Breakdown: breakdown(o.Schedule), Breakeven: o.Breakeven, option: o}
+		Breakdown: breakdown(o.Schedule), Breakeven: o.Breakeven, option: o, Deadline: req.Deadline,
+		OnDemandPerHour: a.hourly(c.o.OnDemand)}
+	switch {
+	case o.Model == cost.ModelOnDemand && (req.Usage.License == "" || req.Usage.License == "linux"):
+		p.PricePerHour = p.OnDemandPerHour
+	default:
+		p.PricePerHour = o.EffectiveHourly
+	}
 	p.Explanation = append(p.Explanation, c.speedNote)
 	if c.o.GPUCount > 1 {
 		p.Explanation = append(p.Explanation, fmt.Sprintf("%s GPUs on %s at %.0f%% scaling efficiency: %.2f reference-GPU equivalents per instance",
@@ -56,6 +64,19 @@ func (a *Advisor) plan(req *Request, c *candidate, o *cost.Option) Plan {
 	p.Explanation = append(p.Explanation, o.Explanation...)
 	p.Explanation = append(p.Explanation, prefixAll("not priced: ", o.Excludes)...)
 	return p
+}
+
+// hourly converts a catalog price into the advisor's currency; invalid where
+// the price or its exchange rate is unknown.
+func (a *Advisor) hourly(pr catalog.Price) decimal.NullDecimal {
+	if !pr.Known {
+		return decimal.NullDecimal{}
+	}
+	v, err := a.FX.Convert(pr.Amount, pr.Currency, a.Currency)
+	if err != nil {
+		return decimal.NullDecimal{}
+	}
+	return decimal.NullDecimal{Decimal: v, Valid: true}
 }
 
 func prefixAll(pre string, xs []string) []string {

@@ -3,6 +3,7 @@ package advise
 import (
 	"github.com/shopspring/decimal"
 
+	"github.com/gpuscout/gpuscout/internal/benchreport"
 	"github.com/gpuscout/gpuscout/internal/catalog"
 	"github.com/gpuscout/gpuscout/internal/cost"
 )
@@ -35,6 +36,6 @@ type Request struct {
 	Select   catalog.Query // providers, regions, China, currency, FX
 	Usage    cost.Usage    // discount rate, egress, storage, credits, licence, spot assumptions
 	NoSpot   bool
-	Bench    map[*catalog.GPU]*BenchReport
+	Bench    map[*catalog.GPU]*benchreport.Report
 	MaxNodes int
 }

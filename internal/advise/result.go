@@ -28,13 +28,22 @@ type Plan struct {
 	Breakeven     *float64
 	Risks         []string // capacity risks
 	Ecosystem     []string // images and monitoring the provider offers
-	option        *cost.Option
+	// PricePerHour is the price of one instance-hour under the plan's
+	// pricing model, in Currency: the list price for on-demand and spot, the
+	// effective price per hour of use for a commitment; invalid where unknown.
+	PricePerHour decimal.NullDecimal
+	// OnDemandPerHour is the offering's on-demand price per instance-hour in
+	// Currency (a spot plan's fallback); invalid where unknown.
+	OnDemandPerHour decimal.NullDecimal
+	// Deadline is the job's deadline in hours that the plan was made for; 0: none.
+	Deadline float64
+	option   *cost.Option
 }
 
 // Excluded is an offering family left out, and why.
 type Excluded struct {
-	What   string
-	Reason string
+	What   string `json:"what"`
+	Reason string `json:"reason"`
 }
 
 // Result is advise's answer.

@@ -92,7 +92,8 @@ func (a *Advisor) spotPlans(req *Request, cands []candidate, plans []Plan) ([]Pl
 		total := decimal.NewFromFloat(s.CostMean).Add(extras)
 		p := Plan{Offering: c.o, Instances: c.instances, Model: cost.ModelSpot, Payment: pol.Name(), Total: total, Currency: a.Currency,
 			ExpectedHours: s.CompletionMean, PMissDeadline: 1 - s.PMeetDeadline, Speed: c.speed, NodeSpeed: c.nodeSpeed,
-			Breakdown: map[string]decimal.Decimal{cost.FlowUsage: decimal.NewFromFloat(s.CostMean)}}
+			Breakdown:    map[string]decimal.Decimal{cost.FlowUsage: decimal.NewFromFloat(s.CostMean)},
+			PricePerHour: a.hourly(c.o.Spot), OnDemandPerHour: a.hourly(c.o.OnDemand), Deadline: req.Deadline}
 		if !extras.IsZero() {
 			p.Breakdown[cost.FlowEgress] = extras
 		}

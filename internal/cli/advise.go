@@ -16,6 +16,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/gpuscout/gpuscout/internal/advise"
+	"github.com/gpuscout/gpuscout/internal/agentconfig"
+	"github.com/gpuscout/gpuscout/internal/benchreport"
 	"github.com/gpuscout/gpuscout/internal/catalog"
 	"github.com/gpuscout/gpuscout/internal/cost"
 	"github.com/gpuscout/gpuscout/internal/money"
@@ -123,9 +125,9 @@ func newAdviseCmd(e *env) *cobra.Command {
 			}
 			switch f.export {
 			case "skypilot":
-				return asUsage(advise.WriteSkyPilot(e.stdout, &res.Plans[0], req.Scenario.Name))
+				return asUsage(advise.WriteSkyPilot(e.stdout, a.Catalog, &res.Plans[0], req.Scenario.Name))
 			case "agent":
-				return advise.WriteAgentConfig(e.stdout, &res.Plans[0], req.Usage.Egress[catalog.PathInternet])
+				return agentconfig.Write(e.stdout, advise.AgentConfig(&res.Plans[0], req.Usage.Egress[catalog.PathInternet]))
 			}
 			return usagef("--export %q: want skypilot or agent", f.export)
 		}
@@ -189,7 +191,7 @@ func (f *adviseFlags) prepare() (*advise.Advisor, *advise.Request, error) {
 		return nil, nil, err
 	}
 	a := &advise.Advisor{Catalog: l.cat, FX: l.fx, Currency: l.currency, Scenarios: scs}
-	req := &advise.Request{Scenario: sc, RefCount: 1, Objective: f.objective, NoSpot: f.noSpot, MaxNodes: f.maxNodes, Bench: map[*catalog.GPU]*advise.BenchReport{}}
+	req := &advise.Request{Scenario: sc, RefCount: 1, Objective: f.objective, NoSpot: f.noSpot, MaxNodes: f.maxNodes, Bench: map[*catalog.GPU]*benchreport.Report{}}
 	switch f.objective {
 	case advise.ObjectiveCost, advise.ObjectiveTime, advise.ObjectiveBalanced:
 	default:
@@ -344,7 +346,7 @@ func (f *adviseFlags) prepare() (*advise.Advisor, *advise.Request, error) {
 		return nil, nil, err
 	}
 	for _, path := range f.bench {
-		r, g, err := advise.LoadBench(path, l.cat)
+		r, g, err := benchreport.Load(path, l.cat)
 		if err != nil {
 			if errors.Is(err, fs.ErrNotExist) {
 				return nil, nil, usagef("--bench %s: no such file", path)

@@ -2,12 +2,18 @@ package cli
 
 import (
 	"encoding/json"
+	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/gpuscout/gpuscout/internal/agentconfig"
+	"github.com/gpuscout/gpuscout/internal/catalog"
+	"github.com/gpuscout/gpuscout/internal/money"
 )
 
 func TestAdviseJSONContract(t *testing.T) {
@@ -163,5 +169,98 @@ func TestAdviseBadInput(t *testing.T) {
 	out, _, code := run(t, "advise", "--scenario", "llm-pretraining", "--work", "20000gpu-h@A100", "--deadline", "1d", "--budget", "100USD")
 	if code != 0 || !strings.Contains(out, "Nothing meets the constraints") || !strings.Contains(out, "~") {
 		t.Errorf("contradictory constraints: %d\n%s", code, out)
+	}
+}
+
+// Issue 8: the agent config of a spot plan carries the plan's own price per
+// hour as a number, in the plan's currency, beside a currency field; the
+// SpendOverPlan threshold is in that same currency.
+func TestAdviseExportAgentSpotCNY(t *testing.T) {
+	args := []string{"advise", "--scenario", "cv-training", "--gpu", "A100:4", "--for", "7d", "--deadline", "8d", "--currency", "CNY"}
+	out, errOut, code := run(t, append(args, "-o", "json")...)
+	if code != 0 {
+		t.Fatal(errOut)
+	}
+	var res struct {
+		Plans []struct {
+			PricingModel string  `json:"pricing_model"`
+			TotalCost    float64 `json:"total_cost"`
+			Provider     string  `json:"provider"`
+			InstanceType string  `json:"instance_type"`
+		} `json:"plans"`
+	}
+	if err := json.Unmarshal([]byte(out), &res); err != nil || len(res.Plans) == 0 || res.Plans[0].PricingModel != "spot" {
+		t.Fatalf("want a spot plan first: %v %s", err, out)
+	}
+	out, errOut, code = run(t, append(args, "--export", "agent")...)
+	if code != 0 {
+		t.Fatal(errOut)
+	}
+	cfg, err := agentconfig.Read(strings.NewReader(out))
+	if err != nil {
+		t.Fatalf("the agent cannot read the config: %v\n%s", err, out)
+	}
+	n := cfg.Node
+	if n.Currency != "CNY" || n.PricingModel != "spot" || n.PricePerHour == nil || n.OnDemandPricePerHour == nil {
+		t.Fatalf("node = %+v, want a spot price and an on-demand price in CNY", n)
+	}
+	// The source row: the offering's spot and on-demand prices converted to CNY.
+	c, _ := catalog.Default()
+	fx := money.DefaultFX()
+	for _, o := range c.Offerings {
+		if o.Provider != res.Plans[0].Provider || o.InstanceType != res.Plans[0].InstanceType || o.Region != n.Region {
+			continue
+		}
+		for _, x := range []struct {
+			name string
+			got  float64
+			p    catalog.Price
+		}{{"spot", *n.PricePerHour, o.Spot}, {"on-demand", *n.OnDemandPricePerHour, o.OnDemand}} {
+			want, err := fx.Convert(x.p.Amount, x.p.Currency, money.CNY)
+			if err != nil || math.Abs(x.got-want.InexactFloat64()) > 1e-6 {
+				t.Errorf("%s price per hour %v, want %v CNY (%v)", x.name, x.got, want, err)
+			}
+		}
+	}
+	if !strings.Contains(out, fmt.Sprintf("gpuscout_cost_projected_total > %.2f", res.Plans[0].TotalCost)) {
+		t.Errorf("spend threshold is not the plan's total %.2f CNY:\n%s", res.Plans[0].TotalCost, out)
+	}
+	if strings.Contains(out, "egress_projected") {
+		t.Errorf("an egress alert without an egress budget:\n%s", out)
+	}
+}
+
+// Issue 8: the SkyPilot task of a deadline-aware spot plan keeps the
+// on-demand fallback (any_of with use_spot false) and managed-job recovery,
+// and says in a comment that SkyPilot cannot hold the deadline.
+func TestAdviseExportSkyPilotDeadline(t *testing.T) {
+	out, errOut, code := run(t, "advise", "--scenario", "cv-training", "--gpu", "A100:4", "--for", "7d", "--deadline", "8d", "--export", "skypilot")
+	if code != 0 {
+		t.Fatal(errOut)
+	}
+	var task struct {
+		Resources struct {
+			Cloud       string `yaml:"cloud"`
+			UseSpot     *bool  `yaml:"use_spot"`
+			JobRecovery struct {
+				Strategy string `yaml:"strategy"`
+			} `yaml:"job_recovery"`
+			AnyOf []struct {
+				UseSpot *bool `yaml:"use_spot"`
+			} `yaml:"any_of"`
+		} `yaml:"resources"`
+	}
+	if err := yaml.Unmarshal([]byte(out), &task); err != nil {
+		t.Fatalf("not YAML: %v\n%s", err, out)
+	}
+	r := task.Resources
+	if r.JobRecovery.Strategy == "" || len(r.AnyOf) != 2 || r.AnyOf[0].UseSpot == nil || !*r.AnyOf[0].UseSpot || r.AnyOf[1].UseSpot == nil || *r.AnyOf[1].UseSpot {
+		t.Errorf("resources = %+v, want job_recovery and any_of [spot, on-demand]\n%s", r, out)
+	}
+	if r.UseSpot != nil {
+		t.Errorf("use_spot outside any_of would override the fallback\n%s", out)
+	}
+	if !strings.Contains(out, "# deadline 192 h") || !strings.Contains(out, "cannot") || !strings.Contains(out, "sky jobs launch") {
+		t.Errorf("no comment on the deadline SkyPilot cannot express:\n%s", out)
 	}
 }
