@@ -19,14 +19,18 @@ type Advisor struct {
 	SpotRuns  int
 }
 
-// Advise ranks plans for the request.
-func (a *Advisor) Advise(req *Request) (*Result, error) {
+// Advise ranks plans for the request. It plans on a copy of the request
+// with Defaults applied, and rejects what Validate rejects.
+func (a *Advisor) Advise(in *Request) (*Result, error) {
+	r := *in
+	r.Defaults()
+	if err := r.Validate(); err != nil {
+		return nil, err
+	}
+	req := &r
 	sc := req.Scenario
 	res := &Result{Inputs: map[string]any{}}
 	sm := &speedModel{sc: sc, ref: req.Ref, bench: req.Bench}
-	if req.MaxNodes == 0 {
-		req.MaxNodes = 64
-	}
 	q := req.Select
 	q.FX, q.Currency = a.FX, a.Currency
 	rows, err := a.Catalog.Query(q)

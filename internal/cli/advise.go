@@ -106,7 +106,7 @@ func newAdviseCmd(e *env) *cobra.Command {
 		if err != nil {
 			return err
 		}
-		a, req, err := f.prepare()
+		a, req, err := f.prepare(cmd.Flags().Changed)
 		if err != nil {
 			return err
 		}
@@ -174,7 +174,9 @@ func parseAmount(flag, s string, def money.Currency) (decimal.Decimal, money.Cur
 	return d, cur, nil
 }
 
-func (f *adviseFlags) prepare() (*advise.Advisor, *advise.Request, error) {
+// prepare loads the scenarios and the catalog, turns the flags into a
+// request, reads the bench reports, and lets the domain validate.
+func (f *adviseFlags) prepare(changed func(string) bool) (*advise.Advisor, *advise.Request, error) {
 	scs, err := advise.LoadScenarios()
 	if err != nil {
 		return nil, nil, err
@@ -182,167 +184,13 @@ func (f *adviseFlags) prepare() (*advise.Advisor, *advise.Request, error) {
 	if f.scenario == "" {
 		return nil, nil, usagef("--scenario is required: one of %s", strings.Join(scs.Names(), ", "))
 	}
-	sc, err := scs.Get(f.scenario)
-	if err != nil {
-		return nil, nil, usagef("--scenario: %v", err)
-	}
 	l, err := f.load()
 	if err != nil {
 		return nil, nil, err
 	}
 	a := &advise.Advisor{Catalog: l.cat, FX: l.fx, Currency: l.currency, Scenarios: scs}
-	req := &advise.Request{Scenario: sc, RefCount: 1, Objective: f.objective, NoSpot: f.noSpot, MaxNodes: f.maxNodes, Bench: map[*catalog.GPU]*benchreport.Report{}}
-	switch f.objective {
-	case advise.ObjectiveCost, advise.ObjectiveTime, advise.ObjectiveBalanced:
-	default:
-		return nil, nil, usagef("--objective %q: want cost, time or balanced", f.objective)
-	}
-	if f.maxNodes < 1 || f.maxNodes > 10000 {
-		return nil, nil, usagef("--max-nodes %d: want 1 to 10000", f.maxNodes)
-	}
-	// The reference GPU and the size of the work.
-	refName := "A100-SXM4-40GB"
-	if f.gpu != "" {
-		name, count, err := parseGPUFlag(f.gpu)
-		if err != nil {
-			return nil, nil, err
-		}
-		refName = name
-		if count > 0 {
-			req.RefCount = count
-		}
-	}
-	var workRef string
-	if f.work != "" {
-		if req.WorkGPUHours, workRef, err = parseWork(f.work); err != nil {
-			return nil, nil, err
-		}
-		refName = workRef
-	}
-	gs, err := l.cat.LookupGPU(refName)
+	req, err := adviseRequestFromFlags(f, changed, l, scs)
 	if err != nil {
-		return nil, nil, usagef("reference GPU: %v", err)
-	}
-	for _, g := range gs {
-		if !g.Generic && (g.BF16.Known || g.FP16.Known) {
-			req.Ref = g
-			break
-		}
-	}
-	if req.Ref == nil {
-		req.Ref = gs[0]
-	}
-	sizes := 0
-	for _, set := range []bool{f.duration != "", f.work != "", f.hoursPerMonth > 0, f.pattern == "bursty"} {
-		if set {
-			sizes++
-		}
-	}
-	if sizes != 1 {
-		return nil, nil, usagef("give the size of the work once: --gpu NAME:COUNT --for DURATION, --work N gpu-h@GPU, --hours-per-month H, or --pattern bursty --base B --peak P")
-	}
-	switch {
-	case f.duration != "":
-		h, err := cost.ParseDuration(f.duration)
-		if err != nil {
-			return nil, nil, usagef("--for: %v", err)
-		}
-		req.WorkGPUHours = h * req.RefCount
-	case f.hoursPerMonth > 0:
-		if f.hoursPerMonth > cost.HoursPerMonth {
-			return nil, nil, usagef("--hours-per-month %g: a month has %d hours", f.hoursPerMonth, cost.HoursPerMonth)
-		}
-		req.HoursPerMonth = f.hoursPerMonth
-	case f.pattern == "bursty":
-		if !(f.peak > 0) || !(f.base >= 0 && f.base <= f.peak) {
-			return nil, nil, usagef("--pattern bursty needs --peak > 0 and 0 <= --base <= --peak (GPUs of the reference), got base %g, peak %g", f.base, f.peak)
-		}
-		if !(f.peakHours > 0) || f.peakHours > cost.HoursPerMonth {
-			return nil, nil, usagef("--peak-hours %g: want 0 < h <= 730", f.peakHours)
-		}
-		req.Bursty, req.Base, req.Peak, req.PeakHours = true, f.base, f.peak, f.peakHours
-		if req.Base == 0 {
-			return nil, nil, usagef("--base 0: with nothing always on the load is not bursty; price it as --hours-per-month %g --gpu NAME:%g", f.peakHours, f.peak)
-		}
-	}
-	if f.pattern != "" && f.pattern != "bursty" && f.pattern != "steady" {
-		return nil, nil, usagef("--pattern %q: want steady or bursty", f.pattern)
-	}
-	if req.WorkGPUHours == 0 {
-		req.HorizonMonths = 12
-		if f.horizon != "" {
-			h, err := cost.ParseDuration(f.horizon)
-			if err != nil {
-				return nil, nil, usagef("--horizon: %v", err)
-			}
-			req.HorizonMonths = h / cost.HoursPerMonth
-		}
-	}
-	if f.deadline != "" {
-		if req.Deadline, err = cost.ParseDuration(f.deadline); err != nil {
-			return nil, nil, usagef("--deadline: %v", err)
-		}
-		if req.WorkGPUHours == 0 {
-			return nil, nil, usagef("--deadline applies to a job (--for or --work), not to a steady load")
-		}
-	}
-	if f.budget != "" {
-		v, c, err := parseAmount("--budget", f.budget, l.currency)
-		if err != nil {
-			return nil, nil, err
-		}
-		conv, err := l.fx.Convert(v, c, l.currency)
-		if err != nil {
-			return nil, nil, usagef("--budget: %v", err)
-		}
-		req.Budget = decimal.NullDecimal{Decimal: conv, Valid: true}
-	}
-	// Usage shared by every plan.
-	u := &req.Usage
-	if f.discountRate != "" {
-		if u.DiscountRate, err = yamlfields.ParseFraction(f.discountRate); err != nil {
-			return nil, nil, usagef("--discount-rate %q: want a yearly rate such as 8%%", f.discountRate)
-		}
-	}
-	u.License = f.license
-	u.Spot = cost.DefaultSpot
-	u.Spot.Band = f.spotBand
-	for _, s := range f.credits {
-		c, err := parseCreditFlag(s)
-		if err != nil {
-			return nil, nil, err
-		}
-		if !l.fx.Known(c.Currency) {
-			return nil, nil, usagef("--credits %q: currency %s has no exchange rate; add one with --fx %s=USD_PER_UNIT", s, c.Currency, c.Currency)
-		}
-		for _, p := range c.Providers {
-			if l.cat.Provider(p) == nil {
-				return nil, nil, usagef("--credits %q: unknown provider %q; known: %s", s, p, strings.Join(l.cat.ProviderNames(), ", "))
-			}
-		}
-		u.Credits = append(u.Credits, c)
-	}
-	for _, s := range f.egress {
-		path, gb, ok := strings.Cut(s, "=")
-		v, err := strconv.ParseFloat(strings.TrimSpace(gb), 64)
-		if !ok || err != nil || !(v >= 0) || math.IsInf(v, 0) || !validPath(path) {
-			return nil, nil, usagef("--egress %q: want PATH=GB with PATH one of %s", s, strings.Join(catalog.EgressPaths, ", "))
-		}
-		if u.Egress == nil {
-			u.Egress = map[string]float64{}
-		}
-		u.Egress[path] = v
-	}
-	check := *u
-	check.HoursPerMonth = 1
-	if err := check.Validate(); err != nil {
-		return nil, nil, asUsage(err)
-	}
-	// Selection (the GPU flag names the reference, not a filter).
-	sel := f.selectFlags
-	sel.gpu = ""
-	sel.allRegions = false
-	if err := sel.apply(&req.Select, l); err != nil {
 		return nil, nil, err
 	}
 	for _, path := range f.bench {
@@ -355,7 +203,161 @@ func (f *adviseFlags) prepare() (*advise.Advisor, *advise.Request, error) {
 		}
 		req.Bench[g] = r
 	}
+	req.Defaults()
+	if err := req.Validate(); err != nil {
+		return nil, nil, asUsage(err)
+	}
 	return a, req, nil
+}
+
+// adviseRequestFromFlags turns advise's flags into a request: parsing only
+// (the request's Validate checks the values). changed reports whether the
+// user set a flag, so that a value equal to the default still counts.
+func adviseRequestFromFlags(f *adviseFlags, changed func(string) bool, l *loadedCatalog, scs *advise.Scenarios) (*advise.Request, error) {
+	var err error
+	if f.scenario == "" {
+		return nil, usagef("--scenario is required: one of %s", strings.Join(scs.Names(), ", "))
+	}
+	sc, err := scs.Get(f.scenario)
+	if err != nil {
+		return nil, usagef("--scenario: %v", err)
+	}
+	if f.limit < 0 {
+		return nil, usagef("--limit %d: want 0 (all plans) or more", f.limit)
+	}
+	if changed("max-nodes") && f.maxNodes == 0 {
+		return nil, usagef("--max-nodes 0: want 1 to %d", advise.MaxNodes)
+	}
+	req := &advise.Request{Scenario: sc, RefCount: 1, Objective: f.objective, NoSpot: f.noSpot, MaxNodes: f.maxNodes, Bench: map[*catalog.GPU]*benchreport.Report{}}
+	// The reference GPU and the size of the work.
+	refName := "A100-SXM4-40GB"
+	if f.gpu != "" {
+		name, count, err := parseGPUFlag(f.gpu)
+		if err != nil {
+			return nil, err
+		}
+		refName = name
+		if count > 0 {
+			req.RefCount = count
+		}
+	}
+	var workRef string
+	if f.work != "" {
+		if req.WorkGPUHours, workRef, err = parseWork(f.work); err != nil {
+			return nil, err
+		}
+		refName = workRef
+	}
+	gs, err := l.cat.LookupGPU(refName)
+	if err != nil {
+		return nil, usagef("reference GPU: %v", err)
+	}
+	for _, g := range gs {
+		if !g.Generic && (g.BF16.Known || g.FP16.Known) {
+			req.Ref = g
+			break
+		}
+	}
+	if req.Ref == nil {
+		req.Ref = gs[0]
+	}
+	if f.pattern != "" && f.pattern != "bursty" && f.pattern != "steady" {
+		return nil, usagef("--pattern %q: want steady or bursty", f.pattern)
+	}
+	sizes := 0
+	for _, set := range []bool{changed("for"), changed("work"), changed("hours-per-month"), f.pattern == "bursty"} {
+		if set {
+			sizes++
+		}
+	}
+	if sizes != 1 {
+		return nil, usagef("give the size of the work once: --gpu NAME:COUNT --for DURATION, --work N gpu-h@GPU, --hours-per-month H, or --pattern bursty --base B --peak P")
+	}
+	switch {
+	case changed("for"):
+		h, err := cost.ParseDuration(f.duration)
+		if err != nil {
+			return nil, usagef("--for: %v", err)
+		}
+		req.WorkGPUHours = h * req.RefCount
+	case changed("hours-per-month"):
+		req.HoursPerMonth = f.hoursPerMonth
+	case f.pattern == "bursty":
+		req.Bursty, req.Base, req.Peak, req.PeakHours = true, f.base, f.peak, f.peakHours
+	}
+	if changed("horizon") {
+		if req.WorkGPUHours > 0 {
+			return nil, usagef("--horizon applies to a steady or bursty load, not to a job (--for or --work)")
+		}
+		h, err := cost.ParseDuration(f.horizon)
+		if err != nil {
+			return nil, usagef("--horizon: %v", err)
+		}
+		req.HorizonMonths = h / cost.HoursPerMonth
+	}
+	if f.deadline != "" {
+		if req.Deadline, err = cost.ParseDuration(f.deadline); err != nil {
+			return nil, usagef("--deadline: %v", err)
+		}
+		if req.WorkGPUHours == 0 {
+			return nil, usagef("--deadline applies to a job (--for or --work), not to a steady load")
+		}
+	}
+	if f.budget != "" {
+		v, c, err := parseAmount("--budget", f.budget, l.currency)
+		if err != nil {
+			return nil, err
+		}
+		conv, err := l.fx.Convert(v, c, l.currency)
+		if err != nil {
+			return nil, usagef("--budget: %v", err)
+		}
+		req.Budget = decimal.NullDecimal{Decimal: conv, Valid: true}
+	}
+	// Usage shared by every plan.
+	u := &req.Usage
+	if f.discountRate != "" {
+		if u.DiscountRate, err = yamlfields.ParseFraction(f.discountRate); err != nil {
+			return nil, usagef("--discount-rate %q: want a yearly rate such as 8%%", f.discountRate)
+		}
+	}
+	u.License = f.license
+	u.Spot = cost.DefaultSpot
+	u.Spot.Band = f.spotBand
+	for _, s := range f.credits {
+		c, err := parseCreditFlag(s)
+		if err != nil {
+			return nil, err
+		}
+		if !l.fx.Known(c.Currency) {
+			return nil, usagef("--credits %q: currency %s has no exchange rate; add one with --fx %s=USD_PER_UNIT", s, c.Currency, c.Currency)
+		}
+		for _, p := range c.Providers {
+			if l.cat.Provider(p) == nil {
+				return nil, usagef("--credits %q: unknown provider %q; known: %s", s, p, strings.Join(l.cat.ProviderNames(), ", "))
+			}
+		}
+		u.Credits = append(u.Credits, c)
+	}
+	for _, s := range f.egress {
+		path, gb, ok := strings.Cut(s, "=")
+		v, err := strconv.ParseFloat(strings.TrimSpace(gb), 64)
+		if !ok || err != nil || !(v >= 0) || math.IsInf(v, 0) || !validPath(path) {
+			return nil, usagef("--egress %q: want PATH=GB with PATH one of %s", s, strings.Join(catalog.EgressPaths, ", "))
+		}
+		if u.Egress == nil {
+			u.Egress = map[string]float64{}
+		}
+		u.Egress[path] = v
+	}
+	// Selection (the GPU flag names the reference, not a filter).
+	sel := f.selectFlags
+	sel.gpu = ""
+	sel.allRegions = false
+	if err := sel.apply(&req.Select, l); err != nil {
+		return nil, err
+	}
+	return req, nil
 }
 
 type advisePlanJSON struct {
@@ -374,7 +376,7 @@ type advisePlanJSON struct {
 	TotalCost     float64        `json:"total_cost"`
 	Currency      string         `json:"currency"`
 	ExpectedHours float64        `json:"expected_hours"`
-	PMissDeadline float64        `json:"p_miss_deadline"`
+	PMissDeadline *float64       `json:"p_miss_deadline"` // null without a deadline
 	UpfrontCash   float64        `json:"upfront_cash"`
 	RelSpeed      float64        `json:"relative_speed_per_gpu"`
 	Breakdown     map[string]any `json:"cost_breakdown"`
@@ -403,8 +405,17 @@ func planJSON(p *advise.Plan) advisePlanJSON {
 	return advisePlanJSON{Rank: p.Rank, Provider: p.Offering.Provider, InstanceType: p.Offering.InstanceType, Region: p.Offering.Region,
 		GPU: p.Offering.GPU.Name, GPUCount: p.Offering.GPUCount, Instances: p.Instances, Interconnect: p.Offering.Interconnect,
 		PricingModel: p.Model, Term: p.Term, Payment: p.Payment, Mix: p.Mix, TotalCost: total, Currency: string(p.Currency),
-		ExpectedHours: math.Round(p.ExpectedHours*100) / 100, PMissDeadline: math.Round(p.PMissDeadline*10000) / 10000, UpfrontCash: up,
+		ExpectedHours: math.Round(p.ExpectedHours*100) / 100, PMissDeadline: pMiss(p), UpfrontCash: up,
 		RelSpeed: math.Round(p.Speed*1000) / 1000, Breakdown: bd, Explanation: p.Explanation, Risks: nonNil(p.Risks), Ecosystem: nonNil(p.Ecosystem)}
+}
+
+// pMiss is the share of runs that miss the deadline, or nil without one.
+func pMiss(p *advise.Plan) *float64 {
+	if p.Deadline == 0 {
+		return nil
+	}
+	v := math.Round(p.PMissDeadline*10000) / 10000
+	return &v
 }
 
 func nonNil(xs []string) []string {

@@ -44,8 +44,29 @@ func TestAdviseJSONContract(t *testing.T) {
 		}
 	}
 	for _, x := range res.Excluded {
-		if x["what"] == "" || x["reason"] == "" {
-			t.Errorf("excluded entry without what/reason: %v", x)
+		what, ok1 := x["what"].(string)
+		reason, ok2 := x["reason"].(string)
+		if !ok1 || !ok2 || what == "" || reason == "" || len(x) != 2 {
+			t.Errorf("excluded entry %v: want exactly the keys what and reason (README)", x)
+		}
+	}
+	for _, p := range res.Plans {
+		if v, ok := p["p_miss_deadline"].(float64); !ok || v < 0 || v > 0.05 {
+			t.Errorf("with a deadline, p_miss_deadline = %v, want a share in [0, 0.05]", p["p_miss_deadline"])
+		}
+	}
+	// Without a deadline there is nothing to miss: null, not 0.
+	out, errOut, code = run(t, "advise", "--scenario", "cv-training", "--gpu", "A100:4", "--for", "7d", "-o", "json")
+	if code != 0 {
+		t.Fatal(errOut)
+	}
+	res.Plans = nil
+	if err := json.Unmarshal([]byte(out), &res); err != nil || len(res.Plans) == 0 {
+		t.Fatalf("%v: %d plans", err, len(res.Plans))
+	}
+	for _, p := range res.Plans {
+		if v, ok := p["p_miss_deadline"]; !ok || v != nil {
+			t.Errorf("without a deadline p_miss_deadline = %v (present %v), want null", v, ok)
 		}
 	}
 }
@@ -159,6 +180,15 @@ func TestAdviseBadInput(t *testing.T) {
 		{[]string{"advise", "--scenario", "cv-training", "--for", "7d", "--export", "terraform"}, `--export "terraform"`},
 		{[]string{"advise", "--scenario", "cv-training", "--for", "7d", "--report", "plan.pdf"}, "want a file ending in .html or .md"},
 		{[]string{"advise", "--scenario", "cv-training", "--for", "7d", "--bench", "none.json"}, "no such file"},
+		// Issue 8: bounds named with the flag, the value and what is allowed.
+		{[]string{"advise", "--scenario", "cv-training", "--gpu", "A100:4", "--for", "7d", "--limit", "-1"}, "--limit -1: want 0 (all plans) or more"},
+		{[]string{"advise", "--scenario", "cv-training", "--pattern", "bursty", "--base", "2", "--peak", "1e9"}, "--peak <= 100000 (GPUs of the reference), got base 2, peak 1e+09"},
+		{[]string{"advise", "--scenario", "cv-training", "--gpu", "A100:100000", "--for", "7d"}, `count "100000": want a number more than 0 and at most 1024`},
+		{[]string{"advise", "--scenario", "inference-online", "--hours-per-month", "0"}, "--hours-per-month 0: want 0 < h <= 730"},
+		{[]string{"advise", "--scenario", "cv-training", "--gpu", "A100:4", "--for", "7d", "--max-nodes", "0"}, "--max-nodes 0: want 1 to 10000"},
+		{[]string{"advise", "--scenario", "cv-training", "--gpu", "A100:4", "--for", "7d", "--horizon", "3y"}, "--horizon applies to a steady or bursty load"},
+		{[]string{"advise", "--scenario", "inference-online", "--hours-per-month", "730", "--horizon", "20y"}, "--horizon 240 months: want more than 0 and at most 120"},
+		{[]string{"advise", "--scenario", "cv-training", "--work", "1e12gpu-h@A100"}, "want at most 1e+09"},
 	} {
 		_, errOut, code := run(t, tc.args...)
 		if code != ExitUsage || !strings.Contains(errOut, tc.want) {
