@@ -21,11 +21,11 @@ const (
 
 // Bounds of a request, documented in README (advise).
 const (
-	MaxGPUs          = 100000   // GPUs of the reference in a load (--gpu NAME:COUNT, --base, --peak)
-	MaxWorkGPUHours  = 1e9      // GPU-hours of a job
+	MaxGPUs          = 100000    // GPUs of the reference in a load (--gpu NAME:COUNT, --base, --peak)
+	MaxWorkGPUHours  = 1e9       // GPU-hours of a job
 	MaxDeadlineHours = 10 * 8760 // ten years
-	MaxHorizonMonths = 120      // ten years
-	MaxNodes         = 10000    // instances a plan may use
+	MaxHorizonMonths = 120       // ten years
+	MaxNodes         = 10000     // instances a plan may use
 	DefaultMaxNodes  = 64
 	DefaultHorizon   = 12 // months, for steady and bursty loads
 )
