@@ -208,7 +208,7 @@ func TestSpotPlanMatchesSimulator(t *testing.T) {
 	}
 	job := spot.Job{Work: req.WorkGPUHours / sp.NodeSpeed / float64(sp.Instances), Deadline: req.Deadline, Nodes: sp.Instances,
 		Checkpoint: 1, Restart: 10.0 / 60, SpotPrice: o.Spot.Amount.InexactFloat64(), ODPrice: o.OnDemand.Amount.InexactFloat64()}
-	s, err := spot.Simulate(spot.Config{Job: job, Model: spot.Hazard{PerHour: lambda}, Runs: 300, Seed: 1}, []spot.Policy{spot.UniformProgress{}})
+	s, err := spot.Simulate(spot.Config{Job: job, Model: spot.Hazard{PerHour: lambda}, Runs: cost.DefaultSpotRuns, Seed: 1}, []spot.Policy{spot.UniformProgress{}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,7 +16,7 @@ type Advisor struct {
 	FX        *money.FX
 	Currency  money.Currency
 	Scenarios *Scenarios
-	SpotRuns  int
+	SpotRuns  int // simulated runs per spot plan; 0: cost.DefaultSpotRuns
 }
 
 // Advise ranks plans for the request. It plans on a copy of the request
@@ -71,7 +71,9 @@ func (a *Advisor) Advise(in *Request) (*Result, error) {
 		}
 		cands = append(cands, c)
 	}
-	eng := &cost.Engine{Catalog: a.Catalog, FX: a.FX, Currency: a.Currency, SkipSpot: true}
+	// One spot model for every plan: the engine's, deadline-aware, cached per job shape.
+	spotModel := &cost.SimModel{Runs: a.SpotRuns, Deadline: req.Deadline}
+	eng := &cost.Engine{Catalog: a.Catalog, FX: a.FX, Currency: a.Currency, Spot: spotModel, SkipSpot: true}
 	var plans []Plan
 	for i := range cands {
 		ps, err := a.plansFor(req, eng, &cands[i])
@@ -81,7 +83,9 @@ func (a *Advisor) Advise(in *Request) (*Result, error) {
 		plans = append(plans, ps...)
 	}
 	if !req.NoSpot && sc.Spot && !req.Bursty {
-		sp, err := a.spotPlans(req, cands, plans)
+		spotEng := *eng
+		spotEng.SkipSpot = false
+		sp, err := a.spotPlans(req, &spotEng, cands, plans)
 		if err != nil {
 			return nil, err
 		}

@@ -8,105 +8,90 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/gpuscout/gpuscout/internal/cost"
-	"github.com/gpuscout/gpuscout/internal/spot"
 )
 
-// spotPlans simulate spot only for offerings whose lower bound (every hour at
-// the spot price) could beat the best plan found so far. With a deadline the
-// simulated policy is Uniform Progress (never misses a deadline on-demand
-// meets); without one, spot-only with checkpoint/restart.
-func (a *Advisor) spotPlans(req *Request, cands []candidate, plans []Plan) ([]Plan, error) {
+// maxSpotCandidates bounds how many offerings are simulated on spot.
+const maxSpotCandidates = 12
+
+// spotPlans price spot through the cost engine's spot model, only for
+// offerings whose lower bound (every hour at the spot price) could beat the
+// best plan found so far. The engine's model is deadline-aware: with a
+// deadline it simulates Uniform Progress (on-demand fallback when behind the
+// deadline's progress line); without one, spot-only with checkpoint/restart.
+func (a *Advisor) spotPlans(req *Request, eng *cost.Engine, cands []candidate, plans []Plan) ([]Plan, error) {
 	best := math.Inf(1)
 	for _, p := range plans {
 		if violates(req, &p) == "" {
 			best = math.Min(best, p.Total.InexactFloat64())
 		}
 	}
-	type sc struct {
+	type bound struct {
 		c     *candidate
-		spot  float64
-		od    float64
 		lower float64
 	}
-	var list []sc
+	var list []bound
 	for i := range cands {
 		c := &cands[i]
-		if !c.o.Spot.Known || !c.o.OnDemand.Known {
-			continue
-		}
-		sp, err1 := a.FX.Convert(c.o.Spot.Amount, c.o.Spot.Currency, a.Currency)
-		od, err2 := a.FX.Convert(c.o.OnDemand.Amount, c.o.OnDemand.Currency, a.Currency)
-		if err1 != nil || err2 != nil {
+		sp := a.hourly(c.o.Spot)
+		if !sp.Valid || !c.o.OnDemand.Known {
 			continue
 		}
 		hours := c.hours
 		if hours == 0 {
 			hours = c.usage.TotalHours()
 		}
-		lower := sp.InexactFloat64() * hours * float64(c.instances)
-		list = append(list, sc{c, sp.InexactFloat64(), od.InexactFloat64(), lower})
+		list = append(list, bound{c, sp.Decimal.InexactFloat64() * hours * float64(c.instances)})
 	}
-	sort.Slice(list, func(i, j int) bool { return list[i].lower < list[j].lower })
-	runs := a.SpotRuns
-	if runs == 0 {
-		runs = 300
-	}
+	sort.SliceStable(list, func(i, j int) bool { return list[i].lower < list[j].lower })
 	var out []Plan
 	for n, x := range list {
-		if x.lower >= best || n >= 12 {
+		if x.lower >= best || n >= maxSpotCandidates {
 			break // cannot win (or enough simulated): skip the rest
 		}
 		c := x.c
-		band := a.Catalog.SpotBandFor(c.o)
-		label, origin := req.Usage.Spot.Band, "given"
-		if label == "" && band != nil {
-			label, origin = band.Label, "AWS Spot Advisor "+band.AsOf
-		}
-		if label == "" {
-			label, origin = cost.DefaultBand, "assumed; the Advisor's global average is <10%"
-		}
-		lambda, _, _, err := spot.BandHazard(label)
+		u := c.usage
+		u.Egress = scaleEgress(req.Usage.Egress, 1/float64(c.instances))
+		opts, err := eng.Price(&u, c.o)
 		if err != nil {
 			return nil, err
 		}
-		work := c.hours
-		if work == 0 {
-			work = c.usage.TotalHours()
+		var o *cost.Option
+		for i := range opts {
+			if opts[i].Model == cost.ModelSpot && opts[i].Known && opts[i].Feasible {
+				o = &opts[i]
+			}
 		}
-		job := spot.Job{Work: work, Deadline: req.Deadline, Nodes: c.instances, Checkpoint: req.Usage.Spot.CheckpointHours,
-			Restart: req.Usage.Spot.RestartHours, SpotPrice: x.spot, ODPrice: x.od}
-		if job.Deadline > 0 && job.Deadline < job.Work {
+		if o == nil {
 			continue
 		}
-		var pol spot.Policy = spot.SpotOnly{}
-		if req.Deadline > 0 {
-			pol = spot.UniformProgress{}
-		}
-		sums, err := spot.Simulate(spot.Config{Job: job, Model: spot.Hazard{PerHour: lambda}, Runs: runs, Seed: 1}, []spot.Policy{pol})
+		// The engine's model caches per job shape: this reads the same run.
+		est, err := eng.Spot.Estimate(c.o, a.Catalog.SpotBandFor(c.o), &u)
 		if err != nil {
 			return nil, err
 		}
-		s := sums[0]
-		// Shared parts (egress, storage) as the cost engine priced them for on-demand.
-		extras := c.extras
-		total := decimal.NewFromFloat(s.CostMean).Add(extras)
-		p := Plan{Offering: c.o, Instances: c.instances, Model: cost.ModelSpot, Payment: pol.Name(), Total: total, Currency: a.Currency,
-			ExpectedHours: s.CompletionMean, PMissDeadline: 1 - s.PMeetDeadline, Speed: c.speed, NodeSpeed: c.nodeSpeed,
-			Breakdown:    map[string]decimal.Decimal{cost.FlowUsage: decimal.NewFromFloat(s.CostMean)},
-			PricePerHour: a.hourly(c.o.Spot), OnDemandPerHour: a.hourly(c.o.OnDemand), Deadline: req.Deadline}
-		if !extras.IsZero() {
-			p.Breakdown[cost.FlowEgress] = extras
+		p := a.plan(req, c, o)
+		p.Payment = est.Policy
+		p.PricePerHour = a.hourly(c.o.Spot)
+		p.PMissDeadline = est.PMissDeadline
+		if c.hours > 0 {
+			p.ExpectedHours = est.CompletionMean
 		}
-		if req.Deadline == 0 {
-			p.PMissDeadline = 0
+		usage := o.Schedule.TotalOf(cost.FlowUsage)
+		p95 := p.PricePerHour.Decimal.Mul(decimal.NewFromFloat(c.usage.TotalHours() * est.CostP95Factor * float64(c.instances)))
+		line := fmt.Sprintf("%d simulated runs with policy %s: usage mean %s, p95 %s", est.Runs, est.Policy,
+			cost.FormatMoney(usage, a.Currency), cost.FormatMoney(p95, a.Currency))
+		if est.OnDemandKnown {
+			line += fmt.Sprintf(", %.0f%% below on-demand (±%.1f%%)", 100*est.SavingsMean, 100*est.SavingsCI95)
 		}
-		p.Explanation = append(p.Explanation, c.speedNote,
-			fmt.Sprintf("spot %s/h, on-demand %s/h per instance (%s); interruptions %s a month (%s); simulated %d runs of %s with policy %s: mean %s, p95 %s, %.0f%% below on-demand (±%.1f%%), %.2f interruptions, finishes in %.1f h on average (p95 %.1f h), misses the deadline in %.1f%% of runs",
-				fmtF(x.spot), fmtF(x.od), a.Currency, label, origin, runs, cost.FormatHours(work), pol.Name(), cost.FormatMoney(decimal.NewFromFloat(s.CostMean), a.Currency),
-				cost.FormatMoney(decimal.NewFromFloat(s.CostP95), a.Currency), 100*s.SavingsMean, 100*s.SavingsCI95, s.InterruptionsMean, s.CompletionMean, s.CompletionP95, 100*p.PMissDeadline))
+		line += fmt.Sprintf(", %.2f interruptions", est.InterruptionsMean)
+		if c.hours > 0 {
+			line += fmt.Sprintf(", finishes in %.1f h on average (p95 %.1f h)", est.CompletionMean, est.CompletionP95)
+		}
+		if req.Deadline > 0 {
+			line += fmt.Sprintf(", misses the deadline in %.1f%% of runs", 100*est.PMissDeadline)
+		}
+		p.Explanation = append(p.Explanation, line)
 		out = append(out, p)
 	}
 	return out, nil
 }
-
-func fmtF(v float64) string { return decimal.NewFromFloat(v).Round(4).String() }
