@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"html"
 	"io/fs"
 	"math"
 	"os"
@@ -132,7 +131,7 @@ func newAdviseCmd(e *env) *cobra.Command {
 			return usagef("--export %q: want skypilot or agent", f.export)
 		}
 		out := adviseJSON(res, req, a)
-		return e.write(format, adviseTable(res, req, f.limit), out)
+		return e.write(format, render.AdviseTable(res, req, f.limit), out)
 	}
 	return cmd
 }
@@ -449,188 +448,46 @@ func adviseJSON(res *advise.Result, req *advise.Request, a *advise.Advisor) advi
 	return out
 }
 
-func adviseTable(res *advise.Result, req *advise.Request, limit int) *render.Table {
-	cur := ""
-	t := &render.Table{Columns: []render.Column{{Header: "#", Right: true}, {Header: "PROVIDER"}, {Header: "INSTANCE"}, {Header: "REGION"},
-		{Header: "GPU"}, {Header: "×N", Right: true}, {Header: "LINK"}, {Header: "PLAN"}, {Header: "TOTAL", Right: true},
-		{Header: "HOURS", Right: true}, {Header: "P(MISS)", Right: true}, {Header: "UPFRONT", Right: true}}}
-	plans := res.Plans
-	if len(plans) == 0 {
-		plans = res.Closest
-	}
-	for i := range plans {
-		p := &plans[i]
-		if limit > 0 && i >= limit {
-			break
-		}
-		cur = string(p.Currency)
-		plan := p.Model
-		if p.Term != "" {
-			plan += " " + p.Term + " " + p.Payment
-		} else if p.Model == "spot" && p.Payment != "spot" {
-			plan += " (" + p.Payment + ")"
-		}
-		if p.Mix != "" {
-			plan = p.Mix
-		}
-		hours := "-"
-		if p.ExpectedHours > 0 {
-			hours = fmt.Sprintf("%.1f", p.ExpectedHours)
-		}
-		inst := fmt.Sprintf("%s×%d", fmtCount(p.Offering.GPUCount), p.Instances)
-		rank := strconv.Itoa(p.Rank)
-		if len(res.Plans) == 0 {
-			rank = "~"
-		}
-		t.Rows = append(t.Rows, []string{rank, p.Offering.Provider, p.Offering.InstanceType, dash(p.Offering.Region), p.Offering.GPU.Name, inst,
-			p.Offering.Interconnect, plan, fmtDec(p.Total) + " " + cur, hours, missCell(req, p), fmtDec(p.UpfrontCash)})
-	}
-	if len(res.Plans) == 0 {
-		t.Notes = append(t.Notes, "Nothing meets the constraints: "+res.Violation+". The closest plans are shown (~).")
-	}
-	t.Notes = append(t.Notes, res.Summary...)
-	for i := range plans {
-		if i >= 3 {
-			break
-		}
-		p := &plans[i]
-		t.Notes = append(t.Notes, fmt.Sprintf("#%s %s/%s/%s %s:", map[bool]string{true: strconv.Itoa(p.Rank), false: "~"}[len(res.Plans) > 0], p.Offering.Provider, p.Offering.InstanceType, p.Offering.Region, p.Model))
-		for _, line := range p.Explanation {
-			t.Notes = append(t.Notes, "    "+line)
-		}
-		for _, line := range p.Risks {
-			t.Notes = append(t.Notes, "    risk: "+line)
-		}
-		for _, line := range p.Ecosystem {
-			t.Notes = append(t.Notes, "    "+line)
-		}
-	}
-	if len(res.Excluded) > 0 {
-		t.Notes = append(t.Notes, fmt.Sprintf("Excluded (%d):", len(res.Excluded)))
-		for i, x := range res.Excluded {
-			if i == 12 {
-				t.Notes = append(t.Notes, fmt.Sprintf("    ... %d more (-o json lists all)", len(res.Excluded)-12))
-				break
-			}
-			t.Notes = append(t.Notes, "    "+x.What+": "+x.Reason)
-		}
-	}
-	return t
-}
-
-func prefixed(pre string, xs []string) []string {
-	out := make([]string, len(xs))
-	for i, x := range xs {
-		out[i] = pre + x
-	}
-	return out
-}
-
-func missCell(req *advise.Request, p *advise.Plan) string {
-	if req.Deadline == 0 {
-		return "-"
-	}
-	return fmt.Sprintf("%.1f%%", 100*p.PMissDeadline)
-}
-
+// writeAdviseReport writes advise's report to path: HTML with the charts
+// inline, or Markdown with the charts as SVG files beside it. The report
+// itself is render's, so that a server can serve the same one.
 func writeAdviseReport(path string, res *advise.Result, req *advise.Request, a *advise.Advisor) error {
-	plans := res.Plans
-	if len(plans) == 0 {
-		plans = res.Closest
+	format, err := render.ReportFormat(path)
+	if err != nil {
+		return usagef("--report %q: %v", path, err)
 	}
-	cur := string(a.Currency)
-	scatter := &render.ScatterChart{Title: "Cost against time of every plan", XLabel: "expected hours to finish", YLabel: "total cost (" + cur + ")"}
-	if req.WorkGPUHours == 0 {
-		scatter.Title, scatter.XLabel = "Cost against cash needed upfront", "upfront cash ("+cur+")"
+	dir := filepath.Dir(path)
+	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+		return usagef("--report %q: folder %s does not exist", path, dir)
 	}
-	for i := range plans {
-		p := &plans[i]
-		x := p.ExpectedHours
-		if req.WorkGPUHours == 0 {
-			x = p.UpfrontCash.InexactFloat64()
-		}
-		scatter.Points = append(scatter.Points, render.Point{X: x, Y: p.Total.InexactFloat64(), Mark: i == 0,
-			Label: fmt.Sprintf("#%d %s %s %s", p.Rank, p.Offering.Provider, p.Offering.InstanceType, p.Model)})
-	}
-	bars := &render.BarChart{Title: "Cost breakdown of the top plans", XLabel: "cost (" + cur + ")"}
-	for i := range plans {
-		if i == 6 {
-			break
-		}
-		p := &plans[i]
-		bar := render.Bar{Label: fmt.Sprintf("#%d %s %s", p.Rank, p.Offering.InstanceType, p.Model)}
-		for _, k := range cost.FlowKinds {
-			if v, ok := p.Breakdown[k]; ok {
-				bar.Segments = append(bar.Segments, render.Segment{Name: k, Value: v.InexactFloat64()})
-			}
-		}
-		bars.Bars = append(bars.Bars, bar)
-	}
-	var sBuf, bBuf bytes.Buffer
-	if err := scatter.Write(&sBuf); err != nil {
-		return err
-	}
-	if err := bars.Write(&bBuf); err != nil {
-		return err
-	}
-	t := adviseTable(res, req, 20)
-	switch strings.ToLower(filepath.Ext(path)) {
-	case ".md":
-		base := strings.TrimSuffix(path, filepath.Ext(path))
-		if err := os.WriteFile(base+"-cost-time.svg", sBuf.Bytes(), 0o644); err != nil {
-			return fmt.Errorf("--report: %w", err)
-		}
-		if err := os.WriteFile(base+"-breakdown.svg", bBuf.Bytes(), 0o644); err != nil {
-			return fmt.Errorf("--report: %w", err)
-		}
-		var md bytes.Buffer
-		fmt.Fprintf(&md, "# gpuscout plan: %s\n\n", req.Scenario.Name)
-		if err := t.Write(&md, render.FormatMarkdown, render.Options{}); err != nil {
+	r := render.AdviseReport(res, req, string(a.Currency))
+	var buf bytes.Buffer
+	if format == "html" {
+		if err := r.WriteHTML(&buf); err != nil {
 			return err
 		}
-		fmt.Fprintf(&md, "\n![cost against time](%s)\n\n![cost breakdown](%s)\n", filepath.Base(base)+"-cost-time.svg", filepath.Base(base)+"-breakdown.svg")
-		return os.WriteFile(path, md.Bytes(), 0o644)
-	case ".html", ".htm":
-		var h bytes.Buffer
-		fmt.Fprintf(&h, "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>gpuscout plan: %s</title>\n", html.EscapeString(req.Scenario.Name))
-		h.WriteString("<style>body{font-family:sans-serif;max-width:1100px;margin:2em auto;color:#222}table{border-collapse:collapse;font-size:13px}td,th{border-bottom:1px solid #ddd;padding:4px 8px;text-align:left}td.n,th.n{text-align:right}li{margin:2px 0}</style></head><body>\n")
-		fmt.Fprintf(&h, "<h1>gpuscout plan: %s</h1>\n<p>%s</p>\n<ol>\n", html.EscapeString(req.Scenario.Name), html.EscapeString(req.Scenario.Description))
-		for _, s := range res.Summary {
-			fmt.Fprintf(&h, "<li>%s</li>\n", html.EscapeString(strings.TrimLeft(s, "0123456789. ")))
-		}
-		h.WriteString("</ol>\n<table><thead><tr>")
-		for _, c := range t.Columns {
-			fmt.Fprintf(&h, "<th%s>%s</th>", map[bool]string{true: ` class="n"`, false: ""}[c.Right], html.EscapeString(c.Header))
-		}
-		h.WriteString("</tr></thead><tbody>\n")
-		for _, r := range t.Rows {
-			h.WriteString("<tr>")
-			for i, cell := range r {
-				fmt.Fprintf(&h, "<td%s>%s</td>", map[bool]string{true: ` class="n"`, false: ""}[t.Columns[i].Right], html.EscapeString(cell))
-			}
-			h.WriteString("</tr>\n")
-		}
-		h.WriteString("</tbody></table>\n<h2>Charts</h2>\n")
-		h.Write(sBuf.Bytes())
-		h.Write(bBuf.Bytes())
-		h.WriteString("<h2>Why</h2>\n")
-		for i := range plans {
-			if i == 5 {
-				break
-			}
-			p := &plans[i]
-			fmt.Fprintf(&h, "<h3>#%d %s %s %s</h3><ul>\n", p.Rank, html.EscapeString(p.Offering.Provider), html.EscapeString(p.Offering.InstanceType), html.EscapeString(p.Model))
-			for _, line := range append(append(append([]string{}, p.Explanation...), prefixed("risk: ", p.Risks)...), p.Ecosystem...) {
-				fmt.Fprintf(&h, "<li>%s</li>\n", html.EscapeString(line))
-			}
-			h.WriteString("</ul>\n")
-		}
-		h.WriteString("<h2>Excluded</h2><ul>\n")
-		for _, x := range res.Excluded {
-			fmt.Fprintf(&h, "<li><b>%s</b>: %s</li>\n", html.EscapeString(x.What), html.EscapeString(x.Reason))
-		}
-		h.WriteString("</ul>\n</body></html>\n")
-		return os.WriteFile(path, h.Bytes(), 0o644)
+		return writeReportFile(path, buf.Bytes())
 	}
-	return usagef("--report %q: want a file ending in .html or .md", path)
+	base := strings.TrimSuffix(path, filepath.Ext(path))
+	scatter, bars, err := r.ChartSVGs()
+	if err != nil {
+		return err
+	}
+	if err := writeReportFile(base+"-cost-time.svg", scatter); err != nil {
+		return err
+	}
+	if err := writeReportFile(base+"-breakdown.svg", bars); err != nil {
+		return err
+	}
+	if err := r.WriteMarkdown(&buf, filepath.Base(base)+"-cost-time.svg", filepath.Base(base)+"-breakdown.svg"); err != nil {
+		return err
+	}
+	return writeReportFile(path, buf.Bytes())
+}
+
+func writeReportFile(path string, b []byte) error {
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		return fmt.Errorf("--report: %w", err)
+	}
+	return nil
 }

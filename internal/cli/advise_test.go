@@ -179,6 +179,7 @@ func TestAdviseBadInput(t *testing.T) {
 		{[]string{"advise", "--scenario", "cv-training", "--for", "7d", "--credits", "100XYZ"}, "currency XYZ has no exchange rate"},
 		{[]string{"advise", "--scenario", "cv-training", "--for", "7d", "--export", "terraform"}, `--export "terraform"`},
 		{[]string{"advise", "--scenario", "cv-training", "--for", "7d", "--report", "plan.pdf"}, "want a file ending in .html or .md"},
+		{[]string{"advise", "--scenario", "cv-training", "--for", "7d", "--report", "no-such-dir/sub/plan.html"}, `--report "no-such-dir/sub/plan.html": folder no-such-dir/sub does not exist`},
 		{[]string{"advise", "--scenario", "cv-training", "--for", "7d", "--bench", "none.json"}, "no such file"},
 		// Issue 8: bounds named with the flag, the value and what is allowed.
 		{[]string{"advise", "--scenario", "cv-training", "--gpu", "A100:4", "--for", "7d", "--limit", "-1"}, "--limit -1: want 0 (all plans) or more"},
