@@ -287,3 +287,40 @@ func TestReferenceComparison(t *testing.T) {
 		t.Error("no plan compares itself with the reference GPU")
 	}
 }
+
+// Issue 8: a job shorter than a provider's billing minimum is billed the
+// minimum, not excluded. 0.05 GPU-h of A100 work on an 8-GPU p4d.24xlarge
+// takes 0.05/(8 × 0.95 scaling) h ≈ 24 s; AWS bills 60 s at least, so the
+// on-demand plan costs the hourly price × 60/3600.
+func TestJobBelowBillingMinimum(t *testing.T) {
+	a := advisor(t, money.USD)
+	req := request(t, a, "inference-batch", "A100-SXM4-40GB")
+	req.WorkGPUHours = 0.05
+	req.Select = catalog.Query{Providers: []string{"aws"}}
+	res := run(t, a, req)
+	for _, x := range res.Excluded {
+		if strings.Contains(x.Reason, "billing minimum") {
+			t.Errorf("excluded for the billing minimum: %s: %s", x.What, x.Reason)
+		}
+	}
+	found := false
+	for _, p := range res.Plans {
+		if p.Offering.InstanceType != "p4d.24xlarge" || p.Model != cost.ModelOnDemand {
+			continue
+		}
+		found = true
+		want := p.Offering.OnDemand.Amount.Mul(decimal.NewFromInt(60)).Div(decimal.NewFromInt(3600))
+		if p.Total.Sub(want).Abs().GreaterThan(decimal.New(1, -6)) {
+			t.Errorf("p4d.24xlarge on-demand total %s, want %s (60 s at %s/h)", p.Total, want, p.Offering.OnDemand.Amount)
+		}
+		if p.ExpectedHours >= 60.0/3600 {
+			t.Errorf("expected hours %v: the job itself is shorter than a minute", p.ExpectedHours)
+		}
+		if !strings.Contains(strings.Join(p.Explanation, "\n"), "billed the 60 s minimum") {
+			t.Errorf("explanation does not say the minimum is billed: %v", p.Explanation)
+		}
+	}
+	if !found {
+		t.Fatal("no on-demand plan on p4d.24xlarge")
+	}
+}

@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/shopspring/decimal"
-
 	"github.com/gpuscout/gpuscout/internal/catalog"
 	"github.com/gpuscout/gpuscout/internal/cost"
 )
@@ -19,7 +17,7 @@ type candidate struct {
 	instances int
 	hours     float64 // wall hours of the job (jobs)
 	usage     cost.Usage
-	extras    decimal.Decimal // egress and storage over the plan, as the cost engine prices them
+	billNote  string // a job shorter than the billing minimum: what is billed
 }
 
 // size works out how many instances a candidate needs and how long the job takes.
@@ -40,7 +38,7 @@ func (a *Advisor) size(req *Request, c *candidate) error {
 		}
 		c.instances = k
 		c.hours = nodeHours / (float64(k) * a.Scenarios.nodeEfficiency(sc, k))
-		u.DurationHours = c.hours
+		u.DurationHours = a.billedHours(c)
 		u.HoursPerMonth = 0
 		u.HorizonMonths = 0
 	case req.Bursty:
@@ -65,6 +63,22 @@ func (a *Advisor) size(req *Request, c *candidate) error {
 	}
 	c.usage = u
 	return nil
+}
+
+// billedHours is how long a job on the candidate is billed: its duration,
+// or the provider's billing minimum when the job is shorter (and at least
+// cost.MinBillableHours, the shortest use the cost engine prices).
+func (a *Advisor) billedHours(c *candidate) float64 {
+	minimum, why := cost.MinBillableHours, fmt.Sprintf("%s's billing minimum is not sourced; billed %s, the shortest use any sourced provider bills", c.o.Provider, cost.FormatHours(cost.MinBillableHours))
+	if p := a.Catalog.Provider(c.o.Provider); p != nil && p.BillingMinimumSeconds > 0 {
+		minimum = math.Max(minimum, p.BillingMinimumSeconds/3600)
+		why = fmt.Sprintf("billed the %g s minimum (%s bills %s, %s)", p.BillingMinimumSeconds, c.o.Provider, p.Billing, p.BillingSource)
+	}
+	if c.hours >= minimum {
+		return c.hours
+	}
+	c.billNote = fmt.Sprintf("the job runs %s, less than the billing minimum: %s", cost.FormatHours(c.hours), why)
+	return minimum
 }
 
 func scaleEgress(e map[string]float64, f float64) map[string]float64 {

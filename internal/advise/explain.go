@@ -17,6 +17,9 @@ func fmtCount(f float64) string {
 }
 
 func fmtGPUh(h float64, g *catalog.GPU) string {
+	if h < 1 {
+		return fmt.Sprintf("%.2g GPU-h on %s", h, g.Name)
+	}
 	return fmt.Sprintf("%.0f GPU-h on %s", h, g.Name)
 }
 

@@ -20,11 +20,6 @@ func (a *Advisor) plansFor(req *Request, eng *cost.Engine, c *candidate) ([]Plan
 	if err != nil {
 		return nil, err
 	}
-	for i := range opts {
-		if opts[i].Model == cost.ModelOnDemand && opts[i].Known {
-			c.extras = opts[i].Schedule.TotalOf(cost.FlowEgress).Add(opts[i].Schedule.TotalOf(cost.FlowStorage))
-		}
-	}
 	if req.Bursty {
 		return a.burstyPlans(req, eng, c, opts)
 	}
@@ -60,6 +55,9 @@ func (a *Advisor) plan(req *Request, c *candidate, o *cost.Option) Plan {
 		p.Explanation = append(p.Explanation, fmt.Sprintf("%s of work on %s → %d instance(s) × %.1f h", fmtGPUh(req.WorkGPUHours, req.Ref), c.o.InstanceType, c.instances, c.hours))
 	} else if c.instances > 1 {
 		p.Explanation = append(p.Explanation, fmt.Sprintf("%d instance(s) give the capacity of %g × %s", c.instances, req.RefCount, req.Ref.Name))
+	}
+	if c.billNote != "" {
+		p.Explanation = append(p.Explanation, c.billNote)
 	}
 	p.Explanation = append(p.Explanation, o.Explanation...)
 	p.Explanation = append(p.Explanation, prefixAll("not priced: ", o.Excludes)...)
