@@ -10,6 +10,7 @@ import (
 	"github.com/gpuscout/gpuscout/internal/benchreport"
 	"github.com/gpuscout/gpuscout/internal/catalog"
 	"github.com/gpuscout/gpuscout/internal/cost"
+	"github.com/gpuscout/gpuscout/internal/spot"
 )
 
 // Objectives rank plans.
@@ -139,6 +140,11 @@ func (r *Request) Validate() error {
 	}
 	if r.MaxNodes < 1 || r.MaxNodes > MaxNodes {
 		return fmt.Errorf("--max-nodes %d: want 1 to %d", r.MaxNodes, MaxNodes)
+	}
+	if b := r.Usage.Spot.Band; b != "" {
+		if _, _, _, err := spot.BandHazard(b); err != nil {
+			return fmt.Errorf("--spot-band %q: %v", b, err)
+		}
 	}
 	check := r.Usage
 	check.HoursPerMonth, check.HorizonMonths, check.DurationHours, check.Instances = 1, 0, 0, 1

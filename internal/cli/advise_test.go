@@ -190,6 +190,7 @@ func TestAdviseBadInput(t *testing.T) {
 		{[]string{"advise", "--scenario", "cv-training", "--gpu", "A100:4", "--for", "7d", "--horizon", "3y"}, "--horizon applies to a steady or bursty load"},
 		{[]string{"advise", "--scenario", "inference-online", "--hours-per-month", "730", "--horizon", "20y"}, "--horizon 240 months: want more than 0 and at most 120"},
 		{[]string{"advise", "--scenario", "cv-training", "--work", "1e12gpu-h@A100"}, "want at most 1e+09"},
+		{[]string{"advise", "--scenario", "cv-training", "--gpu", "A100:4", "--for", "7d", "--spot-band", "200%"}, `--spot-band "200%"`},
 	} {
 		_, errOut, code := run(t, tc.args...)
 		if code != ExitUsage || !strings.Contains(errOut, tc.want) {
