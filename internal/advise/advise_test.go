@@ -148,6 +148,7 @@ func TestChinaOnly(t *testing.T) {
 // No plan violates a constraint, over many budgets and deadlines.
 func TestNoPlanViolatesConstraints(t *testing.T) {
 	a := advisor(t, money.USD)
+	a.SpotRuns = 200 // 16 plans with spot: keep it cheap under -race; the constraint check does not depend on the run count
 	for _, budget := range []int64{0, 2000, 10000, 50000} {
 		for _, deadline := range []float64{0, 48, 200, 800} {
 			req := request(t, a, "llm-finetuning", "A100-SXM4-80GB")
