@@ -94,6 +94,9 @@ func WriteSkyPilot(w io.Writer, c *catalog.Catalog, p *Plan, scenario string) er
 		notes = append(notes, "spot-only with checkpoint/restart: run it as a managed job so that preemptions are recovered: sky jobs launch task.yaml")
 	default:
 		res["use_spot"] = false
+		if p.Term != "" {
+			notes = append(notes, fmt.Sprintf("SkyPilot cannot buy the %s %s: buy it from %s first; SkyPilot then launches on-demand instances that the commitment covers", p.Model, p.Term, o.Provider))
+		}
 		notes = append(notes, "launch with: sky launch task.yaml (managed jobs: sky jobs launch task.yaml)")
 	}
 	task := map[string]any{
