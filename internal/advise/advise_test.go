@@ -8,6 +8,7 @@ import (
 
 	"github.com/shopspring/decimal"
 
+	"github.com/gpuscout/gpuscout/internal/benchreport"
 	"github.com/gpuscout/gpuscout/internal/catalog"
 	"github.com/gpuscout/gpuscout/internal/cost"
 	"github.com/gpuscout/gpuscout/internal/money"
@@ -147,6 +148,7 @@ func TestChinaOnly(t *testing.T) {
 // No plan violates a constraint, over many budgets and deadlines.
 func TestNoPlanViolatesConstraints(t *testing.T) {
 	a := advisor(t, money.USD)
+	a.SpotRuns = 200 // 16 plans with spot: keep it cheap under -race; the constraint check does not depend on the run count
 	for _, budget := range []int64{0, 2000, 10000, 50000} {
 		for _, deadline := range []float64{0, 48, 200, 800} {
 			req := request(t, a, "llm-finetuning", "A100-SXM4-80GB")
@@ -207,7 +209,7 @@ func TestSpotPlanMatchesSimulator(t *testing.T) {
 	}
 	job := spot.Job{Work: req.WorkGPUHours / sp.NodeSpeed / float64(sp.Instances), Deadline: req.Deadline, Nodes: sp.Instances,
 		Checkpoint: 1, Restart: 10.0 / 60, SpotPrice: o.Spot.Amount.InexactFloat64(), ODPrice: o.OnDemand.Amount.InexactFloat64()}
-	s, err := spot.Simulate(spot.Config{Job: job, Model: spot.Hazard{PerHour: lambda}, Runs: 300, Seed: 1}, []spot.Policy{spot.UniformProgress{}})
+	s, err := spot.Simulate(spot.Config{Job: job, Model: spot.Hazard{PerHour: lambda}, Runs: cost.DefaultSpotRuns, Seed: 1}, []spot.Policy{spot.UniformProgress{}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -231,7 +233,7 @@ func TestSpeedModel(t *testing.T) {
 		t.Errorf("A10G without compute figures: %v", err)
 	}
 	// A measured scenario throughput replaces the model.
-	sm.bench = map[*catalog.GPU]*BenchReport{
+	sm.bench = map[*catalog.GPU]*benchreport.Report{
 		a.Catalog.GPU("A10G"):           {ScenarioThroughput: map[string]float64{"llm-pretraining": 50}},
 		a.Catalog.GPU("A100-SXM4-40GB"): {ScenarioThroughput: map[string]float64{"llm-pretraining": 200}},
 	}
@@ -284,5 +286,42 @@ func TestReferenceComparison(t *testing.T) {
 	}
 	if checked == 0 {
 		t.Error("no plan compares itself with the reference GPU")
+	}
+}
+
+// Issue 8: a job shorter than a provider's billing minimum is billed the
+// minimum, not excluded. 0.05 GPU-h of A100 work on an 8-GPU p4d.24xlarge
+// takes 0.05/(8 × 0.95 scaling) h ≈ 24 s; AWS bills 60 s at least, so the
+// on-demand plan costs the hourly price × 60/3600.
+func TestJobBelowBillingMinimum(t *testing.T) {
+	a := advisor(t, money.USD)
+	req := request(t, a, "inference-batch", "A100-SXM4-40GB")
+	req.WorkGPUHours = 0.05
+	req.Select = catalog.Query{Providers: []string{"aws"}}
+	res := run(t, a, req)
+	for _, x := range res.Excluded {
+		if strings.Contains(x.Reason, "billing minimum") {
+			t.Errorf("excluded for the billing minimum: %s: %s", x.What, x.Reason)
+		}
+	}
+	found := false
+	for _, p := range res.Plans {
+		if p.Offering.InstanceType != "p4d.24xlarge" || p.Model != cost.ModelOnDemand {
+			continue
+		}
+		found = true
+		want := p.Offering.OnDemand.Amount.Mul(decimal.NewFromInt(60)).Div(decimal.NewFromInt(3600))
+		if p.Total.Sub(want).Abs().GreaterThan(decimal.New(1, -6)) {
+			t.Errorf("p4d.24xlarge on-demand total %s, want %s (60 s at %s/h)", p.Total, want, p.Offering.OnDemand.Amount)
+		}
+		if p.ExpectedHours >= 60.0/3600 {
+			t.Errorf("expected hours %v: the job itself is shorter than a minute", p.ExpectedHours)
+		}
+		if !strings.Contains(strings.Join(p.Explanation, "\n"), "billed the 60 s minimum") {
+			t.Errorf("explanation does not say the minimum is billed: %v", p.Explanation)
+		}
+	}
+	if !found {
+		t.Fatal("no on-demand plan on p4d.24xlarge")
 	}
 }

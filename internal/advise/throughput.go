@@ -1,74 +1,18 @@
 package advise
 
 import (
-	"encoding/json"
 	"fmt"
 	"math"
-	"os"
 
+	"github.com/gpuscout/gpuscout/internal/benchreport"
 	"github.com/gpuscout/gpuscout/internal/catalog"
 )
-
-// BenchReport is the part of a benchmark report advise reads (the report of
-// `gpuscout bench`; any JSON with these fields works):
-//
-//	{"gpu": "NVIDIA A100-SXM4-80GB",                       // as NVML names it
-//	 "gemm_tflops": {"bf16": 271.2, "fp16": 270, "tf32": 140, "fp32": 19},  // measured dense GEMM
-//	 "memory_bandwidth_gbs": 1690,                          // measured HBM copy bandwidth
-//	 "scenario_throughput": {"cv-training": 2470}}          // work units/s per GPU, per scenario
-//
-// A measured scenario throughput on both this GPU and the reference replaces
-// the model outright; otherwise measured GEMM and bandwidth replace datasheet figures.
-type BenchReport struct {
-	Path               string             `json:"-"`
-	GPU                string             `json:"gpu"`
-	GEMMTFLOPS         map[string]float64 `json:"gemm_tflops"`
-	MemoryBandwidthGBs float64            `json:"memory_bandwidth_gbs"`
-	ScenarioThroughput map[string]float64 `json:"scenario_throughput"`
-}
-
-// LoadBench reads a report; the GPU must resolve to one catalog GPU.
-func LoadBench(path string, c *catalog.Catalog) (*BenchReport, *catalog.GPU, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, nil, err
-	}
-	var r BenchReport
-	if err := json.Unmarshal(b, &r); err != nil {
-		return nil, nil, fmt.Errorf("%s: not a benchmark report: %v", path, err)
-	}
-	r.Path = path
-	if r.GPU == "" {
-		return nil, nil, fmt.Errorf("%s: field gpu is missing (the GPU's name, as NVML reports it)", path)
-	}
-	gs, err := c.LookupGPU(r.GPU)
-	if err != nil {
-		return nil, nil, fmt.Errorf("%s: %v", path, err)
-	}
-	if len(gs) != 1 {
-		return nil, nil, fmt.Errorf("%s: gpu %q names %d GPUs; give the full name NVML reports", path, r.GPU, len(gs))
-	}
-	for k, v := range r.GEMMTFLOPS {
-		if !(v > 0) || math.IsInf(v, 0) {
-			return nil, nil, fmt.Errorf("%s: gemm_tflops.%s = %v; want a positive number", path, k, v)
-		}
-	}
-	for k, v := range r.ScenarioThroughput {
-		if !(v > 0) || math.IsInf(v, 0) {
-			return nil, nil, fmt.Errorf("%s: scenario_throughput.%s = %v; want a positive number", path, k, v)
-		}
-	}
-	if r.MemoryBandwidthGBs < 0 {
-		return nil, nil, fmt.Errorf("%s: memory_bandwidth_gbs must be positive", path)
-	}
-	return &r, gs[0], nil
-}
 
 // speedModel gives a GPU's speed relative to the reference GPU for a scenario.
 type speedModel struct {
 	sc    *Scenario
 	ref   *catalog.GPU
-	bench map[*catalog.GPU]*BenchReport
+	bench map[*catalog.GPU]*benchreport.Report
 }
 
 // figures returns compute (TFLOP/s at the scenario's precision) and memory

@@ -2,17 +2,44 @@ package catalog
 
 // Provider is a cloud that sells GPU capacity.
 type Provider struct {
-	Name          string     `yaml:"name"`
-	DisplayName   string     `yaml:"display_name"`
-	Aliases       []string   `yaml:"aliases"`
-	Currency      string     `yaml:"currency"`
-	Billing       string     `yaml:"billing"`        // billing granularity of on-demand use, "" if not sourced
-	BillingSource string     `yaml:"billing_source"` // source id of Billing
-	PriceNote     string     `yaml:"price_note"`     // how to get prices the catalog lacks
-	Schemes       []Scheme   `yaml:"schemes"`        // how it sells commitments
-	SchemesSource string     `yaml:"schemes_source"` // source id of Schemes
-	Regions       []Region   `yaml:"regions"`
-	Ecosystem     *Ecosystem `yaml:"ecosystem"`
+	Name          string   `yaml:"name"`
+	DisplayName   string   `yaml:"display_name"`
+	Aliases       []string `yaml:"aliases"`
+	Currency      string   `yaml:"currency"`
+	Billing       string   `yaml:"billing"`        // billing granularity of on-demand use, "" if not sourced
+	BillingSource string   `yaml:"billing_source"` // source id of Billing
+	// BillingMinimumSeconds is the shortest on-demand use billed (a shorter
+	// run is billed this long), from BillingSource; 0 where not sourced.
+	BillingMinimumSeconds float64    `yaml:"billing_minimum_seconds"`
+	PriceNote             string     `yaml:"price_note"`     // how to get prices the catalog lacks
+	Schemes               []Scheme   `yaml:"schemes"`        // how it sells commitments
+	SchemesSource         string     `yaml:"schemes_source"` // source id of Schemes
+	Regions               []Region   `yaml:"regions"`
+	Ecosystem             *Ecosystem `yaml:"ecosystem"`
+	// SkyPilotCloud is the provider's name in SkyPilot's `cloud` field, ""
+	// where SkyPilot cannot launch on it.
+	SkyPilotCloud string `yaml:"skypilot_cloud"`
+	// Risks are capacity risks that plans on this provider carry.
+	Risks []ProviderRisk `yaml:"risks"`
+}
+
+// ProviderRisk is a capacity risk of a provider's plans: for one pricing
+// model (spot, commitment, ...) or, with Model "", for every plan.
+type ProviderRisk struct {
+	Model  string `yaml:"model"`
+	Text   string `yaml:"text"`
+	Source string `yaml:"source"`
+}
+
+// RisksFor returns the provider's risk texts that apply to a pricing model.
+func (p *Provider) RisksFor(model string) []string {
+	var out []string
+	for _, r := range p.Risks {
+		if r.Model == "" || r.Model == model {
+			out = append(out, r.Text)
+		}
+	}
+	return out
 }
 
 // Ecosystem is what a provider offers around the GPU: ready images with the

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"html"
 	"io/fs"
 	"math"
 	"os"
@@ -16,6 +15,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/gpuscout/gpuscout/internal/advise"
+	"github.com/gpuscout/gpuscout/internal/agentconfig"
+	"github.com/gpuscout/gpuscout/internal/benchreport"
 	"github.com/gpuscout/gpuscout/internal/catalog"
 	"github.com/gpuscout/gpuscout/internal/cost"
 	"github.com/gpuscout/gpuscout/internal/money"
@@ -104,7 +105,7 @@ func newAdviseCmd(e *env) *cobra.Command {
 		if err != nil {
 			return err
 		}
-		a, req, err := f.prepare()
+		a, req, err := f.prepare(cmd.Flags().Changed)
 		if err != nil {
 			return err
 		}
@@ -123,14 +124,14 @@ func newAdviseCmd(e *env) *cobra.Command {
 			}
 			switch f.export {
 			case "skypilot":
-				return asUsage(advise.WriteSkyPilot(e.stdout, &res.Plans[0], req.Scenario.Name))
+				return asUsage(advise.WriteSkyPilot(e.stdout, a.Catalog, &res.Plans[0], req.Scenario.Name))
 			case "agent":
-				return advise.WriteAgentConfig(e.stdout, &res.Plans[0], req.Usage.Egress[catalog.PathInternet])
+				return agentconfig.Write(e.stdout, advise.AgentConfig(&res.Plans[0], req.Usage.Egress[catalog.PathInternet]))
 			}
 			return usagef("--export %q: want skypilot or agent", f.export)
 		}
 		out := adviseJSON(res, req, a)
-		return e.write(format, adviseTable(res, req, f.limit), out)
+		return e.write(format, render.AdviseTable(res, req, f.limit), out)
 	}
 	return cmd
 }
@@ -164,7 +165,9 @@ func parseAmount(flag, s string, def money.Currency) (decimal.Decimal, money.Cur
 	return a.Value, a.Currency, nil
 }
 
-func (f *adviseFlags) prepare() (*advise.Advisor, *advise.Request, error) {
+// prepare loads the scenarios and the catalog, turns the flags into a
+// request, reads the bench reports, and lets the domain validate.
+func (f *adviseFlags) prepare(changed func(string) bool) (*advise.Advisor, *advise.Request, error) {
 	scs, err := advise.LoadScenarios()
 	if err != nil {
 		return nil, nil, err
@@ -172,30 +175,57 @@ func (f *adviseFlags) prepare() (*advise.Advisor, *advise.Request, error) {
 	if f.scenario == "" {
 		return nil, nil, usagef("--scenario is required: one of %s", strings.Join(scs.Names(), ", "))
 	}
-	sc, err := scs.Get(f.scenario)
-	if err != nil {
-		return nil, nil, usagef("--scenario: %v", err)
-	}
 	l, err := f.load()
 	if err != nil {
 		return nil, nil, err
 	}
 	a := &advise.Advisor{Catalog: l.cat, FX: l.fx, Currency: l.currency, Scenarios: scs}
-	req := &advise.Request{Scenario: sc, RefCount: 1, Objective: f.objective, NoSpot: f.noSpot, MaxNodes: f.maxNodes, Bench: map[*catalog.GPU]*advise.BenchReport{}}
-	switch f.objective {
-	case advise.ObjectiveCost, advise.ObjectiveTime, advise.ObjectiveBalanced:
-	default:
-		return nil, nil, usagef("--objective %q: want cost, time or balanced", f.objective)
+	req, err := adviseRequestFromFlags(f, changed, l, scs)
+	if err != nil {
+		return nil, nil, err
 	}
-	if f.maxNodes < 1 || f.maxNodes > 10000 {
-		return nil, nil, usagef("--max-nodes %d: want 1 to 10000", f.maxNodes)
+	for _, path := range f.bench {
+		r, g, err := benchreport.Load(path, l.cat)
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				return nil, nil, usagef("--bench %s: no such file", path)
+			}
+			return nil, nil, usagef("--bench: %v", err)
+		}
+		req.Bench[g] = r
 	}
+	req.Defaults()
+	if err := req.Validate(); err != nil {
+		return nil, nil, asUsage(err)
+	}
+	return a, req, nil
+}
+
+// adviseRequestFromFlags turns advise's flags into a request: parsing only
+// (the request's Validate checks the values). changed reports whether the
+// user set a flag, so that a value equal to the default still counts.
+func adviseRequestFromFlags(f *adviseFlags, changed func(string) bool, l *loadedCatalog, scs *advise.Scenarios) (*advise.Request, error) {
+	var err error
+	if f.scenario == "" {
+		return nil, usagef("--scenario is required: one of %s", strings.Join(scs.Names(), ", "))
+	}
+	sc, err := scs.Get(f.scenario)
+	if err != nil {
+		return nil, usagef("--scenario: %v", err)
+	}
+	if f.limit < 0 {
+		return nil, usagef("--limit %d: want 0 (all plans) or more", f.limit)
+	}
+	if changed("max-nodes") && f.maxNodes == 0 {
+		return nil, usagef("--max-nodes 0: want 1 to %d", advise.MaxNodes)
+	}
+	req := &advise.Request{Scenario: sc, RefCount: 1, Objective: f.objective, NoSpot: f.noSpot, MaxNodes: f.maxNodes, Bench: map[*catalog.GPU]*benchreport.Report{}}
 	// The reference GPU and the size of the work.
 	refName := "A100-SXM4-40GB"
 	if f.gpu != "" {
 		name, count, err := parseGPUFlag(f.gpu)
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 		refName = name
 		if count > 0 {
@@ -205,13 +235,13 @@ func (f *adviseFlags) prepare() (*advise.Advisor, *advise.Request, error) {
 	var workRef string
 	if f.work != "" {
 		if req.WorkGPUHours, workRef, err = parseWork(f.work); err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 		refName = workRef
 	}
 	gs, err := l.cat.LookupGPU(refName)
 	if err != nil {
-		return nil, nil, usagef("reference GPU: %v", err)
+		return nil, usagef("reference GPU: %v", err)
 	}
 	for _, g := range gs {
 		if !g.Generic && (g.BF16.Known || g.FP16.Known) {
@@ -222,68 +252,56 @@ func (f *adviseFlags) prepare() (*advise.Advisor, *advise.Request, error) {
 	if req.Ref == nil {
 		req.Ref = gs[0]
 	}
+	if f.pattern != "" && f.pattern != "bursty" && f.pattern != "steady" {
+		return nil, usagef("--pattern %q: want steady or bursty", f.pattern)
+	}
 	sizes := 0
-	for _, set := range []bool{f.duration != "", f.work != "", f.hoursPerMonth > 0, f.pattern == "bursty"} {
+	for _, set := range []bool{changed("for"), changed("work"), changed("hours-per-month"), f.pattern == "bursty"} {
 		if set {
 			sizes++
 		}
 	}
 	if sizes != 1 {
-		return nil, nil, usagef("give the size of the work once: --gpu NAME:COUNT --for DURATION, --work N gpu-h@GPU, --hours-per-month H, or --pattern bursty --base B --peak P")
+		return nil, usagef("give the size of the work once: --gpu NAME:COUNT --for DURATION, --work N gpu-h@GPU, --hours-per-month H, or --pattern bursty --base B --peak P")
 	}
 	switch {
-	case f.duration != "":
+	case changed("for"):
 		h, err := cost.ParseDuration(f.duration)
 		if err != nil {
-			return nil, nil, usagef("--for: %v", err)
+			return nil, usagef("--for: %v", err)
 		}
 		req.WorkGPUHours = h * req.RefCount
-	case f.hoursPerMonth > 0:
-		if f.hoursPerMonth > cost.HoursPerMonth {
-			return nil, nil, usagef("--hours-per-month %g: a month has %d hours", f.hoursPerMonth, cost.HoursPerMonth)
-		}
+	case changed("hours-per-month"):
 		req.HoursPerMonth = f.hoursPerMonth
 	case f.pattern == "bursty":
-		if !(f.peak > 0) || !(f.base >= 0 && f.base <= f.peak) {
-			return nil, nil, usagef("--pattern bursty needs --peak > 0 and 0 <= --base <= --peak (GPUs of the reference), got base %g, peak %g", f.base, f.peak)
-		}
-		if !(f.peakHours > 0) || f.peakHours > cost.HoursPerMonth {
-			return nil, nil, usagef("--peak-hours %g: want 0 < h <= 730", f.peakHours)
-		}
 		req.Bursty, req.Base, req.Peak, req.PeakHours = true, f.base, f.peak, f.peakHours
-		if req.Base == 0 {
-			return nil, nil, usagef("--base 0: with nothing always on the load is not bursty; price it as --hours-per-month %g --gpu NAME:%g", f.peakHours, f.peak)
-		}
 	}
-	if f.pattern != "" && f.pattern != "bursty" && f.pattern != "steady" {
-		return nil, nil, usagef("--pattern %q: want steady or bursty", f.pattern)
-	}
-	if req.WorkGPUHours == 0 {
-		req.HorizonMonths = 12
-		if f.horizon != "" {
-			h, err := cost.ParseDuration(f.horizon)
-			if err != nil {
-				return nil, nil, usagef("--horizon: %v", err)
-			}
-			req.HorizonMonths = h / cost.HoursPerMonth
+	if changed("horizon") {
+		if req.WorkGPUHours > 0 {
+			return nil, usagef("--horizon applies to a steady or bursty load, not to a job (--for or --work)")
 		}
+		h, err := cost.ParseDuration(f.horizon)
+		if err != nil {
+			return nil, usagef("--horizon: %v", err)
+		}
+		req.HorizonMonths = h / cost.HoursPerMonth
 	}
 	if f.deadline != "" {
 		if req.Deadline, err = cost.ParseDuration(f.deadline); err != nil {
-			return nil, nil, usagef("--deadline: %v", err)
+			return nil, usagef("--deadline: %v", err)
 		}
 		if req.WorkGPUHours == 0 {
-			return nil, nil, usagef("--deadline applies to a job (--for or --work), not to a steady load")
+			return nil, usagef("--deadline applies to a job (--for or --work), not to a steady load")
 		}
 	}
 	if f.budget != "" {
 		v, c, err := parseAmount("--budget", f.budget, l.currency)
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 		conv, err := l.fx.Convert(v, c, l.currency)
 		if err != nil {
-			return nil, nil, usagef("--budget: %v", err)
+			return nil, usagef("--budget: %v", err)
 		}
 		req.Budget = decimal.NullDecimal{Decimal: conv, Valid: true}
 	}
@@ -291,7 +309,7 @@ func (f *adviseFlags) prepare() (*advise.Advisor, *advise.Request, error) {
 	u := &req.Usage
 	if f.discountRate != "" {
 		if u.DiscountRate, err = yamlfields.ParseFraction(f.discountRate); err != nil {
-			return nil, nil, usagef("--discount-rate %q: want a yearly rate such as 8%%", f.discountRate)
+			return nil, usagef("--discount-rate %q: want a yearly rate such as 8%%", f.discountRate)
 		}
 	}
 	u.License = f.license
@@ -300,14 +318,14 @@ func (f *adviseFlags) prepare() (*advise.Advisor, *advise.Request, error) {
 	for _, s := range f.credits {
 		c, err := parseCredit(s)
 		if err != nil {
-			return nil, nil, usagef("--credits %q: %v", s, err)
+			return nil, usagef("--credits %q: %v", s, err)
 		}
 		if !l.fx.Known(c.Currency) {
-			return nil, nil, usagef("--credits %q: currency %s has no exchange rate; add one with --fx %s=USD_PER_UNIT", s, c.Currency, c.Currency)
+			return nil, usagef("--credits %q: currency %s has no exchange rate; add one with --fx %s=USD_PER_UNIT", s, c.Currency, c.Currency)
 		}
 		for _, p := range c.Providers {
 			if l.cat.Provider(p) == nil {
-				return nil, nil, usagef("--credits %q: unknown provider %q; known: %s", s, p, strings.Join(l.cat.ProviderNames(), ", "))
+				return nil, usagef("--credits %q: unknown provider %q; known: %s", s, p, strings.Join(l.cat.ProviderNames(), ", "))
 			}
 		}
 		u.Credits = append(u.Credits, c)
@@ -316,36 +334,21 @@ func (f *adviseFlags) prepare() (*advise.Advisor, *advise.Request, error) {
 		path, gb, ok := strings.Cut(s, "=")
 		v, err := strconv.ParseFloat(strings.TrimSpace(gb), 64)
 		if !ok || err != nil || !(v >= 0) || math.IsInf(v, 0) || !validPath(path) {
-			return nil, nil, usagef("--egress %q: want PATH=GB with PATH one of %s", s, strings.Join(catalog.EgressPaths, ", "))
+			return nil, usagef("--egress %q: want PATH=GB with PATH one of %s", s, strings.Join(catalog.EgressPaths, ", "))
 		}
 		if u.Egress == nil {
 			u.Egress = map[string]float64{}
 		}
 		u.Egress[path] = v
 	}
-	check := *u
-	check.HoursPerMonth = 1
-	if _, err := check.Resolved(); err != nil {
-		return nil, nil, asUsage(err)
-	}
 	// Selection (the GPU flag names the reference, not a filter).
 	sel := f.selectFlags
 	sel.gpu = ""
 	sel.allRegions = false
 	if err := sel.apply(&req.Select, l); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	for _, path := range f.bench {
-		r, g, err := advise.LoadBench(path, l.cat)
-		if err != nil {
-			if errors.Is(err, fs.ErrNotExist) {
-				return nil, nil, usagef("--bench %s: no such file", path)
-			}
-			return nil, nil, usagef("--bench: %v", err)
-		}
-		req.Bench[g] = r
-	}
-	return a, req, nil
+	return req, nil
 }
 
 type advisePlanJSON struct {
@@ -364,7 +367,7 @@ type advisePlanJSON struct {
 	TotalCost     float64        `json:"total_cost"`
 	Currency      string         `json:"currency"`
 	ExpectedHours float64        `json:"expected_hours"`
-	PMissDeadline float64        `json:"p_miss_deadline"`
+	PMissDeadline *float64       `json:"p_miss_deadline"` // null without a deadline
 	UpfrontCash   float64        `json:"upfront_cash"`
 	RelSpeed      float64        `json:"relative_speed_per_gpu"`
 	Breakdown     map[string]any `json:"cost_breakdown"`
@@ -393,8 +396,17 @@ func planJSON(p *advise.Plan) advisePlanJSON {
 	return advisePlanJSON{Rank: p.Rank, Provider: p.Offering.Provider, InstanceType: p.Offering.InstanceType, Region: p.Offering.Region,
 		GPU: p.Offering.GPU.Name, GPUCount: p.Offering.GPUCount, Instances: p.Instances, Interconnect: p.Offering.Interconnect,
 		PricingModel: p.Model, Term: p.Term, Payment: p.Payment, Mix: p.Mix, TotalCost: total, Currency: string(p.Currency),
-		ExpectedHours: math.Round(p.ExpectedHours*100) / 100, PMissDeadline: math.Round(p.PMissDeadline*10000) / 10000, UpfrontCash: up,
+		ExpectedHours: math.Round(p.ExpectedHours*100) / 100, PMissDeadline: pMiss(p), UpfrontCash: up,
 		RelSpeed: math.Round(p.Speed*1000) / 1000, Breakdown: bd, Explanation: p.Explanation, Risks: nonNil(p.Risks), Ecosystem: nonNil(p.Ecosystem)}
+}
+
+// pMiss is the share of runs that miss the deadline, or nil without one.
+func pMiss(p *advise.Plan) *float64 {
+	if p.Deadline == 0 {
+		return nil
+	}
+	v := math.Round(p.PMissDeadline*10000) / 10000
+	return &v
 }
 
 func nonNil(xs []string) []string {
@@ -428,188 +440,46 @@ func adviseJSON(res *advise.Result, req *advise.Request, a *advise.Advisor) advi
 	return out
 }
 
-func adviseTable(res *advise.Result, req *advise.Request, limit int) *render.Table {
-	cur := ""
-	t := &render.Table{Columns: []render.Column{{Header: "#", Right: true}, {Header: "PROVIDER"}, {Header: "INSTANCE"}, {Header: "REGION"},
-		{Header: "GPU"}, {Header: "×N", Right: true}, {Header: "LINK"}, {Header: "PLAN"}, {Header: "TOTAL", Right: true},
-		{Header: "HOURS", Right: true}, {Header: "P(MISS)", Right: true}, {Header: "UPFRONT", Right: true}}}
-	plans := res.Plans
-	if len(plans) == 0 {
-		plans = res.Closest
-	}
-	for i := range plans {
-		p := &plans[i]
-		if limit > 0 && i >= limit {
-			break
-		}
-		cur = string(p.Currency)
-		plan := p.Model
-		if p.Term != "" {
-			plan += " " + p.Term + " " + p.Payment
-		} else if p.Model == "spot" && p.Payment != "spot" {
-			plan += " (" + p.Payment + ")"
-		}
-		if p.Mix != "" {
-			plan = p.Mix
-		}
-		hours := "-"
-		if p.ExpectedHours > 0 {
-			hours = fmt.Sprintf("%.1f", p.ExpectedHours)
-		}
-		inst := fmt.Sprintf("%s×%d", fmtCount(p.Offering.GPUCount), p.Instances)
-		rank := strconv.Itoa(p.Rank)
-		if len(res.Plans) == 0 {
-			rank = "~"
-		}
-		t.Rows = append(t.Rows, []string{rank, p.Offering.Provider, p.Offering.InstanceType, dash(p.Offering.Region), p.Offering.GPU.Name, inst,
-			p.Offering.Interconnect, plan, fmtDec(p.Total) + " " + cur, hours, missCell(req, p), fmtDec(p.UpfrontCash)})
-	}
-	if len(res.Plans) == 0 {
-		t.Notes = append(t.Notes, "Nothing meets the constraints: "+res.Violation+". The closest plans are shown (~).")
-	}
-	t.Notes = append(t.Notes, res.Summary...)
-	for i := range plans {
-		if i >= 3 {
-			break
-		}
-		p := &plans[i]
-		t.Notes = append(t.Notes, fmt.Sprintf("#%s %s/%s/%s %s:", map[bool]string{true: strconv.Itoa(p.Rank), false: "~"}[len(res.Plans) > 0], p.Offering.Provider, p.Offering.InstanceType, p.Offering.Region, p.Model))
-		for _, line := range p.Explanation {
-			t.Notes = append(t.Notes, "    "+line)
-		}
-		for _, line := range p.Risks {
-			t.Notes = append(t.Notes, "    risk: "+line)
-		}
-		for _, line := range p.Ecosystem {
-			t.Notes = append(t.Notes, "    "+line)
-		}
-	}
-	if len(res.Excluded) > 0 {
-		t.Notes = append(t.Notes, fmt.Sprintf("Excluded (%d):", len(res.Excluded)))
-		for i, x := range res.Excluded {
-			if i == 12 {
-				t.Notes = append(t.Notes, fmt.Sprintf("    ... %d more (-o json lists all)", len(res.Excluded)-12))
-				break
-			}
-			t.Notes = append(t.Notes, "    "+x.What+": "+x.Reason)
-		}
-	}
-	return t
-}
-
-func prefixed(pre string, xs []string) []string {
-	out := make([]string, len(xs))
-	for i, x := range xs {
-		out[i] = pre + x
-	}
-	return out
-}
-
-func missCell(req *advise.Request, p *advise.Plan) string {
-	if req.Deadline == 0 {
-		return "-"
-	}
-	return fmt.Sprintf("%.1f%%", 100*p.PMissDeadline)
-}
-
+// writeAdviseReport writes advise's report to path: HTML with the charts
+// inline, or Markdown with the charts as SVG files beside it. The report
+// itself is render's, so that a server can serve the same one.
 func writeAdviseReport(path string, res *advise.Result, req *advise.Request, a *advise.Advisor) error {
-	plans := res.Plans
-	if len(plans) == 0 {
-		plans = res.Closest
+	format, err := render.ReportFormat(path)
+	if err != nil {
+		return usagef("--report %q: %v", path, err)
 	}
-	cur := string(a.Currency)
-	scatter := &render.ScatterChart{Title: "Cost against time of every plan", XLabel: "expected hours to finish", YLabel: "total cost (" + cur + ")"}
-	if req.WorkGPUHours == 0 {
-		scatter.Title, scatter.XLabel = "Cost against cash needed upfront", "upfront cash ("+cur+")"
+	dir := filepath.Dir(path)
+	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+		return usagef("--report %q: folder %s does not exist", path, dir)
 	}
-	for i := range plans {
-		p := &plans[i]
-		x := p.ExpectedHours
-		if req.WorkGPUHours == 0 {
-			x = p.UpfrontCash.InexactFloat64()
-		}
-		scatter.Points = append(scatter.Points, render.Point{X: x, Y: p.Total.InexactFloat64(), Mark: i == 0,
-			Label: fmt.Sprintf("#%d %s %s %s", p.Rank, p.Offering.Provider, p.Offering.InstanceType, p.Model)})
-	}
-	bars := &render.BarChart{Title: "Cost breakdown of the top plans", XLabel: "cost (" + cur + ")"}
-	for i := range plans {
-		if i == 6 {
-			break
-		}
-		p := &plans[i]
-		bar := render.Bar{Label: fmt.Sprintf("#%d %s %s", p.Rank, p.Offering.InstanceType, p.Model)}
-		for _, k := range cost.FlowKinds {
-			if v, ok := p.Breakdown[k]; ok {
-				bar.Segments = append(bar.Segments, render.Segment{Name: k, Value: v.InexactFloat64()})
-			}
-		}
-		bars.Bars = append(bars.Bars, bar)
-	}
-	var sBuf, bBuf bytes.Buffer
-	if err := scatter.Write(&sBuf); err != nil {
-		return err
-	}
-	if err := bars.Write(&bBuf); err != nil {
-		return err
-	}
-	t := adviseTable(res, req, 20)
-	switch strings.ToLower(filepath.Ext(path)) {
-	case ".md":
-		base := strings.TrimSuffix(path, filepath.Ext(path))
-		if err := os.WriteFile(base+"-cost-time.svg", sBuf.Bytes(), 0o644); err != nil {
-			return fmt.Errorf("--report: %w", err)
-		}
-		if err := os.WriteFile(base+"-breakdown.svg", bBuf.Bytes(), 0o644); err != nil {
-			return fmt.Errorf("--report: %w", err)
-		}
-		var md bytes.Buffer
-		fmt.Fprintf(&md, "# gpuscout plan: %s\n\n", req.Scenario.Name)
-		if err := t.Write(&md, render.FormatMarkdown, render.Options{}); err != nil {
+	r := render.AdviseReport(res, req, string(a.Currency))
+	var buf bytes.Buffer
+	if format == "html" {
+		if err := r.WriteHTML(&buf); err != nil {
 			return err
 		}
-		fmt.Fprintf(&md, "\n![cost against time](%s)\n\n![cost breakdown](%s)\n", filepath.Base(base)+"-cost-time.svg", filepath.Base(base)+"-breakdown.svg")
-		return os.WriteFile(path, md.Bytes(), 0o644)
-	case ".html", ".htm":
-		var h bytes.Buffer
-		fmt.Fprintf(&h, "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>gpuscout plan: %s</title>\n", html.EscapeString(req.Scenario.Name))
-		h.WriteString("<style>body{font-family:sans-serif;max-width:1100px;margin:2em auto;color:#222}table{border-collapse:collapse;font-size:13px}td,th{border-bottom:1px solid #ddd;padding:4px 8px;text-align:left}td.n,th.n{text-align:right}li{margin:2px 0}</style></head><body>\n")
-		fmt.Fprintf(&h, "<h1>gpuscout plan: %s</h1>\n<p>%s</p>\n<ol>\n", html.EscapeString(req.Scenario.Name), html.EscapeString(req.Scenario.Description))
-		for _, s := range res.Summary {
-			fmt.Fprintf(&h, "<li>%s</li>\n", html.EscapeString(strings.TrimLeft(s, "0123456789. ")))
-		}
-		h.WriteString("</ol>\n<table><thead><tr>")
-		for _, c := range t.Columns {
-			fmt.Fprintf(&h, "<th%s>%s</th>", map[bool]string{true: ` class="n"`, false: ""}[c.Right], html.EscapeString(c.Header))
-		}
-		h.WriteString("</tr></thead><tbody>\n")
-		for _, r := range t.Rows {
-			h.WriteString("<tr>")
-			for i, cell := range r {
-				fmt.Fprintf(&h, "<td%s>%s</td>", map[bool]string{true: ` class="n"`, false: ""}[t.Columns[i].Right], html.EscapeString(cell))
-			}
-			h.WriteString("</tr>\n")
-		}
-		h.WriteString("</tbody></table>\n<h2>Charts</h2>\n")
-		h.Write(sBuf.Bytes())
-		h.Write(bBuf.Bytes())
-		h.WriteString("<h2>Why</h2>\n")
-		for i := range plans {
-			if i == 5 {
-				break
-			}
-			p := &plans[i]
-			fmt.Fprintf(&h, "<h3>#%d %s %s %s</h3><ul>\n", p.Rank, html.EscapeString(p.Offering.Provider), html.EscapeString(p.Offering.InstanceType), html.EscapeString(p.Model))
-			for _, line := range append(append(append([]string{}, p.Explanation...), prefixed("risk: ", p.Risks)...), p.Ecosystem...) {
-				fmt.Fprintf(&h, "<li>%s</li>\n", html.EscapeString(line))
-			}
-			h.WriteString("</ul>\n")
-		}
-		h.WriteString("<h2>Excluded</h2><ul>\n")
-		for _, x := range res.Excluded {
-			fmt.Fprintf(&h, "<li><b>%s</b>: %s</li>\n", html.EscapeString(x.What), html.EscapeString(x.Reason))
-		}
-		h.WriteString("</ul>\n</body></html>\n")
-		return os.WriteFile(path, h.Bytes(), 0o644)
+		return writeReportFile(path, buf.Bytes())
 	}
-	return usagef("--report %q: want a file ending in .html or .md", path)
+	base := strings.TrimSuffix(path, filepath.Ext(path))
+	scatter, bars, err := r.ChartSVGs()
+	if err != nil {
+		return err
+	}
+	if err := writeReportFile(base+"-cost-time.svg", scatter); err != nil {
+		return err
+	}
+	if err := writeReportFile(base+"-breakdown.svg", bars); err != nil {
+		return err
+	}
+	if err := r.WriteMarkdown(&buf, filepath.Base(base)+"-cost-time.svg", filepath.Base(base)+"-breakdown.svg"); err != nil {
+		return err
+	}
+	return writeReportFile(path, buf.Bytes())
+}
+
+func writeReportFile(path string, b []byte) error {
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		return fmt.Errorf("--report: %w", err)
+	}
+	return nil
 }

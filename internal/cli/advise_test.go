@@ -2,12 +2,18 @@ package cli
 
 import (
 	"encoding/json"
+	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/gpuscout/gpuscout/internal/agentconfig"
+	"github.com/gpuscout/gpuscout/internal/catalog"
+	"github.com/gpuscout/gpuscout/internal/money"
 )
 
 func TestAdviseJSONContract(t *testing.T) {
@@ -38,8 +44,29 @@ func TestAdviseJSONContract(t *testing.T) {
 		}
 	}
 	for _, x := range res.Excluded {
-		if x["what"] == "" || x["reason"] == "" {
-			t.Errorf("excluded entry without what/reason: %v", x)
+		what, ok1 := x["what"].(string)
+		reason, ok2 := x["reason"].(string)
+		if !ok1 || !ok2 || what == "" || reason == "" || len(x) != 2 {
+			t.Errorf("excluded entry %v: want exactly the keys what and reason (README)", x)
+		}
+	}
+	for _, p := range res.Plans {
+		if v, ok := p["p_miss_deadline"].(float64); !ok || v < 0 || v > 0.05 {
+			t.Errorf("with a deadline, p_miss_deadline = %v, want a share in [0, 0.05]", p["p_miss_deadline"])
+		}
+	}
+	// Without a deadline there is nothing to miss: null, not 0.
+	out, errOut, code = run(t, "advise", "--scenario", "cv-training", "--gpu", "A100:4", "--for", "7d", "-o", "json")
+	if code != 0 {
+		t.Fatal(errOut)
+	}
+	res.Plans = nil
+	if err := json.Unmarshal([]byte(out), &res); err != nil || len(res.Plans) == 0 {
+		t.Fatalf("%v: %d plans", err, len(res.Plans))
+	}
+	for _, p := range res.Plans {
+		if v, ok := p["p_miss_deadline"]; !ok || v != nil {
+			t.Errorf("without a deadline p_miss_deadline = %v (present %v), want null", v, ok)
 		}
 	}
 }
@@ -152,7 +179,18 @@ func TestAdviseBadInput(t *testing.T) {
 		{[]string{"advise", "--scenario", "cv-training", "--for", "7d", "--credits", "100XYZ"}, "currency XYZ has no exchange rate"},
 		{[]string{"advise", "--scenario", "cv-training", "--for", "7d", "--export", "terraform"}, `--export "terraform"`},
 		{[]string{"advise", "--scenario", "cv-training", "--for", "7d", "--report", "plan.pdf"}, "want a file ending in .html or .md"},
+		{[]string{"advise", "--scenario", "cv-training", "--for", "7d", "--report", "no-such-dir/sub/plan.html"}, `--report "no-such-dir/sub/plan.html": folder no-such-dir/sub does not exist`},
 		{[]string{"advise", "--scenario", "cv-training", "--for", "7d", "--bench", "none.json"}, "no such file"},
+		// Issue 8: bounds named with the flag, the value and what is allowed.
+		{[]string{"advise", "--scenario", "cv-training", "--gpu", "A100:4", "--for", "7d", "--limit", "-1"}, "--limit -1: want 0 (all plans) or more"},
+		{[]string{"advise", "--scenario", "cv-training", "--pattern", "bursty", "--base", "2", "--peak", "1e9"}, "--peak <= 100000 (GPUs of the reference), got base 2, peak 1e+09"},
+		{[]string{"advise", "--scenario", "cv-training", "--gpu", "A100:100000", "--for", "7d"}, `count "100000": want a number more than 0 and at most 1024`},
+		{[]string{"advise", "--scenario", "inference-online", "--hours-per-month", "0"}, "--hours-per-month 0: want 0 < h <= 730"},
+		{[]string{"advise", "--scenario", "cv-training", "--gpu", "A100:4", "--for", "7d", "--max-nodes", "0"}, "--max-nodes 0: want 1 to 10000"},
+		{[]string{"advise", "--scenario", "cv-training", "--gpu", "A100:4", "--for", "7d", "--horizon", "3y"}, "--horizon applies to a steady or bursty load"},
+		{[]string{"advise", "--scenario", "inference-online", "--hours-per-month", "730", "--horizon", "20y"}, "--horizon 240 months: want more than 0 and at most 120"},
+		{[]string{"advise", "--scenario", "cv-training", "--work", "1e12gpu-h@A100"}, "want at most 1e+09"},
+		{[]string{"advise", "--scenario", "cv-training", "--gpu", "A100:4", "--for", "7d", "--spot-band", "200%"}, `--spot-band "200%"`},
 	} {
 		_, errOut, code := run(t, tc.args...)
 		if code != ExitUsage || !strings.Contains(errOut, tc.want) {
@@ -163,5 +201,98 @@ func TestAdviseBadInput(t *testing.T) {
 	out, _, code := run(t, "advise", "--scenario", "llm-pretraining", "--work", "20000gpu-h@A100", "--deadline", "1d", "--budget", "100USD")
 	if code != 0 || !strings.Contains(out, "Nothing meets the constraints") || !strings.Contains(out, "~") {
 		t.Errorf("contradictory constraints: %d\n%s", code, out)
+	}
+}
+
+// Issue 8: the agent config of a spot plan carries the plan's own price per
+// hour as a number, in the plan's currency, beside a currency field; the
+// SpendOverPlan threshold is in that same currency.
+func TestAdviseExportAgentSpotCNY(t *testing.T) {
+	args := []string{"advise", "--scenario", "cv-training", "--gpu", "A100:4", "--for", "7d", "--deadline", "8d", "--currency", "CNY"}
+	out, errOut, code := run(t, append(args, "-o", "json")...)
+	if code != 0 {
+		t.Fatal(errOut)
+	}
+	var res struct {
+		Plans []struct {
+			PricingModel string  `json:"pricing_model"`
+			TotalCost    float64 `json:"total_cost"`
+			Provider     string  `json:"provider"`
+			InstanceType string  `json:"instance_type"`
+		} `json:"plans"`
+	}
+	if err := json.Unmarshal([]byte(out), &res); err != nil || len(res.Plans) == 0 || res.Plans[0].PricingModel != "spot" {
+		t.Fatalf("want a spot plan first: %v %s", err, out)
+	}
+	out, errOut, code = run(t, append(args, "--export", "agent")...)
+	if code != 0 {
+		t.Fatal(errOut)
+	}
+	cfg, err := agentconfig.Read(strings.NewReader(out))
+	if err != nil {
+		t.Fatalf("the agent cannot read the config: %v\n%s", err, out)
+	}
+	n := cfg.Node
+	if n.Currency != "CNY" || n.PricingModel != "spot" || n.PricePerHour == nil || n.OnDemandPricePerHour == nil {
+		t.Fatalf("node = %+v, want a spot price and an on-demand price in CNY", n)
+	}
+	// The source row: the offering's spot and on-demand prices converted to CNY.
+	c, _ := catalog.Default()
+	fx := money.DefaultFX()
+	for _, o := range c.Offerings {
+		if o.Provider != res.Plans[0].Provider || o.InstanceType != res.Plans[0].InstanceType || o.Region != n.Region {
+			continue
+		}
+		for _, x := range []struct {
+			name string
+			got  float64
+			p    catalog.Price
+		}{{"spot", *n.PricePerHour, o.Spot}, {"on-demand", *n.OnDemandPricePerHour, o.OnDemand}} {
+			want, err := fx.Convert(x.p.Amount, x.p.Currency, money.CNY)
+			if err != nil || math.Abs(x.got-want.InexactFloat64()) > 1e-6 {
+				t.Errorf("%s price per hour %v, want %v CNY (%v)", x.name, x.got, want, err)
+			}
+		}
+	}
+	if !strings.Contains(out, fmt.Sprintf("gpuscout_cost_projected_total > %.2f", res.Plans[0].TotalCost)) {
+		t.Errorf("spend threshold is not the plan's total %.2f CNY:\n%s", res.Plans[0].TotalCost, out)
+	}
+	if strings.Contains(out, "egress_projected") {
+		t.Errorf("an egress alert without an egress budget:\n%s", out)
+	}
+}
+
+// Issue 8: the SkyPilot task of a deadline-aware spot plan keeps the
+// on-demand fallback (any_of with use_spot false) and managed-job recovery,
+// and says in a comment that SkyPilot cannot hold the deadline.
+func TestAdviseExportSkyPilotDeadline(t *testing.T) {
+	out, errOut, code := run(t, "advise", "--scenario", "cv-training", "--gpu", "A100:4", "--for", "7d", "--deadline", "8d", "--export", "skypilot")
+	if code != 0 {
+		t.Fatal(errOut)
+	}
+	var task struct {
+		Resources struct {
+			Cloud       string `yaml:"cloud"`
+			UseSpot     *bool  `yaml:"use_spot"`
+			JobRecovery struct {
+				Strategy string `yaml:"strategy"`
+			} `yaml:"job_recovery"`
+			AnyOf []struct {
+				UseSpot *bool `yaml:"use_spot"`
+			} `yaml:"any_of"`
+		} `yaml:"resources"`
+	}
+	if err := yaml.Unmarshal([]byte(out), &task); err != nil {
+		t.Fatalf("not YAML: %v\n%s", err, out)
+	}
+	r := task.Resources
+	if r.JobRecovery.Strategy == "" || len(r.AnyOf) != 2 || r.AnyOf[0].UseSpot == nil || !*r.AnyOf[0].UseSpot || r.AnyOf[1].UseSpot == nil || *r.AnyOf[1].UseSpot {
+		t.Errorf("resources = %+v, want job_recovery and any_of [spot, on-demand]\n%s", r, out)
+	}
+	if r.UseSpot != nil {
+		t.Errorf("use_spot outside any_of would override the fallback\n%s", out)
+	}
+	if !strings.Contains(out, "# deadline 192 h") || !strings.Contains(out, "cannot") || !strings.Contains(out, "sky jobs launch") {
+		t.Errorf("no comment on the deadline SkyPilot cannot express:\n%s", out)
 	}
 }

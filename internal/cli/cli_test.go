@@ -122,7 +122,7 @@ func TestBadInputExitsTwo(t *testing.T) {
 		want string
 	}{
 		{[]string{"offers", "--provider", "oracle"}, `--provider "oracle" is not a known provider; known: aws, azure`},
-		{[]string{"offers", "--gpu", "A100:x"}, `--gpu "A100:x": count "x" must be a positive number`},
+		{[]string{"offers", "--gpu", "A100:x"}, `--gpu "A100:x": count "x": want a number more than 0 and at most 1024`},
 		{[]string{"offers", "--gpu", ":8"}, `want NAME[:COUNT]`},
 		{[]string{"offers", "--gpu", "A1000"}, `unknown GPU "A1000"; closest known names: A100`},
 		{[]string{"offers", "--max-price", "-5"}, `--max-price "-5": want a price per hour >= 0`},

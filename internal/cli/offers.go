@@ -137,6 +137,9 @@ Tencent Cloud publish no GPU list price we could source): supply your own with
 }
 
 // parseGPUFlag splits NAME[:COUNT].
+// maxGPUCount bounds the COUNT of --gpu NAME:COUNT.
+const maxGPUCount = 1024
+
 func parseGPUFlag(s string) (string, float64, error) {
 	name, count, hasCount := strings.Cut(strings.TrimSpace(s), ":")
 	name = strings.TrimSpace(name)
@@ -147,8 +150,8 @@ func parseGPUFlag(s string) (string, float64, error) {
 		return name, 0, nil
 	}
 	n, err := strconv.ParseFloat(strings.TrimSpace(count), 64)
-	if err != nil || !(n > 0) || n > 1024 || math.IsInf(n, 0) {
-		return "", 0, usagef("--gpu %q: count %q must be a positive number (fractions such as 0.5 select GPU slices)", s, count)
+	if err != nil || !(n > 0) || n > maxGPUCount || math.IsInf(n, 0) {
+		return "", 0, usagef("--gpu %q: count %q: want a number more than 0 and at most %d (fractions such as 0.5 select GPU slices)", s, count, maxGPUCount)
 	}
 	return name, n, nil
 }

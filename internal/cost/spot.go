@@ -9,11 +9,34 @@ import (
 	"github.com/gpuscout/gpuscout/internal/spot"
 )
 
+// DefaultSpotRuns is the number of simulated runs behind every spot price
+// that the cost engine and advise give.
+// TODO: use spot.DefaultRuns (added on another branch) once it is merged.
+const DefaultSpotRuns = 1000
+
 // SpotEstimate is what a spot model says about running work on spot.
 type SpotEstimate struct {
-	HoursFactor   float64 // expected billed spot hours per hour of work (>= 1)
+	// HoursFactor is the expected cost per hour of work, in hours at the spot
+	// price (>= 1): billed spot hours, plus any on-demand fallback hours
+	// weighted by the on-demand/spot price ratio. The spot option's total is
+	// spot price × hours of work × HoursFactor × instances.
+	HoursFactor   float64
 	HazardPerHour float64 // interruptions per hour for the whole job
 	Explanation   string
+
+	Policy            string  // the simulated policy: spot (spot-only) or uniform-progress
+	Runs              int     // simulated runs
+	Band, BandOrigin  string  // the interruption band used, and where it comes from
+	CostP95Factor     float64 // the 95th percentile of the cost, in the unit of HoursFactor
+	CompletionMean    float64 // wall-clock hours to finish, mean
+	CompletionP95     float64 // and 95th percentile
+	PMissDeadline     float64 // share of runs that miss the deadline; 0 without one
+	InterruptionsMean float64
+	// SavingsMean and SavingsCI95 compare with on-demand only (1 − cost/on-demand
+	// cost, and the half-width of its 95% confidence interval); valid only
+	// when OnDemandKnown.
+	SavingsMean, SavingsCI95 float64
+	OnDemandKnown            bool
 }
 
 // SpotModel estimates the cost of interruptions for a usage on an offering.
@@ -26,20 +49,34 @@ type SpotModel interface {
 const DefaultBand = "5-10%"
 
 // SimModel estimates spot overhead with the spot simulator: the usage's job
-// shape (a job of --for hours, or one month of steady use) on spot-only with
-// checkpoint/restart, interruptions from the offering's Spot Advisor band (or
-// --spot-band, or DefaultBand), the instances as one gang. Results are cached
-// per shape, so pricing a whole catalog simulates each shape once.
+// shape (a job of --for hours, or one month of steady use) with
+// checkpoint/restart, interruptions from the offering's Spot Advisor band
+// (or --spot-band, or DefaultBand), the instances as one gang. Without a
+// deadline the policy is spot-only; with one (Deadline > 0, for a job) it is
+// Uniform Progress, which falls back to on-demand when the job falls behind
+// the progress line the deadline sets, so the estimate includes on-demand
+// hours at the offering's on-demand price. Results are cached per shape, so
+// pricing a whole catalog simulates each shape once.
 type SimModel struct {
-	Runs  int
-	Seed  uint64
-	mu    sync.Mutex
-	cache map[simKey]SpotEstimate
+	Runs     int     // 0: DefaultSpotRuns
+	Seed     uint64  // runs use seed Seed+1
+	Deadline float64 // hours from the start for a job; 0: none
+	mu       sync.Mutex
+	cache    map[simKey]SpotEstimate
 }
 
 type simKey struct {
-	lambda, work, ckpt, restart float64
-	nodes                       int
+	lambda, work, ckpt, restart, deadline, odRatio float64
+	nodes                                          int
+}
+
+// ODRatio returns the offering's on-demand price over its spot price, and
+// whether both are known in one currency.
+func ODRatio(o *catalog.Offering) (float64, bool) {
+	if !o.OnDemand.Known || !o.Spot.Known || o.OnDemand.Currency != o.Spot.Currency || !o.Spot.Amount.IsPositive() {
+		return 1, false
+	}
+	return o.OnDemand.Amount.Div(o.Spot.Amount).InexactFloat64(), true
 }
 
 // Estimate implements SpotModel.
@@ -57,10 +94,18 @@ func (m *SimModel) Estimate(o *catalog.Offering, band *catalog.SpotBand, u *Usag
 		return SpotEstimate{}, err
 	}
 	work := u.DurationHours
+	deadline := 0.0
 	if work == 0 {
 		work = u.HoursPerMonth // steady use: one month's hours as a job, restarted each month
+	} else {
+		deadline = m.Deadline
 	}
-	key := simKey{lambda, work, u.Spot.CheckpointHours, u.Spot.RestartHours, u.Instances}
+	ratio, odKnown := ODRatio(o)
+	var pol spot.Policy = spot.SpotOnly{}
+	if deadline > 0 && odKnown {
+		pol = spot.UniformProgress{}
+	}
+	key := simKey{lambda, work, u.Spot.CheckpointHours, u.Spot.RestartHours, deadline, ratio, u.Instances}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if est, ok := m.cache[key]; ok {
@@ -68,21 +113,36 @@ func (m *SimModel) Estimate(o *catalog.Offering, band *catalog.SpotBand, u *Usag
 	}
 	runs := m.Runs
 	if runs == 0 {
-		runs = 2000
+		runs = DefaultSpotRuns
 	}
-	job := spot.Job{Work: work, Nodes: u.Instances, Checkpoint: u.Spot.CheckpointHours, Restart: u.Spot.RestartHours, SpotPrice: 1, ODPrice: 1}
-	sums, err := spot.Simulate(spot.Config{Job: job, Model: spot.Hazard{PerHour: lambda}, Runs: runs, Seed: m.Seed + 1}, []spot.Policy{spot.SpotOnly{}})
+	// Prices per node-hour in units of the spot price: the mean cost is then
+	// spot-price hours, and scales exactly to any currency.
+	job := spot.Job{Work: work, Deadline: deadline, Nodes: u.Instances, Checkpoint: u.Spot.CheckpointHours, Restart: u.Spot.RestartHours, SpotPrice: 1, ODPrice: ratio}
+	sums, err := spot.Simulate(spot.Config{Job: job, Model: spot.Hazard{PerHour: lambda}, Runs: runs, Seed: m.Seed + 1}, []spot.Policy{pol})
 	if err != nil {
 		return SpotEstimate{}, err
 	}
-	// Spot price 1 per node-hour: the mean cost is the billed node-hours.
-	factor := math.Max(1, sums[0].CostMean/(work*float64(u.Instances)))
+	s := sums[0]
+	nodeHours := work * float64(u.Instances)
+	factor := math.Max(1, s.CostMean/nodeHours)
 	est := SpotEstimate{
-		HoursFactor:   factor,
-		HazardPerHour: lambda * float64(u.Instances),
-		Explanation: fmt.Sprintf("interruptions %s a month (%s) → λ = −ln(1−%.3g)/730 = %.3g/h per instance at the %s; simulated %d runs of %s with checkpoints every %s and %s restarts: %.2f interruptions on average, billed hours +%.2f%%",
-			label, origin, p, lambda, note, runs, FormatHours(work), FormatHours(u.Spot.CheckpointHours), FormatHours(u.Spot.RestartHours), sums[0].InterruptionsMean, (factor-1)*100),
+		HoursFactor: factor, HazardPerHour: lambda * float64(u.Instances),
+		Policy: pol.Name(), Runs: runs, Band: label, BandOrigin: origin,
+		CostP95Factor: s.CostP95 / nodeHours, CompletionMean: s.CompletionMean, CompletionP95: s.CompletionP95,
+		InterruptionsMean: s.InterruptionsMean, SavingsMean: s.SavingsMean, SavingsCI95: s.SavingsCI95, OnDemandKnown: odKnown,
 	}
+	if deadline > 0 {
+		est.PMissDeadline = 1 - s.PMeetDeadline
+	}
+	what := fmt.Sprintf("billed hours +%.2f%%", (factor-1)*100)
+	if pol.Name() != (spot.SpotOnly{}).Name() {
+		what = fmt.Sprintf("policy %s (on-demand when behind the deadline's progress line, at %.2f× the spot price): cost %.3f× the work at the spot price (spot hours plus on-demand hours at their price), finishes in %.1f h on average (p95 %.1f h), misses the %s deadline in %.1f%% of runs",
+			pol.Name(), ratio, factor, s.CompletionMean, s.CompletionP95, FormatHours(deadline), 100*est.PMissDeadline)
+	} else if deadline > 0 {
+		what += "; spot-only: the on-demand price is not known in the spot price's currency, so there is no fallback"
+	}
+	est.Explanation = fmt.Sprintf("interruptions %s a month (%s) → λ = −ln(1−%.3g)/730 = %.3g/h per instance at the %s; simulated %d runs of %s with checkpoints every %s and %s restarts: %.2f interruptions on average, %s",
+		label, origin, p, lambda, note, runs, FormatHours(work), FormatHours(u.Spot.CheckpointHours), FormatHours(u.Spot.RestartHours), s.InterruptionsMean, what)
 	if m.cache == nil {
 		m.cache = map[simKey]SpotEstimate{}
 	}

@@ -1,0 +1,91 @@
+package advise
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/gpuscout/gpuscout/internal/catalog"
+	"github.com/gpuscout/gpuscout/internal/cost"
+)
+
+type candidate struct {
+	o         *catalog.Offering
+	speed     float64
+	speedNote string
+	eff       float64
+	nodeSpeed float64 // ref-GPU equivalents per instance
+	instances int
+	hours     float64 // wall hours of the job (jobs)
+	usage     cost.Usage
+	billNote  string // a job shorter than the billing minimum: what is billed
+}
+
+// size works out how many instances a candidate needs and how long the job takes.
+func (a *Advisor) size(req *Request, c *candidate) error {
+	sc := req.Scenario
+	u := req.Usage
+	switch {
+	case req.WorkGPUHours > 0:
+		nodeHours := req.WorkGPUHours / c.nodeSpeed
+		k := 1
+		if req.Deadline > 0 {
+			for k <= req.MaxNodes && nodeHours/(float64(k)*a.Scenarios.nodeEfficiency(sc, k)) > req.Deadline {
+				k++
+			}
+			if k > req.MaxNodes {
+				return fmt.Errorf("cannot finish by the deadline even on %d instances", req.MaxNodes)
+			}
+		}
+		c.instances = k
+		c.hours = nodeHours / (float64(k) * a.Scenarios.nodeEfficiency(sc, k))
+		u.DurationHours = a.billedHours(c)
+		u.HoursPerMonth = 0
+		u.HorizonMonths = 0
+	case req.Bursty:
+		c.instances = int(math.Ceil(req.Base/c.nodeSpeed - 1e-9))
+		u.HoursPerMonth = cost.HoursPerMonth
+		u.HorizonMonths = req.HorizonMonths
+	default:
+		c.instances = int(math.Ceil(req.RefCount/c.nodeSpeed - 1e-9))
+		u.HoursPerMonth = req.HoursPerMonth
+		u.HorizonMonths = req.HorizonMonths
+	}
+	if c.instances < 1 {
+		c.instances = 1
+	}
+	if c.instances > req.MaxNodes {
+		return fmt.Errorf("needs %d instances, more than %d", c.instances, req.MaxNodes)
+	}
+	u.Instances = c.instances
+	u.Egress = scaleEgress(req.Usage.Egress, 1) // shared by the whole plan, not per instance
+	u, err := u.Resolved()
+	if err != nil {
+		return err
+	}
+	c.usage = u
+	return nil
+}
+
+// billedHours is how long a job on the candidate is billed: its duration,
+// or the provider's billing minimum when the job is shorter (and at least
+// cost.MinBillableHours, the shortest use the cost engine prices).
+func (a *Advisor) billedHours(c *candidate) float64 {
+	minimum, why := cost.MinBillableHours, fmt.Sprintf("%s's billing minimum is not sourced; billed %s, the shortest use any sourced provider bills", c.o.Provider, cost.FormatHours(cost.MinBillableHours))
+	if p := a.Catalog.Provider(c.o.Provider); p != nil && p.BillingMinimumSeconds > 0 {
+		minimum = math.Max(minimum, p.BillingMinimumSeconds/3600)
+		why = fmt.Sprintf("billed the %g s minimum (%s bills %s, %s)", p.BillingMinimumSeconds, c.o.Provider, p.Billing, p.BillingSource)
+	}
+	if c.hours >= minimum {
+		return c.hours
+	}
+	c.billNote = fmt.Sprintf("the job runs %s, less than the billing minimum: %s", cost.FormatHours(c.hours), why)
+	return minimum
+}
+
+func scaleEgress(e map[string]float64, f float64) map[string]float64 {
+	out := map[string]float64{}
+	for k, v := range e {
+		out[k] = v * f
+	}
+	return out
+}

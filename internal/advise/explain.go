@@ -1,0 +1,156 @@
+package advise
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/gpuscout/gpuscout/internal/catalog"
+	"github.com/gpuscout/gpuscout/internal/cost"
+	"github.com/gpuscout/gpuscout/internal/money"
+)
+
+func fmtCount(f float64) string {
+	if f == math.Trunc(f) {
+		return fmt.Sprintf("%.0f", f)
+	}
+	return fmt.Sprintf("%.3g", f)
+}
+
+func fmtGPUh(h float64, g *catalog.GPU) string {
+	if h < 1 {
+		return fmt.Sprintf("%.2g GPU-h on %s", h, g.Name)
+	}
+	return fmt.Sprintf("%.0f GPU-h on %s", h, g.Name)
+}
+
+// annotate adds capacity risks, ecosystem notes and scenario preferences.
+func (a *Advisor) annotate(req *Request, p *Plan) {
+	o := p.Offering
+	prov := a.Catalog.Provider(o.Provider)
+	if p.Instances > 1 {
+		p.Risks = append(p.Risks, fmt.Sprintf("needs %d × %s at once in %s: check the quota before you plan on it", p.Instances, o.InstanceType, dashIfEmpty(o.Region)))
+	}
+	if p.Model == cost.ModelSpot {
+		p.Risks = append(p.Risks, "spot capacity can be reclaimed at any time; the interruption rate used is in the explanation")
+	}
+	if prov != nil {
+		p.Risks = append(p.Risks, prov.RisksFor(p.Model)...)
+	}
+	if prov != nil && prov.Ecosystem != nil {
+		if prov.Ecosystem.Images != "" {
+			p.Ecosystem = append(p.Ecosystem, "images: "+prov.Ecosystem.Images)
+		}
+		if prov.Ecosystem.Monitoring != "" {
+			p.Ecosystem = append(p.Ecosystem, "monitoring: "+prov.Ecosystem.Monitoring)
+		}
+	}
+	for _, acc := range req.Scenario.PreferAccelerators {
+		if strings.EqualFold(acc, o.GPU.Family) || strings.EqualFold(acc, o.GPU.Name) {
+			p.Explanation = append(p.Explanation, fmt.Sprintf("%s is a preferred accelerator for %s (low cost per inference); models must be compiled with the AWS Neuron SDK", o.GPU.Name, req.Scenario.Name))
+		}
+	}
+}
+
+func dashIfEmpty(s string) string {
+	if s == "" {
+		return "its region"
+	}
+	return s
+}
+
+// compareWithReference adds the decisive comparison to plans on other GPUs
+// against the cheapest plan on the reference GPU's family (of the same pricing
+// model where there is one): faster per GPU yet cheaper per job, or not.
+func (a *Advisor) compareWithReference(req *Request, plans []Plan) {
+	if req.WorkGPUHours == 0 {
+		return
+	}
+	refFor := func(model string) *Plan {
+		var best, any *Plan
+		for i := range plans {
+			q := &plans[i]
+			if q.Offering.GPU.Family != req.Ref.Family || !q.Offering.OnDemand.Known {
+				continue
+			}
+			if any == nil || q.Total.LessThan(any.Total) {
+				any = q
+			}
+			if q.Model == model && (best == nil || q.Total.LessThan(best.Total)) {
+				best = q
+			}
+		}
+		if best != nil {
+			return best
+		}
+		return any
+	}
+	hourly := func(x *Plan) float64 {
+		v, _ := a.FX.Convert(x.Offering.OnDemand.Amount, x.Offering.OnDemand.Currency, a.Currency)
+		return v.InexactFloat64() / x.Offering.GPUCount
+	}
+	for i := range plans {
+		p := &plans[i]
+		ref := refFor(p.Model)
+		if ref == nil || p.Offering.GPU.Family == req.Ref.Family || !p.Offering.OnDemand.Known {
+			continue
+		}
+		ratioCost := p.Total.InexactFloat64() / ref.Total.InexactFloat64()
+		verdict, pct := "cheaper", 100*(1-ratioCost)
+		if ratioCost > 1 {
+			verdict, pct = "dearer", 100*(ratioCost-1)
+		}
+		p.Explanation = append(p.Explanation, fmt.Sprintf("%s is %.2f× as fast as %s per GPU for %s, so %.0f%% %s per job than %s %s (%s) despite %.2f× the on-demand price per GPU-hour",
+			p.Offering.GPU.Name, p.Speed/ref.Speed, ref.Offering.GPU.Name, req.Scenario.Name, pct, verdict, ref.Offering.InstanceType, ref.Model,
+			money.Format(ref.Total, ref.Currency), hourly(p)/hourly(ref)))
+	}
+}
+
+// summarize writes the three decision steps of the article: scenario fit,
+// cost sensitivity, elasticity.
+func (a *Advisor) summarize(req *Request, res *Result, considered int) []string {
+	sc := req.Scenario
+	var out []string
+	out = append(out, fmt.Sprintf("1. Scenario fit: %s needs ≥ %.0f GiB per GPU at %s%s; %d offerings considered, %d plans fit the constraints, %d families excluded (see excluded).",
+		sc.Name, sc.MinGPUMemoryGiB, sc.Precision, map[bool]string{true: " with fast GPU links", false: ""}[sc.CommHeavy], considered, len(res.Plans), len(res.Excluded)))
+	if len(res.Plans) == 0 {
+		out = append(out, "2. Cost sensitivity: nothing fits; "+res.Violation+".")
+		return out
+	}
+	best := res.Plans[0]
+	switch {
+	case req.WorkGPUHours > 0 && req.HorizonMonths == 0:
+		line := fmt.Sprintf("2. Cost sensitivity: the job runs %.0f h on %s: ", best.ExpectedHours, best.Offering.InstanceType)
+		if best.ExpectedHours < 730 {
+			line += "too short for any 1-year commitment, which would cost the whole term; on-demand or spot decide."
+		} else {
+			line += "long enough that commitments are priced against it."
+		}
+		out = append(out, line)
+	default:
+		load := fmt.Sprintf("%g h a month", req.HoursPerMonth)
+		if req.Bursty {
+			load = fmt.Sprintf("a base always on and a peak for %g h a month", req.PeakHours)
+		}
+		line := fmt.Sprintf("2. Cost sensitivity: at %s for %s, ", load, cost.FormatMonths(req.HorizonMonths))
+		if best.Breakeven != nil {
+			line += fmt.Sprintf("the best plan (%s %s) beats on-demand above %.0f h a month.", best.Model, best.Term, *best.Breakeven)
+		} else {
+			line += fmt.Sprintf("the best plan is %s.", best.Model)
+		}
+		out = append(out, line)
+	}
+	switch {
+	case req.Bursty:
+		out = append(out, fmt.Sprintf("3. Elasticity: bursty load (base %g, peak %g GPUs for %g h a month): commit to the base, burst on on-demand%s.", req.Base, req.Peak, req.PeakHours, map[bool]string{true: " or spot", false: ""}[sc.Spot && !req.NoSpot]))
+	case req.WorkGPUHours > 0:
+		if sc.Spot && !req.NoSpot {
+			out = append(out, "3. Elasticity: a one-off job is elastic: spot with checkpoints (and on-demand fallback under a deadline) is priced by simulation.")
+		} else {
+			out = append(out, "3. Elasticity: spot is off for this scenario or by request.")
+		}
+	default:
+		out = append(out, "3. Elasticity: steady load: commitments (reserved, CUD, 包年包月) pay above their break-even; licences (Azure Hybrid Benefit) where Windows.")
+	}
+	return out
+}

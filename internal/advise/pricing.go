@@ -1,0 +1,156 @@
+package advise
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/shopspring/decimal"
+
+	"github.com/gpuscout/gpuscout/internal/catalog"
+	"github.com/gpuscout/gpuscout/internal/cost"
+)
+
+// plansFor prices a candidate under every non-spot model (and bursty mixes).
+func (a *Advisor) plansFor(req *Request, eng *cost.Engine, c *candidate) ([]Plan, error) {
+	u := c.usage
+	// Egress is given for the whole workload: spread it over the instances.
+	u.Egress = scaleEgress(req.Usage.Egress, 1/float64(c.instances))
+	opts, err := eng.Price(&u, c.o)
+	if err != nil {
+		return nil, err
+	}
+	if req.Bursty {
+		return a.burstyPlans(req, eng, c, opts)
+	}
+	var out []Plan
+	for i := range opts {
+		o := &opts[i]
+		if !o.Known || !o.Feasible || o.Model == cost.ModelSpot {
+			continue
+		}
+		p := a.plan(req, c, o)
+		out = append(out, p)
+	}
+	return out, nil
+}
+
+func (a *Advisor) plan(req *Request, c *candidate, o *cost.Option) Plan {
+	p := Plan{Offering: c.o, Instances: c.instances, Model: o.Model, Term: o.Term, Payment: strings.TrimSpace(o.Payment + " " + o.Class),
+		Total: o.Total, Currency: a.Currency, ExpectedHours: c.hours, UpfrontCash: o.Upfront, Speed: c.speed, NodeSpeed: c.nodeSpeed,
+		Breakdown: breakdown(o.Schedule), Breakeven: o.Breakeven, option: o, Deadline: req.Deadline,
+		OnDemandPerHour: a.hourly(c.o.OnDemand)}
+	switch {
+	case o.Model == cost.ModelOnDemand && (req.Usage.License == "" || req.Usage.License == "linux"):
+		p.PricePerHour = p.OnDemandPerHour
+	default:
+		p.PricePerHour = o.EffectiveHourly
+	}
+	p.Explanation = append(p.Explanation, c.speedNote)
+	if c.o.GPUCount > 1 {
+		p.Explanation = append(p.Explanation, fmt.Sprintf("%s GPUs on %s at %.0f%% scaling efficiency: %.2f reference-GPU equivalents per instance",
+			fmtCount(c.o.GPUCount), c.o.Interconnect, 100*c.eff, c.nodeSpeed))
+	}
+	if c.hours > 0 {
+		p.Explanation = append(p.Explanation, fmt.Sprintf("%s of work on %s → %d instance(s) × %.1f h", fmtGPUh(req.WorkGPUHours, req.Ref), c.o.InstanceType, c.instances, c.hours))
+	} else if c.instances > 1 {
+		p.Explanation = append(p.Explanation, fmt.Sprintf("%d instance(s) give the capacity of %g × %s", c.instances, req.RefCount, req.Ref.Name))
+	}
+	if c.billNote != "" {
+		p.Explanation = append(p.Explanation, c.billNote)
+	}
+	p.Explanation = append(p.Explanation, o.Explanation...)
+	p.Explanation = append(p.Explanation, prefixAll("not priced: ", o.Excludes)...)
+	return p
+}
+
+// hourly converts a catalog price into the advisor's currency; invalid where
+// the price or its exchange rate is unknown.
+func (a *Advisor) hourly(pr catalog.Price) decimal.NullDecimal {
+	if !pr.Known {
+		return decimal.NullDecimal{}
+	}
+	v, err := a.FX.Convert(pr.Amount, pr.Currency, a.Currency)
+	if err != nil {
+		return decimal.NullDecimal{}
+	}
+	return decimal.NullDecimal{Decimal: v, Valid: true}
+}
+
+func prefixAll(pre string, xs []string) []string {
+	out := make([]string, len(xs))
+	for i, x := range xs {
+		out[i] = pre + x
+	}
+	return out
+}
+
+func breakdown(s cost.Schedule) map[string]decimal.Decimal {
+	m := map[string]decimal.Decimal{}
+	for _, k := range cost.FlowKinds {
+		if v := s.TotalOf(k); !v.IsZero() {
+			m[k] = v
+		}
+	}
+	return m
+}
+
+// burstyPlans combine a base option (on-demand or a commitment, 730 h a month)
+// with a burst option (on-demand or spot) for the peak hours.
+func (a *Advisor) burstyPlans(req *Request, eng *cost.Engine, c *candidate, baseOpts []cost.Option) ([]Plan, error) {
+	burstInst := int(math.Ceil((req.Peak-req.Base)/c.nodeSpeed - 1e-9))
+	if burstInst < 0 {
+		burstInst = 0
+	}
+	bu := c.usage
+	bu.Instances = burstInst
+	bu.HoursPerMonth = req.PeakHours
+	bu.Credits, bu.Promotions, bu.Egress, bu.Storage = nil, nil, nil, nil // counted once, with the base
+	var bursts []cost.Option
+	if burstInst > 0 {
+		e2 := *eng
+		e2.SkipSpot = req.NoSpot || !req.Scenario.Spot
+		var err error
+		if bursts, err = e2.Price(&bu, c.o); err != nil {
+			return nil, err
+		}
+	}
+	var out []Plan
+	for i := range baseOpts {
+		b := &baseOpts[i]
+		if !b.Known || !b.Feasible || b.Model == cost.ModelSpot {
+			continue
+		}
+		if burstInst == 0 {
+			p := a.plan(req, c, b)
+			p.Mix = fmt.Sprintf("base %d × %s", c.instances, describeOpt(b))
+			out = append(out, p)
+			continue
+		}
+		for j := range bursts {
+			x := &bursts[j]
+			if !x.Known || !x.Feasible || (x.Model != cost.ModelOnDemand && x.Model != cost.ModelSpot) {
+				continue
+			}
+			p := a.plan(req, c, b)
+			p.Model = "mix"
+			p.Mix = fmt.Sprintf("base %d × %s + burst %d × %s for %g h/month", c.instances, describeOpt(b), burstInst, describeOpt(x), req.PeakHours)
+			p.Total = b.Total.Add(x.Total)
+			p.UpfrontCash = b.Upfront.Add(x.Upfront)
+			for k, v := range breakdown(x.Schedule) {
+				p.Breakdown[k] = p.Breakdown[k].Add(v)
+			}
+			p.Explanation = append(p.Explanation, "burst: "+strings.Join(x.Explanation, "; "))
+			out = append(out, p)
+		}
+	}
+	return out, nil
+}
+
+func describeOpt(o *cost.Option) string {
+	s := o.Model
+	if o.Term != "" {
+		s += " " + o.Term + " " + o.Payment
+	}
+	return s
+}

@@ -1,0 +1,65 @@
+package advise
+
+import (
+	"github.com/shopspring/decimal"
+
+	"github.com/gpuscout/gpuscout/internal/catalog"
+	"github.com/gpuscout/gpuscout/internal/cost"
+	"github.com/gpuscout/gpuscout/internal/money"
+)
+
+// Plan is one way to run the work.
+type Plan struct {
+	Rank          int
+	Offering      *catalog.Offering
+	Instances     int
+	Model         string // pricing model; "mix" for bursty base + burst
+	Term, Payment string
+	Mix           string // bursty: "base: ... + burst: ..."
+	Total         decimal.Decimal
+	Currency      money.Currency
+	ExpectedHours float64 // wall-clock hours to finish the job (0 for steady loads)
+	PMissDeadline float64
+	UpfrontCash   decimal.Decimal
+	Speed         float64 // per GPU, relative to the reference
+	NodeSpeed     float64 // whole instance, in reference-GPU equivalents
+	Breakdown     map[string]decimal.Decimal
+	Explanation   []string
+	Breakeven     *float64
+	Risks         []string // capacity risks
+	Ecosystem     []string // images and monitoring the provider offers
+	// PricePerHour is the price of one instance-hour under the plan's
+	// pricing model, in Currency: the list price for on-demand and spot, the
+	// effective price per hour of use for a commitment; invalid where unknown.
+	PricePerHour decimal.NullDecimal
+	// OnDemandPerHour is the offering's on-demand price per instance-hour in
+	// Currency (a spot plan's fallback); invalid where unknown.
+	OnDemandPerHour decimal.NullDecimal
+	// Deadline is the job's deadline in hours that the plan was made for; 0: none.
+	Deadline float64
+	option   *cost.Option
+}
+
+// Excluded is an offering family left out, and why.
+type Excluded struct {
+	What   string `json:"what"`
+	Reason string `json:"reason"`
+}
+
+// Result is advise's answer.
+type Result struct {
+	Plans     []Plan
+	Excluded  []Excluded
+	Closest   []Plan   // when nothing meets the constraints: the nearest plans
+	Violation string   // which constraint nothing meets
+	Summary   []string // the three decision steps
+	Inputs    map[string]any
+}
+
+func planName(p *Plan) string {
+	s := p.Model
+	if p.Term != "" {
+		s += " " + p.Term
+	}
+	return s
+}

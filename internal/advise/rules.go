@@ -1,0 +1,74 @@
+package advise
+
+import (
+	"fmt"
+
+	"github.com/gpuscout/gpuscout/internal/catalog"
+	"github.com/gpuscout/gpuscout/internal/money"
+)
+
+// violates says which constraint a plan breaks, or "".
+func violates(req *Request, p *Plan) string {
+	if req.Budget.Valid && p.Total.GreaterThan(req.Budget.Decimal) {
+		return fmt.Sprintf("over budget by %s", money.Format(p.Total.Sub(req.Budget.Decimal), p.Currency))
+	}
+	if req.Deadline > 0 && p.ExpectedHours > req.Deadline+1e-6 {
+		return fmt.Sprintf("takes %.1f h, %.1f h past the deadline", p.ExpectedHours, p.ExpectedHours-req.Deadline)
+	}
+	if req.Deadline > 0 && p.PMissDeadline > 0.05 {
+		return fmt.Sprintf("misses the deadline in %.0f%% of simulated runs", 100*p.PMissDeadline)
+	}
+	return ""
+}
+
+// commRule: a communication-heavy job on ≥ 4 GPUs per node never lands on a
+// PCIe-only (or unknown-link) node when an NVSwitch/NVLink node fits the constraints.
+func commRule(req *Request, plans []Plan, exclude func(*catalog.Offering, string)) []Plan {
+	if !req.Scenario.CommHeavy {
+		return plans
+	}
+	fast := false
+	for _, p := range plans {
+		if p.Offering.GPUCount >= 4 && (p.Offering.Interconnect == catalog.LinkNVSwitch || p.Offering.Interconnect == catalog.LinkNVLink) {
+			fast = true
+		}
+	}
+	if !fast {
+		return plans
+	}
+	var out []Plan
+	for _, p := range plans {
+		l := p.Offering.Interconnect
+		if p.Offering.GPUCount >= 4 && (l == catalog.LinkPCIe || l == catalog.LinkUnknown) {
+			exclude(p.Offering, fmt.Sprintf("%s GPUs linked by %s for %s, while NVSwitch/NVLink nodes fit the constraints", fmtCount(p.Offering.GPUCount), l, req.Scenario.Name))
+			continue
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+// nodeSizeRule: a scenario that prefers at least N GPUs per node (LLM
+// pre-training shards the model) drops smaller nodes when larger ones fit.
+func nodeSizeRule(req *Request, plans []Plan, exclude func(*catalog.Offering, string)) []Plan {
+	n := float64(req.Scenario.PreferGPUsAtLeast)
+	if n == 0 {
+		return plans
+	}
+	big := false
+	for _, p := range plans {
+		big = big || p.Offering.GPUCount >= n
+	}
+	if !big {
+		return plans
+	}
+	var out []Plan
+	for _, p := range plans {
+		if p.Offering.GPUCount < n {
+			exclude(p.Offering, fmt.Sprintf("%s prefers at least %g GPUs per node, and such nodes fit the constraints", req.Scenario.Name, n))
+			continue
+		}
+		out = append(out, p)
+	}
+	return out
+}

@@ -1,0 +1,98 @@
+package advise
+
+import (
+	"fmt"
+	"math"
+	"sort"
+
+	"github.com/shopspring/decimal"
+
+	"github.com/gpuscout/gpuscout/internal/cost"
+	"github.com/gpuscout/gpuscout/internal/money"
+)
+
+// maxSpotCandidates bounds how many offerings are simulated on spot.
+const maxSpotCandidates = 12
+
+// spotPlans price spot through the cost engine's spot model, only for
+// offerings whose lower bound (every hour at the spot price) could beat the
+// best plan found so far. The engine's model is deadline-aware: with a
+// deadline it simulates Uniform Progress (on-demand fallback when behind the
+// deadline's progress line); without one, spot-only with checkpoint/restart.
+func (a *Advisor) spotPlans(req *Request, eng *cost.Engine, cands []candidate, plans []Plan) ([]Plan, error) {
+	best := math.Inf(1)
+	for _, p := range plans {
+		if violates(req, &p) == "" {
+			best = math.Min(best, p.Total.InexactFloat64())
+		}
+	}
+	type bound struct {
+		c     *candidate
+		lower float64
+	}
+	var list []bound
+	for i := range cands {
+		c := &cands[i]
+		sp := a.hourly(c.o.Spot)
+		if !sp.Valid || !c.o.OnDemand.Known {
+			continue
+		}
+		hours := c.hours
+		if hours == 0 {
+			hours = c.usage.TotalHours()
+		}
+		list = append(list, bound{c, sp.Decimal.InexactFloat64() * hours * float64(c.instances)})
+	}
+	sort.SliceStable(list, func(i, j int) bool { return list[i].lower < list[j].lower })
+	var out []Plan
+	for n, x := range list {
+		if x.lower >= best || n >= maxSpotCandidates {
+			break // cannot win (or enough simulated): skip the rest
+		}
+		c := x.c
+		u := c.usage
+		u.Egress = scaleEgress(req.Usage.Egress, 1/float64(c.instances))
+		opts, err := eng.Price(&u, c.o)
+		if err != nil {
+			return nil, err
+		}
+		var o *cost.Option
+		for i := range opts {
+			if opts[i].Model == cost.ModelSpot && opts[i].Known && opts[i].Feasible {
+				o = &opts[i]
+			}
+		}
+		if o == nil {
+			continue
+		}
+		// The engine's model caches per job shape: this reads the same run.
+		est, err := eng.Spot.Estimate(c.o, a.Catalog.SpotBandFor(c.o), &u)
+		if err != nil {
+			return nil, err
+		}
+		p := a.plan(req, c, o)
+		p.Payment = est.Policy
+		p.PricePerHour = a.hourly(c.o.Spot)
+		p.PMissDeadline = est.PMissDeadline
+		if c.hours > 0 {
+			p.ExpectedHours = est.CompletionMean
+		}
+		usage := o.Schedule.TotalOf(cost.FlowUsage)
+		p95 := p.PricePerHour.Decimal.Mul(decimal.NewFromFloat(c.usage.TotalHours() * est.CostP95Factor * float64(c.instances)))
+		line := fmt.Sprintf("%d simulated runs with policy %s: usage mean %s, p95 %s", est.Runs, est.Policy,
+			money.Format(usage, a.Currency), money.Format(p95, a.Currency))
+		if est.OnDemandKnown {
+			line += fmt.Sprintf(", %.0f%% below on-demand (±%.1f%%)", 100*est.SavingsMean, 100*est.SavingsCI95)
+		}
+		line += fmt.Sprintf(", %.2f interruptions", est.InterruptionsMean)
+		if c.hours > 0 {
+			line += fmt.Sprintf(", finishes in %.1f h on average (p95 %.1f h)", est.CompletionMean, est.CompletionP95)
+		}
+		if req.Deadline > 0 {
+			line += fmt.Sprintf(", misses the deadline in %.1f%% of runs", 100*est.PMissDeadline)
+		}
+		p.Explanation = append(p.Explanation, line)
+		out = append(out, p)
+	}
+	return out, nil
+}

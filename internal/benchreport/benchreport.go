@@ -1,0 +1,120 @@
+// Package benchreport is the schema of a benchmark report: what `gpuscout
+// bench` writes and what advise (and later the server) reads. It depends only
+// on the catalog, to resolve the GPU a report names, so that bench can own the
+// schema without importing advise.
+package benchreport
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+
+	"github.com/gpuscout/gpuscout/internal/catalog"
+)
+
+// Report is the part of a benchmark report advise reads (any JSON with these
+// fields works):
+//
+//	{"gpu": "NVIDIA A100-SXM4-80GB",                       // as NVML names it
+//	 "gemm_tflops": {"bf16": 271.2, "fp16": 270, "tf32": 140, "fp32": 19},  // measured dense GEMM
+//	 "memory_bandwidth_gbs": 1690,                          // measured HBM copy bandwidth
+//	 "scenario_throughput": {"cv-training": 2470}}          // work units/s per GPU, per scenario
+//
+// A measured scenario throughput on both a GPU and the reference replaces the
+// model outright; otherwise measured GEMM and bandwidth replace datasheet figures.
+type Report struct {
+	Path               string             `json:"-"` // where it was read from
+	GPU                string             `json:"gpu"`
+	GEMMTFLOPS         map[string]float64 `json:"gemm_tflops,omitempty"`
+	MemoryBandwidthGBs float64            `json:"memory_bandwidth_gbs,omitempty"`
+	ScenarioThroughput map[string]float64 `json:"scenario_throughput,omitempty"`
+}
+
+// MaxTFLOPS bounds a measured GEMM figure (TFLOP/s): far above any GPU's
+// dense peak, so only a unit mistake exceeds it.
+const MaxTFLOPS = 1e5
+
+// MaxBandwidthGBs bounds a measured memory bandwidth (GB/s).
+const MaxBandwidthGBs = 1e6
+
+// Decode reads a report from JSON and validates it. Unknown fields are
+// allowed: a report may carry more than advise reads.
+func Decode(r io.Reader) (*Report, error) {
+	var rep Report
+	dec := json.NewDecoder(r)
+	if err := dec.Decode(&rep); err != nil {
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) {
+			return nil, fmt.Errorf("not a benchmark report: field %s has the wrong type (want a JSON object with gpu, gemm_tflops, memory_bandwidth_gbs, scenario_throughput)", fieldName(te.Field))
+		}
+		return nil, fmt.Errorf("not a benchmark report: %v", err)
+	}
+	if err := rep.Validate(); err != nil {
+		return nil, err
+	}
+	return &rep, nil
+}
+
+func fieldName(f string) string {
+	if f == "" {
+		return "(the whole document)"
+	}
+	return f
+}
+
+// Validate checks every field against its allowed range; it changes nothing.
+func (r *Report) Validate() error {
+	if r.GPU == "" {
+		return errors.New("field gpu is missing (the GPU's name, as NVML reports it)")
+	}
+	for k, v := range r.GEMMTFLOPS {
+		if !(v > 0) || v > MaxTFLOPS {
+			return fmt.Errorf("gemm_tflops.%s = %v; want a number in (0, %g]", k, v, float64(MaxTFLOPS))
+		}
+	}
+	for k, v := range r.ScenarioThroughput {
+		if !(v > 0) || math.IsInf(v, 0) {
+			return fmt.Errorf("scenario_throughput.%s = %v; want a positive finite number", k, v)
+		}
+	}
+	if r.MemoryBandwidthGBs < 0 || r.MemoryBandwidthGBs > MaxBandwidthGBs || math.IsNaN(r.MemoryBandwidthGBs) {
+		return fmt.Errorf("memory_bandwidth_gbs = %v; want a number in (0, %g] or no field", r.MemoryBandwidthGBs, float64(MaxBandwidthGBs))
+	}
+	return nil
+}
+
+// Encode writes the report as indented JSON.
+func (r *Report) Encode(w io.Writer) error {
+	b, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(append(b, '\n'))
+	return err
+}
+
+// Load reads the report at path and resolves its GPU to exactly one catalog
+// GPU. Errors name the file; a missing file wraps fs.ErrNotExist.
+func Load(path string, c *catalog.Catalog) (*Report, *catalog.GPU, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	r, err := Decode(bytes.NewReader(b))
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %v", path, err)
+	}
+	r.Path = path
+	gs, err := c.LookupGPU(r.GPU)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %v", path, err)
+	}
+	if len(gs) != 1 {
+		return nil, nil, fmt.Errorf("%s: gpu %q names %d GPUs; give the full name NVML reports", path, r.GPU, len(gs))
+	}
+	return r, gs[0], nil
+}

@@ -1,0 +1,170 @@
+package render
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/shopspring/decimal"
+
+	"github.com/gpuscout/gpuscout/internal/advise"
+	"github.com/gpuscout/gpuscout/internal/cost"
+	"github.com/gpuscout/gpuscout/internal/money"
+)
+
+// AdviseTable is advise's listing: at most limit plans (0: all; the closest
+// plans when none fits), the decision summary, the reasons behind the top
+// three and the exclusions as notes.
+func AdviseTable(res *advise.Result, req *advise.Request, limit int) *Table {
+	t := &Table{Columns: []Column{{Header: "#", Right: true}, {Header: "PROVIDER"}, {Header: "INSTANCE"}, {Header: "REGION"},
+		{Header: "GPU"}, {Header: "×N", Right: true}, {Header: "LINK"}, {Header: "PLAN"}, {Header: "TOTAL", Right: true},
+		{Header: "HOURS", Right: true}, {Header: "P(MISS)", Right: true}, {Header: "UPFRONT", Right: true}}}
+	plans := res.Plans
+	if len(plans) == 0 {
+		plans = res.Closest
+	}
+	for i := range plans {
+		p := &plans[i]
+		if limit > 0 && i >= limit {
+			break
+		}
+		plan := p.Model
+		if p.Term != "" {
+			plan += " " + p.Term + " " + p.Payment
+		} else if p.Model == cost.ModelSpot && p.Payment != cost.ModelSpot {
+			plan += " (" + p.Payment + ")"
+		}
+		if p.Mix != "" {
+			plan = p.Mix
+		}
+		hours := "-"
+		if p.ExpectedHours > 0 {
+			hours = fmt.Sprintf("%.1f", p.ExpectedHours)
+		}
+		inst := fmt.Sprintf("%s×%d", countString(p.Offering.GPUCount), p.Instances)
+		t.Rows = append(t.Rows, []string{rankString(res, p), p.Offering.Provider, p.Offering.InstanceType, dashEmpty(p.Offering.Region), p.Offering.GPU.Name, inst,
+			p.Offering.Interconnect, plan, amount(p.Total) + " " + string(p.Currency), hours, missCell(req, p), amount(p.UpfrontCash)})
+	}
+	if len(res.Plans) == 0 {
+		t.Notes = append(t.Notes, "Nothing meets the constraints: "+res.Violation+". The closest plans are shown (~).")
+	}
+	t.Notes = append(t.Notes, res.Summary...)
+	for i := range plans {
+		if i >= 3 {
+			break
+		}
+		p := &plans[i]
+		t.Notes = append(t.Notes, fmt.Sprintf("#%s %s/%s/%s %s:", rankString(res, p), p.Offering.Provider, p.Offering.InstanceType, p.Offering.Region, p.Model))
+		for _, line := range planLines(p) {
+			t.Notes = append(t.Notes, "    "+line)
+		}
+	}
+	if len(res.Excluded) > 0 {
+		t.Notes = append(t.Notes, fmt.Sprintf("Excluded (%d):", len(res.Excluded)))
+		for i, x := range res.Excluded {
+			if i == 12 {
+				t.Notes = append(t.Notes, fmt.Sprintf("    ... %d more (-o json lists all)", len(res.Excluded)-12))
+				break
+			}
+			t.Notes = append(t.Notes, "    "+x.What+": "+x.Reason)
+		}
+	}
+	return t
+}
+
+// AdviseReport is advise's report: the table of up to 20 plans, a cost
+// against time (or upfront cash) scatter of every plan, the cost breakdown of
+// the top six, the reasons behind the top five and every exclusion.
+func AdviseReport(res *advise.Result, req *advise.Request, cur string) *Report {
+	plans := res.Plans
+	if len(plans) == 0 {
+		plans = res.Closest
+	}
+	r := &Report{Title: "gpuscout plan: " + req.Scenario.Name, Description: req.Scenario.Description, Table: AdviseTable(res, req, 20)}
+	for _, s := range res.Summary {
+		r.Summary = append(r.Summary, strings.TrimLeft(s, "0123456789. "))
+	}
+	scatter := &ScatterChart{Title: "Cost against time of every plan", XLabel: "expected hours to finish", YLabel: "total cost (" + cur + ")"}
+	if !req.IsJob() {
+		scatter.Title, scatter.XLabel = "Cost against cash needed upfront", "upfront cash ("+cur+")"
+	}
+	for i := range plans {
+		p := &plans[i]
+		x := p.ExpectedHours
+		if !req.IsJob() {
+			x = p.UpfrontCash.InexactFloat64()
+		}
+		scatter.Points = append(scatter.Points, Point{X: x, Y: p.Total.InexactFloat64(), Mark: i == 0,
+			Label: fmt.Sprintf("#%d %s %s %s", p.Rank, p.Offering.Provider, p.Offering.InstanceType, p.Model)})
+	}
+	bars := &BarChart{Title: "Cost breakdown of the top plans", XLabel: "cost (" + cur + ")"}
+	for i := range plans {
+		if i == 6 {
+			break
+		}
+		p := &plans[i]
+		bar := Bar{Label: fmt.Sprintf("#%d %s %s", p.Rank, p.Offering.InstanceType, p.Model)}
+		for _, k := range cost.FlowKinds {
+			if v, ok := p.Breakdown[k]; ok {
+				bar.Segments = append(bar.Segments, Segment{Name: k, Value: v.InexactFloat64()})
+			}
+		}
+		bars.Bars = append(bars.Bars, bar)
+	}
+	r.Scatter, r.Bars = scatter, bars
+	for i := range plans {
+		if i == 5 {
+			break
+		}
+		p := &plans[i]
+		r.Sections = append(r.Sections, ReportSection{Title: fmt.Sprintf("#%d %s %s %s", p.Rank, p.Offering.Provider, p.Offering.InstanceType, p.Model),
+			Lines: planLines(p)})
+	}
+	for _, x := range res.Excluded {
+		r.Excluded = append(r.Excluded, ReportItem{What: x.What, Reason: x.Reason})
+	}
+	return r
+}
+
+// planLines are a plan's explanation, capacity risks and ecosystem notes.
+func planLines(p *advise.Plan) []string {
+	out := append([]string{}, p.Explanation...)
+	for _, r := range p.Risks {
+		out = append(out, "risk: "+r)
+	}
+	return append(out, p.Ecosystem...)
+}
+
+func rankString(res *advise.Result, p *advise.Plan) string {
+	if len(res.Plans) == 0 {
+		return "~"
+	}
+	return strconv.Itoa(p.Rank)
+}
+
+func missCell(req *advise.Request, p *advise.Plan) string {
+	if req.Deadline == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.1f%%", 100*p.PMissDeadline)
+}
+
+// amount is a money amount without its currency: 12,345.68.
+func amount(d decimal.Decimal) string {
+	return strings.TrimSuffix(money.Format(d, ""), " ")
+}
+
+func countString(f float64) string {
+	if f == math.Trunc(f) {
+		return strconv.FormatFloat(f, 'f', 0, 64)
+	}
+	return strconv.FormatFloat(f, 'f', 3, 64)
+}
+
+func dashEmpty(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
