@@ -5,9 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -21,18 +23,22 @@ import (
 	"github.com/gpuscout/gpuscout/internal/cost"
 	"github.com/gpuscout/gpuscout/internal/money"
 	"github.com/gpuscout/gpuscout/internal/render"
-	"github.com/gpuscout/gpuscout/internal/yamlfields"
 )
 
 type adviseFlags struct {
 	catalogFlags
 	selectFlags
-	scenario, duration, work, horizon, deadline, budget, objective string
-	pattern, discountRate, license, spotBand, report, export       string
-	hoursPerMonth, peak, base, peakHours                           float64
-	credits, egress, bench                                         []string
-	noSpot                                                         bool
-	limit, maxNodes                                                int
+	scenario, work, objective, pattern, license, export string
+	spotBand, report                                    string
+	duration, horizon, deadline                         float64 // hours
+	budget                                              money.Amount
+	discountRate                                        decimal.Decimal
+	hoursPerMonth, peak, base, peakHours                float64
+	credits                                             []cost.Credit
+	egress                                              map[string]float64
+	bench                                               []string
+	noSpot                                              bool
+	limit, maxNodes                                     int
 }
 
 const adviseLong = `Describe the work; gpuscout answers where and how to buy the capacity, with
@@ -78,28 +84,29 @@ func newAdviseCmd(e *env) *cobra.Command {
 	f.selectFlags.register(cmd)
 	fl := cmd.Flags()
 	fl.StringVar(&f.scenario, "scenario", "", "cv-training, llm-pretraining, llm-finetuning, inference-online or inference-batch (required)")
-	fl.StringVar(&f.duration, "for", "", "a job: how long it runs on --gpu NAME:COUNT (e.g. 7d)")
+	fl.Var(newHours(&f.duration, false, cost.MaxDurationHours), "for", "a job: how long it runs on --gpu NAME:COUNT (e.g. 7d)")
 	fl.StringVar(&f.work, "work", "", "a job in GPU-hours on a reference GPU, e.g. 20000gpu-h@A100")
 	fl.Float64Var(&f.hoursPerMonth, "hours-per-month", 0, "a steady load: hours a month of --gpu's capacity")
 	fl.StringVar(&f.pattern, "pattern", "", "load pattern: steady (default with --hours-per-month) or bursty (--base, --peak)")
 	fl.Float64Var(&f.base, "base", 0, "bursty: GPUs (of the reference) always on")
 	fl.Float64Var(&f.peak, "peak", 0, "bursty: GPUs (of the reference) at peak")
 	fl.Float64Var(&f.peakHours, "peak-hours", 120, "bursty: hours a month at peak")
-	fl.StringVar(&f.horizon, "horizon", "", "planning window for steady and bursty loads (default 1y)")
-	fl.StringVar(&f.deadline, "deadline", "", "the job must finish within this time")
-	fl.StringVar(&f.budget, "budget", "", "the most the whole plan may cost, e.g. 60000USD (default currency: --currency)")
+	fl.Var(newHours(&f.horizon, false, cost.MaxHorizonMonths*cost.HoursPerMonth), "horizon", "planning window for steady and bursty loads, at most 10y (default 1y)")
+	fl.Var(newHours(&f.deadline, false, cost.MaxHorizonMonths*cost.HoursPerMonth), "deadline", "the job must finish within this time, at most 10y")
+	fl.Var(&amountValue{a: &f.budget}, "budget", "the most the whole plan may cost, e.g. 60000USD (default currency: --currency)")
 	fl.StringVar(&f.objective, "objective", "cost", "rank by cost, time or balanced")
-	fl.StringArrayVar(&f.credits, "credits", nil, "credits, AMOUNT CUR[@provider,...][:EXPIRES], e.g. 1000USD@aws; repeatable")
-	fl.StringArrayVar(&f.egress, "egress", nil, "egress GB a month of the whole workload by path, PATH=GB; repeatable")
-	fl.StringVar(&f.discountRate, "discount-rate", "", "yearly discount rate for NPV (default 0)")
+	fl.Var(&creditValue{cs: &f.credits}, "credits", "credits, AMOUNT CUR[@provider,...][:EXPIRES], e.g. 1000USD@aws; repeatable")
+	fl.Var(&egressValue{m: &f.egress}, "egress", "egress GB a month of the whole workload by path, PATH=GB; repeatable")
+	fl.Var(newFraction(&f.discountRate, "0", "1"), "discount-rate", "yearly discount rate for NPV: 8% or 0.08 (default 0)")
 	fl.StringVar(&f.license, "license", "", "OS licence: linux (default) or windows")
-	fl.StringVar(&f.spotBand, "spot-band", "", "spot interruptions a month where the Spot Advisor has none (default 5-10%)")
+	fl.Var(&bandValue{s: &f.spotBand}, "spot-band", "spot interruptions a month where the Spot Advisor has none (default 5-10%, an assumption)")
 	fl.BoolVar(&f.noSpot, "no-spot", false, "leave spot capacity out")
 	fl.StringSliceVar(&f.bench, "bench", nil, "benchmark report(s) (JSON) whose measured throughput replaces datasheet estimates")
-	fl.StringVar(&f.report, "report", "", "write a report with charts: FILE.html or FILE.md (charts as SVG files beside it)")
+	fl.Var(&outPathValue{p: &f.report, exts: []string{".html", ".htm", ".md"}}, "report", "write a report with charts: FILE.html or FILE.md (charts as SVG files beside it)")
 	fl.StringVar(&f.export, "export", "", "print the best plan as: skypilot (a SkyPilot task YAML) or agent (gpuscout agent config)")
-	fl.IntVar(&f.limit, "limit", 10, "show at most this many plans in the table (0: all)")
-	fl.IntVar(&f.maxNodes, "max-nodes", 64, "the most instances a plan may use")
+	f.limit, f.maxNodes = 10, 64
+	fl.Var(&intValue{n: &f.limit, min: 0, max: 1 << 20}, "limit", "show at most this many plans in the table (0: all)")
+	fl.Var(&intValue{n: &f.maxNodes, min: 1, max: advise.MaxNodes}, "max-nodes", "the most instances a plan may use (1 to 10000)")
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		format, err := getFormat()
 		if err != nil {
@@ -153,18 +160,6 @@ func parseWork(s string) (float64, string, error) {
 	return v, strings.TrimSpace(ref), nil
 }
 
-// parseAmount reads "60000USD", "60000 CNY" or "60000" (in def), above zero.
-func parseAmount(flag, s string, def money.Currency) (decimal.Decimal, money.Currency, error) {
-	a, err := money.ParseAmount(s, def)
-	if err != nil {
-		return decimal.Decimal{}, "", usagef("%s %v", flag, err)
-	}
-	if !a.Value.IsPositive() {
-		return decimal.Decimal{}, "", usagef("%s %q: want an amount above zero, such as 60000USD", flag, s)
-	}
-	return a.Value, a.Currency, nil
-}
-
 // prepare loads the scenarios and the catalog, turns the flags into a
 // request, reads the bench reports, and lets the domain validate.
 func (f *adviseFlags) prepare(changed func(string) bool) (*advise.Advisor, *advise.Request, error) {
@@ -213,12 +208,6 @@ func adviseRequestFromFlags(f *adviseFlags, changed func(string) bool, l *loaded
 	if err != nil {
 		return nil, usagef("--scenario: %v", err)
 	}
-	if f.limit < 0 {
-		return nil, usagef("--limit %d: want 0 (all plans) or more", f.limit)
-	}
-	if changed("max-nodes") && f.maxNodes == 0 {
-		return nil, usagef("--max-nodes 0: want 1 to %d", advise.MaxNodes)
-	}
 	req := &advise.Request{Scenario: sc, RefCount: 1, Objective: f.objective, NoSpot: f.noSpot, MaxNodes: f.maxNodes, Bench: map[*catalog.GPU]*benchreport.Report{}}
 	// The reference GPU and the size of the work.
 	refName := "A100-SXM4-40GB"
@@ -266,11 +255,7 @@ func adviseRequestFromFlags(f *adviseFlags, changed func(string) bool, l *loaded
 	}
 	switch {
 	case changed("for"):
-		h, err := cost.ParseDuration(f.duration)
-		if err != nil {
-			return nil, usagef("--for: %v", err)
-		}
-		req.WorkGPUHours = h * req.RefCount
+		req.WorkGPUHours = f.duration * req.RefCount
 	case changed("hours-per-month"):
 		req.HoursPerMonth = f.hoursPerMonth
 	case f.pattern == "bursty":
@@ -280,67 +265,46 @@ func adviseRequestFromFlags(f *adviseFlags, changed func(string) bool, l *loaded
 		if req.WorkGPUHours > 0 {
 			return nil, usagef("--horizon applies to a steady or bursty load, not to a job (--for or --work)")
 		}
-		h, err := cost.ParseDuration(f.horizon)
-		if err != nil {
-			return nil, usagef("--horizon: %v", err)
-		}
-		req.HorizonMonths = h / cost.HoursPerMonth
+		req.HorizonMonths = f.horizon / cost.HoursPerMonth
 	}
-	if f.deadline != "" {
-		if req.Deadline, err = cost.ParseDuration(f.deadline); err != nil {
-			return nil, usagef("--deadline: %v", err)
-		}
+	if changed("deadline") {
+		req.Deadline = f.deadline
 		if req.WorkGPUHours == 0 {
 			return nil, usagef("--deadline applies to a job (--for or --work), not to a steady load")
 		}
 	}
-	if f.budget != "" {
-		v, c, err := parseAmount("--budget", f.budget, l.currency)
-		if err != nil {
-			return nil, err
+	if changed("budget") {
+		b := f.budget
+		if b.Currency == "" {
+			b.Currency = l.currency // a bare number is in --currency
 		}
-		conv, err := l.fx.Convert(v, c, l.currency)
+		if !b.Value.IsPositive() {
+			return nil, usagef("--budget %s: want an amount above zero, such as 60000USD", b)
+		}
+		conv, err := b.In(l.currency, l.fx)
 		if err != nil {
 			return nil, usagef("--budget: %v", err)
 		}
-		req.Budget = decimal.NullDecimal{Decimal: conv, Valid: true}
+		req.Budget = decimal.NullDecimal{Decimal: conv.Value, Valid: true}
 	}
 	// Usage shared by every plan.
 	u := &req.Usage
-	if f.discountRate != "" {
-		if u.DiscountRate, err = yamlfields.ParseFraction(f.discountRate); err != nil {
-			return nil, usagef("--discount-rate %q: want a yearly rate such as 8%%", f.discountRate)
-		}
-	}
+	u.DiscountRate = f.discountRate
 	u.License = f.license
 	u.Spot = cost.DefaultSpot
 	u.Spot.Band = f.spotBand
-	for _, s := range f.credits {
-		c, err := parseCredit(s)
-		if err != nil {
-			return nil, usagef("--credits %q: %v", s, err)
-		}
+	for _, c := range f.credits {
 		if !l.fx.Known(c.Currency) {
-			return nil, usagef("--credits %q: currency %s has no exchange rate; add one with --fx %s=USD_PER_UNIT", s, c.Currency, c.Currency)
+			return nil, usagef("--credits %s%s: currency %s has no exchange rate; add one with --fx %s=USD_PER_UNIT", c.Amount, c.Currency, c.Currency, c.Currency)
 		}
 		for _, p := range c.Providers {
 			if l.cat.Provider(p) == nil {
-				return nil, usagef("--credits %q: unknown provider %q; known: %s", s, p, strings.Join(l.cat.ProviderNames(), ", "))
+				return nil, usagef("--credits: unknown provider %q; known: %s", p, strings.Join(l.cat.ProviderNames(), ", "))
 			}
 		}
-		u.Credits = append(u.Credits, c)
 	}
-	for _, s := range f.egress {
-		path, gb, ok := strings.Cut(s, "=")
-		v, err := strconv.ParseFloat(strings.TrimSpace(gb), 64)
-		if !ok || err != nil || !(v >= 0) || math.IsInf(v, 0) || !validPath(path) {
-			return nil, usagef("--egress %q: want PATH=GB with PATH one of %s", s, strings.Join(catalog.EgressPaths, ", "))
-		}
-		if u.Egress == nil {
-			u.Egress = map[string]float64{}
-		}
-		u.Egress[path] = v
-	}
+	u.Credits = slices.Clone(f.credits)
+	u.Egress = maps.Clone(f.egress)
 	// Selection (the GPU flag names the reference, not a filter).
 	sel := f.selectFlags
 	sel.gpu = ""

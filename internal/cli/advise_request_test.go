@@ -8,6 +8,7 @@ import (
 
 	"github.com/gpuscout/gpuscout/internal/advise"
 	"github.com/gpuscout/gpuscout/internal/catalog"
+	"github.com/gpuscout/gpuscout/internal/money"
 )
 
 // adviseRequestFromFlags: flags in, request (or error) out. The flags that
@@ -39,14 +40,14 @@ func TestAdviseRequestFromFlags(t *testing.T) {
 		want want
 		err  string
 	}{
-		{"job from --gpu and --for", func(f *adviseFlags) { f.scenario, f.gpu, f.duration = "cv-training", "A100:4", "7d" }, []string{"gpu", "for"},
+		{"job from --gpu and --for", func(f *adviseFlags) { f.scenario, f.gpu, f.duration = "cv-training", "A100:4", 168 }, []string{"gpu", "for"},
 			want{ref: "A100-SXM4-40GB", refCount: 4, work: 672}, ""},
 		{"job from --work, deadline and budget", func(f *adviseFlags) {
-			f.scenario, f.work, f.deadline, f.budget = "llm-pretraining", "20000gpu-h@H100", "30d", "60000USD"
+			f.scenario, f.work, f.deadline, f.budget = "llm-pretraining", "20000gpu-h@H100", 720, money.New(decimal.NewFromInt(60000), money.USD)
 		}, []string{"work", "deadline", "budget"},
 			want{ref: "H100-SXM5-80GB", refCount: 1, work: 20000, deadline: 720, budget: "60000"}, ""},
 		{"steady load with horizon and providers", func(f *adviseFlags) {
-			f.scenario, f.hoursPerMonth, f.horizon, f.gpu, f.providers = "inference-online", 730, "3y", "L4:2", []string{"gcp"}
+			f.scenario, f.hoursPerMonth, f.horizon, f.gpu, f.providers = "inference-online", 730, 3*8760, "L4:2", []string{"gcp"}
 		}, []string{"hours-per-month", "horizon", "gpu", "provider"},
 			want{ref: "L4", refCount: 2, hpm: 730, horizon: 36, providers: []string{"gcp"}}, ""},
 		{"bursty", func(f *adviseFlags) { f.scenario, f.pattern, f.base, f.peak = "llm-finetuning", "bursty", 2, 16 }, []string{"pattern", "base", "peak"},
@@ -54,12 +55,10 @@ func TestAdviseRequestFromFlags(t *testing.T) {
 		// --hours-per-month 0 is a size given (Changed), not "no size".
 		{"hours-per-month 0 counts as given", func(f *adviseFlags) { f.scenario, f.hoursPerMonth = "inference-online", 0 }, []string{"hours-per-month"},
 			want{ref: "A100-SXM4-40GB", refCount: 1}, ""},
-		{"two sizes", func(f *adviseFlags) { f.scenario, f.duration, f.hoursPerMonth = "cv-training", "7d", 100 }, []string{"for", "hours-per-month"},
+		{"two sizes", func(f *adviseFlags) { f.scenario, f.duration, f.hoursPerMonth = "cv-training", 168, 100 }, []string{"for", "hours-per-month"},
 			want{}, "give the size of the work once"},
-		{"no scenario", func(f *adviseFlags) { f.duration = "7d" }, []string{"for"}, want{}, "--scenario is required"},
-		{"limit", func(f *adviseFlags) { f.scenario, f.duration, f.limit = "cv-training", "7d", -1 }, []string{"for", "limit"}, want{}, "--limit -1"},
-		{"explicit max-nodes 0", func(f *adviseFlags) { f.scenario, f.duration, f.maxNodes = "cv-training", "7d", 0 }, []string{"for", "max-nodes"}, want{}, "--max-nodes 0"},
-		{"deadline on a load", func(f *adviseFlags) { f.scenario, f.hoursPerMonth, f.deadline = "inference-online", 100, "3d" }, []string{"hours-per-month", "deadline"}, want{}, "--deadline applies to a job"},
+		{"no scenario", func(f *adviseFlags) { f.duration = 168 }, []string{"for"}, want{}, "--scenario is required"},
+		{"deadline on a load", func(f *adviseFlags) { f.scenario, f.hoursPerMonth, f.deadline = "inference-online", 100, 72 }, []string{"hours-per-month", "deadline"}, want{}, "--deadline applies to a job"},
 		{"pattern", func(f *adviseFlags) { f.scenario, f.pattern = "cv-training", "wavy" }, []string{"pattern"}, want{}, `--pattern "wavy"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -48,10 +48,23 @@ func (v *hoursValue) Set(s string) error {
 		return fmt.Errorf("must be longer than zero, e.g. 7d, 168h, 90m")
 	}
 	if h > v.max {
-		return fmt.Errorf("%s is too long: at most %s", cost.FormatHours(h), cost.FormatHours(v.max))
+		return fmt.Errorf("%s is too long: at most %s", humanHours(h), humanHours(v.max))
 	}
 	*v.h, v.text = h, s
 	return nil
+}
+
+// humanHours writes hours in the largest whole unit: 10y, 30d, 36h, 90m.
+func humanHours(h float64) string {
+	for _, u := range []struct {
+		hours float64
+		unit  string
+	}{{8760, "y"}, {24, "d"}, {1, "h"}, {1.0 / 60, "m"}} {
+		if n := h / u.hours; n >= 1 && math.Abs(n-math.Round(n)) < 1e-9 {
+			return strconv.FormatFloat(math.Round(n), 'f', -1, 64) + u.unit
+		}
+	}
+	return cost.FormatHours(h)
 }
 
 // fractionValue is a rate or share written "8%" or as a fraction "0.08". A
@@ -279,7 +292,7 @@ func (v *outPathValue) Type() string   { return "file" }
 func (v *outPathValue) Set(s string) error {
 	ext := strings.ToLower(filepath.Ext(s))
 	if !slices.Contains(v.exts, ext) {
-		return fmt.Errorf("want a file ending in %s (the extension says what is written)", strings.Join(v.exts, " or "))
+		return fmt.Errorf("want a file ending in %s (the extension says what is written)", strings.Join(v.exts, ", "))
 	}
 	if dir := filepath.Dir(s); dir != "." {
 		if st, err := os.Stat(dir); err != nil || !st.IsDir() {

@@ -141,21 +141,21 @@ func ParseAmount(s string, def Currency) (Amount, error) {
 	}
 	num = strings.NewReplacer(",", "", "_", "").Replace(num)
 	if num == "" {
-		return Amount{}, fmt.Errorf("%q: want a number followed by a currency, e.g. 60000USD", s)
+		return Amount{}, fmt.Errorf("want a number followed by a currency, e.g. 60000USD")
 	}
 	v, err := decimal.NewFromString(num)
 	if err != nil {
-		return Amount{}, fmt.Errorf("%q: %q is not a number; want e.g. 60000USD", s, num)
+		return Amount{}, fmt.Errorf("%q is not a number; want e.g. 60000USD", num)
 	}
 	c := def
 	if cur != "" {
 		if c, err = ParseCurrency(cur); err != nil {
-			return Amount{}, fmt.Errorf("%q: %v", s, err)
+			return Amount{}, err
 		}
 	}
 	a := Amount{v, c}
 	if err := a.CheckRange("amount", decimal.Zero, MaxAmount); err != nil {
-		return Amount{}, fmt.Errorf("%q: %v", s, err)
+		return Amount{}, err
 	}
 	return a, nil
 }
