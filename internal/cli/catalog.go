@@ -286,8 +286,11 @@ only reports whether the embedded snapshot is up to date (exit 1 if not).`,
 			if err != nil {
 				return err
 			}
-			for _, s := range rep.Skipped {
-				fmt.Fprintln(e.stderr, "left out or unpriced:", s)
+			for _, l := range rep.LeftOut {
+				fmt.Fprintln(e.stderr, "left out:", l)
+			}
+			for _, s := range rep.Unpriced {
+				fmt.Fprintln(e.stderr, "unpriced:", s)
 			}
 			for _, s := range rep.Checks {
 				fmt.Fprintln(e.stderr, "cross-check:", s)

@@ -11,6 +11,9 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/gpuscout/gpuscout/internal/catalog"
+	"github.com/gpuscout/gpuscout/internal/feeds/awsondemand"
+	"github.com/gpuscout/gpuscout/internal/feeds/registry"
+	"github.com/gpuscout/gpuscout/internal/feeds/skypilot"
 	"github.com/gpuscout/gpuscout/internal/shareddata"
 )
 
@@ -86,36 +89,43 @@ func TestOfferingsMatchSourceRows(t *testing.T) {
 		perSource[offs[i].Provider+" "+offs[i].OnDemand.Source]++
 	}
 	dir := shareddata.Dir(t)
-	for _, f := range skypilotFiles {
+	for _, f := range registry.Lookup("skypilot").(*skypilot.Feed).Files {
 		n := 0
-		for _, r := range readCSV(t, filepath.Join(dir, f.path)) {
+		for _, r := range readCSV(t, filepath.Join(dir, f.Path)) {
 			if r["AcceleratorName"] == "" {
 				continue
 			}
 			n++
-			key := f.provider + "/" + r["InstanceType"] + "/" + r["Region"] + "/" + r["AvailabilityZone"]
+			region := r["Region"]
+			if f.Cloud == "vast" {
+				region, _ = skypilot.VastRegion(region)
+			}
+			key := f.Cloud + "/" + r["InstanceType"] + "/" + region + "/" + r["AvailabilityZone"]
 			o := byKey[key]
 			if o == nil {
-				t.Errorf("%s: source row %s missing from the catalog", f.path, key)
+				t.Errorf("%s: source row %s missing from the catalog", f.Path, key)
 				continue
 			}
 			if !priceEq(o.OnDemand, r["Price"]) || !priceEq(o.Spot, r["SpotPrice"]) {
-				t.Errorf("%s: %s prices %v/%v, source %q/%q", f.path, key, o.OnDemand.Amount, o.Spot.Amount, r["Price"], r["SpotPrice"])
+				t.Errorf("%s: %s prices %v/%v, source %q/%q", f.Path, key, o.OnDemand.Amount, o.Spot.Amount, r["Price"], r["SpotPrice"])
 			}
 		}
 		if n == 0 {
-			t.Errorf("%s: no GPU rows", f.path)
+			t.Errorf("%s: no GPU rows", f.Path)
 		}
 	}
 	// Karpenter rows: every row with a curated spec is in the catalog at the
 	// same price, in USD (us-east-1) or CNY (cn-north-1).
-	skipped := strings.Join(rep.Skipped, "\n")
-	for _, r := range readCSV(t, filepath.Join(dir, awsOnDemandFile)) {
+	var skipped strings.Builder
+	for _, l := range rep.LeftOut {
+		skipped.WriteString(l.String() + "\n")
+	}
+	for _, r := range readCSV(t, filepath.Join(dir, registry.Lookup("awsondemand").(*awsondemand.Feed).Path)) {
 		key := "aws/" + r["instance_type"] + "/" + r["region"] + "/"
 		o := byKey[key]
 		if o == nil {
 			// Either the per-zone rows carry it, or the type has no curated spec and the report says so.
-			if !strings.Contains(skipped, r["instance_type"]+" "+r["region"]) && byKey[key+"use1-az1"] == nil && !hasZone(byKey, key) {
+			if !strings.Contains(skipped.String(), r["instance_type"]+" "+r["region"]) && byKey[key+"use1-az1"] == nil && !hasZone(byKey, key) {
 				t.Errorf("%s %s: neither in the catalog nor reported as left out", r["instance_type"], r["region"])
 			}
 			continue
@@ -166,5 +176,25 @@ func TestInterconnectRules(t *testing.T) {
 	}
 	if cn := get("aws/p3.16xlarge/cn-north-1/"); !cn.China || cn.OnDemand.Currency != "CNY" {
 		t.Errorf("cn-north-1 p3.16xlarge: china=%v currency=%s", cn.China, cn.OnDemand.Currency)
+	}
+}
+
+// Vast rows with an empty state read "CN, AS", not ", CN, AS", and stay in China.
+func TestVastRegionsHaveNoEmptyState(t *testing.T) {
+	offs, _, _ := build(t)
+	cn := 0
+	for _, o := range offs {
+		if strings.HasPrefix(o.Region, ",") || strings.HasPrefix(o.Region, " ") {
+			t.Errorf("%s: region %q starts with a separator", o.Key(), o.Region)
+		}
+		if o.Provider == "vast" && o.Region == "CN, AS" {
+			cn++
+			if !o.China {
+				t.Errorf("%s: China = false, want true", o.Key())
+			}
+		}
+	}
+	if cn != 4 { // the four ", CN, AS" rows of vast/vms.csv
+		t.Errorf("%d vast offerings in \"CN, AS\", want 4", cn)
 	}
 }
