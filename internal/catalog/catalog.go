@@ -113,6 +113,8 @@ type Catalog struct {
 	SpotBands []SpotBand
 	// Licenses are sourced OS licence surcharges.
 	Licenses []LicenseSurcharge
+	// LeftOut are the instance types a price feed lists that the build left out, and why.
+	LeftOut []LeftOutType
 
 	gpuIndex      map[string][]*GPU
 	providerIndex map[string]*Provider

@@ -49,13 +49,14 @@ type builder struct {
 	commits []catalog.Commitment
 	bands   []catalog.SpotBand
 	seen    map[string]bool
+	leftOut map[specKey]*catalog.LeftOutType
 	rep     Report
 }
 
 // BuildFrom builds from the given feeds, in order. Curated specs and
 // accelerator names of every feed are read before any offering is converted.
 func BuildFrom(specs *catalog.Catalog, srcs []feeds.Source, in feeds.Inputs) (*catalog.Snapshot, *Report, error) {
-	b := &builder{specs: specs, curated: map[specKey]*feeds.Spec{}, accels: map[specKey]string{}, seen: map[string]bool{}, rep: Report{Rows: map[string]int{}}}
+	b := &builder{specs: specs, curated: map[specKey]*feeds.Spec{}, accels: map[specKey]string{}, seen: map[string]bool{}, leftOut: map[specKey]*catalog.LeftOutType{}, rep: Report{Rows: map[string]int{}}}
 	results := make([]*feeds.Result, len(srcs))
 	for i, s := range srcs {
 		res, err := s.Read(in)
@@ -89,7 +90,18 @@ func BuildFrom(specs *catalog.Catalog, srcs []feeds.Source, in feeds.Inputs) (*c
 		}
 	}
 	sort.SliceStable(b.offs, func(i, j int) bool { return catalog.CompareKeys(&b.offs[i], &b.offs[j]) < 0 })
-	return &catalog.Snapshot{Offerings: b.offs, Commitments: b.commits, SpotBands: b.bands}, &b.rep, nil
+	snap := &catalog.Snapshot{Offerings: b.offs, Commitments: b.commits, SpotBands: b.bands}
+	for _, l := range b.leftOut {
+		snap.LeftOut = append(snap.LeftOut, *l)
+	}
+	sort.Slice(snap.LeftOut, func(i, j int) bool {
+		a, c := snap.LeftOut[i], snap.LeftOut[j]
+		if a.Provider != c.Provider {
+			return a.Provider < c.Provider
+		}
+		return a.InstanceType < c.InstanceType
+	})
+	return snap, &b.rep, nil
 }
 
 // provider resolves a feed's provider or cloud name against providers.yaml (names and aliases).
@@ -189,7 +201,7 @@ func (b *builder) addOffering(fo feeds.Offering) error {
 			return b.crossCheck(fo, prior)
 		}
 		if spec == nil {
-			b.leave(fo, fmt.Sprintf("no curated spec for %s %s in data/curated (left out)", p.Name, fo.InstanceType))
+			b.leaveType(p.Name, fo, "no curated spec (GPUs, vCPUs, memory) for the type in data/curated")
 			return nil
 		}
 		o.GPU = b.specs.GPU(spec.GPU)
@@ -243,8 +255,19 @@ func (b *builder) price(fp feeds.Price, p *catalog.Provider) (catalog.Price, err
 	return catalog.Price{Known: true, Amount: fp.Amount, Currency: c, Source: fp.Source, AsOf: fp.AsOf}, nil
 }
 
-func (b *builder) leave(fo feeds.Offering, reason string) {
-	b.rep.LeftOut = append(b.rep.LeftOut, feeds.LeftOut{Origin: fo.Origin, What: fo.InstanceType + " " + fo.Region, Reason: reason})
+// leaveType reports a feed row left out and keeps its type for the snapshot's left_out.csv.
+func (b *builder) leaveType(provider string, fo feeds.Offering, reason string) {
+	b.rep.LeftOut = append(b.rep.LeftOut, feeds.LeftOut{Origin: fo.Origin, What: provider + " " + fo.InstanceType + " " + fo.Region, Reason: reason + " (left out)"})
+	k := specKey{provider, fo.InstanceType}
+	l := b.leftOut[k]
+	if l == nil {
+		l = &catalog.LeftOutType{Provider: provider, InstanceType: fo.InstanceType, Source: fo.OnDemand.Source, Reason: reason}
+		b.leftOut[k] = l
+	}
+	if !contains(l.Regions, fo.Region) {
+		l.Regions = append(l.Regions, fo.Region)
+		sort.Strings(l.Regions)
+	}
 }
 
 // crossCheck compares a region-wide price with the per-zone rows an earlier

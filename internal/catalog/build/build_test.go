@@ -198,3 +198,38 @@ func TestVastRegionsHaveNoEmptyState(t *testing.T) {
 		t.Errorf("%d vast offerings in \"CN, AS\", want 4", cn)
 	}
 }
+
+// The types the build leaves out are kept in the snapshot with the reason:
+// today the twelve g7/g7e sizes of the Karpenter table (no curated spec).
+func TestLeftOutTypesInSnapshot(t *testing.T) {
+	snap, rep, _ := buildSnapshot(t)
+	listed := map[string]bool{}
+	for _, o := range snap.Offerings {
+		listed[o.Provider+"/"+o.InstanceType] = true
+	}
+	g7 := 0
+	for _, l := range snap.LeftOut {
+		if listed[l.Provider+"/"+l.InstanceType] {
+			t.Errorf("%s/%s is both listed and left out", l.Provider, l.InstanceType)
+		}
+		if l.Reason == "" || l.Source == "" || len(l.Regions) == 0 {
+			t.Errorf("%+v: want a reason, a source and regions", l)
+		}
+		if strings.HasPrefix(l.InstanceType, "g7.") || strings.HasPrefix(l.InstanceType, "g7e.") {
+			g7++
+		}
+	}
+	if g7 != 12 {
+		t.Errorf("%d g7/g7e types left out, want 12 (6 sizes each)", g7)
+	}
+	// Every left-out type also appears, row by row, in the build report.
+	var report strings.Builder
+	for _, l := range rep.LeftOut {
+		report.WriteString(l.String() + "\n")
+	}
+	for _, l := range snap.LeftOut {
+		if !strings.Contains(report.String(), l.Provider+" "+l.InstanceType+" ") {
+			t.Errorf("%s %s: not in the build report", l.Provider, l.InstanceType)
+		}
+	}
+}

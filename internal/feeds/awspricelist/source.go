@@ -49,7 +49,7 @@ var regions = map[string]string{
 	"Europe (Ireland)":        "eu-west-1",
 }
 
-// Read implements feeds.Source. Products other than Linux, shared tenancy,
+// Read implements feeds.Source. Products without GPUs, and those other than Linux, shared tenancy,
 // used capacity and no pre-installed software are left out, as are products
 // without an on-demand price.
 func (f *Feed) Read(in feeds.Inputs) (*feeds.Result, error) {
@@ -88,6 +88,9 @@ func (f *Feed) Read(in feeds.Inputs) (*feeds.Result, error) {
 			what := p.InstanceType + " " + p.Location
 			region, ok := regions[p.Location]
 			switch {
+			case p.GPUs == "" || p.GPUs == "0":
+				res.Leave(origin, what, "no GPU (the product has no gpu attribute); gpuscout lists GPU instances")
+				continue
 			case p.OS != "Linux" || p.Tenancy != "Shared" || p.PreInstalledSw != "NA" || (p.CapacityStatus != "" && p.CapacityStatus != "Used"):
 				res.Leave(origin, what, fmt.Sprintf("%s, %s tenancy, software %s, capacity %s: gpuscout prices Linux, shared tenancy, no software, used capacity",
 					p.OS, p.Tenancy, p.PreInstalledSw, p.CapacityStatus))

@@ -29,6 +29,9 @@ type Want struct {
 	// number of rows (or entries) in it. Every row must be the origin of a
 	// record or of a left-out report.
 	Rows map[string]int
+	// Empty, when set, says why the real inputs yield no record (every row
+	// is then left out with a reason).
+	Empty string
 }
 
 // Inputs returns the project's real inputs: shared/data (the test skips where
@@ -85,8 +88,10 @@ func RunWith(t testing.TB, src feeds.Source, in feeds.Inputs, want Want) {
 	if !reflect.DeepEqual(res, again) {
 		t.Error("two reads of the same files differ: the parse is not deterministic")
 	}
-	if len(res.Offerings)+len(res.Commitments)+len(res.SpotBands)+len(res.Specs) == 0 {
+	if n := len(res.Offerings) + len(res.Commitments) + len(res.SpotBands) + len(res.Specs); n == 0 && want.Empty == "" {
 		t.Error("the feed yielded nothing")
+	} else if n > 0 && want.Empty != "" {
+		t.Errorf("Want.Empty says %q, but the feed yielded %d records", want.Empty, n)
 	}
 	origins := map[string]bool{}
 	origin := func(kind, o string) {
