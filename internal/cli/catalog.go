@@ -26,14 +26,14 @@ func newCatalogCmd(e *env) *cobra.Command {
 		Args:  noArgs,
 		RunE:  func(cmd *cobra.Command, args []string) error { return cmd.Help() },
 	}
-	cmd.AddCommand(newCatalogInfoCmd(e), newCatalogValidateCmd(e), newCatalogBuildCmd(e))
+	cmd.AddCommand(newCatalogInfoCmd(e), newCatalogSourcesCmd(e), newCatalogValidateCmd(e), newCatalogBuildCmd(e))
 	return cmd
 }
 
 func newCatalogInfoCmd(e *env) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "info",
-		Short: "Providers, row counts, sources and as-of dates of the catalog",
+		Short: "Providers, row counts, sources and as-of dates of the catalog, and the types the build left out",
 		Args:  noArgs,
 	}
 	getFormat := outputFlag(cmd)
@@ -80,11 +80,14 @@ type infoJSON struct {
 	Sources   []sourceInfo   `json:"sources"`
 	FX        string         `json:"fx"`
 	Applied   []string       `json:"applied_price_files,omitempty"`
+	// LeftOut are instance types a price feed lists that the catalog build left out, and why.
+	LeftOut []catalog.LeftOutType `json:"left_out"`
 }
 
 func catalogInfo(l *loadedCatalog) *infoJSON {
 	c := l.cat
-	info := &infoJSON{GPUs: len(c.GPUs), Offerings: len(c.Offerings), FX: l.fx.Describe(money.USD, money.CNY), Applied: l.applied}
+	info := &infoJSON{GPUs: len(c.GPUs), Offerings: len(c.Offerings), FX: l.fx.Describe(money.USD, money.CNY), Applied: l.applied,
+		LeftOut: append([]catalog.LeftOutType{}, c.LeftOut...)}
 	rows := map[string]int{}
 	for _, p := range c.Providers {
 		pi := providerInfo{Name: p.Name, DisplayName: p.DisplayName, Currency: p.Currency, Billing: p.Billing, PriceNote: p.PriceNote, Regions: []string{}, ChinaRegions: []string{}}
@@ -169,6 +172,12 @@ func (info *infoJSON) table() *render.Table {
 			line += " <" + s.URL + ">"
 		}
 		t.Notes = append(t.Notes, line)
+	}
+	if len(info.LeftOut) > 0 {
+		t.Notes = append(t.Notes, "", "Left out by the catalog build (listed by a price feed, not in the catalog):")
+		for _, l := range info.LeftOut {
+			t.Notes = append(t.Notes, fmt.Sprintf("  %s %s (%s; %s): %s", l.Provider, l.InstanceType, strings.Join(l.Regions, "; "), l.Source, l.Reason))
+		}
 	}
 	for _, a := range info.Applied {
 		t.Notes = append(t.Notes, "prices from "+a)

@@ -40,6 +40,10 @@ const (
 type Input struct {
 	Root Root
 	Path string // slash-separated, relative to Root; may be a glob (*.yaml)
+	// Cites lists the source ids the file's rows are cited by, where the
+	// feed knows them without reading it (not for curated files, whose rows
+	// name their own sources).
+	Cites []string
 }
 
 func (i Input) String() string { return string(i.Root) + ":" + i.Path }

@@ -2,6 +2,8 @@ package awsondemand
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 
 	"github.com/gpuscout/gpuscout/internal/feeds"
 )
@@ -24,7 +26,7 @@ func (f *Feed) ID() string { return "awsondemand" }
 func (f *Feed) Describe() feeds.Description {
 	return feeds.Description{
 		Title:  "AWS on-demand prices from Karpenter's generated price maps (AWS Price List API; Linux, shared tenancy)",
-		Reads:  []feeds.Input{{Root: feeds.Shared, Path: f.Path}},
+		Reads:  []feeds.Input{{Root: feeds.Shared, Path: f.Path, Cites: slices.Sorted(maps.Values(f.Sources))}},
 		Yields: "on-demand prices per instance type and region (USD; CNY in cn-north-1), dated by the table's generated_at; no specs",
 	}
 }

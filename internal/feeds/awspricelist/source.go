@@ -33,7 +33,7 @@ func (f *Feed) Describe() feeds.Description {
 		Yields: "on-demand prices and Reserved Instance prices (upfront and hourly fees) of Linux, shared-tenancy products, dated by publicationDate; no specs",
 	}
 	for _, x := range f.Files {
-		d.Reads = append(d.Reads, feeds.Input{Root: feeds.Shared, Path: x.Path})
+		d.Reads = append(d.Reads, feeds.Input{Root: feeds.Shared, Path: x.Path, Cites: []string{x.Source}})
 	}
 	return d
 }

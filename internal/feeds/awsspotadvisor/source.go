@@ -23,7 +23,7 @@ func (f *Feed) ID() string { return "awsspotadvisor" }
 func (f *Feed) Describe() feeds.Description {
 	return feeds.Description{
 		Title:  "AWS Spot Advisor data (spot-advisor-data.json)",
-		Reads:  []feeds.Input{{Root: feeds.Shared, Path: f.Path}},
+		Reads:  []feeds.Input{{Root: feeds.Shared, Path: f.Path, Cites: []string{f.Source}}},
 		Yields: "Linux spot interruption-frequency bands and advertised savings per instance type and region",
 	}
 }

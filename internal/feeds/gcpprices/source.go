@@ -23,7 +23,7 @@ func (f *Feed) ID() string { return "gcpprices" }
 func (f *Feed) Describe() feeds.Description {
 	return feeds.Description{
 		Title:  "GCP GPU machine prices from Cyclenerd's pricing.yml (Cloud Billing Catalog), excerpt",
-		Reads:  []feeds.Input{{Root: feeds.Shared, Path: f.Path}},
+		Reads:  []feeds.Input{{Root: feeds.Shared, Path: f.Path, Cites: []string{f.Source}}},
 		Yields: "offerings per machine type and region with on-demand and spot prices (USD) and the accelerator key; 1y/3y resource-based committed-use prices per month",
 	}
 }

@@ -34,7 +34,7 @@ func (f *Feed) Describe() feeds.Description {
 		Yields: "offerings per instance type and region (AWS: zone) with on-demand and spot prices in USD; the accelerator as SkyPilot names it",
 	}
 	for _, x := range f.Files {
-		d.Reads = append(d.Reads, feeds.Input{Root: feeds.Shared, Path: x.Path})
+		d.Reads = append(d.Reads, feeds.Input{Root: feeds.Shared, Path: x.Path, Cites: []string{x.Source}})
 	}
 	return d
 }
