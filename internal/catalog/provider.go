@@ -1,5 +1,7 @@
 package catalog
 
+import "strings"
+
 // Provider is a cloud that sells GPU capacity.
 type Provider struct {
 	Name          string     `yaml:"name"`
@@ -13,6 +15,21 @@ type Provider struct {
 	SchemesSource string     `yaml:"schemes_source"` // source id of Schemes
 	Regions       []Region   `yaml:"regions"`
 	Ecosystem     *Ecosystem `yaml:"ecosystem"`
+	// SkyPilotCloud is SkyPilot's name for the cloud (its catalog folder and
+	// --cloud value); empty where it is the provider's own name or SkyPilot
+	// has no such cloud.
+	SkyPilotCloud string `yaml:"skypilot_cloud"`
+}
+
+// ProviderForSkyPilot returns the provider SkyPilot calls cloud: the one whose
+// skypilot_cloud it is, else the one with that name or alias; nil if none.
+func (c *Catalog) ProviderForSkyPilot(cloud string) *Provider {
+	for _, p := range c.Providers {
+		if p.SkyPilotCloud != "" && strings.EqualFold(p.SkyPilotCloud, cloud) {
+			return p
+		}
+	}
+	return c.Provider(cloud)
 }
 
 // Ecosystem is what a provider offers around the GPU: ready images with the

@@ -53,7 +53,19 @@ type Description struct {
 	Title  string  // one line: what the source is
 	Reads  []Input // the files it reads
 	Yields string  // what records it yields
+	// Provider says what the records' Provider names are: the catalog's
+	// provider names (the default) or SkyPilot's cloud names.
+	Provider Naming
 }
+
+// Naming is the namespace of a feed's provider names.
+type Naming string
+
+// Provider namings.
+const (
+	CatalogNames   Naming = ""         // gpuscout's provider names and aliases (providers.yaml)
+	SkyPilotClouds Naming = "skypilot" // SkyPilot's cloud names (providers.yaml skypilot_cloud)
+)
 
 // Inputs are the folders a feed reads from.
 type Inputs struct {

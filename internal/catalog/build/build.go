@@ -70,8 +70,9 @@ func BuildFrom(specs *catalog.Catalog, srcs []feeds.Source, in feeds.Inputs) (*c
 	}
 	for i, res := range results {
 		b.rep.LeftOut = append(b.rep.LeftOut, res.LeftOut...)
+		naming := srcs[i].Describe().Provider
 		for _, o := range res.Offerings {
-			if err := b.addOffering(o); err != nil {
+			if err := b.addOffering(naming, o); err != nil {
 				return nil, nil, fmt.Errorf("feed %s: %s: %w", srcs[i].ID(), o.Origin, err)
 			}
 		}
@@ -168,8 +169,15 @@ func contains(list []string, s string) bool {
 
 // addOffering converts a feed offering: provider and GPU resolved, specs
 // joined with the curated file where the feed gives none, prices cited.
-func (b *builder) addOffering(fo feeds.Offering) error {
+func (b *builder) addOffering(naming feeds.Naming, fo feeds.Offering) error {
 	p, err := b.provider(fo.Provider)
+	if naming == feeds.SkyPilotClouds {
+		if p = b.specs.ProviderForSkyPilot(fo.Provider); p == nil {
+			err = fmt.Errorf("SkyPilot cloud %q is no provider's skypilot_cloud, name or alias in providers.yaml", fo.Provider)
+		} else {
+			err = nil
+		}
+	}
 	if err != nil {
 		return err
 	}

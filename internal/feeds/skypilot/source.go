@@ -8,14 +8,20 @@ import (
 )
 
 // File is one SkyPilot vms.csv the feed reads: its path under shared/data,
-// SkyPilot's cloud name (the catalog folder; the build resolves it against
-// the catalog's provider names and aliases), and the source id and as-of date
-// the snapshot is cited by (SkyPilot's CSVs carry no date of their own).
+// SkyPilot's cloud name (the catalog folder; the build finds the provider
+// whose skypilot_cloud, name or alias it is), the source id and as-of date
+// the snapshot is cited by (SkyPilot's CSVs carry no date of their own), and
+// how that cloud's fetcher writes two columns.
 type File struct {
 	Path   string
 	Cloud  string
 	Source string
 	AsOf   string
+	// MemoryIsTotal: GpuInfo's SizeInMiB is the instance total, not per GPU (Vast).
+	MemoryIsTotal bool
+	// StateCountryContinent: Region is "State, CC, Continent" text with an
+	// often empty state (Vast); the country code is kept, the empty state dropped.
+	StateCountryContinent bool
 }
 
 // Feed is the SkyPilot catalog as a feeds.Source.
@@ -30,8 +36,9 @@ func (f *Feed) ID() string { return "skypilot" }
 // Describe implements feeds.Source.
 func (f *Feed) Describe() feeds.Description {
 	d := feeds.Description{
-		Title:  "SkyPilot catalog vms.csv files (skypilot-org/skypilot-catalog, schema v9)",
-		Yields: "offerings per instance type and region (AWS: zone) with on-demand and spot prices in USD; the accelerator as SkyPilot names it",
+		Title:    "SkyPilot catalog vms.csv files (skypilot-org/skypilot-catalog, schema v9)",
+		Yields:   "offerings per instance type and region (AWS: zone) with on-demand and spot prices in USD; the accelerator as SkyPilot names it",
+		Provider: feeds.SkyPilotClouds,
 	}
 	for _, x := range f.Files {
 		d.Reads = append(d.Reads, feeds.Input{Root: feeds.Shared, Path: x.Path, Cites: []string{x.Source}})
@@ -64,12 +71,12 @@ func (f *Feed) Read(in feeds.Inputs) (*feeds.Result, error) {
 				continue
 			}
 			region, country := r.Region, ""
-			if x.Cloud == "vast" {
+			if x.StateCountryContinent {
 				region, country = VastRegion(r.Region)
 			}
 			o := feeds.Offering{
 				Origin: origin, Provider: x.Cloud, InstanceType: r.InstanceType, Region: region, Zone: r.Zone, Country: country,
-				Accelerator: r.AcceleratorName, GPUCount: r.AcceleratorCount, GPUMemoryMiB: r.PerGPUMemoryMiB(x.Cloud),
+				Accelerator: r.AcceleratorName, GPUCount: r.AcceleratorCount, GPUMemoryMiB: r.PerGPUMemoryMiB(x.MemoryIsTotal),
 				VCPUs: r.VCPUs, MemoryGiB: r.MemoryGiB, LocalDiskGB: r.LocalDiskGB, Arch: r.Arch, SpecSource: x.Source,
 				OnDemand: feeds.Unknown("USD"),
 			}

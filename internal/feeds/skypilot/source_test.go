@@ -33,7 +33,7 @@ func TestFeedVastEmptyState(t *testing.T) {
 	csv := "InstanceType,AcceleratorName,AcceleratorCount,vCPUs,MemoryGiB,GpuInfo,Price,SpotPrice,Region\r\n" +
 		`2x-RTX_3090-32-65536,RTX3090,2,32,64.0,"{'Gpus': [{'Name': 'RTX3090', 'Count': 2, 'MemoryInfo': {'SizeInMiB': 49152}}], 'TotalGpuMemoryInMiB': 49152}",0.33,0.00,", CN, AS"` + "\r\n" +
 		`cpu-only,,0,32,64.0,,0.10,0.00,"Sichuan, CN, AS"` + "\r\n"
-	f := New(File{Path: "vast/vms.csv", Cloud: "vast", Source: "s", AsOf: "2026-07-09"})
+	f := New(File{Path: "vast/vms.csv", Cloud: "vast", Source: "s", AsOf: "2026-07-09", MemoryIsTotal: true, StateCountryContinent: true})
 	res, err := f.Read(feeds.Inputs{Shared: fstest.MapFS{"vast/vms.csv": {Data: []byte(csv)}}})
 	if err != nil {
 		t.Fatal(err)
