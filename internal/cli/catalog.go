@@ -14,6 +14,7 @@ import (
 
 	"github.com/gpuscout/gpuscout/internal/catalog"
 	"github.com/gpuscout/gpuscout/internal/catalog/build"
+	"github.com/gpuscout/gpuscout/internal/feeds"
 	"github.com/gpuscout/gpuscout/internal/money"
 	"github.com/gpuscout/gpuscout/internal/pricefile"
 	"github.com/gpuscout/gpuscout/internal/render"
@@ -295,9 +296,7 @@ only reports whether the embedded snapshot is up to date (exit 1 if not).`,
 			if err != nil {
 				return err
 			}
-			for _, l := range rep.LeftOut {
-				fmt.Fprintln(e.stderr, "left out:", l)
-			}
+			writeLeftOut(e, rep.LeftOut)
 			for _, s := range rep.Unpriced {
 				fmt.Fprintln(e.stderr, "unpriced:", s)
 			}
@@ -332,4 +331,27 @@ only reports whether the embedded snapshot is up to date (exit 1 if not).`,
 	cmd.Flags().StringVar(&out, "out", "internal/catalog/data", "folder to write the snapshot files into")
 	cmd.Flags().BoolVar(&check, "check", false, "only check that the embedded snapshot equals a fresh build")
 	return cmd
+}
+
+// writeLeftOut prints the rows the build left out: each one where a reason
+// covers a few rows, else the reason once with a count and an example.
+func writeLeftOut(e *env, ls []feeds.LeftOut) {
+	byReason := map[string][]feeds.LeftOut{}
+	var order []string
+	for _, l := range ls {
+		if byReason[l.Reason] == nil {
+			order = append(order, l.Reason)
+		}
+		byReason[l.Reason] = append(byReason[l.Reason], l)
+	}
+	for _, r := range order {
+		rows := byReason[r]
+		if len(rows) > 3 {
+			fmt.Fprintf(e.stderr, "left out: %d rows: %s (e.g. %s %s)\n", len(rows), r, rows[0].Origin, rows[0].What)
+			continue
+		}
+		for _, l := range rows {
+			fmt.Fprintln(e.stderr, "left out:", l)
+		}
+	}
 }

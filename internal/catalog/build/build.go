@@ -265,7 +265,7 @@ func (b *builder) price(fp feeds.Price, p *catalog.Provider) (catalog.Price, err
 
 // leaveType reports a feed row left out and keeps its type for the snapshot's left_out.csv.
 func (b *builder) leaveType(provider string, fo feeds.Offering, reason string) {
-	b.rep.LeftOut = append(b.rep.LeftOut, feeds.LeftOut{Origin: fo.Origin, What: provider + " " + fo.InstanceType + " " + fo.Region, Reason: reason + " (left out)"})
+	b.rep.LeftOut = append(b.rep.LeftOut, feeds.LeftOut{Origin: fo.Origin, What: provider + " " + fo.InstanceType + " " + fo.Region, Reason: reason})
 	k := specKey{provider, fo.InstanceType}
 	l := b.leftOut[k]
 	if l == nil {
@@ -338,7 +338,7 @@ func (b *builder) addCommitment(fc feeds.Commitment) error {
 	}
 	if len(b.inRegion(p.Name, fc.InstanceType, fc.Region)) == 0 {
 		b.rep.LeftOut = append(b.rep.LeftOut, feeds.LeftOut{Origin: fc.Origin, What: fmt.Sprintf("%s %s %s %s %s", fc.InstanceType, fc.Region, fc.Model, fc.Term, fc.Payment),
-			Reason: "commitment price of an offering the catalog does not list (left out)"})
+			Reason: "commitment price of an offering the catalog does not list"})
 		return nil
 	}
 	if err := b.source(fc.Source, fc.AsOf); err != nil {
@@ -362,7 +362,7 @@ func (b *builder) addBand(sb feeds.SpotBand) error {
 	}
 	if len(b.inRegion(p.Name, sb.InstanceType, sb.Region)) == 0 {
 		b.rep.LeftOut = append(b.rep.LeftOut, feeds.LeftOut{Origin: sb.Origin, What: sb.InstanceType + " " + sb.Region,
-			Reason: "spot band of an instance type the catalog does not list in that region (left out)"})
+			Reason: "spot band of an instance type the catalog does not list in that region"})
 		return nil
 	}
 	if err := b.source(sb.Source, sb.AsOf); err != nil {
