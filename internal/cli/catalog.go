@@ -273,11 +273,15 @@ func newCatalogBuildCmd(e *env) *cobra.Command {
 		Use:   "build",
 		Short: "Regenerate the embedded catalog snapshot from shared/data and data/curated",
 		Long: `Regenerate the embedded snapshot (internal/catalog/data/offerings.csv,
-commitments.csv, spot_bands.csv) from the price feeds in shared/data (SkyPilot
-catalog CSVs, the AWS on-demand table, the GCP price excerpt, AWS Spot Advisor
-data) and gpuscout's curated instance files (data/curated). Run it from the
-repository root; 'go generate ./internal/catalog' runs the same. With --check it
-only reports whether the embedded snapshot is up to date (exit 1 if not).`,
+commitments.csv, spot_bands.csv, left_out.csv) from the registered price feeds
+(internal/feeds/registry: SkyPilot catalog CSVs, the AWS on-demand table, AWS
+Price List files, the GCP price excerpt, AWS Spot Advisor data, all in
+shared/data) and gpuscout's curated instance files (data/curated). Rows a feed
+or the build leaves out are reported on stderr with the reason; the instance
+types left out are kept in left_out.csv ('gpuscout catalog info' lists them).
+Run it from the repository root; 'go generate ./internal/catalog' runs the
+same. With --check it only reports whether the embedded snapshot is up to date
+(exit 1 if not).`,
 		Example: "  gpuscout catalog build --shared ../shared/data --curated data/curated --out internal/catalog/data",
 		Args:    noArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
