@@ -46,6 +46,7 @@ type Input struct {
 	Cites []string
 }
 
+// String writes the input as root:path.
 func (i Input) String() string { return string(i.Root) + ":" + i.Path }
 
 // Description is what a feed reads and yields, for listings and reports.
@@ -189,6 +190,7 @@ type LeftOut struct {
 	Reason string
 }
 
+// String writes the report as "origin what: reason".
 func (l LeftOut) String() string { return l.Origin + " " + l.What + ": " + l.Reason }
 
 // Result is what a feed yields.
