@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/shopspring/decimal"
@@ -22,18 +23,27 @@ func build(t *testing.T) ([]catalog.Offering, *Report, *catalog.Catalog) {
 	return snap.Offerings, rep, specs
 }
 
+var built struct {
+	once  sync.Once
+	snap  *catalog.Snapshot
+	rep   *Report
+	specs *catalog.Catalog
+	err   error
+}
+
+// buildSnapshot builds from the real inputs once per test run (the tests only read the result).
 func buildSnapshot(t *testing.T) (*catalog.Snapshot, *Report, *catalog.Catalog) {
 	t.Helper()
-	specs, err := catalog.ParseSpecs(catalog.Embedded())
-	if err != nil {
-		t.Fatal(err)
-	}
 	in := Inputs{Shared: shareddata.Dir(t), Curated: filepath.Join(shareddata.ModuleRoot(t), "data", "curated")}
-	snap, rep, err := Build(specs, in)
-	if err != nil {
-		t.Fatal(err)
+	built.once.Do(func() {
+		if built.specs, built.err = catalog.ParseSpecs(catalog.Embedded()); built.err == nil {
+			built.snap, built.rep, built.err = Build(built.specs, in)
+		}
+	})
+	if built.err != nil {
+		t.Fatal(built.err)
 	}
-	return snap, rep, specs
+	return built.snap, built.rep, built.specs
 }
 
 // TestSnapshotUpToDate fails when someone changed a feed parser, a curated
