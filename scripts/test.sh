@@ -58,6 +58,7 @@ if [ "$FUZZTIME" != "0" ]; then
     ./internal/cost:FuzzParseSpec \
     ./internal/spot:FuzzParseTrace \
     ./internal/feeds/awsspotadvisor:FuzzParseBand \
+    ./internal/feeds/awsspotadvisor:FuzzParse \
     ./internal/pricefile:FuzzParse; do
     pkg=${target%%:*}; fn=${target##*:}
     go test -run '^$' -fuzz "^${fn}\$" -fuzztime "$FUZZTIME" "$pkg" >/dev/null

@@ -32,9 +32,12 @@ var Interconnects = []string{LinkNVSwitch, LinkNVLink, LinkNeuron, LinkPCIe, Lin
 
 // Source is one cited origin of prices or specs.
 type Source struct {
-	ID      string `yaml:"id" json:"id"`
-	Title   string `yaml:"title" json:"title"`
-	URL     string `yaml:"url" json:"url,omitempty"`
+	ID    string `yaml:"id" json:"id"`
+	Title string `yaml:"title" json:"title"`
+	URL   string `yaml:"url" json:"url,omitempty"`
+	// File is a file under the project's shared/data holding the source's
+	// rows, for sources without a public URL (slash-separated, relative).
+	File    string `yaml:"file" json:"file,omitempty"`
 	Commit  string `yaml:"commit" json:"commit,omitempty"`
 	License string `yaml:"license" json:"license,omitempty"`
 	AsOf    string `yaml:"as_of" json:"as_of,omitempty"`
@@ -113,6 +116,8 @@ type Catalog struct {
 	SpotBands []SpotBand
 	// Licenses are sourced OS licence surcharges.
 	Licenses []LicenseSurcharge
+	// LeftOut are the instance types a price feed lists that the build left out, and why.
+	LeftOut []LeftOutType
 
 	gpuIndex      map[string][]*GPU
 	providerIndex map[string]*Provider

@@ -24,6 +24,8 @@ var (
 	commitmentsCSV []byte
 	//go:embed data/spot_bands.csv
 	spotBandsCSV []byte
+	//go:embed data/left_out.csv
+	leftOutCSV []byte
 	//go:embed data/egress.yaml
 	egressYAML []byte
 	//go:embed data/licenses.yaml
@@ -35,12 +37,13 @@ var (
 type Files struct {
 	GPUs, Providers, Sources, Egress, Licenses []byte
 	Offerings, Commitments, SpotBands          []byte
+	LeftOut                                    []byte // types the build left out (left_out.csv)
 }
 
 // Embedded returns the files built into the binary.
 func Embedded() Files {
 	return Files{GPUs: gpusYAML, Providers: providersYAML, Sources: sourcesYAML, Egress: egressYAML, Licenses: licensesYAML,
-		Offerings: offeringsCSV, Commitments: commitmentsCSV, SpotBands: spotBandsCSV}
+		Offerings: offeringsCSV, Commitments: commitmentsCSV, SpotBands: spotBandsCSV, LeftOut: leftOutCSV}
 }
 
 var (
@@ -62,7 +65,7 @@ func Default() (*Catalog, error) {
 // Clone returns a copy whose offering and source lists can be changed without
 // touching the original. GPU and provider entries are shared (read-only).
 func (c *Catalog) Clone() *Catalog {
-	d := &Catalog{GPUs: c.GPUs, Providers: c.Providers, EgressTables: c.EgressTables, SpotBands: c.SpotBands, Licenses: c.Licenses}
+	d := &Catalog{GPUs: c.GPUs, Providers: c.Providers, EgressTables: c.EgressTables, SpotBands: c.SpotBands, Licenses: c.Licenses, LeftOut: c.LeftOut}
 	d.Commitments = append([]Commitment(nil), c.Commitments...)
 	d.Offerings = append([]Offering(nil), c.Offerings...)
 	d.Sources = append([]Source(nil), c.Sources...)
@@ -160,6 +163,9 @@ func Parse(f Files) (*Catalog, error) {
 		return nil, err
 	}
 	if c.SpotBands, err = ReadSpotBandsCSV(bytes.NewReader(f.SpotBands)); err != nil {
+		return nil, err
+	}
+	if c.LeftOut, err = ReadLeftOutCSV(bytes.NewReader(f.LeftOut)); err != nil {
 		return nil, err
 	}
 	for _, x := range c.Commitments {

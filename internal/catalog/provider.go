@@ -1,5 +1,7 @@
 package catalog
 
+import "strings"
+
 // Provider is a cloud that sells GPU capacity.
 type Provider struct {
 	Name          string   `yaml:"name"`
@@ -40,6 +42,17 @@ func (p *Provider) RisksFor(model string) []string {
 		}
 	}
 	return out
+}
+
+// ProviderForSkyPilot returns the provider SkyPilot calls cloud: the one whose
+// skypilot_cloud it is, else the one with that name or alias; nil if none.
+func (c *Catalog) ProviderForSkyPilot(cloud string) *Provider {
+	for _, p := range c.Providers {
+		if p.SkyPilotCloud != "" && strings.EqualFold(p.SkyPilotCloud, cloud) {
+			return p
+		}
+	}
+	return c.Provider(cloud)
 }
 
 // Ecosystem is what a provider offers around the GPU: ready images with the

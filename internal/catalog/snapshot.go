@@ -12,6 +12,7 @@ type Snapshot struct {
 	Offerings   []Offering
 	Commitments []Commitment
 	SpotBands   []SpotBand
+	LeftOut     []LeftOutType // instance types a feed lists that the build left out, and why
 }
 
 // Snapshot file names inside internal/catalog/data.
@@ -19,6 +20,7 @@ const (
 	OfferingsFile   = "offerings.csv"
 	CommitmentsFile = "commitments.csv"
 	SpotBandsFile   = "spot_bands.csv"
+	LeftOutFile     = "left_out.csv"
 )
 
 // Encode renders the snapshot files, keyed by file name. Commitments are
@@ -49,13 +51,18 @@ func (s *Snapshot) Encode() (map[string][]byte, error) {
 		return nil, err
 	}
 	out[SpotBandsFile] = bytes.Clone(buf.Bytes())
+	buf.Reset()
+	if err := WriteLeftOutCSV(&buf, s.LeftOut); err != nil {
+		return nil, err
+	}
+	out[LeftOutFile] = bytes.Clone(buf.Bytes())
 	return out, nil
 }
 
 // Stale lists the snapshot files whose bytes differ from the embedded ones.
 func Stale(files map[string][]byte) []string {
 	emb := Embedded()
-	embedded := map[string][]byte{OfferingsFile: emb.Offerings, CommitmentsFile: emb.Commitments, SpotBandsFile: emb.SpotBands}
+	embedded := map[string][]byte{OfferingsFile: emb.Offerings, CommitmentsFile: emb.Commitments, SpotBandsFile: emb.SpotBands, LeftOutFile: emb.LeftOut}
 	var out []string
 	for name, b := range files {
 		if !bytes.Equal(b, embedded[name]) {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/gpuscout/gpuscout/internal/catalog"
 	"github.com/gpuscout/gpuscout/internal/catalog/build"
+	"github.com/gpuscout/gpuscout/internal/feeds"
 	"github.com/gpuscout/gpuscout/internal/money"
 	"github.com/gpuscout/gpuscout/internal/pricefile"
 	"github.com/gpuscout/gpuscout/internal/render"
@@ -26,14 +27,14 @@ func newCatalogCmd(e *env) *cobra.Command {
 		Args:  noArgs,
 		RunE:  func(cmd *cobra.Command, args []string) error { return cmd.Help() },
 	}
-	cmd.AddCommand(newCatalogInfoCmd(e), newCatalogValidateCmd(e), newCatalogBuildCmd(e))
+	cmd.AddCommand(newCatalogInfoCmd(e), newCatalogSourcesCmd(e), newCatalogValidateCmd(e), newCatalogBuildCmd(e))
 	return cmd
 }
 
 func newCatalogInfoCmd(e *env) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "info",
-		Short: "Providers, row counts, sources and as-of dates of the catalog",
+		Short: "Providers, row counts, sources and as-of dates of the catalog, and the types the build left out",
 		Args:  noArgs,
 	}
 	getFormat := outputFlag(cmd)
@@ -80,11 +81,14 @@ type infoJSON struct {
 	Sources   []sourceInfo   `json:"sources"`
 	FX        string         `json:"fx"`
 	Applied   []string       `json:"applied_price_files,omitempty"`
+	// LeftOut are instance types a price feed lists that the catalog build left out, and why.
+	LeftOut []catalog.LeftOutType `json:"left_out"`
 }
 
 func catalogInfo(l *loadedCatalog) *infoJSON {
 	c := l.cat
-	info := &infoJSON{GPUs: len(c.GPUs), Offerings: len(c.Offerings), FX: l.fx.Describe(money.USD, money.CNY), Applied: l.applied}
+	info := &infoJSON{GPUs: len(c.GPUs), Offerings: len(c.Offerings), FX: l.fx.Describe(money.USD, money.CNY), Applied: l.applied,
+		LeftOut: append([]catalog.LeftOutType{}, c.LeftOut...)}
 	rows := map[string]int{}
 	for _, p := range c.Providers {
 		pi := providerInfo{Name: p.Name, DisplayName: p.DisplayName, Currency: p.Currency, Billing: p.Billing, PriceNote: p.PriceNote, Regions: []string{}, ChinaRegions: []string{}}
@@ -169,6 +173,12 @@ func (info *infoJSON) table() *render.Table {
 			line += " <" + s.URL + ">"
 		}
 		t.Notes = append(t.Notes, line)
+	}
+	if len(info.LeftOut) > 0 {
+		t.Notes = append(t.Notes, "", "Left out by the catalog build (listed by a price feed, not in the catalog):")
+		for _, l := range info.LeftOut {
+			t.Notes = append(t.Notes, fmt.Sprintf("  %s %s (%s; %s): %s", l.Provider, l.InstanceType, strings.Join(l.Regions, "; "), l.Source, l.Reason))
+		}
 	}
 	for _, a := range info.Applied {
 		t.Notes = append(t.Notes, "prices from "+a)
@@ -263,11 +273,15 @@ func newCatalogBuildCmd(e *env) *cobra.Command {
 		Use:   "build",
 		Short: "Regenerate the embedded catalog snapshot from shared/data and data/curated",
 		Long: `Regenerate the embedded snapshot (internal/catalog/data/offerings.csv,
-commitments.csv, spot_bands.csv) from the price feeds in shared/data (SkyPilot
-catalog CSVs, the AWS on-demand table, the GCP price excerpt, AWS Spot Advisor
-data) and gpuscout's curated instance files (data/curated). Run it from the
-repository root; 'go generate ./internal/catalog' runs the same. With --check it
-only reports whether the embedded snapshot is up to date (exit 1 if not).`,
+commitments.csv, spot_bands.csv, left_out.csv) from the registered price feeds
+(internal/feeds/registry: SkyPilot catalog CSVs, the AWS on-demand table, AWS
+Price List files, the GCP price excerpt, AWS Spot Advisor data, all in
+shared/data) and gpuscout's curated instance files (data/curated). Rows a feed
+or the build leaves out are reported on stderr with the reason; the instance
+types left out are kept in left_out.csv ('gpuscout catalog info' lists them).
+Run it from the repository root; 'go generate ./internal/catalog' runs the
+same. With --check it only reports whether the embedded snapshot is up to date
+(exit 1 if not).`,
 		Example: "  gpuscout catalog build --shared ../shared/data --curated data/curated --out internal/catalog/data",
 		Args:    noArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -286,8 +300,9 @@ only reports whether the embedded snapshot is up to date (exit 1 if not).`,
 			if err != nil {
 				return err
 			}
-			for _, s := range rep.Skipped {
-				fmt.Fprintln(e.stderr, "left out or unpriced:", s)
+			writeLeftOut(e, rep.LeftOut)
+			for _, s := range rep.Unpriced {
+				fmt.Fprintln(e.stderr, "unpriced:", s)
 			}
 			for _, s := range rep.Checks {
 				fmt.Fprintln(e.stderr, "cross-check:", s)
@@ -320,4 +335,27 @@ only reports whether the embedded snapshot is up to date (exit 1 if not).`,
 	cmd.Flags().StringVar(&out, "out", "internal/catalog/data", "folder to write the snapshot files into")
 	cmd.Flags().BoolVar(&check, "check", false, "only check that the embedded snapshot equals a fresh build")
 	return cmd
+}
+
+// writeLeftOut prints the rows the build left out: each one where a reason
+// covers a few rows, else the reason once with a count and an example.
+func writeLeftOut(e *env, ls []feeds.LeftOut) {
+	byReason := map[string][]feeds.LeftOut{}
+	var order []string
+	for _, l := range ls {
+		if byReason[l.Reason] == nil {
+			order = append(order, l.Reason)
+		}
+		byReason[l.Reason] = append(byReason[l.Reason], l)
+	}
+	for _, r := range order {
+		rows := byReason[r]
+		if len(rows) > 3 {
+			fmt.Fprintf(e.stderr, "left out: %d rows: %s (e.g. %s %s)\n", len(rows), r, rows[0].Origin, rows[0].What)
+			continue
+		}
+		for _, l := range rows {
+			fmt.Fprintln(e.stderr, "left out:", l)
+		}
+	}
 }

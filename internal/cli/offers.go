@@ -2,6 +2,7 @@ package cli
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"sort"
@@ -30,7 +31,7 @@ func (f *selectFlags) register(cmd *cobra.Command) {
 	fl := cmd.Flags()
 	fl.StringVar(&f.gpu, "gpu", "", "GPU name and optional count, NAME[:COUNT] (A100, A100-80GB:8, H100-SXM5-80GB, L4:0.5)")
 	fl.StringSliceVar(&f.providers, "provider", nil, "providers, comma-separated (aws,azure,gcp,alibaba,tencent,lambda,nebius,vast,seeweb,fluidstack)")
-	fl.StringSliceVar(&f.regions, "region", nil, "regions, comma-separated; Chinese names work (华东1, 北京)")
+	fl.StringArrayVar(&f.regions, "region", nil, "region; repeat the flag or separate with commas (names that contain commas, like Vast's \"CN, AS\", are matched whole first); Chinese names work (华东1, 北京)")
 	fl.BoolVar(&f.china, "china", false, "only regions in mainland China")
 	fl.BoolVar(&f.noChin, "no-china", false, "exclude regions in mainland China")
 	fl.BoolVar(&f.allRegions, "all-regions", false, "every region and zone, not only each instance type's cheapest region")
@@ -57,9 +58,13 @@ func (f *selectFlags) apply(q *catalog.Query, l *loadedCatalog) error {
 		q.Providers = append(q.Providers, prov.Name)
 	}
 	for _, r := range f.regions {
-		rs := l.cat.ResolveRegion(r)
-		if len(rs) == 0 {
-			return usagef("--region %q is not a known region; closest: %s", r, strings.Join(closest(r, l.cat.Regions(""), 5), ", "))
+		rs, err := resolveRegionFlag(r, l.cat.ResolveRegion)
+		if err != nil {
+			var bad *unknownRegionError
+			if errors.As(err, &bad) {
+				return usagef("%v; closest: %s", err, strings.Join(closest(bad.name, l.cat.Regions(""), 5), ", "))
+			}
+			return err
 		}
 		q.Regions = append(q.Regions, rs...)
 	}
@@ -71,6 +76,50 @@ func (f *selectFlags) apply(q *catalog.Query, l *loadedCatalog) error {
 		q.China = &v
 	}
 	return nil
+}
+
+// unknownRegionError names a --region value (or a part of a comma list) that is no region.
+type unknownRegionError struct{ flag, name string }
+
+func (e *unknownRegionError) Error() string {
+	if e.flag == e.name {
+		return fmt.Sprintf("--region %q is not a known region", e.name)
+	}
+	return fmt.Sprintf("--region %q: %q is not a known region", e.flag, e.name)
+}
+
+// resolveRegionFlag reads one --region value. The whole value is tried first,
+// since some regions contain commas (Vast's "CN, AS"); otherwise it is a comma
+// list, read left to right, each time taking the longest run of parts that
+// names a region ("Sichuan, CN, AS,us-east-1" is two regions).
+func resolveRegionFlag(v string, resolve func(string) []string) ([]string, error) {
+	if rs := resolve(v); len(rs) > 0 {
+		return rs, nil
+	}
+	var parts []string
+	for _, p := range strings.Split(v, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			parts = append(parts, p)
+		}
+	}
+	if len(parts) == 0 {
+		return nil, usagef("--region %q: empty; give a region name such as us-east-1 or 华东1", v)
+	}
+	var out []string
+	for i := 0; i < len(parts); {
+		j := len(parts)
+		for ; j > i; j-- {
+			if rs := resolve(strings.Join(parts[i:j], ", ")); len(rs) > 0 {
+				out = append(out, rs...)
+				break
+			}
+		}
+		if j == i {
+			return nil, &unknownRegionError{flag: v, name: parts[i]}
+		}
+		i = j
+	}
+	return out, nil
 }
 
 type offersFlags struct {

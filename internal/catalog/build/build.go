@@ -2,23 +2,21 @@
 // feeds in shared/data and gpuscout's curated instance files. It is what
 // `gpuscout catalog build` (and `go generate ./internal/catalog`) runs; the
 // result is written to internal/catalog/data/offerings.csv and embedded.
+//
+// The build walks the feed registry (internal/feeds/registry), converts each
+// feed's records into catalog types, joins price rows with the curated specs
+// and resolves provider and GPU names against the catalog's own data.
 package build
 
 import (
 	"fmt"
 	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 
 	"github.com/gpuscout/gpuscout/internal/catalog"
-	"github.com/shopspring/decimal"
-
-	"github.com/gpuscout/gpuscout/internal/feeds/awsondemand"
-	"github.com/gpuscout/gpuscout/internal/feeds/awsspotadvisor"
-	"github.com/gpuscout/gpuscout/internal/feeds/curated"
-	"github.com/gpuscout/gpuscout/internal/feeds/gcpprices"
-	"github.com/gpuscout/gpuscout/internal/feeds/skypilot"
+	"github.com/gpuscout/gpuscout/internal/feeds"
+	"github.com/gpuscout/gpuscout/internal/feeds/registry"
 	"github.com/gpuscout/gpuscout/internal/money"
 )
 
@@ -30,108 +28,132 @@ type Inputs struct {
 
 // Report says what the build read and what it left out, and why.
 type Report struct {
-	Rows    map[string]int // offerings per source id ("" = no price)
-	Skipped []string       // "file:line type: reason"
-	Checks  []string       // cross-checks between feeds that agreed
+	Rows     map[string]int  // offerings per on-demand source id ("" = no price)
+	LeftOut  []feeds.LeftOut // rows the feeds or the build did not turn into catalog records
+	Unpriced []string        // offerings kept with an unknown on-demand price
+	Checks   []string        // cross-checks between feeds that agreed
 }
 
-// skypilotFiles lists the SkyPilot files read, with their provider and source id.
-var skypilotFiles = []struct{ path, provider, source string }{
-	{"skypilot-catalog/aws/vms.p4d-p5-excerpt.csv", "aws", "skypilot-v9@2c3d7ea7"},
-	{"skypilot-catalog/lambda/vms.csv", "lambda", "skypilot-v9@2c3d7ea7"},
-	{"skypilot-catalog/fluidstack/vms.csv", "fluidstack", "skypilot-v9@2c3d7ea7"},
-	{"skypilot-catalog/seeweb/vms.csv", "seeweb", "skypilot-v9@2c3d7ea7"},
-	{"skypilot-catalog/nebius/vms.csv", "nebius", "skypilot-v9@d9bf3aa4"},
-	{"skypilot-catalog/vast/vms.csv", "vast", "skypilot-v9@a5be5386"},
+// Build reads every registered feed and returns the snapshot, sorted, with a report.
+func Build(specs *catalog.Catalog, in Inputs) (*catalog.Snapshot, *Report, error) {
+	return BuildFrom(specs, registry.Sources(), feeds.Inputs{Shared: os.DirFS(in.Shared), Curated: os.DirFS(in.Curated)})
 }
 
-const (
-	awsOnDemandFile = "aws-ondemand/aws-gpu-accelerated-ondemand.csv"
-	gcpPricesFile   = "price-feeds/gcp-cyclenerd-pricing-gpu-excerpt.json"
-)
-
-// awsOnDemandSources maps the Karpenter table's regions to their source ids.
-var awsOnDemandSources = map[string]string{"us-east-1": "karpenter-aws@2026-07-20", "cn-north-1": "karpenter-aws-cn@2024-11-06"}
+type specKey struct{ provider, typ string }
 
 type builder struct {
 	specs   *catalog.Catalog
-	curated map[string]*curated.File
+	curated map[specKey]*feeds.Spec
+	accels  map[specKey]string // provider, feed key -> GPU
 	offs    []catalog.Offering
 	commits []catalog.Commitment
 	bands   []catalog.SpotBand
 	seen    map[string]bool
+	leftOut map[specKey]*catalog.LeftOutType
 	rep     Report
 }
 
-const spotAdvisorFile = "price-feeds/aws-spot-advisor-excerpt.json"
-
-// Build reads every input and returns the snapshot, sorted, with a report.
-func Build(specs *catalog.Catalog, in Inputs) (*catalog.Snapshot, *Report, error) {
-	b := &builder{specs: specs, curated: map[string]*curated.File{}, seen: map[string]bool{}, rep: Report{Rows: map[string]int{}}}
-	if err := b.readCurated(in.Curated); err != nil {
-		return nil, nil, err
-	}
-	for _, f := range skypilotFiles {
-		if err := b.addSkyPilot(filepath.Join(in.Shared, f.path), f.provider, f.source); err != nil {
-			return nil, nil, err
+// BuildFrom builds from the given feeds, in order. Curated specs and
+// accelerator names of every feed are read before any offering is converted.
+func BuildFrom(specs *catalog.Catalog, srcs []feeds.Source, in feeds.Inputs) (*catalog.Snapshot, *Report, error) {
+	b := &builder{specs: specs, curated: map[specKey]*feeds.Spec{}, accels: map[specKey]string{}, seen: map[string]bool{}, leftOut: map[specKey]*catalog.LeftOutType{}, rep: Report{Rows: map[string]int{}}}
+	results := make([]*feeds.Result, len(srcs))
+	for i, s := range srcs {
+		res, err := s.Read(in)
+		if err != nil {
+			return nil, nil, fmt.Errorf("feed %s: %w", s.ID(), err)
+		}
+		results[i] = res
+		if err := b.addSpecs(res); err != nil {
+			return nil, nil, fmt.Errorf("feed %s: %w", s.ID(), err)
 		}
 	}
-	if err := b.addAWSOnDemand(filepath.Join(in.Shared, awsOnDemandFile)); err != nil {
-		return nil, nil, err
+	for i, res := range results {
+		b.rep.LeftOut = append(b.rep.LeftOut, res.LeftOut...)
+		naming := srcs[i].Describe().Provider
+		for _, o := range res.Offerings {
+			if err := b.addOffering(naming, o); err != nil {
+				return nil, nil, fmt.Errorf("feed %s: %s: %w", srcs[i].ID(), o.Origin, err)
+			}
+		}
 	}
-	if err := b.addGCP(filepath.Join(in.Shared, gcpPricesFile)); err != nil {
-		return nil, nil, err
-	}
-	if err := b.addSpotAdvisor(filepath.Join(in.Shared, spotAdvisorFile)); err != nil {
-		return nil, nil, err
-	}
-	for _, p := range []string{"azure", "alibaba", "tencent"} {
-		if err := b.addCuratedOffers(p); err != nil {
-			return nil, nil, err
+	// Commitments and bands attach to offerings, so they come after all of them.
+	for i, res := range results {
+		for _, c := range res.Commitments {
+			if err := b.addCommitment(c); err != nil {
+				return nil, nil, fmt.Errorf("feed %s: %s: %w", srcs[i].ID(), c.Origin, err)
+			}
+		}
+		for _, sb := range res.SpotBands {
+			if err := b.addBand(sb); err != nil {
+				return nil, nil, fmt.Errorf("feed %s: %s: %w", srcs[i].ID(), sb.Origin, err)
+			}
 		}
 	}
 	sort.SliceStable(b.offs, func(i, j int) bool { return catalog.CompareKeys(&b.offs[i], &b.offs[j]) < 0 })
-	return &catalog.Snapshot{Offerings: b.offs, Commitments: b.commits, SpotBands: b.bands}, &b.rep, nil
+	snap := &catalog.Snapshot{Offerings: b.offs, Commitments: b.commits, SpotBands: b.bands}
+	for _, l := range b.leftOut {
+		snap.LeftOut = append(snap.LeftOut, *l)
+	}
+	sort.Slice(snap.LeftOut, func(i, j int) bool {
+		a, c := snap.LeftOut[i], snap.LeftOut[j]
+		if a.Provider != c.Provider {
+			return a.Provider < c.Provider
+		}
+		return a.InstanceType < c.InstanceType
+	})
+	return snap, &b.rep, nil
 }
 
-func (b *builder) readCurated(dir string) error {
-	paths, err := filepath.Glob(filepath.Join(dir, "*.yaml"))
-	if err != nil {
-		return err
+// provider resolves a feed's provider or cloud name against providers.yaml (names and aliases).
+func (b *builder) provider(name string) (*catalog.Provider, error) {
+	p := b.specs.Provider(name)
+	if p == nil {
+		return nil, fmt.Errorf("provider %q is not in providers.yaml (add it, or an alias)", name)
 	}
-	if len(paths) == 0 {
-		return fmt.Errorf("no curated files in %s", dir)
+	return p, nil
+}
+
+// source checks that a cited source id is in sources.yaml and, where both
+// give one, that the feed's as-of date is the catalog's.
+func (b *builder) source(id, asOf string) error {
+	s := b.specs.Source(id)
+	if s == nil {
+		return fmt.Errorf("source %q is not in sources.yaml", id)
 	}
-	for _, p := range paths {
-		fh, err := os.Open(p)
+	if s.AsOf != "" && asOf != "" && s.AsOf != asOf && !strings.HasPrefix(asOf, s.AsOf) {
+		return fmt.Errorf("source %q: the feed dates it %s, sources.yaml %s", id, asOf, s.AsOf)
+	}
+	return nil
+}
+
+func (b *builder) addSpecs(res *feeds.Result) error {
+	for i := range res.Specs {
+		sp := &res.Specs[i]
+		p, err := b.provider(sp.Provider)
 		if err != nil {
-			return err
+			return fmt.Errorf("%s: %w", sp.Origin, err)
 		}
-		f, err := curated.Parse(fh)
-		fh.Close()
+		if sp.SpecSource != "" && b.specs.Source(sp.SpecSource) == nil {
+			return fmt.Errorf("%s: spec_source %q is not in sources.yaml", sp.Origin, sp.SpecSource)
+		}
+		if b.specs.GPU(sp.GPU) == nil {
+			return fmt.Errorf("%s: gpu %q is not a canonical name in gpus.yaml", sp.Origin, sp.GPU)
+		}
+		if sp.Interconnect != "" && !contains(catalog.Interconnects, sp.Interconnect) {
+			return fmt.Errorf("%s: interconnect %q; allowed: %s", sp.Origin, sp.Interconnect, strings.Join(catalog.Interconnects, ", "))
+		}
+		b.curated[specKey{p.Name, sp.InstanceType}] = sp
+	}
+	for _, a := range res.Accelerators {
+		p, err := b.provider(a.Provider)
 		if err != nil {
-			return fmt.Errorf("%s: %w", p, err)
+			return fmt.Errorf("%s: %w", a.Origin, err)
 		}
-		if b.specs.Provider(f.Provider) == nil {
-			return fmt.Errorf("%s: provider %q is not in providers.yaml", p, f.Provider)
+		if b.specs.GPU(a.GPU) == nil {
+			return fmt.Errorf("%s: accelerator %q maps to %q, not a canonical name in gpus.yaml", a.Origin, a.Key, a.GPU)
 		}
-		if f.SpecSource != "" && b.specs.Source(f.SpecSource) == nil {
-			return fmt.Errorf("%s: spec_source %q is not in sources.yaml", p, f.SpecSource)
-		}
-		for _, in := range f.Instances {
-			if b.specs.GPU(in.GPU) == nil {
-				return fmt.Errorf("%s:%d: gpu %q is not a canonical name in gpus.yaml", p, in.Line, in.GPU)
-			}
-			if in.Interconnect != "" && !contains(catalog.Interconnects, in.Interconnect) {
-				return fmt.Errorf("%s:%d: interconnect %q; allowed: %s", p, in.Line, in.Interconnect, strings.Join(catalog.Interconnects, ", "))
-			}
-			for _, o := range in.Offers {
-				if o.Source != "" && b.specs.Source(o.Source) == nil {
-					return fmt.Errorf("%s:%d: source %q is not in sources.yaml", p, in.Line, o.Source)
-				}
-			}
-		}
-		b.curated[f.Provider] = f
+		b.accels[specKey{p.Name, a.Key}] = a.GPU
 	}
 	return nil
 }
@@ -145,8 +167,66 @@ func contains(list []string, s string) bool {
 	return false
 }
 
-// add appends an offering; a second offering with the same key is an error in the inputs.
-func (b *builder) add(o catalog.Offering) error {
+// addOffering converts a feed offering: provider and GPU resolved, specs
+// joined with the curated file where the feed gives none, prices cited.
+func (b *builder) addOffering(naming feeds.Naming, fo feeds.Offering) error {
+	p, err := b.provider(fo.Provider)
+	if naming == feeds.SkyPilotClouds {
+		if p = b.specs.ProviderForSkyPilot(fo.Provider); p == nil {
+			err = fmt.Errorf("SkyPilot cloud %q is no provider's skypilot_cloud, name or alias in providers.yaml", fo.Provider)
+		} else {
+			err = nil
+		}
+	}
+	if err != nil {
+		return err
+	}
+	o := catalog.Offering{
+		Provider: p.Name, InstanceType: fo.InstanceType, Region: fo.Region, Zone: fo.Zone,
+		GPUCount: fo.GPUCount, VCPUs: fo.VCPUs, MemoryGiB: fo.MemoryGiB, LocalDiskGB: fo.LocalDiskGB,
+		Interconnect: fo.Interconnect, NetworkGbps: fo.NetworkGbps, Arch: fo.Arch, SpecSource: fo.SpecSource,
+	}
+	spec := b.curated[specKey{p.Name, fo.InstanceType}]
+	switch {
+	case fo.GPU != "": // a curated row: its own spec
+		if o.GPU = b.specs.GPU(fo.GPU); o.GPU == nil {
+			return fmt.Errorf("gpu %q is not a canonical name in gpus.yaml", fo.GPU)
+		}
+		o.GPUMemoryGiB = fo.GPUMemoryMiB / 1024
+	case fo.Accelerator != "": // the feed gives the machine; the curated spec (if any) names the GPU and its links
+		memGiB := fo.GPUMemoryMiB / 1024
+		if spec != nil {
+			o.GPU = b.specs.GPU(spec.GPU)
+			o.Interconnect, o.NetworkGbps = spec.Interconnect, spec.NetworkGbps
+		} else if gpu, ok := b.accels[specKey{p.Name, fo.Accelerator}]; ok {
+			o.GPU = b.specs.GPU(gpu)
+		} else if o.GPU, err = b.specs.ResolveFeedGPU(fo.Accelerator, memGiB, fo.InstanceType); err != nil {
+			return err
+		}
+		o.GPUMemoryGiB = roundTenth(memGiB)
+	default: // a price row only: the curated spec gives the machine
+		if prior := b.inRegion(p.Name, fo.InstanceType, fo.Region); len(prior) > 0 {
+			return b.crossCheck(fo, prior)
+		}
+		if spec == nil {
+			b.leaveType(p.Name, fo, "no curated spec (GPUs, vCPUs, memory) for the type in data/curated")
+			return nil
+		}
+		o.GPU = b.specs.GPU(spec.GPU)
+		o.GPUCount, o.GPUMemoryGiB, o.VCPUs, o.MemoryGiB = spec.GPUCount, spec.GPUMemoryGiB, spec.VCPUs, spec.MemoryGiB
+		o.LocalDiskGB, o.Interconnect, o.NetworkGbps, o.Arch, o.SpecSource = spec.LocalDiskGB, spec.Interconnect, spec.NetworkGbps, spec.Arch, spec.SpecSource
+	}
+	if o.OnDemand, err = b.price(fo.OnDemand, p); err != nil {
+		return fmt.Errorf("on-demand: %w", err)
+	}
+	if fo.Spot.Known {
+		if o.Spot, err = b.price(fo.Spot, p); err != nil {
+			return fmt.Errorf("spot: %w", err)
+		}
+	}
+	if !o.OnDemand.Known {
+		b.rep.Unpriced = append(b.rep.Unpriced, fmt.Sprintf("%s %s %s: no on-demand price in the source (kept, price unknown)", fo.Origin, fo.InstanceType, fo.Region))
+	}
 	if b.seen[o.Key()] {
 		return fmt.Errorf("offering %s appears twice in the inputs", o.Key())
 	}
@@ -157,9 +237,56 @@ func (b *builder) add(o catalog.Offering) error {
 	if o.GPUMemoryGiB == 0 && o.GPU.MemoryGiB.Known {
 		o.GPUMemoryGiB = o.GPU.MemoryGiB.Value
 	}
-	o.China = b.isChina(o.Provider, o.Region)
+	o.China = china(p, o.Region, fo.Country)
 	b.offs = append(b.offs, o)
 	b.rep.Rows[o.OnDemand.Source]++
+	return nil
+}
+
+// price converts a feed price: a known one cites a listed source; an unknown
+// one is in the provider's currency where the feed names none.
+func (b *builder) price(fp feeds.Price, p *catalog.Provider) (catalog.Price, error) {
+	cur := fp.Currency
+	if cur == "" {
+		cur = p.Currency
+	}
+	c, err := money.ParseCurrency(cur)
+	if err != nil {
+		return catalog.Price{}, err
+	}
+	if !fp.Known {
+		return catalog.Price{Currency: c}, nil
+	}
+	if err := b.source(fp.Source, fp.AsOf); err != nil {
+		return catalog.Price{}, err
+	}
+	return catalog.Price{Known: true, Amount: fp.Amount, Currency: c, Source: fp.Source, AsOf: fp.AsOf}, nil
+}
+
+// leaveType reports a feed row left out and keeps its type for the snapshot's left_out.csv.
+func (b *builder) leaveType(provider string, fo feeds.Offering, reason string) {
+	b.rep.LeftOut = append(b.rep.LeftOut, feeds.LeftOut{Origin: fo.Origin, What: provider + " " + fo.InstanceType + " " + fo.Region, Reason: reason})
+	k := specKey{provider, fo.InstanceType}
+	l := b.leftOut[k]
+	if l == nil {
+		l = &catalog.LeftOutType{Provider: provider, InstanceType: fo.InstanceType, Source: fo.OnDemand.Source, Reason: reason}
+		b.leftOut[k] = l
+	}
+	if !contains(l.Regions, fo.Region) {
+		l.Regions = append(l.Regions, fo.Region)
+		sort.Strings(l.Regions)
+	}
+}
+
+// crossCheck compares a region-wide price with the per-zone rows an earlier
+// feed gave for the same type and region: they must agree.
+func (b *builder) crossCheck(fo feeds.Offering, prior []*catalog.Offering) error {
+	for _, o := range prior {
+		if o.OnDemand.Known && fo.OnDemand.Known && !o.OnDemand.Amount.Equal(fo.OnDemand.Amount) {
+			return fmt.Errorf("%s %s on-demand %s disagrees with %s's %s", fo.InstanceType, fo.Region, fo.OnDemand.Amount, o.OnDemand.Source, o.OnDemand.Amount)
+		}
+	}
+	b.rep.Checks = append(b.rep.Checks, fmt.Sprintf("%s %s %s: %s %s equals %s", prior[0].Provider, fo.InstanceType, fo.Region, fo.OnDemand.Source, fo.OnDemand.Amount, prior[0].OnDemand.Source))
 	return nil
 }
 
@@ -178,76 +305,21 @@ func linkFor(g *catalog.GPU, count float64) string {
 	return catalog.LinkUnknown
 }
 
-// isChina reports a mainland-China region: from providers.yaml, or for Vast's
-// "State, CC, Continent" regions, the country code CN.
-func (b *builder) isChina(provider, region string) bool {
-	if p := b.specs.Provider(provider); p != nil {
-		if r := p.RegionInfo(region); r != nil {
-			return r.China
-		}
+// china reports a mainland-China region: from providers.yaml, else from the
+// country code the feed read with the region (Vast's "State, CC, Continent").
+func china(p *catalog.Provider, region, country string) bool {
+	if r := p.RegionInfo(region); r != nil {
+		return r.China
 	}
-	parts := strings.Split(region, ",")
-	return len(parts) == 3 && strings.TrimSpace(parts[1]) == "CN"
-}
-
-func (b *builder) sourceAsOf(id string) string {
-	if s := b.specs.Source(id); s != nil {
-		return s.AsOf
-	}
-	return ""
-}
-
-func (b *builder) addSkyPilot(path, provider, source string) error {
-	fh, err := os.Open(path)
-	if err != nil {
-		return err
-	}
-	defer fh.Close()
-	recs, err := skypilot.Parse(fh)
-	if err != nil {
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	asOf := b.sourceAsOf(source)
-	cur := b.curated[provider]
-	for _, r := range recs {
-		if r.AcceleratorName == "" {
-			continue // CPU-only rows
-		}
-		o := catalog.Offering{
-			Provider: provider, InstanceType: r.InstanceType, Region: r.Region, Zone: r.Zone,
-			GPUCount: r.AcceleratorCount, VCPUs: r.VCPUs, MemoryGiB: r.MemoryGiB, LocalDiskGB: r.LocalDiskGB,
-			Arch: r.Arch, SpecSource: source,
-		}
-		memGiB := r.PerGPUMemoryMiB(provider) / 1024
-		if in := cur.Instance(r.InstanceType); in != nil {
-			o.GPU = b.specs.GPU(in.GPU)
-			o.Interconnect, o.NetworkGbps = in.Interconnect, in.NetworkGbps
-		} else if o.GPU, err = b.specs.ResolveFeedGPU(r.AcceleratorName, memGiB, r.InstanceType); err != nil {
-			return fmt.Errorf("%s:%d: %w", path, r.Line, err)
-		}
-		o.GPUMemoryGiB = roundTenth(memGiB)
-		if r.Price.Known {
-			o.OnDemand = catalog.Price{Known: true, Amount: r.Price.Amount, Currency: money.USD, Source: source, AsOf: asOf}
-		} else {
-			o.OnDemand = catalog.Price{Currency: money.USD}
-			b.rep.Skipped = append(b.rep.Skipped, fmt.Sprintf("%s:%d %s %s: no on-demand price in the source (kept, price unknown)", path, r.Line, r.InstanceType, r.Region))
-		}
-		if r.SpotPrice.Known {
-			o.Spot = catalog.Price{Known: true, Amount: r.SpotPrice.Amount, Currency: money.USD, Source: source, AsOf: asOf}
-		}
-		if err := b.add(o); err != nil {
-			return fmt.Errorf("%s:%d: %w", path, r.Line, err)
-		}
-	}
-	return nil
+	return country == "CN"
 }
 
 func roundTenth(x float64) float64 {
 	return float64(int64(x*10+0.5)) / 10
 }
 
-// hasRegion reports whether offerings of provider/type in region were already added (from a per-zone feed).
-func (b *builder) hasRegion(provider, typ, region string) []*catalog.Offering {
+// inRegion returns the offerings of provider/type in region already added.
+func (b *builder) inRegion(provider, typ, region string) []*catalog.Offering {
 	var out []*catalog.Offering
 	for i := range b.offs {
 		o := &b.offs[i]
@@ -258,162 +330,45 @@ func (b *builder) hasRegion(provider, typ, region string) []*catalog.Offering {
 	return out
 }
 
-func (b *builder) addAWSOnDemand(path string) error {
-	fh, err := os.Open(path)
+// addCommitment keeps a commitment price of an offering the catalog lists.
+func (b *builder) addCommitment(fc feeds.Commitment) error {
+	p, err := b.provider(fc.Provider)
 	if err != nil {
 		return err
 	}
-	defer fh.Close()
-	recs, err := awsondemand.Parse(fh)
-	if err != nil {
-		return fmt.Errorf("%s: %w", path, err)
+	if len(b.inRegion(p.Name, fc.InstanceType, fc.Region)) == 0 {
+		b.rep.LeftOut = append(b.rep.LeftOut, feeds.LeftOut{Origin: fc.Origin, What: fmt.Sprintf("%s %s %s %s %s", fc.InstanceType, fc.Region, fc.Model, fc.Term, fc.Payment),
+			Reason: "commitment price of an offering the catalog does not list"})
+		return nil
 	}
-	cur := b.curated["aws"]
-	for _, r := range recs {
-		source, ok := awsOnDemandSources[r.Region]
-		if !ok {
-			return fmt.Errorf("%s:%d: region %s has no source id", path, r.Line, r.Region)
-		}
-		if prior := b.hasRegion("aws", r.InstanceType, r.Region); len(prior) > 0 {
-			// The per-zone SkyPilot rows already carry this price; check that the feeds agree.
-			for _, o := range prior {
-				if o.OnDemand.Known && !o.OnDemand.Amount.Equal(r.Price) {
-					return fmt.Errorf("%s:%d: %s %s on-demand %s disagrees with %s's %s", path, r.Line, r.InstanceType, r.Region, r.Price, o.OnDemand.Source, o.OnDemand.Amount)
-				}
-			}
-			b.rep.Checks = append(b.rep.Checks, fmt.Sprintf("aws %s %s: %s %s equals %s", r.InstanceType, r.Region, source, r.Price, prior[0].OnDemand.Source))
-			continue
-		}
-		in := cur.Instance(r.InstanceType)
-		if in == nil {
-			b.rep.Skipped = append(b.rep.Skipped, fmt.Sprintf("%s:%d %s %s: no curated spec in aws.yaml (left out)", path, r.Line, r.InstanceType, r.Region))
-			continue
-		}
-		cc, err := money.ParseCurrency(r.Currency)
-		if err != nil {
-			return fmt.Errorf("%s:%d: %w", path, r.Line, err)
-		}
-		o := b.fromCurated("aws", cur, in, r.Region)
-		o.OnDemand = catalog.Price{Known: true, Amount: r.Price, Currency: cc, Source: source, AsOf: r.GeneratedAt.Format("2006-01-02")}
-		if err := b.add(o); err != nil {
-			return fmt.Errorf("%s:%d: %w", path, r.Line, err)
-		}
+	if err := b.source(fc.Source, fc.AsOf); err != nil {
+		return err
 	}
-	return nil
-}
-
-func (b *builder) fromCurated(provider string, f *curated.File, in *curated.Instance, region string) catalog.Offering {
-	arch := in.Arch
-	if arch == "" {
-		arch = "x86_64"
-	}
-	return catalog.Offering{
-		Provider: provider, InstanceType: in.Type, Region: region, GPU: b.specs.GPU(in.GPU),
-		GPUCount: in.GPUCount, GPUMemoryGiB: in.GPUMemoryGiB, VCPUs: in.VCPUs, MemoryGiB: in.MemoryGiB,
-		LocalDiskGB: in.LocalDiskGB, Interconnect: in.Interconnect, NetworkGbps: in.NetworkGbps, Arch: arch,
-		SpecSource: f.SpecSource,
-	}
-}
-
-func (b *builder) addGCP(path string) error {
-	fh, err := os.Open(path)
+	cur, err := money.ParseCurrency(fc.Currency)
 	if err != nil {
 		return err
 	}
-	defer fh.Close()
-	ex, err := gcpprices.Parse(fh)
-	if err != nil {
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	cur := b.curated["gcp"]
-	if cur == nil {
-		return fmt.Errorf("gcp.yaml is missing from the curated files")
-	}
-	const source = "cyclenerd-gcp@2026-07-30"
-	asOf := b.sourceAsOf(source)
-	for _, m := range ex.Machines {
-		name, ok := cur.Accelerators[m.GPUName]
-		if !ok || b.specs.GPU(name) == nil {
-			return fmt.Errorf("%s: %s: accelerator %q has no GPU in gcp.yaml accelerators", path, m.Type, m.GPUName)
-		}
-		for _, rp := range m.Regions {
-			o := catalog.Offering{
-				Provider: "gcp", InstanceType: m.Type, Region: rp.Region, GPU: b.specs.GPU(name),
-				GPUCount: m.GPUCount, VCPUs: m.VCPUs, MemoryGiB: m.RAMGiB, LocalDiskGB: m.LocalSSD, Arch: "x86_64",
-				SpecSource: source,
-			}
-			o.OnDemand = catalog.Price{Currency: money.USD}
-			if rp.Hour.Valid {
-				o.OnDemand = catalog.Price{Known: true, Amount: rp.Hour.Decimal, Currency: money.USD, Source: source, AsOf: asOf}
-			}
-			if rp.Spot.Valid {
-				o.Spot = catalog.Price{Known: true, Amount: rp.Spot.Decimal, Currency: money.USD, Source: source, AsOf: asOf}
-			}
-			if err := b.add(o); err != nil {
-				return err
-			}
-			// Resource-based committed-use discounts, quoted per month of 730 hours and billed monthly.
-			for term, monthly := range map[string]decimal.NullDecimal{"1y": rp.Month1y, "3y": rp.Month3y} {
-				if monthly.Valid {
-					b.commits = append(b.commits, catalog.Commitment{Provider: "gcp", InstanceType: m.Type, Region: rp.Region,
-						Model: catalog.ModelCommitment, Term: term, Payment: catalog.PayMonthly, Monthly: monthly.Decimal,
-						Currency: money.USD, Source: source, AsOf: asOf})
-				}
-			}
-		}
-	}
+	b.commits = append(b.commits, catalog.Commitment{Provider: p.Name, InstanceType: fc.InstanceType, Region: fc.Region,
+		Model: fc.Model, Term: fc.Term, Payment: fc.Payment, Class: fc.Class, Upfront: fc.Upfront, Hourly: fc.Hourly, Monthly: fc.Monthly,
+		Currency: cur, Source: fc.Source, AsOf: fc.AsOf})
 	return nil
 }
 
-// addSpotAdvisor keeps the Linux interruption bands of instance types the catalog lists in that region.
-func (b *builder) addSpotAdvisor(path string) error {
-	fh, err := os.Open(path)
+// addBand keeps the spot band of an instance type the catalog lists in that region.
+func (b *builder) addBand(sb feeds.SpotBand) error {
+	p, err := b.provider(sb.Provider)
 	if err != nil {
 		return err
 	}
-	defer fh.Close()
-	d, err := awsspotadvisor.Parse(fh)
-	if err != nil {
-		return fmt.Errorf("%s: %w", path, err)
+	if len(b.inRegion(p.Name, sb.InstanceType, sb.Region)) == 0 {
+		b.rep.LeftOut = append(b.rep.LeftOut, feeds.LeftOut{Origin: sb.Origin, What: sb.InstanceType + " " + sb.Region,
+			Reason: "spot band of an instance type the catalog does not list in that region"})
+		return nil
 	}
-	const source = "aws-spot-advisor@2025-06-28"
-	for _, e := range d.Entries {
-		if e.OS != "Linux" || len(b.hasRegion("aws", e.InstanceType, e.Region)) == 0 {
-			continue
-		}
-		b.bands = append(b.bands, catalog.SpotBand{Provider: "aws", InstanceType: e.InstanceType, Region: e.Region, Label: e.Range.Label,
-			Low: e.Low, High: e.High, SavingsPct: float64(e.SavingsPct), Source: source, AsOf: b.sourceAsOf(source)})
+	if err := b.source(sb.Source, sb.AsOf); err != nil {
+		return err
 	}
-	return nil
-}
-
-func (b *builder) addCuratedOffers(provider string) error {
-	f := b.curated[provider]
-	if f == nil {
-		return fmt.Errorf("%s.yaml is missing from the curated files", provider)
-	}
-	for i := range f.Instances {
-		in := &f.Instances[i]
-		if len(in.Offers) == 0 {
-			return fmt.Errorf("%s.yaml:%d: %s has no offers", provider, in.Line, in.Type)
-		}
-		for _, of := range in.Offers {
-			o := b.fromCurated(provider, f, in, of.Region)
-			cur := money.Currency(of.Currency)
-			if cur == "" {
-				cur = money.Currency(b.specs.Provider(provider).Currency)
-			}
-			o.OnDemand = catalog.Price{Currency: cur}
-			if of.Price.Valid {
-				o.OnDemand = catalog.Price{Known: true, Amount: of.Price.Decimal, Currency: cur, Source: of.Source, AsOf: of.AsOf}
-			}
-			if of.SpotPrice.Valid {
-				o.Spot = catalog.Price{Known: true, Amount: of.SpotPrice.Decimal, Currency: cur, Source: of.Source, AsOf: of.AsOf}
-			}
-			if err := b.add(o); err != nil {
-				return fmt.Errorf("%s.yaml:%d: %w", provider, in.Line, err)
-			}
-		}
-	}
+	b.bands = append(b.bands, catalog.SpotBand{Provider: p.Name, InstanceType: sb.InstanceType, Region: sb.Region, Label: sb.Label,
+		Low: sb.Low, High: sb.High, SavingsPct: sb.SavingsPct, Source: sb.Source, AsOf: sb.AsOf})
 	return nil
 }

@@ -6,11 +6,15 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/shopspring/decimal"
 
 	"github.com/gpuscout/gpuscout/internal/catalog"
+	"github.com/gpuscout/gpuscout/internal/feeds/awsondemand"
+	"github.com/gpuscout/gpuscout/internal/feeds/registry"
+	"github.com/gpuscout/gpuscout/internal/feeds/skypilot"
 	"github.com/gpuscout/gpuscout/internal/shareddata"
 )
 
@@ -19,18 +23,27 @@ func build(t *testing.T) ([]catalog.Offering, *Report, *catalog.Catalog) {
 	return snap.Offerings, rep, specs
 }
 
+var built struct {
+	once  sync.Once
+	snap  *catalog.Snapshot
+	rep   *Report
+	specs *catalog.Catalog
+	err   error
+}
+
+// buildSnapshot builds from the real inputs once per test run (the tests only read the result).
 func buildSnapshot(t *testing.T) (*catalog.Snapshot, *Report, *catalog.Catalog) {
 	t.Helper()
-	specs, err := catalog.ParseSpecs(catalog.Embedded())
-	if err != nil {
-		t.Fatal(err)
-	}
 	in := Inputs{Shared: shareddata.Dir(t), Curated: filepath.Join(shareddata.ModuleRoot(t), "data", "curated")}
-	snap, rep, err := Build(specs, in)
-	if err != nil {
-		t.Fatal(err)
+	built.once.Do(func() {
+		if built.specs, built.err = catalog.ParseSpecs(catalog.Embedded()); built.err == nil {
+			built.snap, built.rep, built.err = Build(built.specs, in)
+		}
+	})
+	if built.err != nil {
+		t.Fatal(built.err)
 	}
-	return snap, rep, specs
+	return built.snap, built.rep, built.specs
 }
 
 // TestSnapshotUpToDate fails when someone changed a feed parser, a curated
@@ -86,36 +99,43 @@ func TestOfferingsMatchSourceRows(t *testing.T) {
 		perSource[offs[i].Provider+" "+offs[i].OnDemand.Source]++
 	}
 	dir := shareddata.Dir(t)
-	for _, f := range skypilotFiles {
+	for _, f := range registry.Lookup("skypilot").(*skypilot.Feed).Files {
 		n := 0
-		for _, r := range readCSV(t, filepath.Join(dir, f.path)) {
+		for _, r := range readCSV(t, filepath.Join(dir, f.Path)) {
 			if r["AcceleratorName"] == "" {
 				continue
 			}
 			n++
-			key := f.provider + "/" + r["InstanceType"] + "/" + r["Region"] + "/" + r["AvailabilityZone"]
+			region := r["Region"]
+			if f.Cloud == "vast" {
+				region, _ = skypilot.VastRegion(region)
+			}
+			key := f.Cloud + "/" + r["InstanceType"] + "/" + region + "/" + r["AvailabilityZone"]
 			o := byKey[key]
 			if o == nil {
-				t.Errorf("%s: source row %s missing from the catalog", f.path, key)
+				t.Errorf("%s: source row %s missing from the catalog", f.Path, key)
 				continue
 			}
 			if !priceEq(o.OnDemand, r["Price"]) || !priceEq(o.Spot, r["SpotPrice"]) {
-				t.Errorf("%s: %s prices %v/%v, source %q/%q", f.path, key, o.OnDemand.Amount, o.Spot.Amount, r["Price"], r["SpotPrice"])
+				t.Errorf("%s: %s prices %v/%v, source %q/%q", f.Path, key, o.OnDemand.Amount, o.Spot.Amount, r["Price"], r["SpotPrice"])
 			}
 		}
 		if n == 0 {
-			t.Errorf("%s: no GPU rows", f.path)
+			t.Errorf("%s: no GPU rows", f.Path)
 		}
 	}
 	// Karpenter rows: every row with a curated spec is in the catalog at the
 	// same price, in USD (us-east-1) or CNY (cn-north-1).
-	skipped := strings.Join(rep.Skipped, "\n")
-	for _, r := range readCSV(t, filepath.Join(dir, awsOnDemandFile)) {
+	var skipped strings.Builder
+	for _, l := range rep.LeftOut {
+		skipped.WriteString(l.String() + "\n")
+	}
+	for _, r := range readCSV(t, filepath.Join(dir, registry.Lookup("awsondemand").(*awsondemand.Feed).Path)) {
 		key := "aws/" + r["instance_type"] + "/" + r["region"] + "/"
 		o := byKey[key]
 		if o == nil {
 			// Either the per-zone rows carry it, or the type has no curated spec and the report says so.
-			if !strings.Contains(skipped, r["instance_type"]+" "+r["region"]) && byKey[key+"use1-az1"] == nil && !hasZone(byKey, key) {
+			if !strings.Contains(skipped.String(), r["instance_type"]+" "+r["region"]) && byKey[key+"use1-az1"] == nil && !hasZone(byKey, key) {
 				t.Errorf("%s %s: neither in the catalog nor reported as left out", r["instance_type"], r["region"])
 			}
 			continue
@@ -166,5 +186,60 @@ func TestInterconnectRules(t *testing.T) {
 	}
 	if cn := get("aws/p3.16xlarge/cn-north-1/"); !cn.China || cn.OnDemand.Currency != "CNY" {
 		t.Errorf("cn-north-1 p3.16xlarge: china=%v currency=%s", cn.China, cn.OnDemand.Currency)
+	}
+}
+
+// Vast rows with an empty state read "CN, AS", not ", CN, AS", and stay in China.
+func TestVastRegionsHaveNoEmptyState(t *testing.T) {
+	offs, _, _ := build(t)
+	cn := 0
+	for _, o := range offs {
+		if strings.HasPrefix(o.Region, ",") || strings.HasPrefix(o.Region, " ") {
+			t.Errorf("%s: region %q starts with a separator", o.Key(), o.Region)
+		}
+		if o.Provider == "vast" && o.Region == "CN, AS" {
+			cn++
+			if !o.China {
+				t.Errorf("%s: China = false, want true", o.Key())
+			}
+		}
+	}
+	if cn != 4 { // the four ", CN, AS" rows of vast/vms.csv
+		t.Errorf("%d vast offerings in \"CN, AS\", want 4", cn)
+	}
+}
+
+// The types the build leaves out are kept in the snapshot with the reason:
+// today the twelve g7/g7e sizes of the Karpenter table (no curated spec).
+func TestLeftOutTypesInSnapshot(t *testing.T) {
+	snap, rep, _ := buildSnapshot(t)
+	listed := map[string]bool{}
+	for _, o := range snap.Offerings {
+		listed[o.Provider+"/"+o.InstanceType] = true
+	}
+	g7 := 0
+	for _, l := range snap.LeftOut {
+		if listed[l.Provider+"/"+l.InstanceType] {
+			t.Errorf("%s/%s is both listed and left out", l.Provider, l.InstanceType)
+		}
+		if l.Reason == "" || l.Source == "" || len(l.Regions) == 0 {
+			t.Errorf("%+v: want a reason, a source and regions", l)
+		}
+		if strings.HasPrefix(l.InstanceType, "g7.") || strings.HasPrefix(l.InstanceType, "g7e.") {
+			g7++
+		}
+	}
+	if g7 != 12 {
+		t.Errorf("%d g7/g7e types left out, want 12 (6 sizes each)", g7)
+	}
+	// Every left-out type also appears, row by row, in the build report.
+	var report strings.Builder
+	for _, l := range rep.LeftOut {
+		report.WriteString(l.String() + "\n")
+	}
+	for _, l := range snap.LeftOut {
+		if !strings.Contains(report.String(), l.Provider+" "+l.InstanceType+" ") {
+			t.Errorf("%s %s: not in the build report", l.Provider, l.InstanceType)
+		}
 	}
 }

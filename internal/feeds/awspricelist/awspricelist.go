@@ -25,6 +25,7 @@ type Product struct {
 	Tenancy        string
 	CapacityStatus string
 	PreInstalledSw string
+	GPUs           string              // the "gpu" attribute: GPUs per instance; empty for instances without GPUs
 	OnDemand       decimal.NullDecimal // USD per hour
 	Reserved       []Reservation
 }
@@ -118,7 +119,7 @@ func Parse(r io.Reader) ([]Product, error) {
 			sku = p.SKU
 		}
 		bySKU[sku] = &Product{SKU: sku, InstanceType: a["instanceType"], Location: a["location"], OS: a["operatingSystem"],
-			Tenancy: a["tenancy"], CapacityStatus: a["capacitystatus"], PreInstalledSw: a["preInstalledSw"]}
+			Tenancy: a["tenancy"], CapacityStatus: a["capacitystatus"], PreInstalledSw: a["preInstalledSw"], GPUs: a["gpu"]}
 	}
 	for _, kind := range []string{"OnDemand", "Reserved"} {
 		keys := make([]string, 0, len(terms[kind]))

@@ -60,6 +60,9 @@ func Parse(r io.Reader) (*Data, error) {
 				if v.S == nil || v.R == nil {
 					return nil, fmt.Errorf("spot advisor: %s %s %s: missing s or r", region, os, typ)
 				}
+				if *v.S < 0 || *v.S > 100 {
+					return nil, fmt.Errorf("spot advisor: %s %s %s: savings %d%%; want 0 to 100", region, os, typ, *v.S)
+				}
 				rg, ok := byIndex[*v.R]
 				if !ok {
 					return nil, fmt.Errorf("spot advisor: %s %s %s: range %d is not in ranges", region, os, typ, *v.R)

@@ -54,11 +54,13 @@ func TestParseBand(t *testing.T) {
 
 func TestParseErrors(t *testing.T) {
 	for name, in := range map[string]string{
-		"not json":  "{",
-		"no ranges": `{"ranges": [], "spot_advisor": {}}`,
-		"bad index": `{"ranges": [{"index": 0, "label": "<5%", "max": 5}], "spot_advisor": {"r": {"Linux": {"x": {"s": 1, "r": 9}}}}}`,
-		"missing s": `{"ranges": [{"index": 0, "label": "<5%", "max": 5}], "spot_advisor": {"r": {"Linux": {"x": {"r": 0}}}}}`,
-		"bad label": `{"ranges": [{"index": 0, "label": "often", "max": 5}], "spot_advisor": {"r": {"Linux": {"x": {"s": 1, "r": 0}}}}}`,
+		"not json":    "{",
+		"no ranges":   `{"ranges": [], "spot_advisor": {}}`,
+		"bad index":   `{"ranges": [{"index": 0, "label": "<5%", "max": 5}], "spot_advisor": {"r": {"Linux": {"x": {"s": 1, "r": 9}}}}}`,
+		"missing s":   `{"ranges": [{"index": 0, "label": "<5%", "max": 5}], "spot_advisor": {"r": {"Linux": {"x": {"r": 0}}}}}`,
+		"savings 150": `{"ranges": [{"index": 0, "label": "<5%", "max": 5}], "spot_advisor": {"r": {"Linux": {"x": {"s": 150, "r": 0}}}}}`,
+		"savings -1":  `{"ranges": [{"index": 0, "label": "<5%", "max": 5}], "spot_advisor": {"r": {"Linux": {"x": {"s": -1, "r": 0}}}}}`,
+		"bad label":   `{"ranges": [{"index": 0, "label": "often", "max": 5}], "spot_advisor": {"r": {"Linux": {"x": {"s": 1, "r": 0}}}}}`,
 	} {
 		if _, err := Parse(strings.NewReader(in)); err == nil {
 			t.Errorf("%s: accepted", name)
@@ -74,6 +76,33 @@ func FuzzParseBand(f *testing.F) {
 		lo, hi, err := ParseBand(s)
 		if err == nil && !(lo >= 0 && lo < hi && hi <= 100) {
 			t.Fatalf("ParseBand(%q) = %v..%v", s, lo, hi)
+		}
+	})
+}
+
+// FuzzParse: any input is parsed or rejected, never a panic; what is
+// accepted has bands in range, savings in 0..100, and parses the same twice.
+func FuzzParse(f *testing.F) {
+	f.Add(`{"ranges": [{"index": 0, "label": "<5%", "max": 5}], "spot_advisor": {"us-east-1": {"Linux": {"p5.48xlarge": {"s": 62, "r": 0}}}}}`)
+	f.Add(`{"ranges": [{"index": 4, "label": ">20%", "max": 100}], "spot_advisor": {}}`)
+	f.Fuzz(func(t *testing.T, s string) {
+		d, err := Parse(strings.NewReader(s))
+		if err != nil {
+			return
+		}
+		for _, e := range d.Entries {
+			if !(e.Low >= 0 && e.Low < e.High && e.High <= 100) || e.SavingsPct < 0 || e.SavingsPct > 100 {
+				t.Fatalf("entry %+v out of range", e)
+			}
+		}
+		again, err := Parse(strings.NewReader(s))
+		if err != nil || len(again.Entries) != len(d.Entries) {
+			t.Fatalf("second parse differs: %v", err)
+		}
+		for i := range d.Entries {
+			if d.Entries[i] != again.Entries[i] {
+				t.Fatalf("entry %d: %+v then %+v", i, d.Entries[i], again.Entries[i])
+			}
 		}
 	})
 }

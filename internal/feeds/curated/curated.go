@@ -62,6 +62,11 @@ func Parse(r io.Reader) (*File, error) {
 	if err != nil {
 		return nil, err
 	}
+	return ParseBytes(b)
+}
+
+// ParseBytes is Parse of a file's contents.
+func ParseBytes(b []byte) (*File, error) {
 	var root yaml.Node
 	if err := yaml.Unmarshal(b, &root); err != nil {
 		return nil, err

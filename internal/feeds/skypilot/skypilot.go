@@ -188,13 +188,13 @@ func parseGPUInfo(s string) (GPUInfo, error) {
 
 // PerGPUMemoryMiB returns the memory of one GPU. SkyPilot's MemoryInfo.SizeInMiB
 // is per GPU for most clouds, but the Vast fetcher writes the instance total
-// there (2x-A100 rows carry 163840 or 81920), so it is divided by the count.
-// Zero means unknown (Nebius and some Seeweb rows write 0).
-func (r Record) PerGPUMemoryMiB(cloud string) float64 {
+// there (2x-A100 rows carry 163840 or 81920): with sizeIsTotal it is divided
+// by the count. Zero means unknown (Nebius and some Seeweb rows write 0).
+func (r Record) PerGPUMemoryMiB(sizeIsTotal bool) float64 {
 	if r.GPU.MemoryMiB <= 0 {
 		return 0
 	}
-	if cloud == "vast" && r.AcceleratorCount > 0 {
+	if sizeIsTotal && r.AcceleratorCount > 0 {
 		return r.GPU.MemoryMiB / r.AcceleratorCount
 	}
 	return r.GPU.MemoryMiB

@@ -49,8 +49,8 @@ func TestParseFixtures(t *testing.T) {
 	if !r.Price.Known || !r.Price.Amount.Equal(decimal.RequireFromString("15.92")) || r.SpotPrice.Known {
 		t.Errorf("prices = %+v %+v, want 15.92 and none", r.Price, r.SpotPrice)
 	}
-	if r.PerGPUMemoryMiB("lambda") != 40960 {
-		t.Errorf("per-GPU memory = %v, want 40960", r.PerGPUMemoryMiB("lambda"))
+	if r.PerGPUMemoryMiB(false) != 40960 {
+		t.Errorf("per-GPU memory = %v, want 40960", r.PerGPUMemoryMiB(false))
 	}
 
 	f2, _ := os.Open("testdata/vast-like.csv")
@@ -61,8 +61,8 @@ func TestParseFixtures(t *testing.T) {
 	}
 	v := recs[0]
 	// Vast writes the instance total into SizeInMiB; 0.00 spot means none.
-	if v.PerGPUMemoryMiB("vast") != 81920 || v.SpotPrice.Known || v.Region != "Montana, US, NA" {
-		t.Errorf("vast record: mem %v spot %+v region %q", v.PerGPUMemoryMiB("vast"), v.SpotPrice, v.Region)
+	if v.PerGPUMemoryMiB(true) != 81920 || v.SpotPrice.Known || v.Region != "Montana, US, NA" {
+		t.Errorf("vast record: mem %v spot %+v region %q", v.PerGPUMemoryMiB(true), v.SpotPrice, v.Region)
 	}
 }
 
@@ -149,7 +149,7 @@ func FuzzParse(f *testing.F) {
 			if r.Price.Known && !r.Price.Amount.IsPositive() {
 				t.Fatalf("known price %s is not positive", r.Price.Amount)
 			}
-			if r.AcceleratorCount < 0 || r.PerGPUMemoryMiB("vast") < 0 {
+			if r.AcceleratorCount < 0 || r.PerGPUMemoryMiB(true) < 0 {
 				t.Fatal("negative count or memory")
 			}
 		}

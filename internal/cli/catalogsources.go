@@ -1,0 +1,173 @@
+package cli
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/gpuscout/gpuscout/internal/catalog"
+	"github.com/gpuscout/gpuscout/internal/feeds/registry"
+	"github.com/gpuscout/gpuscout/internal/render"
+)
+
+func newCatalogSourcesCmd(e *env) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "sources",
+		Short: "Every source the catalog cites: title, URL or shared/data file, as-of date, licence, what cites it",
+		Long: `List every source id in the catalog (prices, commitment prices, spot bands,
+instance specs, GPU figures, egress tables, provider facts, licence surcharges)
+with its title, where to find it (a URL, or the file under the project's
+shared/data the catalog build read), its as-of date and licence, and how many
+catalog entries cite it.`,
+		Example: "  gpuscout catalog sources\n  gpuscout catalog sources -o json",
+		Args:    noArgs,
+	}
+	getFormat := outputFlag(cmd)
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		format, err := getFormat()
+		if err != nil {
+			return err
+		}
+		cat, err := catalog.Default()
+		if err != nil {
+			return fmt.Errorf("embedded catalog: %w", err)
+		}
+		list := catalogSources(cat)
+		return e.write(format, list.table(), list)
+	}
+	return cmd
+}
+
+// sourceEntry is one source with where to find it and what cites it.
+type sourceEntry struct {
+	catalog.Source
+	Files   []string       `json:"files"`    // shared/data files (the build's feeds and the source's own file)
+	CitedBy map[string]int `json:"cited_by"` // kind of catalog entry -> count
+}
+
+type sourceList []sourceEntry
+
+// feedFiles maps source ids to the shared/data files the registered feeds
+// read their rows from.
+func feedFiles() map[string][]string {
+	out := map[string][]string{}
+	for _, s := range registry.Sources() {
+		for _, in := range s.Describe().Reads {
+			for _, id := range in.Cites {
+				out[id] = append(out[id], in.Path)
+			}
+		}
+	}
+	return out
+}
+
+// sourceRefs counts, per source id, the catalog entries citing it, by kind.
+func sourceRefs(c *catalog.Catalog) map[string]map[string]int {
+	refs := map[string]map[string]int{}
+	add := func(id, kind string) {
+		if id == "" {
+			return
+		}
+		if refs[id] == nil {
+			refs[id] = map[string]int{}
+		}
+		refs[id][kind]++
+	}
+	for i := range c.Offerings {
+		o := &c.Offerings[i]
+		add(o.OnDemand.Source, "prices")
+		add(o.Spot.Source, "spot prices")
+		add(o.SpecSource, "specs")
+	}
+	for _, x := range c.Commitments {
+		add(x.Source, "commitments")
+	}
+	for _, b := range c.SpotBands {
+		add(b.Source, "spot bands")
+	}
+	for _, g := range c.GPUs {
+		for _, id := range g.SourceIDs() {
+			add(id, "GPU entries")
+		}
+	}
+	for _, t := range c.EgressTables {
+		add(t.Source, "egress tables")
+	}
+	for _, p := range c.Providers {
+		add(p.BillingSource, "provider facts")
+		if len(p.Schemes) > 0 {
+			add(p.SchemesSource, "provider facts")
+		}
+		if p.Ecosystem != nil {
+			add(p.Ecosystem.Source, "provider facts")
+		}
+	}
+	for _, l := range c.Licenses {
+		add(l.Source, "licence surcharges")
+	}
+	return refs
+}
+
+func catalogSources(c *catalog.Catalog) sourceList {
+	files, refs := feedFiles(), sourceRefs(c)
+	out := sourceList{}
+	for _, s := range c.Sources {
+		e := sourceEntry{Source: s, Files: []string{}, CitedBy: refs[s.ID]}
+		if e.CitedBy == nil {
+			e.CitedBy = map[string]int{}
+		}
+		e.Files = append(e.Files, files[s.ID]...)
+		if s.File != "" && !slices.Contains(e.Files, s.File) {
+			e.Files = append(e.Files, s.File)
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+// where says where to find a source: its URL, else its shared/data files
+// (-o json gives both).
+func (e *sourceEntry) where() string {
+	if e.URL != "" {
+		return e.URL
+	}
+	var parts []string
+	for _, f := range e.Files {
+		parts = append(parts, "shared/data/"+f)
+	}
+	if len(parts) == 0 {
+		return "not located (no URL or file)"
+	}
+	return strings.Join(parts, " ")
+}
+
+func (e *sourceEntry) citedBy() string {
+	if len(e.CitedBy) == 0 {
+		return "-"
+	}
+	var parts []string
+	for _, k := range slices.Sorted(maps.Keys(e.CitedBy)) {
+		parts = append(parts, strconv.Itoa(e.CitedBy[k])+" "+k)
+	}
+	return strings.Join(parts, ", ")
+}
+
+func (l sourceList) table() *render.Table {
+	t := &render.Table{Columns: []render.Column{{Header: "SOURCE"}, {Header: "AS OF"}, {Header: "LICENSE"}, {Header: "CITED BY"}, {Header: "WHERE"}, {Header: "TITLE"}}}
+	for i := range l {
+		e := &l[i]
+		asOf, lic := e.AsOf, e.License
+		if asOf == "" {
+			asOf = "undated"
+		}
+		if lic == "" {
+			lic = "-"
+		}
+		t.Rows = append(t.Rows, []string{e.ID, asOf, lic, e.citedBy(), e.where(), e.Title})
+	}
+	return t
+}

@@ -1,0 +1,217 @@
+// Package feeds defines what a price feed is to gpuscout: a Source reads
+// files (under shared/data or data/curated), and yields feed-level records —
+// offerings with their on-demand and spot prices, commitment prices, spot
+// interruption bands, instance specs and accelerator names — together with
+// every row it left out and why. catalog/build converts these records into
+// the catalog's own types; the feeds import nothing else of gpuscout, so a
+// new provider is one package implementing Source plus one line in the
+// registry (internal/feeds/registry).
+package feeds
+
+import (
+	"fmt"
+	"io/fs"
+
+	"github.com/shopspring/decimal"
+)
+
+// Source is one price feed.
+type Source interface {
+	// ID names the feed in the registry ("skypilot-vast", "awsondemand").
+	ID() string
+	// Describe says what the feed reads and what it yields.
+	Describe() Description
+	// Read parses the feed's files from in. A malformed file is an error
+	// naming the file and line; rows the feed skips on purpose are reported
+	// in Result.LeftOut with a reason.
+	Read(in Inputs) (*Result, error)
+}
+
+// Root names the folder an input file lives in.
+type Root string
+
+// The folders feeds read from.
+const (
+	Shared  Root = "shared"  // the project's shared source data (../shared/data)
+	Curated Root = "curated" // gpuscout's curated instance files (data/curated)
+)
+
+// Input is one file (or glob) a feed reads.
+type Input struct {
+	Root Root
+	Path string // slash-separated, relative to Root; may be a glob (*.yaml)
+	// Cites lists the source ids the file's rows are cited by, where the
+	// feed knows them without reading it (not for curated files, whose rows
+	// name their own sources).
+	Cites []string
+}
+
+// String writes the input as root:path.
+func (i Input) String() string { return string(i.Root) + ":" + i.Path }
+
+// Description is what a feed reads and yields, for listings and reports.
+type Description struct {
+	Title  string  // one line: what the source is
+	Reads  []Input // the files it reads
+	Yields string  // what records it yields
+	// Provider says what the records' Provider names are: the catalog's
+	// provider names (the default) or SkyPilot's cloud names.
+	Provider Naming
+}
+
+// Naming is the namespace of a feed's provider names.
+type Naming string
+
+// Provider namings.
+const (
+	CatalogNames   Naming = ""         // gpuscout's provider names and aliases (providers.yaml)
+	SkyPilotClouds Naming = "skypilot" // SkyPilot's cloud names (providers.yaml skypilot_cloud)
+)
+
+// Inputs are the folders a feed reads from.
+type Inputs struct {
+	Shared  fs.FS
+	Curated fs.FS
+}
+
+// FS returns the folder of root, or an error when it was not given.
+func (in Inputs) FS(root Root) (fs.FS, error) {
+	switch root {
+	case Shared:
+		if in.Shared != nil {
+			return in.Shared, nil
+		}
+	case Curated:
+		if in.Curated != nil {
+			return in.Curated, nil
+		}
+	}
+	return nil, fmt.Errorf("feeds: no %s folder given", root)
+}
+
+// Price is an hourly price as a feed states it. A price the source does not
+// give has Known == false and a zero Amount; a known price is positive and
+// carries its currency (ISO 4217), source id and as-of date (YYYY-MM-DD).
+type Price struct {
+	Known    bool
+	Amount   decimal.Decimal
+	Currency string
+	Source   string
+	AsOf     string
+}
+
+// Offering is an instance type sold in a region (or zone), as a feed states it.
+// Spec fields the feed does not give are zero; catalog/build joins them with
+// the curated specs.
+type Offering struct {
+	Origin       string // "file:line" of the row
+	Provider     string // the feed's provider or cloud name; build resolves it against the catalog's providers
+	InstanceType string
+	Region       string
+	Zone         string
+	Country      string // ISO 3166 country code where the source gives one (Vast)
+	Accelerator  string // the feed's own accelerator name or key ("A100", "a100", "h100-80gb")
+	GPU          string // a canonical GPU name, where the feed is curated
+	GPUCount     float64
+	GPUMemoryMiB float64 // per GPU (or slice); 0 = unknown
+	VCPUs        float64
+	MemoryGiB    float64
+	LocalDiskGB  float64
+	Interconnect string
+	NetworkGbps  float64
+	Arch         string
+	SpecSource   string
+	OnDemand     Price
+	Spot         Price
+}
+
+// Commitment is the price of a commitment offer (reservation, committed-use
+// discount, subscription): an upfront amount and a recurring fee per term
+// hour or per month.
+type Commitment struct {
+	Origin       string
+	Provider     string
+	InstanceType string
+	Region       string
+	Model        string // reserved, savings-plan, commitment, subscription
+	Term         string // 1y, 3y, 1mo
+	Payment      string // no-upfront, partial-upfront, all-upfront, monthly
+	Class        string // AWS: standard, convertible
+	Upfront      decimal.Decimal
+	Hourly       decimal.Decimal
+	Monthly      decimal.Decimal
+	Currency     string
+	Source       string
+	AsOf         string
+}
+
+// SpotBand is a published band of monthly spot interruption frequency.
+type SpotBand struct {
+	Origin       string
+	Provider     string
+	InstanceType string
+	Region       string
+	Label        string  // "<5%", "5-10%", ... ">20%"
+	Low, High    float64 // percent
+	SavingsPct   float64 // advertised saving against on-demand
+	Source       string
+	AsOf         string
+}
+
+// Spec is a curated instance specification that other feeds' rows are joined with.
+type Spec struct {
+	Origin       string
+	Provider     string
+	InstanceType string
+	GPU          string // canonical GPU name
+	GPUCount     float64
+	GPUMemoryGiB float64 // per GPU or slice; 0 = the GPU's own memory
+	VCPUs        float64
+	MemoryGiB    float64
+	LocalDiskGB  float64
+	Interconnect string
+	NetworkGbps  float64
+	Arch         string
+	SpecSource   string
+}
+
+// Accelerator maps a feed's accelerator key to a canonical GPU name (GCP's "a100").
+type Accelerator struct {
+	Origin   string
+	Provider string
+	Key      string
+	GPU      string
+}
+
+// LeftOut is a source row a feed (or the build) did not turn into a record.
+type LeftOut struct {
+	Origin string // "file:line", or "file" with What naming the entry
+	What   string // the row: instance type, region, ...
+	Reason string
+}
+
+// String writes the report as "origin what: reason".
+func (l LeftOut) String() string { return l.Origin + " " + l.What + ": " + l.Reason }
+
+// Result is what a feed yields.
+type Result struct {
+	Offerings    []Offering
+	Commitments  []Commitment
+	SpotBands    []SpotBand
+	Specs        []Spec
+	Accelerators []Accelerator
+	LeftOut      []LeftOut
+}
+
+// Leave records a left-out row.
+func (r *Result) Leave(origin, what, reason string) {
+	r.LeftOut = append(r.LeftOut, LeftOut{Origin: origin, What: what, Reason: reason})
+}
+
+// Known returns a known price.
+func Known(amount decimal.Decimal, currency, source, asOf string) Price {
+	return Price{Known: true, Amount: amount, Currency: currency, Source: source, AsOf: asOf}
+}
+
+// Unknown returns an unknown price in currency.
+func Unknown(currency string) Price { return Price{Currency: currency} }

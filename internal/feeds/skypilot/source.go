@@ -1,0 +1,111 @@
+package skypilot
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/gpuscout/gpuscout/internal/feeds"
+)
+
+// File is one SkyPilot vms.csv the feed reads: its path under shared/data,
+// SkyPilot's cloud name (the catalog folder; the build finds the provider
+// whose skypilot_cloud, name or alias it is), the source id and as-of date
+// the snapshot is cited by (SkyPilot's CSVs carry no date of their own), and
+// how that cloud's fetcher writes two columns.
+type File struct {
+	Path   string
+	Cloud  string
+	Source string
+	AsOf   string
+	// MemoryIsTotal: GpuInfo's SizeInMiB is the instance total, not per GPU (Vast).
+	MemoryIsTotal bool
+	// StateCountryContinent: Region is "State, CC, Continent" text with an
+	// often empty state (Vast); the country code is kept, the empty state dropped.
+	StateCountryContinent bool
+}
+
+// Feed is the SkyPilot catalog as a feeds.Source.
+type Feed struct{ Files []File }
+
+// New returns the feed over files.
+func New(files ...File) *Feed { return &Feed{Files: files} }
+
+// ID implements feeds.Source.
+func (f *Feed) ID() string { return "skypilot" }
+
+// Describe implements feeds.Source.
+func (f *Feed) Describe() feeds.Description {
+	d := feeds.Description{
+		Title:    "SkyPilot catalog vms.csv files (skypilot-org/skypilot-catalog, schema v9)",
+		Yields:   "offerings per instance type and region (AWS: zone) with on-demand and spot prices in USD; the accelerator as SkyPilot names it",
+		Provider: feeds.SkyPilotClouds,
+	}
+	for _, x := range f.Files {
+		d.Reads = append(d.Reads, feeds.Input{Root: feeds.Shared, Path: x.Path, Cites: []string{x.Source}})
+	}
+	return d
+}
+
+// Read implements feeds.Source. CPU-only rows are left out (gpuscout lists
+// GPU offerings); an empty or zero price is unknown.
+func (f *Feed) Read(in feeds.Inputs) (*feeds.Result, error) {
+	fsys, err := in.FS(feeds.Shared)
+	if err != nil {
+		return nil, err
+	}
+	res := &feeds.Result{}
+	for _, x := range f.Files {
+		fh, err := fsys.Open(x.Path)
+		if err != nil {
+			return nil, fmt.Errorf("skypilot: %w", err)
+		}
+		recs, err := Parse(fh)
+		fh.Close()
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", x.Path, err)
+		}
+		for _, r := range recs {
+			origin := fmt.Sprintf("%s:%d", x.Path, r.Line)
+			if r.AcceleratorName == "" {
+				res.Leave(origin, r.InstanceType+" "+r.Region, "no accelerator (a CPU-only instance type)")
+				continue
+			}
+			region, country := r.Region, ""
+			if x.StateCountryContinent {
+				region, country = VastRegion(r.Region)
+			}
+			o := feeds.Offering{
+				Origin: origin, Provider: x.Cloud, InstanceType: r.InstanceType, Region: region, Zone: r.Zone, Country: country,
+				Accelerator: r.AcceleratorName, GPUCount: r.AcceleratorCount, GPUMemoryMiB: r.PerGPUMemoryMiB(x.MemoryIsTotal),
+				VCPUs: r.VCPUs, MemoryGiB: r.MemoryGiB, LocalDiskGB: r.LocalDiskGB, Arch: r.Arch, SpecSource: x.Source,
+				OnDemand: feeds.Unknown("USD"),
+			}
+			if r.Price.Known {
+				o.OnDemand = feeds.Known(r.Price.Amount, "USD", x.Source, x.AsOf)
+			}
+			if r.SpotPrice.Known {
+				o.Spot = feeds.Known(r.SpotPrice.Amount, "USD", x.Source, x.AsOf)
+			}
+			res.Offerings = append(res.Offerings, o)
+		}
+	}
+	return res, nil
+}
+
+// VastRegion reads Vast's "State, CC, Continent" region text. The state is
+// often empty (", CN, AS"); the region is then "CN, AS", never a name that
+// starts with a comma. It returns the region and the ISO country code ("" if
+// the text does not have that form).
+func VastRegion(s string) (region, country string) {
+	parts := strings.Split(s, ",")
+	var kept []string
+	for _, p := range parts {
+		if p = strings.TrimSpace(p); p != "" {
+			kept = append(kept, p)
+		}
+	}
+	if len(parts) == 3 {
+		country = strings.TrimSpace(parts[1])
+	}
+	return strings.Join(kept, ", "), country
+}
