@@ -84,6 +84,27 @@ type PriceStep struct {
 	Amount    decimal.Decimal
 }
 
+// wholeCardShare: an offering whose memory per GPU is at least this share of
+// the card's is a whole card (NVML reports slightly less than the datasheet);
+// below it, a slice (MIG, vGPU) with memory of its own.
+const wholeCardShare = 0.9
+
+// GPUMemoryClassGB is the memory per GPU to compare with a requirement such
+// as "80 GB": the card's nominal memory class (GPU.MemoryClassGB) when the
+// offering carries a whole card, so that an H100 80 GB listed at 79.6 GiB
+// (NVML's usable figure) still counts as 80 GB; otherwise (a slice, or no
+// class sourced) the offering's own GPUMemoryGiB. 0 means unknown.
+func (o *Offering) GPUMemoryClassGB() float64 {
+	g := o.GPU
+	if g == nil || !g.MemoryClassGB.Known {
+		return o.GPUMemoryGiB
+	}
+	if o.GPUMemoryGiB == 0 || !g.MemoryGiB.Known || o.GPUMemoryGiB >= wholeCardShare*g.MemoryGiB.Value {
+		return g.MemoryClassGB.Value
+	}
+	return o.GPUMemoryGiB
+}
+
 // Key identifies an offering.
 func (o *Offering) Key() string {
 	return o.Provider + "/" + o.InstanceType + "/" + o.Region + "/" + o.Zone

@@ -246,7 +246,7 @@ func TestQueryFilters(t *testing.T) {
 	}
 	rows, _ = c.Query(Query{Interconnects: []string{LinkNVSwitch}, MinGPUMemoryGiB: 80})
 	for _, r := range rows {
-		if r.Offering.Interconnect != LinkNVSwitch || r.Offering.GPUMemoryGiB < 80 {
+		if r.Offering.Interconnect != LinkNVSwitch || r.Offering.GPUMemoryClassGB() < 80 {
 			t.Errorf("%s: link %s mem %v", r.Offering.Key(), r.Offering.Interconnect, r.Offering.GPUMemoryGiB)
 		}
 	}

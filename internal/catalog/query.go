@@ -44,6 +44,8 @@ func ParseSortKey(s string) (SortKey, error) {
 type Query struct {
 	GPUs            []*GPU  // nil: any GPU
 	GPUCount        float64 // 0: any count
+	// MinGPUMemoryGiB keeps offerings whose memory per GPU is at least this,
+	// compared with the card's nominal memory class (Offering.GPUMemoryClassGB).
 	MinGPUMemoryGiB float64
 	Providers       []string
 	InstanceTypes   []string
@@ -151,7 +153,7 @@ func (q *Query) matches(o *Offering, gpuSet map[*GPU]bool) bool {
 	if q.GPUCount > 0 && math.Abs(o.GPUCount-q.GPUCount) > 1e-9 {
 		return false
 	}
-	if q.MinGPUMemoryGiB > 0 && o.GPUMemoryGiB < q.MinGPUMemoryGiB-1e-9 {
+	if q.MinGPUMemoryGiB > 0 && o.GPUMemoryClassGB() < q.MinGPUMemoryGiB-1e-9 {
 		return false
 	}
 	if len(q.Providers) > 0 && !containsFold(q.Providers, o.Provider) {

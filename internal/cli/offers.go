@@ -106,7 +106,7 @@ Tencent Cloud publish no GPU list price we could source): supply your own with
 	f.catalogFlags.register(cmd)
 	f.selectFlags.register(cmd)
 	fl := cmd.Flags()
-	fl.StringVar(&f.minGPUMemory, "min-gpu-memory", "", "minimum memory per GPU, e.g. 40GB or 80GiB")
+	fl.StringVar(&f.minGPUMemory, "min-gpu-memory", "", "minimum memory per GPU as the card's nominal class, e.g. 40GB or 80GB (an H100 80 GB counts as 80 though NVML reports 79.6 GiB)")
 	fl.BoolVar(&f.spot, "spot", false, "only offerings with a spot price, ranked by it")
 	fl.StringVar(&f.maxPrice, "max-price", "", "maximum price per hour, in --currency")
 	fl.StringSliceVar(&f.interconnects, "interconnect", nil, "GPU interconnect: "+strings.Join(catalog.Interconnects, ", "))
@@ -153,7 +153,15 @@ func parseGPUFlag(s string) (string, float64, error) {
 	return name, n, nil
 }
 
-// parseMemory reads 80, 80GB, 80GiB or 80G as GiB (GPU memory sizes in GB are GiB as NVML reports them).
+// maxGPUMemoryGB bounds --min-gpu-memory: no GPU sold has more than 1 TB.
+const maxGPUMemoryGB = 1024
+
+// parseMemory reads 80, 80GB, 80GiB or 80G as a GPU memory class. Vendors
+// market binary sizes as GB ("80 GB" is 80 GiB of HBM) and NVML reports a
+// little less than that (an H100 80 GB: 81,559 MiB = 79.6 GiB), so GB and
+// GiB name the same class here and the catalog compares the value with each
+// card's nominal class (catalog.Offering.GPUMemoryClassGB), not with what a
+// feed copied from NVML.
 func parseMemory(flag, s string) (float64, error) {
 	t := strings.ToLower(strings.TrimSpace(s))
 	for _, suf := range []string{"gib", "gb", "g"} {
@@ -163,8 +171,8 @@ func parseMemory(flag, s string) (float64, error) {
 		}
 	}
 	v, err := strconv.ParseFloat(t, 64)
-	if err != nil || v < 0 || math.IsInf(v, 0) || math.IsNaN(v) {
-		return 0, usagef("%s %q: want a size such as 40GB or 80GiB", flag, s)
+	if err != nil || v < 0 || v > maxGPUMemoryGB || math.IsInf(v, 0) || math.IsNaN(v) {
+		return 0, usagef("%s %q: want a size from 0 to %dGB, such as 40GB or 80GiB", flag, s, maxGPUMemoryGB)
 	}
 	return v, nil
 }
