@@ -42,8 +42,8 @@ func ParseSortKey(s string) (SortKey, error) {
 
 // Query selects and orders offerings. Zero values mean "any".
 type Query struct {
-	GPUs            []*GPU  // nil: any GPU
-	GPUCount        float64 // 0: any count
+	GPUs     []*GPU  // nil: any GPU
+	GPUCount float64 // 0: any count
 	// MinGPUMemoryGiB keeps offerings whose memory per GPU is at least this,
 	// compared with the card's nominal memory class (Offering.GPUMemoryClassGB).
 	MinGPUMemoryGiB float64
