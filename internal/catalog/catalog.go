@@ -72,6 +72,11 @@ type Offering struct {
 	SpecSource   string
 	OnDemand     Price
 	Spot         Price
+	// Retired, where set, is the date (YYYY-MM-DD) the provider retired
+	// the size, and RetiredSource cites the notice. Queries leave retired
+	// offerings out unless asked (Query.IncludeRetired).
+	Retired       string
+	RetiredSource string
 	// Steps, where set, price pay-as-you-go use by cumulative hours of use
 	// (Tencent Cloud's stepped 阶梯 prices: (0,96], (96,360], >360 h); the
 	// first step equals OnDemand. Prices are in OnDemand.Currency.
@@ -103,6 +108,12 @@ func (o *Offering) GPUMemoryClassGB() float64 {
 		return g.MemoryClassGB.Value
 	}
 	return o.GPUMemoryGiB
+}
+
+// RetiredOn reports whether the offering was retired on or before the
+// day (YYYY-MM-DD); an offering retiring later is still sold.
+func (o *Offering) RetiredOn(day string) bool {
+	return o.Retired != "" && o.Retired <= day
 }
 
 // Key identifies an offering.

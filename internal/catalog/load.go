@@ -186,7 +186,7 @@ func Parse(f Files) (*Catalog, error) {
 		if c.Provider(o.Provider) == nil {
 			return nil, fmt.Errorf("offerings: %s: provider %q is not in providers.yaml", o.Key(), o.Provider)
 		}
-		for _, s := range []string{o.OnDemand.Source, o.Spot.Source, o.SpecSource} {
+		for _, s := range []string{o.OnDemand.Source, o.Spot.Source, o.SpecSource, o.RetiredSource} {
 			if s != "" && c.Source(s) == nil {
 				return nil, fmt.Errorf("offerings: %s cites unknown source %q", o.Key(), s)
 			}

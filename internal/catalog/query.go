@@ -5,6 +5,7 @@ import (
 	"math"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/shopspring/decimal"
 
@@ -59,6 +60,13 @@ type Query struct {
 	Currency        money.Currency
 	FX              *money.FX
 	Limit           int
+	// IncludeRetired keeps offerings the provider has retired (Offering.Retired
+	// on or before Today); by default they are left out of every query, so
+	// that no plan or price list proposes them.
+	IncludeRetired bool
+	// Today is the day (YYYY-MM-DD) retirement dates are compared with;
+	// empty: the current UTC date.
+	Today string
 }
 
 // Row is one result: the offering and its prices in the query's currency.
@@ -94,6 +102,9 @@ func (c *Catalog) Query(q Query) ([]Row, error) {
 	}
 	if q.Sort == "" {
 		q.Sort = SortPrice
+	}
+	if q.Today == "" {
+		q.Today = time.Now().UTC().Format(time.DateOnly)
 	}
 	gpuSet := map[*GPU]bool{}
 	for _, g := range q.GPUs {
@@ -148,6 +159,9 @@ func (c *Catalog) Query(q Query) ([]Row, error) {
 
 func (q *Query) matches(o *Offering, gpuSet map[*GPU]bool) bool {
 	if len(gpuSet) > 0 && !gpuSet[o.GPU] {
+		return false
+	}
+	if !q.IncludeRetired && o.RetiredOn(q.Today) {
 		return false
 	}
 	if q.GPUCount > 0 && math.Abs(o.GPUCount-q.GPUCount) > 1e-9 {

@@ -34,3 +34,20 @@ func TestMinGPUMemoryClass(t *testing.T) {
 		}
 	}
 }
+
+// TestRetiredSizes: offers and cost skip Azure's retired NCv3 sizes; offers
+// --include-retired lists them, marked, with the retirement notice.
+func TestRetiredSizes(t *testing.T) {
+	out, errOut, code := run(t, "offers", "--provider", "azure", "--gpu", "V100")
+	if code != 0 || strings.Contains(out, "NC6s_v3") || !strings.Contains(out, "4 retired size(s) match; list them with --include-retired") {
+		t.Errorf("offers without --include-retired: exit %d\n%s%s", code, out, errOut)
+	}
+	out, errOut, code = run(t, "offers", "--provider", "azure", "--gpu", "V100", "--include-retired")
+	if code != 0 || !strings.Contains(out, "Standard_NC24rs_v3 (retired 2025-09-30)") || !strings.Contains(out, "azure-ncv3-retirement <https://learn.microsoft.com/") {
+		t.Errorf("offers --include-retired: exit %d\n%s%s", code, out, errOut)
+	}
+	out, _, _ = run(t, "cost", "--gpu", "V100", "--provider", "azure", "--for", "7d", "-o", "json")
+	if strings.Contains(out, "NC6s_v3") || strings.Contains(out, "NC24s_v3") {
+		t.Errorf("cost --gpu V100 priced a retired size:\n%s", out)
+	}
+}

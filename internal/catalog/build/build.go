@@ -311,7 +311,7 @@ func (b *builder) fromCurated(provider string, f *curated.File, in *curated.Inst
 		Provider: provider, InstanceType: in.Type, Region: region, GPU: b.specs.GPU(in.GPU),
 		GPUCount: in.GPUCount, GPUMemoryGiB: in.GPUMemoryGiB, VCPUs: in.VCPUs, MemoryGiB: in.MemoryGiB,
 		LocalDiskGB: in.LocalDiskGB, Interconnect: in.Interconnect, NetworkGbps: in.NetworkGbps, Arch: arch,
-		SpecSource: f.SpecSource,
+		SpecSource: f.SpecSource, Retired: in.Retired, RetiredSource: in.RetiredSource,
 	}
 }
 
