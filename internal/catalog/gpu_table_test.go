@@ -26,8 +26,10 @@ func TestGPUTableFigures(t *testing.T) {
 		{"B200", "tf32_tflops", 1125, "nvidia-hgx-b200"},
 		{"B200", "bf16_tflops", 2250, "nvidia-hgx-b200"},
 		{"B200", "memory_bandwidth_gbs", 8000, "nvidia-dgx-b200"},
-		{"L20", "memory_gib", 48, "l20-spec-pages"},
-		{"L20", "memory_bandwidth_gbs", 864, "l20-spec-pages"},
+		// L20: Alibaba Cloud's gn8is documentation (NVIDIA's sheet is not public).
+		{"L20", "memory_gib", 48, "alibaba-gpu-families"},
+		{"L20", "memory_bandwidth_gbs", 864, "alibaba-gpu-families"},
+		{"L20", "fp32_tflops", 59.3, "alibaba-gpu-families"},
 		{"L20", "tdp_w", 275, "l20-spec-pages"},
 		{"L20", "bf16_tflops", -1, ""},
 		{"H20", "bf16_tflops", 148, "vendor-datasheets"},
