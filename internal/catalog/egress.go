@@ -26,6 +26,9 @@ var EgressPaths = []string{PathSameZone, PathCrossZone, PathCrossRegion, PathInt
 type EgressTier struct {
 	UpTo  *float64        `yaml:"up_to"`
 	Price decimal.Decimal `yaml:"price"`
+	// Source, where set, is the source of this tier when it is not the
+	// path's (AWS's free first 100 GB come from its Free Tier terms).
+	Source string `yaml:"source"`
 }
 
 // EgressPath is the tiered price of one path. A path absent from a
@@ -95,12 +98,23 @@ func (t *EgressTable) covers(region string) int {
 	return best
 }
 
-// PathSource is the source of one path's prices: the path's own, or the table's.
+// PathSource is the source of one path's prices: the path's own, or the
+// table's, followed by the sources of single tiers where they differ.
 func (t *EgressTable) PathSource(path string) string {
-	if p, ok := t.Paths[path]; ok && p.Source != "" {
-		return p.Source
+	src := t.Source
+	p, ok := t.Paths[path]
+	if !ok {
+		return src
 	}
-	return t.Source
+	if p.Source != "" {
+		src = p.Source
+	}
+	for _, tier := range p.Tiers {
+		if tier.Source != "" && !strings.Contains(src, tier.Source) {
+			src += ", " + tier.Source
+		}
+	}
+	return src
 }
 
 func (t *EgressTable) validate() error {

@@ -148,6 +148,11 @@ func ParseSpecs(f Files) (*Catalog, error) {
 			if p.Source != "" && c.Source(p.Source) == nil {
 				return nil, fmt.Errorf("egress.yaml: %s %s %s cites unknown source %q", t.Provider, t.Group, name, p.Source)
 			}
+			for _, tier := range p.Tiers {
+				if tier.Source != "" && c.Source(tier.Source) == nil {
+					return nil, fmt.Errorf("egress.yaml: %s %s %s tier cites unknown source %q", t.Provider, t.Group, name, tier.Source)
+				}
+			}
 		}
 		for _, r := range t.Regions {
 			k := t.Provider + "/" + strings.ToLower(r)
