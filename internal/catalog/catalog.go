@@ -75,6 +75,11 @@ type Offering struct {
 	SpecSource   string
 	OnDemand     Price
 	Spot         Price
+	// Retired, where set, is the date (YYYY-MM-DD) the provider retired
+	// the size, and RetiredSource cites the notice. Queries leave retired
+	// offerings out unless asked (Query.IncludeRetired).
+	Retired       string
+	RetiredSource string
 	// Steps, where set, price pay-as-you-go use by cumulative hours of use
 	// (Tencent Cloud's stepped 阶梯 prices: (0,96], (96,360], >360 h); the
 	// first step equals OnDemand. Prices are in OnDemand.Currency.
@@ -85,6 +90,33 @@ type Offering struct {
 type PriceStep struct {
 	FromHours float64
 	Amount    decimal.Decimal
+}
+
+// wholeCardShare: an offering whose memory per GPU is at least this share of
+// the card's is a whole card (NVML reports slightly less than the datasheet);
+// below it, a slice (MIG, vGPU) with memory of its own.
+const wholeCardShare = 0.9
+
+// GPUMemoryClassGB is the memory per GPU to compare with a requirement such
+// as "80 GB": the card's nominal memory class (GPU.MemoryClassGB) when the
+// offering carries a whole card, so that an H100 80 GB listed at 79.6 GiB
+// (NVML's usable figure) still counts as 80 GB; otherwise (a slice, or no
+// class sourced) the offering's own GPUMemoryGiB. 0 means unknown.
+func (o *Offering) GPUMemoryClassGB() float64 {
+	g := o.GPU
+	if g == nil || !g.MemoryClassGB.Known {
+		return o.GPUMemoryGiB
+	}
+	if o.GPUMemoryGiB == 0 || !g.MemoryGiB.Known || o.GPUMemoryGiB >= wholeCardShare*g.MemoryGiB.Value {
+		return g.MemoryClassGB.Value
+	}
+	return o.GPUMemoryGiB
+}
+
+// RetiredOn reports whether the offering was retired on or before the
+// day (YYYY-MM-DD); an offering retiring later is still sold.
+func (o *Offering) RetiredOn(day string) bool {
+	return o.Retired != "" && o.Retired <= day
 }
 
 // Key identifies an offering.

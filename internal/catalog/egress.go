@@ -2,6 +2,8 @@ package catalog
 
 import (
 	"fmt"
+	"math"
+	"strings"
 
 	"github.com/shopspring/decimal"
 
@@ -24,6 +26,9 @@ var EgressPaths = []string{PathSameZone, PathCrossZone, PathCrossRegion, PathInt
 type EgressTier struct {
 	UpTo  *float64        `yaml:"up_to"`
 	Price decimal.Decimal `yaml:"price"`
+	// Source, where set, is the source of this tier when it is not the
+	// path's (AWS's free first 100 GB come from its Free Tier terms).
+	Source string `yaml:"source"`
 }
 
 // EgressPath is the tiered price of one path. A path absent from a
@@ -33,31 +38,91 @@ type EgressPath struct {
 	Tiers          []EgressTier `yaml:"tiers"`
 	// KnownUpTo: above this many GB a month no price is sourced (nil: all known).
 	KnownUpTo *float64 `yaml:"known_up_to"`
+	// Source, where set, is the source of this path's prices when it is not
+	// the table's.
+	Source string `yaml:"source"`
 }
 
-// EgressTable is one provider's data-transfer prices.
+// EgressTable is one provider's data-transfer prices in one group of regions
+// that share them. Prices differ by the region the bytes leave from, so a
+// table lists the regions (exact names) and region prefixes it covers; a
+// region no table covers has no sourced price and its egress stays unknown.
 type EgressTable struct {
-	Provider string                `yaml:"provider"`
-	Unit     string                `yaml:"unit"` // GB or GiB: the tiers' unit; usage is always given in GB
-	Currency money.Currency        `yaml:"currency"`
-	Source   string                `yaml:"source"`
-	Notes    string                `yaml:"notes"`
-	Paths    map[string]EgressPath `yaml:"paths"`
+	Provider       string                `yaml:"provider"`
+	Group          string                `yaml:"group"`           // a name for the region group ("US, Canada, EU")
+	Regions        []string              `yaml:"regions"`         // region names covered
+	RegionPrefixes []string              `yaml:"region_prefixes"` // or covered by prefix ("eu-")
+	Unit           string                `yaml:"unit"`            // GB or GiB: the tiers' unit; usage is always given in GB
+	Currency       money.Currency        `yaml:"currency"`
+	Source         string                `yaml:"source"`
+	Notes          string                `yaml:"notes"`
+	Paths          map[string]EgressPath `yaml:"paths"`
 }
 
-// Egress returns the provider's table, or nil.
-func (c *Catalog) Egress(provider string) *EgressTable {
+// Egress returns the table of the provider that covers the region: one that
+// names the region, else the one with the longest matching prefix. It
+// returns nil when no sourced table covers the region, so that egress from
+// it stays unknown rather than borrowing another region's prices.
+func (c *Catalog) Egress(provider, region string) *EgressTable {
+	var best *EgressTable
+	bestLen := -1
 	for i := range c.EgressTables {
-		if c.EgressTables[i].Provider == provider {
-			return &c.EgressTables[i]
+		t := &c.EgressTables[i]
+		if t.Provider != provider {
+			continue
+		}
+		if n := t.covers(region); n > bestLen {
+			best, bestLen = t, n
 		}
 	}
-	return nil
+	return best
+}
+
+// covers returns how well the table covers the region: a large number for
+// an exact name, the prefix length for a prefix, -1 for no match.
+func (t *EgressTable) covers(region string) int {
+	if region == "" {
+		return -1
+	}
+	for _, r := range t.Regions {
+		if strings.EqualFold(r, region) {
+			return math.MaxInt
+		}
+	}
+	best := -1
+	for _, p := range t.RegionPrefixes {
+		if len(p) > best && strings.HasPrefix(strings.ToLower(region), strings.ToLower(p)) {
+			best = len(p)
+		}
+	}
+	return best
+}
+
+// PathSource is the source of one path's prices: the path's own, or the
+// table's, followed by the sources of single tiers where they differ.
+func (t *EgressTable) PathSource(path string) string {
+	src := t.Source
+	p, ok := t.Paths[path]
+	if !ok {
+		return src
+	}
+	if p.Source != "" {
+		src = p.Source
+	}
+	for _, tier := range p.Tiers {
+		if tier.Source != "" && !strings.Contains(src, tier.Source) {
+			src += ", " + tier.Source
+		}
+	}
+	return src
 }
 
 func (t *EgressTable) validate() error {
 	if t.Unit != "GB" && t.Unit != "GiB" {
 		return fmt.Errorf("egress %s: unit %q; want GB or GiB", t.Provider, t.Unit)
+	}
+	if len(t.Regions) == 0 && len(t.RegionPrefixes) == 0 {
+		return fmt.Errorf("egress %s %s: lists no regions or region prefixes; a table covers the regions whose prices it sources", t.Provider, t.Group)
 	}
 	for name, p := range t.Paths {
 		known := false

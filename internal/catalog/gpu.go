@@ -58,7 +58,20 @@ type GPU struct {
 	Generic    bool     `yaml:"generic"` // the form factor is not known; figures common to all variants
 	Aliases    []string `yaml:"aliases"`
 
-	MemoryGiB       Figure `yaml:"memory_gib"`
+	// MemoryGiB is the memory per GPU in GiB: the datasheet's binary size, or
+	// what NVML reports (MiB / 1024) where that is the source.
+	MemoryGiB Figure `yaml:"memory_gib"`
+	// MemoryClassGB is the nominal memory class the vendor markets ("80 GB").
+	// Vendors write binary sizes as GB: an "80 GB" H100 or A100 carries
+	// 80 GiB (81,920 MiB; 85.9 decimal GB) of HBM. NVML (nvidia-smi
+	// memory.total) reports MiB usable by the driver, which is at or slightly
+	// below that: 81,920 MiB on an A100 80 GB, 81,559 MiB (79.6 GiB) on an
+	// H100 SXM5 80 GB (SkyPilot's Vast rows), 143,771 MiB (140.4 GiB) on an
+	// H200 141 GB (shared/data/gpu/h200-2026-11-30). Feeds that copy NVML's
+	// figure therefore list 79.6 GiB for an 80 GB card; memory filters compare
+	// against the class (Offering.GPUMemoryClassGB) so that such a card still
+	// counts as 80 GB.
+	MemoryClassGB   Figure `yaml:"memory_class_gb"`
 	MemoryBandwidth Figure `yaml:"memory_bandwidth_gbs"`
 	FP32            Figure `yaml:"fp32"`
 	TF32            Figure `yaml:"tf32"`
@@ -79,7 +92,7 @@ type GPU struct {
 // Figures lists the named figures in display order, with their sources resolved.
 func (g *GPU) Figures() []NamedFigure {
 	list := []NamedFigure{
-		{"memory_gib", g.MemoryGiB}, {"memory_bandwidth_gbs", g.MemoryBandwidth},
+		{"memory_gib", g.MemoryGiB}, {"memory_class_gb", g.MemoryClassGB}, {"memory_bandwidth_gbs", g.MemoryBandwidth},
 		{"fp32_tflops", g.FP32}, {"tf32_tflops", g.TF32}, {"bf16_tflops", g.BF16},
 		{"fp16_tflops", g.FP16}, {"fp8_tflops", g.FP8}, {"interconnect_gbs", g.InterconnectBW}, {"tdp_w", g.TDP},
 	}
@@ -93,7 +106,7 @@ type NamedFigure struct {
 }
 
 var figureYAMLNames = map[string]string{
-	"memory_gib": "memory_gib", "memory_bandwidth_gbs": "memory_bandwidth_gbs", "fp32": "fp32_tflops",
+	"memory_gib": "memory_gib", "memory_class_gb": "memory_class_gb", "memory_bandwidth_gbs": "memory_bandwidth_gbs", "fp32": "fp32_tflops",
 	"tf32": "tf32_tflops", "bf16": "bf16_tflops", "fp16": "fp16_tflops", "fp8": "fp8_tflops",
 	"interconnect_gbs": "interconnect_gbs", "tdp_w": "tdp_w",
 }
@@ -106,7 +119,7 @@ func (g *GPU) setSources() error {
 		}
 	}
 	for yamlName, f := range map[string]*Figure{
-		"memory_gib": &g.MemoryGiB, "memory_bandwidth_gbs": &g.MemoryBandwidth, "fp32": &g.FP32, "tf32": &g.TF32,
+		"memory_gib": &g.MemoryGiB, "memory_class_gb": &g.MemoryClassGB, "memory_bandwidth_gbs": &g.MemoryBandwidth, "fp32": &g.FP32, "tf32": &g.TF32,
 		"bf16": &g.BF16, "fp16": &g.FP16, "fp8": &g.FP8, "interconnect_gbs": &g.InterconnectBW, "tdp_w": &g.TDP,
 	} {
 		if !f.Known {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	_ "embed"
 	"fmt"
+	"strings"
 	"sync"
 
 	"go.yaml.in/yaml/v3"
@@ -137,6 +138,7 @@ func ParseSpecs(f Files) (*Catalog, error) {
 			return nil, fmt.Errorf("providers.yaml: %s ecosystem cites unknown source %q", p.Name, p.Ecosystem.Source)
 		}
 	}
+	egressRegions := map[string]bool{}
 	for i := range c.EgressTables {
 		t := &c.EgressTables[i]
 		if err := t.validate(); err != nil {
@@ -144,6 +146,23 @@ func ParseSpecs(f Files) (*Catalog, error) {
 		}
 		if c.Source(t.Source) == nil || c.Provider(t.Provider) == nil {
 			return nil, fmt.Errorf("egress.yaml: %s: unknown provider or source %q", t.Provider, t.Source)
+		}
+		for name, p := range t.Paths {
+			if p.Source != "" && c.Source(p.Source) == nil {
+				return nil, fmt.Errorf("egress.yaml: %s %s %s cites unknown source %q", t.Provider, t.Group, name, p.Source)
+			}
+			for _, tier := range p.Tiers {
+				if tier.Source != "" && c.Source(tier.Source) == nil {
+					return nil, fmt.Errorf("egress.yaml: %s %s %s tier cites unknown source %q", t.Provider, t.Group, name, tier.Source)
+				}
+			}
+		}
+		for _, r := range t.Regions {
+			k := t.Provider + "/" + strings.ToLower(r)
+			if egressRegions[k] {
+				return nil, fmt.Errorf("egress.yaml: %s region %s is in two tables", t.Provider, r)
+			}
+			egressRegions[k] = true
 		}
 	}
 	return c, nil
@@ -178,7 +197,7 @@ func Parse(f Files) (*Catalog, error) {
 		if c.Provider(o.Provider) == nil {
 			return nil, fmt.Errorf("offerings: %s: provider %q is not in providers.yaml", o.Key(), o.Provider)
 		}
-		for _, s := range []string{o.OnDemand.Source, o.Spot.Source, o.SpecSource} {
+		for _, s := range []string{o.OnDemand.Source, o.Spot.Source, o.SpecSource, o.RetiredSource} {
 			if s != "" && c.Source(s) == nil {
 				return nil, fmt.Errorf("offerings: %s cites unknown source %q", o.Key(), s)
 			}

@@ -5,6 +5,7 @@ import (
 	"math"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/shopspring/decimal"
 
@@ -42,8 +43,10 @@ func ParseSortKey(s string) (SortKey, error) {
 
 // Query selects and orders offerings. Zero values mean "any".
 type Query struct {
-	GPUs            []*GPU  // nil: any GPU
-	GPUCount        float64 // 0: any count
+	GPUs     []*GPU  // nil: any GPU
+	GPUCount float64 // 0: any count
+	// MinGPUMemoryGiB keeps offerings whose memory per GPU is at least this,
+	// compared with the card's nominal memory class (Offering.GPUMemoryClassGB).
 	MinGPUMemoryGiB float64
 	Providers       []string
 	InstanceTypes   []string
@@ -57,6 +60,13 @@ type Query struct {
 	Currency        money.Currency
 	FX              *money.FX
 	Limit           int
+	// IncludeRetired keeps offerings the provider has retired (Offering.Retired
+	// on or before Today); by default they are left out of every query, so
+	// that no plan or price list proposes them.
+	IncludeRetired bool
+	// Today is the day (YYYY-MM-DD) retirement dates are compared with;
+	// empty: the current UTC date.
+	Today string
 }
 
 // Row is one result: the offering and its prices in the query's currency.
@@ -92,6 +102,9 @@ func (c *Catalog) Query(q Query) ([]Row, error) {
 	}
 	if q.Sort == "" {
 		q.Sort = SortPrice
+	}
+	if q.Today == "" {
+		q.Today = time.Now().UTC().Format(time.DateOnly)
 	}
 	gpuSet := map[*GPU]bool{}
 	for _, g := range q.GPUs {
@@ -148,10 +161,13 @@ func (q *Query) matches(o *Offering, gpuSet map[*GPU]bool) bool {
 	if len(gpuSet) > 0 && !gpuSet[o.GPU] {
 		return false
 	}
+	if !q.IncludeRetired && o.RetiredOn(q.Today) {
+		return false
+	}
 	if q.GPUCount > 0 && math.Abs(o.GPUCount-q.GPUCount) > 1e-9 {
 		return false
 	}
-	if q.MinGPUMemoryGiB > 0 && o.GPUMemoryGiB < q.MinGPUMemoryGiB-1e-9 {
+	if q.MinGPUMemoryGiB > 0 && o.GPUMemoryClassGB() < q.MinGPUMemoryGiB-1e-9 {
 		return false
 	}
 	if len(q.Providers) > 0 && !containsFold(q.Providers, o.Provider) {

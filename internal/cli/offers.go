@@ -4,7 +4,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -125,12 +127,13 @@ func resolveRegionFlag(v string, resolve func(string) []string) ([]string, error
 type offersFlags struct {
 	catalogFlags
 	selectFlags
-	minGPUMemory  string
-	spot          bool
-	maxPrice      string
-	interconnects []string
-	sort          string
-	limit         int
+	minGPUMemory   string
+	spot           bool
+	maxPrice       string
+	interconnects  []string
+	sort           string
+	limit          int
+	includeRetired bool
 }
 
 func newOffersCmd(e *env) *cobra.Command {
@@ -155,12 +158,13 @@ Tencent Cloud publish no GPU list price we could source): supply your own with
 	f.catalogFlags.register(cmd)
 	f.selectFlags.register(cmd)
 	fl := cmd.Flags()
-	fl.StringVar(&f.minGPUMemory, "min-gpu-memory", "", "minimum memory per GPU, e.g. 40GB or 80GiB")
+	fl.StringVar(&f.minGPUMemory, "min-gpu-memory", "", "minimum memory per GPU as the card's nominal class, e.g. 40GB or 80GB (an H100 80 GB counts as 80 though NVML reports 79.6 GiB)")
 	fl.BoolVar(&f.spot, "spot", false, "only offerings with a spot price, ranked by it")
 	fl.StringVar(&f.maxPrice, "max-price", "", "maximum price per hour, in --currency")
 	fl.StringSliceVar(&f.interconnects, "interconnect", nil, "GPU interconnect: "+strings.Join(catalog.Interconnects, ", "))
 	fl.StringVar(&f.sort, "sort", "price", "rank by: price (per hour), gpu-hour (per GPU-hour), gpu-memory (per GiB of GPU memory-hour), bf16-pflop (per dense BF16 PFLOP-hour)")
 	fl.IntVar(&f.limit, "limit", 0, "show at most this many rows (0: all)")
+	fl.BoolVar(&f.includeRetired, "include-retired", false, "also list sizes the provider has retired (marked; never used by cost or advise)")
 	_ = cmd.RegisterFlagCompletionFunc("sort", cobra.FixedCompletions(catalog.SortKeys, cobra.ShellCompDirectiveNoFileComp))
 	_ = cmd.RegisterFlagCompletionFunc("interconnect", cobra.FixedCompletions(catalog.Interconnects, cobra.ShellCompDirectiveNoFileComp))
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
@@ -205,7 +209,15 @@ func parseGPUFlag(s string) (string, float64, error) {
 	return name, n, nil
 }
 
-// parseMemory reads 80, 80GB, 80GiB or 80G as GiB (GPU memory sizes in GB are GiB as NVML reports them).
+// maxGPUMemoryGB bounds --min-gpu-memory: no GPU sold has more than 1 TB.
+const maxGPUMemoryGB = 1024
+
+// parseMemory reads 80, 80GB, 80GiB or 80G as a GPU memory class. Vendors
+// market binary sizes as GB ("80 GB" is 80 GiB of HBM) and NVML reports a
+// little less than that (an H100 80 GB: 81,559 MiB = 79.6 GiB), so GB and
+// GiB name the same class here and the catalog compares the value with each
+// card's nominal class (catalog.Offering.GPUMemoryClassGB), not with what a
+// feed copied from NVML.
 func parseMemory(flag, s string) (float64, error) {
 	t := strings.ToLower(strings.TrimSpace(s))
 	for _, suf := range []string{"gib", "gb", "g"} {
@@ -215,14 +227,14 @@ func parseMemory(flag, s string) (float64, error) {
 		}
 	}
 	v, err := strconv.ParseFloat(t, 64)
-	if err != nil || v < 0 || math.IsInf(v, 0) || math.IsNaN(v) {
-		return 0, usagef("%s %q: want a size such as 40GB or 80GiB", flag, s)
+	if err != nil || v < 0 || v > maxGPUMemoryGB || math.IsInf(v, 0) || math.IsNaN(v) {
+		return 0, usagef("%s %q: want a size from 0 to %dGB, such as 40GB or 80GiB", flag, s, maxGPUMemoryGB)
 	}
 	return v, nil
 }
 
 func (f *offersFlags) query(l *loadedCatalog) (catalog.Query, error) {
-	q := catalog.Query{FX: l.fx, Currency: l.currency, Spot: f.spot, Limit: f.limit}
+	q := catalog.Query{FX: l.fx, Currency: l.currency, Spot: f.spot, Limit: f.limit, IncludeRetired: f.includeRetired}
 	var err error
 	if err := f.selectFlags.apply(&q, l); err != nil {
 		return q, err
@@ -322,6 +334,7 @@ func offersTable(l *loadedCatalog, q catalog.Query, rows []catalog.Row) *render.
 	}
 	unknown := map[string]int{}
 	converted := map[money.Currency]bool{}
+	retired := map[string]bool{}
 	for _, r := range rows {
 		o := r.Offering
 		region := o.Region
@@ -349,7 +362,12 @@ func offersTable(l *loadedCatalog, q catalog.Query, rows []catalog.Row) *render.
 		if perGPU == "" {
 			perGPU = "-"
 		}
-		row := []string{o.Provider, o.InstanceType, o.GPU.Name, fmtCount(o.GPUCount), fmtNum(o.GPUMemoryGiB),
+		typ := o.InstanceType
+		if o.Retired != "" {
+			typ += " (retired " + o.Retired + ")"
+			retired[o.RetiredSource] = true
+		}
+		row := []string{o.Provider, typ, o.GPU.Name, fmtCount(o.GPUCount), fmtNum(o.GPUMemoryGiB),
 			fmtNum(o.VCPUs), fmtNum(o.MemoryGiB), o.Interconnect, region, price, spot, perGPU}
 		if extra != "" {
 			v := "-"
@@ -362,6 +380,13 @@ func offersTable(l *loadedCatalog, q catalog.Query, rows []catalog.Row) *render.
 	}
 	if len(rows) == 0 {
 		t.Notes = append(t.Notes, "No offering matches. Widen the filters, or list GPUs with 'gpuscout gpus'.")
+		if !q.IncludeRetired {
+			all := q
+			all.IncludeRetired = true
+			if r, err := l.cat.Query(all); err == nil && len(r) > 0 {
+				t.Notes = append(t.Notes, fmt.Sprintf("%d retired size(s) match; list them with --include-retired.", len(r)))
+			}
+		}
 	}
 	convList := make([]string, 0, len(converted))
 	for c := range converted {
@@ -384,6 +409,9 @@ func offersTable(l *loadedCatalog, q catalog.Query, rows []catalog.Row) *render.
 			}
 		}
 		t.Notes = append(t.Notes, fmt.Sprintf("unknown: no public list price could be sourced (%s). Supply yours with --prices FILE; 'gpuscout catalog validate --help' shows the format.", strings.Join(parts, ", ")))
+	}
+	for _, id := range slices.Sorted(maps.Keys(retired)) {
+		t.Notes = append(t.Notes, fmt.Sprintf("(retired DATE): the provider retired the size on that date (%s); shown because of --include-retired, never used by cost or advise.", sourceRef(l, id)))
 	}
 	if !q.AllRegions && len(rows) > 0 {
 		t.Notes = append(t.Notes, "Each instance type in its cheapest region; --all-regions shows all. Sources and dates: -o json, or 'gpuscout catalog info'.")
@@ -421,6 +449,8 @@ type offerJSON struct {
 	SpotAsOf         string       `json:"spot_as_of,omitempty"`
 	PriceNote        string       `json:"price_note,omitempty"`
 	SpecSource       string       `json:"spec_source,omitempty"`
+	Retired          string       `json:"retired,omitempty"`        // YYYY-MM-DD the provider retired the size (--include-retired)
+	RetiredSource    string       `json:"retired_source,omitempty"` // the retirement notice
 }
 
 func jsonNum(d decimal.NullDecimal, converted bool) *json.Number {
@@ -454,6 +484,7 @@ func offersJSON(rows []catalog.Row, q catalog.Query) []offerJSON {
 			PricePerGPUHour: jsonNum(r.PerGPU, true),
 			Currency:        string(q.Currency), PriceSource: o.OnDemand.Source, PriceAsOf: o.OnDemand.AsOf,
 			SpotSource: o.Spot.Source, SpotAsOf: o.Spot.AsOf, PriceNote: o.OnDemand.Note, SpecSource: o.SpecSource,
+			Retired: o.Retired, RetiredSource: o.RetiredSource,
 		}
 		if r.Converted {
 			j.ConvertedFrom = string(o.OnDemand.Currency)
@@ -461,4 +492,12 @@ func offersJSON(rows []catalog.Row, q catalog.Query) []offerJSON {
 		out = append(out, j)
 	}
 	return out
+}
+
+// sourceRef names a source by id and, where known, its URL.
+func sourceRef(l *loadedCatalog, id string) string {
+	if s := l.cat.Source(id); s != nil && s.URL != "" {
+		return id + " <" + s.URL + ">"
+	}
+	return id
 }

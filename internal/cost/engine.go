@@ -218,7 +218,7 @@ func (p *pricer) extras(o *catalog.Offering) (Schedule, bool, []string, []string
 	var s Schedule
 	known := true
 	var unknown, notes []string
-	table := p.e.Catalog.Egress(o.Provider)
+	table := p.e.Catalog.Egress(o.Provider, o.Region)
 	inst := decimal.NewFromInt(int64(p.u.Instances))
 	segs := p.calendar()
 	var sameZone decimal.NullDecimal
@@ -258,7 +258,7 @@ func (p *pricer) extras(o *catalog.Offering) (Schedule, bool, []string, []string
 			continue
 		}
 		s = append(s, pathFlows...)
-		line := fmt.Sprintf("egress %s %g GB/month: %s/month (%s, %s)", path, gb, p.money(perMonth), table.Provider, table.Source)
+		line := fmt.Sprintf("egress %s %g GB/month: %s/month (%s, %s)", path, gb, p.money(perMonth), table.Provider, table.PathSource(path))
 		if (path == catalog.PathCrossRegion || path == catalog.PathCrossZone) && sameZone.Valid && perMonth.IsPositive() {
 			line += fmt.Sprintf("; keeping that traffic in one zone would cost 0 and save %s over %s", p.money(pathFlows.Total()), FormatMonths(p.u.HorizonMonths))
 		}

@@ -206,25 +206,25 @@ func TestNPVAtZeroIsTheSum(t *testing.T) {
 // 8,800 × 0.07 = 616.00; total 5,010.20 USD a month.
 func TestEgressTiers(t *testing.T) {
 	c, _ := catalog.Default()
-	got, ok, _ := EgressCost(c.Egress("aws"), catalog.PathInternet, 60000)
+	got, ok, _ := EgressCost(c.Egress("aws", "us-east-1"), catalog.PathInternet, 60000)
 	if !ok || !got.Equal(dec("5010.2")) {
 		t.Errorf("AWS 60,000 GB internet = %s (%v), want 5010.20", got, ok)
 	}
 	// Cross-AZ is billed both ways: 1,000 GB × 0.01 × 2 = 20.
-	if got, _, _ := EgressCost(c.Egress("aws"), catalog.PathCrossZone, 1000); !got.Equal(dec("20")) {
+	if got, _, _ := EgressCost(c.Egress("aws", "us-east-1"), catalog.PathCrossZone, 1000); !got.Equal(dec("20")) {
 		t.Errorf("AWS cross-zone 1000 GB = %s, want 20", got)
 	}
 	// GCP prices per GiB: 2,000 GB = 1862.645 GiB: 1024 × 0.12 + 838.645 × 0.11.
 	gib := 2000 * 1e9 / (1 << 30)
 	want := 1024*0.12 + (gib-1024)*0.11
-	if got, _, _ := EgressCost(c.Egress("gcp"), catalog.PathInternet, 2000); math.Abs(got.InexactFloat64()-want) > 1e-6 {
+	if got, _, _ := EgressCost(c.Egress("gcp", "us-central1"), catalog.PathInternet, 2000); math.Abs(got.InexactFloat64()-want) > 1e-6 {
 		t.Errorf("GCP 2000 GB = %s, want %v", got, want)
 	}
 	// Azure has no sourced price above 10 TB, nor across regions: unknown, not zero.
-	if _, ok, why := EgressCost(c.Egress("azure"), catalog.PathInternet, 20000); ok || why == "" {
+	if _, ok, why := EgressCost(c.Egress("azure", "eastus"), catalog.PathInternet, 20000); ok || why == "" {
 		t.Error("Azure 20 TB priced")
 	}
-	if _, ok, _ := EgressCost(c.Egress("alibaba"), catalog.PathInternet, 1); ok {
+	if _, ok, _ := EgressCost(c.Egress("alibaba", "cn-hangzhou"), catalog.PathInternet, 1); ok {
 		t.Error("Alibaba egress priced without a source")
 	}
 }

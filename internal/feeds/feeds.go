@@ -123,6 +123,9 @@ type Offering struct {
 	SpecSource   string
 	OnDemand     Price
 	Spot         Price
+	// Retired is the date (YYYY-MM-DD) the provider retired the size, with
+	// the source id of the notice; "" while it is sold.
+	Retired, RetiredSource string
 }
 
 // Commitment is the price of a commitment offer (reservation, committed-use
@@ -173,6 +176,8 @@ type Spec struct {
 	NetworkGbps  float64
 	Arch         string
 	SpecSource   string
+	// Retired and RetiredSource as in Offering.
+	Retired, RetiredSource string
 }
 
 // Accelerator maps a feed's accelerator key to a canonical GPU name (GCP's "a100").

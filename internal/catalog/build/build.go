@@ -185,6 +185,7 @@ func (b *builder) addOffering(naming feeds.Naming, fo feeds.Offering) error {
 		Provider: p.Name, InstanceType: fo.InstanceType, Region: fo.Region, Zone: fo.Zone,
 		GPUCount: fo.GPUCount, VCPUs: fo.VCPUs, MemoryGiB: fo.MemoryGiB, LocalDiskGB: fo.LocalDiskGB,
 		Interconnect: fo.Interconnect, NetworkGbps: fo.NetworkGbps, Arch: fo.Arch, SpecSource: fo.SpecSource,
+		Retired: fo.Retired, RetiredSource: fo.RetiredSource,
 	}
 	spec := b.curated[specKey{p.Name, fo.InstanceType}]
 	switch {
@@ -215,6 +216,9 @@ func (b *builder) addOffering(naming feeds.Naming, fo feeds.Offering) error {
 		o.GPU = b.specs.GPU(spec.GPU)
 		o.GPUCount, o.GPUMemoryGiB, o.VCPUs, o.MemoryGiB = spec.GPUCount, spec.GPUMemoryGiB, spec.VCPUs, spec.MemoryGiB
 		o.LocalDiskGB, o.Interconnect, o.NetworkGbps, o.Arch, o.SpecSource = spec.LocalDiskGB, spec.Interconnect, spec.NetworkGbps, spec.Arch, spec.SpecSource
+	}
+	if spec != nil && o.Retired == "" {
+		o.Retired, o.RetiredSource = spec.Retired, spec.RetiredSource // a feed's price row of a size the curated data marks retired
 	}
 	if o.OnDemand, err = b.price(fo.OnDemand, p); err != nil {
 		return fmt.Errorf("on-demand: %w", err)

@@ -37,8 +37,12 @@ type Instance struct {
 	Interconnect string  `yaml:"interconnect"`
 	NetworkGbps  float64 `yaml:"network_gbps"`
 	Arch         string  `yaml:"arch"`
-	Offers       []Offer `yaml:"offers"`
-	Line         int     `yaml:"-"`
+	// Retired is the date (YYYY-MM-DD) the provider retired the size;
+	// RetiredSource cites the retirement notice (a source id).
+	Retired       string  `yaml:"retired"`
+	RetiredSource string  `yaml:"retired_source"`
+	Offers        []Offer `yaml:"offers"`
+	Line          int     `yaml:"-"`
 }
 
 // Offer is the instance sold in a region, with a price where one is sourced.
@@ -99,6 +103,10 @@ func ParseBytes(b []byte) (*File, error) {
 			return nil, fmt.Errorf("%s: gpu_count must be > 0", at)
 		case in.VCPUs <= 0 || in.MemoryGiB <= 0:
 			return nil, fmt.Errorf("%s: vcpus and memory_gib must be > 0", at)
+		case in.Retired != "" && (!dateRE.MatchString(in.Retired) || in.RetiredSource == ""):
+			return nil, fmt.Errorf("%s: retired %q needs a date YYYY-MM-DD and a retired_source", at, in.Retired)
+		case in.Retired == "" && in.RetiredSource != "":
+			return nil, fmt.Errorf("%s: retired_source without a retired date", at)
 		}
 		seen[in.Type] = true
 		for _, o := range in.Offers {
