@@ -47,7 +47,18 @@ it returns, Karpenter-style); asg-mix (an Auto Scaling mix: --od-base nodes on
 on-demand plus --od-percent of the rest; spot nodes are replaced after an
 interruption, the gang waits meanwhile; no deadline logic); greedy (spot when
 available, else wait, with a safety net that moves to on-demand in time for the
-deadline); uniform-progress (Can't Be Late, NSDI '24).
+deadline); uniform-progress (Can't Be Late, NSDI '24: on-demand when behind
+the progress line t·work/deadline while spot is unavailable, spot whenever it
+is available except that, once on on-demand, it stays there until two
+changeovers ahead of the line); uniform-progress-lite (gpuscout's earlier,
+looser variant: it leaves on-demand as soon as spot returns and idles once
+ahead; it saves a little more on average but switches far more often and costs
+more than on-demand alone in more runs: see the ABOVE OD column).
+
+Every launch pays the --restart delay without progress, the first one too, as
+in Can't Be Late, so on-demand alone costs (work + restart) × on-demand price.
+ABOVE OD is the share of runs that cost more than that; SWITCHES the changes
+between idle, spot and on-demand per run (interruptions are not counted).
 
 The article's scenario, "15% interruption, Spot + On-Demand with Auto Scaling:
 −62% cost, 98% completion", on an 8×A100 p4d node in us-east-1 (Spot Advisor
@@ -109,7 +120,7 @@ func newSpotCmd(e *env) *cobra.Command {
 	fl.StringVar(&f.ckptCost, "checkpoint-cost", "5m", "time to write one checkpoint")
 	fl.StringVar(&f.restart, "restart", "10m", "changeover delay: from an interruption or switch to progress again")
 	fl.StringVar(&f.policy, "policy", "all", "policies: "+strings.Join(spot.PolicyNames(), ", ")+", or all")
-	fl.IntVar(&f.runs, "runs", 1000, "simulated runs per policy")
+	fl.IntVar(&f.runs, "runs", spot.DefaultRuns, fmt.Sprintf("simulated runs per policy (a trace: %d start offsets per trace unless set)", spot.DefaultOffsetRuns))
 	fl.Uint64Var(&f.seed, "seed", 1, "random seed (the same seed gives the same results)")
 	fl.IntVar(&f.odBase, "od-base", 0, "asg-mix: on-demand base capacity (nodes)")
 	fl.Float64Var(&f.odPercent, "od-percent", 0, "asg-mix: on-demand percentage above the base")
@@ -240,6 +251,7 @@ func (f *spotFlags) prepare() (*spotInputs, error) {
 	if job.Restart, err = parseHoursOrZero("restart", f.restart); err != nil {
 		return nil, err
 	}
+	job.Startup = job.Restart // the first launch pays it too, as in Can't Be Late
 	if job.CheckpointCost, err = parseHoursOrZero("checkpoint-cost", f.ckptCost); err != nil {
 		return nil, err
 	}
@@ -336,7 +348,7 @@ func (f *spotFlags) prepare() (*spotInputs, error) {
 			in.multiNote = fmt.Sprintf("%d traces (%s ... %s), each from its own start offsets, pooled", len(models), names[0], names[len(names)-1])
 		}
 		if !f.runsSet {
-			in.cfg.Runs = 300 // the paper's 300 start offsets per trace
+			in.cfg.Runs = spot.DefaultOffsetRuns // the paper's 300 start offsets per trace
 		}
 	case f.hazard != 0:
 		if !(f.hazard > 0) || math.IsInf(f.hazard, 0) {
@@ -519,6 +531,8 @@ type spotPolicyJSON struct {
 	CostP95             *float64 `json:"cost_p95"`
 	SavingsVsOnDemand   *float64 `json:"savings_vs_ondemand"`
 	SavingsCI95         *float64 `json:"savings_ci95"`
+	PAboveOnDemand      *float64 `json:"p_above_ondemand"`
+	SwitchesMean        *float64 `json:"switches_mean"`
 	PMeetDeadline       *float64 `json:"p_meet_deadline"`
 	CompletionHoursMean *float64 `json:"completion_hours_mean"`
 	CompletionHoursP95  *float64 `json:"completion_hours_p95"`
@@ -553,7 +567,7 @@ func spotOutput(sums []spot.Summary, in *spotInputs) spotJSON {
 	out := spotJSON{Inputs: map[string]any{
 		"work_hours": j.Work, "deadline_hours": j.Deadline, "nodes": j.Nodes, "model": in.model,
 		"hazard_per_hour": in.hazard, "job_mtbf_hours": fp(in.cfg.Model.MTBF(j.Nodes), 3), "band_conversion": in.bandNote,
-		"checkpoint_interval_hours": ckp, "checkpoint": in.ckptMode, "checkpoint_cost_hours": j.CheckpointCost, "restart_hours": j.Restart,
+		"checkpoint_interval_hours": ckp, "checkpoint": in.ckptMode, "checkpoint_cost_hours": j.CheckpointCost, "restart_hours": j.Restart, "startup_hours": j.Startup,
 		"spot_price": j.SpotPrice, "od_price": j.ODPrice, "currency": in.currency, "ondemand_cost": fp(j.ODCost(), 4),
 		"spot_discount": fp(1-j.SpotPrice/j.ODPrice, 4), "runs": in.cfg.Runs, "seed": in.cfg.Seed, "price_sources": in.priceSources,
 	}}
@@ -562,6 +576,7 @@ func spotOutput(sums []spot.Summary, in *spotInputs) spotJSON {
 		if s.Note == "" {
 			p.CostMean, p.CostP50, p.CostP95 = fp(s.CostMean, 4), fp(s.CostP50, 4), fp(s.CostP95, 4)
 			p.SavingsVsOnDemand, p.SavingsCI95 = fp(s.SavingsMean, 4), fp(s.SavingsCI95, 4)
+			p.PAboveOnDemand, p.SwitchesMean = fp(s.POverOnDemand, 4), fp(s.SwitchesMean, 3)
 			p.PMeetDeadline = fp(s.PMeetDeadline, 4)
 			p.CompletionHoursMean, p.CompletionHoursP95 = fp(s.CompletionMean, 3), fp(s.CompletionP95, 3)
 			p.InterruptionsMean, p.WastedHoursMean = fp(s.InterruptionsMean, 3), fp(s.WastedMean, 3)
@@ -581,11 +596,12 @@ func optF(p *float64, format string) string {
 func spotTable(out spotJSON, in *spotInputs) *render.Table {
 	cur := in.currency
 	t := &render.Table{Columns: []render.Column{{Header: "POLICY"}, {Header: "COST MEAN " + cur, Right: true}, {Header: "P50", Right: true},
-		{Header: "P95", Right: true}, {Header: "SAVINGS", Right: true}, {Header: "±95%", Right: true}, {Header: "P(MEET)", Right: true},
-		{Header: "HOURS MEAN", Right: true}, {Header: "P95", Right: true}, {Header: "INTERRUPTIONS", Right: true}, {Header: "WASTED h", Right: true}}}
+		{Header: "P95", Right: true}, {Header: "SAVINGS", Right: true}, {Header: "±95%", Right: true}, {Header: "ABOVE OD", Right: true},
+		{Header: "P(MEET)", Right: true}, {Header: "HOURS MEAN", Right: true}, {Header: "P95", Right: true}, {Header: "INTERRUPTIONS", Right: true},
+		{Header: "SWITCHES", Right: true}, {Header: "WASTED h", Right: true}}}
 	for _, p := range out.Policies {
 		if p.Note != "" {
-			t.Rows = append(t.Rows, []string{p.Name, "-", "-", "-", "-", "-", "-", "-", "-", "-", p.Note})
+			t.Rows = append(t.Rows, []string{p.Name, "-", "-", "-", "-", "-", "-", "-", "-", "-", "-", "-", p.Note})
 			continue
 		}
 		pct := func(x *float64) string { return optF(mulp(x, 100), "%.1f%%") }
@@ -594,10 +610,10 @@ func spotTable(out spotJSON, in *spotInputs) *render.Table {
 			meet = "-"
 		}
 		row := []string{p.Name, optF(p.CostMean, "%.2f"), optF(p.CostP50, "%.2f"), optF(p.CostP95, "%.2f"), pct(p.SavingsVsOnDemand),
-			pct(p.SavingsCI95), meet, optF(p.CompletionHoursMean, "%.2f"), optF(p.CompletionHoursP95, "%.2f"),
-			optF(p.InterruptionsMean, "%.2f"), optF(p.WastedHoursMean, "%.2f")}
+			pct(p.SavingsCI95), pct(p.PAboveOnDemand), meet, optF(p.CompletionHoursMean, "%.2f"), optF(p.CompletionHoursP95, "%.2f"),
+			optF(p.InterruptionsMean, "%.2f"), optF(p.SwitchesMean, "%.1f"), optF(p.WastedHoursMean, "%.2f")}
 		if p.Unfinished > 0 {
-			row[7] = fmt.Sprintf("%s (%d unfinished)", row[7], p.Unfinished)
+			row[8] = fmt.Sprintf("%s (%d unfinished)", row[8], p.Unfinished)
 		}
 		t.Rows = append(t.Rows, row)
 	}
@@ -607,8 +623,8 @@ func spotTable(out spotJSON, in *spotInputs) *render.Table {
 		dl = fmt.Sprintf("deadline %.2f h", j.Deadline)
 	}
 	t.Notes = append(t.Notes,
-		fmt.Sprintf("Job: %.2f h of work on %d node(s), %s; on-demand alone costs %s. Spot %.4f, on-demand %.4f %s per node-hour: savings can never exceed the spot discount, %.1f%%.",
-			j.Work, j.Nodes, dl, fmtMoneyF(j.ODCost(), cur), j.SpotPrice, j.ODPrice, cur, 100*(1-j.SpotPrice/j.ODPrice)),
+		fmt.Sprintf("Job: %.2f h of work on %d node(s), %s; on-demand alone costs %s (with the first launch's %.3f h start-up). Spot %.4f, on-demand %.4f %s per node-hour: savings can never exceed the spot discount, %.1f%%.",
+			j.Work, j.Nodes, dl, fmtMoneyF(j.ODCost(), cur), j.Startup, j.SpotPrice, j.ODPrice, cur, 100*(1-j.SpotPrice/j.ODPrice)),
 		"Availability: "+in.model+".")
 	if in.bandNote != "" {
 		t.Notes = append(t.Notes, "Band conversion: "+in.bandNote+".")

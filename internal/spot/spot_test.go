@@ -121,9 +121,9 @@ func TestInvariants(t *testing.T) {
 	}
 	all, _ := Policies([]string{"all"}, ASGMix{OnDemandBase: 1, OnDemandPercent: 0})
 	for trial := 0; trial < 40; trial++ {
-		w := 1 + rng.Float64()*60
-		job := Job{Work: w, Deadline: w * (1 + rng.Float64()), Nodes: 1 + rng.IntN(3), Checkpoint: []float64{0, 0.5, 2, math.Inf(1)}[rng.IntN(4)],
-			CheckpointCost: rng.Float64() * 0.2, Restart: rng.Float64() * 0.5, SpotPrice: 0.3 + rng.Float64(), ODPrice: 3}
+		w, d := 1+rng.Float64()*60, rng.Float64()*0.5
+		job := Job{Work: w, Deadline: (w + d) * (1 + rng.Float64()), Nodes: 1 + rng.IntN(3), Checkpoint: []float64{0, 0.5, 2, math.Inf(1)}[rng.IntN(4)],
+			CheckpointCost: rng.Float64() * 0.2, Restart: d, Startup: d * float64(trial%2), SpotPrice: 0.3 + rng.Float64(), ODPrice: 3}
 		m := models[trial%len(models)]
 		sums, err := Simulate(Config{Job: job, Model: m, Runs: 40, Seed: uint64(trial)}, all)
 		if err != nil {
@@ -139,7 +139,7 @@ func TestInvariants(t *testing.T) {
 					t.Fatalf("%s saved %.4f > spot discount %.4f (%+v)", s.Policy, 1-c/job.ODCost(), discount, job)
 				}
 			}
-			if (s.Policy == "greedy" || s.Policy == "uniform-progress") && s.PMeetDeadline != 1 {
+			if (s.Policy == "greedy" || s.Policy == "uniform-progress" || s.Policy == "uniform-progress-lite") && s.PMeetDeadline != 1 {
 				t.Fatalf("%s missed a deadline on-demand meets: P(meet) %.3f (%+v, %s)", s.Policy, s.PMeetDeadline, job, m.Describe(job.Nodes))
 			}
 		}
@@ -204,13 +204,13 @@ func TestRealTraces(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		job := Job{Work: 48, Deadline: 52, Nodes: 1, Checkpoint: 0.5, CheckpointCost: 0.05, Restart: 0.2, SpotPrice: 0.918, ODPrice: 3.06}
+		job := Job{Work: 48, Deadline: 52, Nodes: 1, Checkpoint: 0.5, CheckpointCost: 0.05, Restart: 0.2, Startup: 0.2, SpotPrice: 0.918, ODPrice: 3.06}
 		sums, err := Simulate(Config{Job: job, Model: NewReplay(tr), Runs: 30, Seed: 1}, all)
 		if err != nil {
 			t.Fatal(err)
 		}
 		for _, s := range sums {
-			if (s.Policy == "greedy" || s.Policy == "uniform-progress") && s.PMeetDeadline != 1 {
+			if (s.Policy == "greedy" || s.Policy == "uniform-progress" || s.Policy == "uniform-progress-lite") && s.PMeetDeadline != 1 {
 				t.Errorf("%s: %s P(meet) %.2f", p, s.Policy, s.PMeetDeadline)
 			}
 			if s.SavingsMean > s.MaxSavings+1e-9 {
