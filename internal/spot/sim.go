@@ -13,10 +13,7 @@ type Job struct {
 	Checkpoint     float64 // hours of work between checkpoints; 0: continuous (nothing lost); +Inf: never
 	CheckpointCost float64 // hours to write one checkpoint
 	Restart        float64 // changeover delay: hours from (re)starting an instance to making progress
-	// Startup is the delay of the very first launch, billed without progress.
-	// Can't Be Late charges it as one more changeover (the spot command sets
-	// it to Restart); 0 starts making progress at once.
-	Startup   float64
+	Startup        float64 // first launch: hours billed before progress (Can't Be Late charges d; 0: none)
 	SpotPrice      float64 // per node-hour (the trace's prices replace it where it has them)
 	ODPrice        float64 // per node-hour
 }
