@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/shopspring/decimal"
@@ -37,7 +38,10 @@ Availability, one of:
   --hazard 0.001    interruptions per hour per instance; or --mtbf 300h
   --trace FILE      a Can't Be Late trace (metadata.gap_seconds, data = instances
                     available, prices optional), replayed from random start offsets;
-                    --trace-mode fit replaces it by a two-state model fitted to it
+                    --trace-mode fit replaces it by a two-state model fitted to it;
+                    --offsets 0h,12.5h,... or --offsets @FILE (one per line) replays
+                    from those start times instead, one run each into each trace, and
+                    lists every run in -o json (to pair with another simulator's runs)
   (--down 30m: mean unavailability after an interruption, for --band/--hazard/--mtbf)
 With --offering and no availability flag, the offering's Spot Advisor band is used.
 
@@ -81,7 +85,7 @@ measurement.`
 type spotFlags struct {
 	catalogFlags
 	work, deadline, checkpoint, ckptCost, restart, down, mtbf string
-	band, traceMode, offering, policy, chart                  string
+	band, traceMode, offering, policy, chart, offsets         string
 	traces                                                    []string
 	hazard, spotPrice, odPrice, odPercent                     float64
 	nodes, runs, odBase                                       int
@@ -113,6 +117,7 @@ func newSpotCmd(e *env) *cobra.Command {
 	fl.StringVar(&f.down, "down", "", "mean time spot stays unavailable after an interruption (with --band/--hazard/--mtbf)")
 	fl.StringSliceVar(&f.traces, "trace", nil, "availability trace(s) (Can't Be Late JSON) to replay: files or folders, comma-separated or repeated")
 	fl.StringVar(&f.traceMode, "trace-mode", "replay", "replay the trace, or fit a two-state model to it")
+	fl.StringVar(&f.offsets, "offsets", "", "replay from these start times, one run each, into each trace: 0h,12.5h,... or @FILE (one per line); JSON then lists every run")
 	fl.StringVar(&f.offering, "offering", "", "prices (and Spot Advisor band) from an offering: provider/instance[/region]")
 	fl.Float64Var(&f.spotPrice, "spot-price", 0, "spot price per node-hour (in --currency)")
 	fl.Float64Var(&f.odPrice, "od-price", 0, "on-demand price per node-hour (in --currency)")
@@ -208,13 +213,47 @@ type spotInputs struct {
 	multi        []spot.Model
 	multiNote    string
 	priceSources []string
+	traceNames   []string  // one per config, for replays
+	offsets      []float64 // --offsets, or nil
 }
 
+// parseHoursOrZero is parseHours that also accepts zero, with or without a
+// unit ("0", "0m", "0s", "0h0m"). cost.ParseDuration rejects a zero written
+// with a unit; until it accepts it, the spot command does so here.
 func parseHoursOrZero(flag, s string) (float64, error) {
-	if strings.TrimSpace(s) == "0" {
+	if isZeroDuration(s) {
 		return 0, nil
 	}
 	return parseHours(flag, s)
+}
+
+// isZeroDuration tells whether s is zero written as digits 0 and dots, with
+// or without units: "0", "0.0", "0m", "0h0m".
+func isZeroDuration(s string) bool {
+	t := strings.ToLower(strings.TrimSpace(s))
+	if !strings.Contains(t, "0") {
+		return false
+	}
+	digits := true // the previous character was a digit or a dot
+	for i, r := range t {
+		switch {
+		case r == '0' || r == '.':
+			digits = true
+		case strings.ContainsRune("smhdwoy", r) && i > 0:
+			if !digits && !(r == 'o' && t[i-1] == 'm') {
+				return false
+			}
+			digits = false
+		default:
+			return false
+		}
+	}
+	if digits && !strings.ContainsAny(t, "smhdwoy") {
+		v, err := strconv.ParseFloat(t, 64)
+		return err == nil && v == 0
+	}
+	_, err := cost.ParseDuration(strings.ReplaceAll(t, "0", "1"))
+	return err == nil
 }
 
 func parseHours(flag, s string) (float64, error) {
@@ -300,7 +339,7 @@ func (f *spotFlags) prepare() (*spotInputs, error) {
 	}
 	var down float64
 	if f.down != "" {
-		if down, err = parseHours("down", f.down); err != nil {
+		if down, err = parseHoursOrZero("down", f.down); err != nil {
 			return nil, err
 		}
 	}
@@ -343,13 +382,36 @@ func (f *spotFlags) prepare() (*spotInputs, error) {
 			}
 		}
 		in.cfg.Model = models[0]
+		in.traceNames = names
+		if f.offsets != "" {
+			if f.traceMode != "replay" {
+				return nil, usagef("--offsets needs --trace-mode replay: a fitted model has no start times")
+			}
+			if f.runsSet {
+				return nil, usagef("--offsets and --runs: give one; with --offsets each start time is one run")
+			}
+			offs, where, err := parseOffsets(f.offsets)
+			if err != nil {
+				return nil, err
+			}
+			for i, m := range models {
+				if err := checkOffsets(offs, where, names[i], m.(*spot.Replay).Trace.Hours()); err != nil {
+					return nil, err
+				}
+			}
+			in.offsets = offs
+			in.cfg.Offsets = offs
+			in.cfg.Runs = len(offs)
+		}
 		if len(models) > 1 {
 			in.multi = models
 			in.multiNote = fmt.Sprintf("%d traces (%s ... %s), each from its own start offsets, pooled", len(models), names[0], names[len(names)-1])
 		}
-		if !f.runsSet {
+		if !f.runsSet && in.offsets == nil {
 			in.cfg.Runs = spot.DefaultOffsetRuns // the paper's 300 start offsets per trace
 		}
+	case f.offsets != "":
+		return nil, usagef("--offsets needs --trace: start times are times into a trace")
 	case f.hazard != 0:
 		if !(f.hazard > 0) || math.IsInf(f.hazard, 0) {
 			return nil, usagef("--hazard %g: want interruptions per hour > 0", f.hazard)
@@ -389,9 +451,13 @@ func (f *spotFlags) prepare() (*spotInputs, error) {
 		job.Checkpoint, in.ckptMode = autoCheckpoint(job, mtbf, f.ckptCost)
 	case "none":
 		job.Checkpoint, in.ckptMode = math.Inf(1), "none: an interruption loses all work"
-	case "continuous", "0":
+	case "continuous":
 		job.Checkpoint, in.ckptMode = 0, "continuous: an interruption loses no work"
 	default:
+		if isZeroDuration(f.checkpoint) {
+			job.Checkpoint, in.ckptMode = 0, "continuous: an interruption loses no work"
+			break
+		}
 		if job.Checkpoint, err = parseHours("checkpoint", f.checkpoint); err != nil {
 			return nil, usagef("--checkpoint %q: want a duration, auto, none or continuous", f.checkpoint)
 		}
@@ -541,6 +607,18 @@ type spotPolicyJSON struct {
 	Unfinished          int      `json:"unfinished_runs"`
 	Currency            string   `json:"currency"`
 	Note                string   `json:"note,omitempty"`
+	// PerRun, with --offsets, is every run in order (trace by trace, then
+	// start time by start time), to pair with another simulator's runs.
+	PerRun []spotRunJSON `json:"runs,omitempty"`
+}
+
+// spotRunJSON is one run of a policy from a given start time into a trace.
+type spotRunJSON struct {
+	Trace       string   `json:"trace"`
+	OffsetHours float64  `json:"offset_hours"`
+	Cost        *float64 `json:"cost"`  // null: never finished
+	Hours       *float64 `json:"hours"` // null: never finished
+	Switches    int      `json:"switches"`
 }
 
 type spotJSON struct {
@@ -569,7 +647,7 @@ func spotOutput(sums []spot.Summary, in *spotInputs) spotJSON {
 		"hazard_per_hour": in.hazard, "job_mtbf_hours": fp(in.cfg.Model.MTBF(j.Nodes), 3), "band_conversion": in.bandNote,
 		"checkpoint_interval_hours": ckp, "checkpoint": in.ckptMode, "checkpoint_cost_hours": j.CheckpointCost, "restart_hours": j.Restart, "startup_hours": j.Startup,
 		"spot_price": j.SpotPrice, "od_price": j.ODPrice, "currency": in.currency, "ondemand_cost": fp(j.ODCost(), 4),
-		"spot_discount": fp(1-j.SpotPrice/j.ODPrice, 4), "runs": in.cfg.Runs, "seed": in.cfg.Seed, "price_sources": in.priceSources,
+		"spot_discount": fp(1-j.SpotPrice/j.ODPrice, 4), "runs": in.cfg.Runs, "seed": in.cfg.Seed, "offsets_hours": in.offsets, "price_sources": in.priceSources,
 	}}
 	for _, s := range sums {
 		p := spotPolicyJSON{Name: s.Policy, Currency: in.currency, Note: s.Note, Unfinished: s.Unfinished}
@@ -580,6 +658,15 @@ func spotOutput(sums []spot.Summary, in *spotInputs) spotJSON {
 			p.PMeetDeadline = fp(s.PMeetDeadline, 4)
 			p.CompletionHoursMean, p.CompletionHoursP95 = fp(s.CompletionMean, 3), fp(s.CompletionP95, 3)
 			p.InterruptionsMean, p.WastedHoursMean = fp(s.InterruptionsMean, 3), fp(s.WastedMean, 3)
+			if n := len(in.offsets); n > 0 {
+				for k := range s.Costs {
+					r := spotRunJSON{Trace: in.traceNames[k/n], OffsetHours: in.offsets[k%n], Hours: fp(s.Hours[k], 6), Switches: s.Switches[k]}
+					if r.Hours != nil {
+						r.Cost = fp(s.Costs[k], 6)
+					}
+					p.PerRun = append(p.PerRun, r)
+				}
+			}
 		}
 		out.Policies = append(out.Policies, p)
 	}

@@ -145,3 +145,98 @@ func TestSpotBadInput(t *testing.T) {
 		}
 	}
 }
+
+// TestSpotOffsets: --offsets gives one run per start time into each trace,
+// listed in JSON; a run from a file's start time equals the same run given
+// on the command line, so runs pair with another simulator's one by one.
+func TestSpotOffsets(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "offsets.txt")
+	os.WriteFile(file, []byte("# start times\n0h\n\n12.5h\n100h\n"), 0o644)
+	base := []string{"spot", "--work", "48h", "--deadline", "52h", "--trace", volatileTrace, "--spot-price", "0.918", "--od-price", "3.06", "--policy", "uniform-progress,greedy", "-o", "json"}
+	type runJSON struct {
+		Trace       string   `json:"trace"`
+		OffsetHours float64  `json:"offset_hours"`
+		Cost        *float64 `json:"cost"`
+	}
+	var res struct {
+		Policies []struct {
+			Name   string    `json:"name"`
+			PerRun []runJSON `json:"runs"`
+		} `json:"policies"`
+		Inputs map[string]any `json:"inputs"`
+	}
+	out, errOut, code := run(t, append(base, "--offsets", "@"+file)...)
+	if code != 0 {
+		t.Fatal(errOut)
+	}
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatal(err)
+	}
+	if res.Inputs["runs"] != 3.0 {
+		t.Errorf("runs = %v, want 3 (one per start time)", res.Inputs["runs"])
+	}
+	for _, p := range res.Policies {
+		if len(p.PerRun) != 3 || p.PerRun[1].OffsetHours != 12.5 || p.PerRun[1].Trace != volatileTrace || p.PerRun[1].Cost == nil {
+			t.Fatalf("%s: runs %+v; want 3, the second from 12.5 h", p.Name, p.PerRun)
+		}
+	}
+	up := *res.Policies[0].PerRun[1].Cost
+	out, errOut, code = run(t, append(base, "--offsets", "12.5h")...)
+	if code != 0 {
+		t.Fatal(errOut)
+	}
+	json.Unmarshal([]byte(out), &res)
+	if got := *res.Policies[0].PerRun[0].Cost; got != up {
+		t.Errorf("run from 12.5h: %v alone, %v in the file's batch", got, up)
+	}
+	bad := filepath.Join(dir, "bad.txt")
+	os.WriteFile(bad, []byte("0h\n1h\nsoon\n"), 0o644)
+	far := filepath.Join(dir, "far.txt")
+	os.WriteFile(far, []byte("1h\n2000h\n"), 0o644)
+	common := []string{"spot", "--work", "48h", "--deadline", "52h", "--spot-price", "1", "--od-price", "3"}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{append(common, "--trace", volatileTrace, "--offsets", "@"+bad), `line 3: "soon" is not a start time`},
+		{append(common, "--trace", volatileTrace, "--offsets", "@"+far), "line 2: 2000 h is beyond the end of"},
+		{append(common, "--trace", volatileTrace, "--offsets", "1h,-2h"), `entry 2: "-2h"`},
+		{append(common, "--trace", volatileTrace, "--offsets", "@"+filepath.Join(dir, "none.txt")), "--offsets @"},
+		{append(common, "--trace", volatileTrace, "--offsets", "1h", "--runs", "5"), "--offsets and --runs"},
+		{append(common, "--band", "5-10%", "--offsets", "1h"), "--offsets needs --trace"},
+		{append(common, "--trace", volatileTrace, "--trace-mode", "fit", "--offsets", "1h"), "--offsets needs --trace-mode replay"},
+	} {
+		_, errOut, code := run(t, tc.args...)
+		if code != ExitUsage || !strings.Contains(errOut, tc.want) {
+			t.Errorf("%v: exit %d, %q; want 2 and %q", tc.args[len(common):], code, errOut, tc.want)
+		}
+	}
+}
+
+// TestSpotZeroWithUnit: a zero duration written with a unit is accepted
+// wherever 0 is (--restart, --checkpoint-cost, --down, --checkpoint).
+func TestSpotZeroWithUnit(t *testing.T) {
+	for _, args := range [][]string{
+		{"--restart", "0s", "--checkpoint-cost", "0m", "--down", "0m", "--checkpoint", "0m"},
+		{"--restart", "0h0m", "--checkpoint-cost", "0.0s", "--down", "0", "--checkpoint", "0"},
+	} {
+		out, errOut, code := run(t, append([]string{"spot", "--work", "10h", "--deadline", "12h", "--mtbf", "5h", "--spot-price", "1", "--od-price", "3", "--runs", "20", "-o", "json"}, args...)...)
+		if code != 0 {
+			t.Errorf("%v: exit %d, %s", args, code, errOut)
+			continue
+		}
+		var res struct {
+			Inputs map[string]any `json:"inputs"`
+		}
+		json.Unmarshal([]byte(out), &res)
+		if res.Inputs["restart_hours"] != 0.0 || res.Inputs["checkpoint_cost_hours"] != 0.0 || res.Inputs["checkpoint_interval_hours"] != 0.0 {
+			t.Errorf("%v: inputs %v; want zero restart, checkpoint cost and interval", args, res.Inputs)
+		}
+	}
+	for _, bad := range []string{"0x", "h", "0..0", "0mm", "m0"} {
+		if _, errOut, code := run(t, "spot", "--work", "10h", "--mtbf", "5h", "--spot-price", "1", "--od-price", "3", "--restart", bad); code != ExitUsage || !strings.Contains(errOut, "--restart") {
+			t.Errorf("--restart %q: exit %d, %q; want 2 naming --restart", bad, code, errOut)
+		}
+	}
+}

@@ -143,3 +143,25 @@ func TestPaperBehaviourOnSharedTrace(t *testing.T) {
 		}
 	}
 }
+
+// TestOffsets: one run per start offset, from exactly that time: a trace up spot-only with no restart costs: from 0 the 1 h
+// job finishes on spot at 1 h; from 1.5 h it has 0.5 h of spot and never finishes.
+func TestOffsets(t *testing.T) {
+	tr := spans([2]float64{2, 1}, [2]float64{8, 0})
+	job := Job{Work: 1, Nodes: 1, SpotPrice: 1, ODPrice: 3}
+	s, err := Simulate(Config{Job: job, Model: NewReplay(tr), Runs: 99, Offsets: []float64{0, 1.5}}, []Policy{SpotOnly{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s[0].Runs != 2 || math.Abs(s[0].Hours[0]-1) > 1e-9 || math.Abs(s[0].Hours[1]-9) > 1e-9 {
+		t.Errorf("%d runs, hours %v; want 2 runs, [1 9]", s[0].Runs, s[0].Hours)
+	}
+	for _, bad := range [][]float64{{10}, {-1}, {math.NaN()}} {
+		if _, err := Simulate(Config{Job: job, Model: NewReplay(tr), Offsets: bad}, []Policy{SpotOnly{}}); err == nil {
+			t.Errorf("offset %v accepted", bad)
+		}
+	}
+	if _, err := Simulate(Config{Job: job, Model: Hazard{PerHour: 1}, Offsets: []float64{0}}, []Policy{SpotOnly{}}); err == nil {
+		t.Error("offsets with a hazard model accepted")
+	}
+}

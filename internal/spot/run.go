@@ -122,6 +122,24 @@ func (c *Config) runs() int {
 	return DefaultRuns
 }
 
+// checkOffsets: start offsets need a trace to start into, inside it.
+func (c *Config) checkOffsets() error {
+	if len(c.Offsets) == 0 {
+		return nil
+	}
+	rp, ok := c.Model.(*Replay)
+	if !ok {
+		return fmt.Errorf("start offsets need a trace replay, not %s", c.Model.Describe(c.Job.Nodes))
+	}
+	total := rp.Trace.Hours()
+	for i, o := range c.Offsets {
+		if !(o >= 0 && o < total) {
+			return fmt.Errorf("start offset %d (%g h) is outside the trace %s (0 to %g h)", i+1, o, rp.Trace.Name, total)
+		}
+	}
+	return nil
+}
+
 // BudgetError is returned when a simulation would process more events than
 // its budget allows.
 type BudgetError struct {
@@ -182,7 +200,10 @@ func SimulateMany(cfgs []Config, pols []Policy, progress func(done, total int)) 
 		budget = DefaultMaxEvents
 	}
 	total := 0
-	for _, cfg := range cfgs {
+	for k, cfg := range cfgs {
+		if err := cfg.checkOffsets(); err != nil {
+			return nil, fmt.Errorf("config %d: %w", k+1, err)
+		}
 		for _, p := range pols {
 			if !p.NeedsDeadline() || job.Deadline > 0 {
 				total += cfg.runs()
