@@ -3,6 +3,7 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"math"
 	"os"
@@ -10,6 +11,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/shopspring/decimal"
 	"github.com/spf13/cobra"
@@ -89,6 +91,7 @@ type spotFlags struct {
 	traces                                                    []string
 	hazard, spotPrice, odPrice, odPercent                     float64
 	nodes, runs, odBase                                       int
+	maxEvents                                                 int64
 	seed                                                      uint64
 	explain, runsSet                                          bool
 }
@@ -130,6 +133,7 @@ func newSpotCmd(e *env) *cobra.Command {
 	fl.IntVar(&f.odBase, "od-base", 0, "asg-mix: on-demand base capacity (nodes)")
 	fl.Float64Var(&f.odPercent, "od-percent", 0, "asg-mix: on-demand percentage above the base")
 	fl.BoolVar(&f.explain, "explain", false, "print the timeline of one run of each policy")
+	fl.Int64Var(&f.maxEvents, "max-events", spot.DefaultMaxEvents, "stop with an error beyond this many simulation events (checkpoints, availability changes), all runs together: 1000 to 10000000000")
 	fl.StringVar(&f.chart, "chart", "", "write a histogram of the run costs per policy as SVG to this file")
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		format, err := getFormat()
@@ -142,19 +146,12 @@ func newSpotCmd(e *env) *cobra.Command {
 			return err
 		}
 		var progress func(done, total int)
-		if len(in.cfgs) > 1 && stderrIsTTY() {
-			progress = func(done, total int) {
-				const width = 30
-				n := done * width / total
-				fmt.Fprintf(e.stderr, "\rreplaying traces %3d/%d [%s%s]", done, total, strings.Repeat("=", n), strings.Repeat(" ", width-n))
-				if done == total {
-					fmt.Fprintln(e.stderr)
-				}
-			}
+		if stderrIsTTY() {
+			progress = progressBar(e.stderr, "simulating runs", time.Now())
 		}
 		sums, err := spot.SimulateMany(in.cfgs, in.pols, progress)
 		if err != nil {
-			return asUsage(err)
+			return f.budgetHint(err, in)
 		}
 		if f.chart != "" {
 			if err := writeSpotChart(f.chart, sums, in); err != nil {
@@ -167,7 +164,7 @@ func newSpotCmd(e *env) *cobra.Command {
 			for _, p := range in.pols {
 				r, err := spot.Explain(in.cfg, p)
 				if err != nil {
-					return err
+					return f.budgetHint(err, in)
 				}
 				t.Notes = append(t.Notes, "", fmt.Sprintf("Timeline of one run, %s (cost %s, %s):", p.Name(), fmtMoneyF(r.Cost, in.currency), fmtRunEnd(r)))
 				for i, ev := range r.Events {
@@ -470,6 +467,14 @@ func (f *spotFlags) prepare() (*spotInputs, error) {
 		return nil, usagef("--runs %d: want 1 to 10000000", in.cfg.Runs)
 	}
 	in.cfg.Seed = f.seed
+	if f.maxEvents < 1000 || f.maxEvents > 10_000_000_000 {
+		return nil, usagef("--max-events %d: want 1000 to 10000000000", f.maxEvents)
+	}
+	in.cfg.MaxEvents = f.maxEvents
+	if c := job.Checkpoint; c > 0 && !math.IsInf(c, 1) && c <= job.CheckpointCost {
+		return nil, usagef("--checkpoint %s (%.4g h) is at or below --checkpoint-cost %s (%.4g h): the job would spend at least half its time writing checkpoints; want an interval above the cost, or --checkpoint auto for Daly's optimum",
+			f.checkpoint, c, f.ckptCost, job.CheckpointCost)
+	}
 	if f.odBase < 0 || !(f.odPercent >= 0 && f.odPercent <= 100) {
 		return nil, usagef("--od-base must be >= 0 and --od-percent within 0..100")
 	}
@@ -503,6 +508,39 @@ func (f *spotFlags) prepare() (*spotInputs, error) {
 	return in, nil
 }
 
+// budgetHint words a simulation over its event budget as what to change.
+func (f *spotFlags) budgetHint(err error, in *spotInputs) error {
+	var be *spot.BudgetError
+	if !errors.As(err, &be) {
+		return asUsage(err)
+	}
+	return usagef("%v; to fit, lower --runs (now %d per policy and trace) or --policy, lengthen --checkpoint (now %s), replay a trace with coarser ticks, or raise --max-events (now %d) and wait longer",
+		err, in.cfg.Runs, in.ckptMode, f.maxEvents)
+}
+
+// progressBar draws done/total on w once the work has taken half a second,
+// at most ten times a second; stderr only, and only on a terminal.
+func progressBar(w io.Writer, what string, start time.Time) func(done, total int) {
+	var last time.Time
+	shown := false
+	return func(done, total int) {
+		now := time.Now()
+		if done < total && (now.Sub(start) < 500*time.Millisecond || now.Sub(last) < 100*time.Millisecond) {
+			return
+		}
+		if done == total && !shown {
+			return
+		}
+		last, shown = now, true
+		const width = 30
+		n := done * width / total
+		fmt.Fprintf(w, "\r%s %d/%d [%s%s]", what, done, total, strings.Repeat("=", n), strings.Repeat(" ", width-n))
+		if done == total {
+			fmt.Fprintln(w)
+		}
+	}
+}
+
 // autoCheckpoint is Daly's optimum interval for the job's MTBF, capped at half
 // the deadline slack: with a deadline, unsaved work counts as lost when the
 // safety net decides, so a longer interval would push deadline-aware policies
@@ -521,6 +559,12 @@ func autoCheckpoint(job *spot.Job, mtbf float64, costFlag string) (float64, stri
 	if slack := job.Deadline - job.Work - 2*job.Restart; job.Deadline > 0 && slack > 0 && daly > slack/2 {
 		tau = slack / 2
 		note += fmt.Sprintf(", capped at half the deadline slack: %.3f h", tau)
+	}
+	if tau <= c {
+		// Interruptions (or the slack) are too short for checkpoints to pay:
+		// an interval at or below their cost would only write checkpoints.
+		tau = 2 * c
+		note += fmt.Sprintf(", raised to twice the checkpoint cost: %.3f h", tau)
 	}
 	return tau, note
 }

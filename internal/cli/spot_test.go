@@ -3,10 +3,12 @@ package cli
 import (
 	"encoding/json"
 	"encoding/xml"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 const volatileTrace = "../spot/testdata/volatile_1node.json"
@@ -120,6 +122,10 @@ func TestSpotBadInput(t *testing.T) {
 	os.WriteFile(empty, []byte(`{"metadata": {"gap_seconds": 60}, "data": []}`), 0o644)
 	keys := filepath.Join(dir, "keys.json")
 	os.WriteFile(keys, []byte(`{"gap": 60, "avail": [1]}`), 0o644)
+	flicker := filepath.Join(dir, "flicker.json") // up 1 min, down 1 min: a 1 h job without checkpoints never finishes on spot
+	os.WriteFile(flicker, []byte(`{"metadata": {"gap_seconds": 60}, "data": [1, 0]}`), 0o644)
+	array := filepath.Join(dir, "array.json")
+	os.WriteFile(array, []byte(`[0, 1, 1, 0]`), 0o644)
 	base := []string{"spot", "--spot-price", "1", "--od-price", "3"}
 	for _, tc := range []struct {
 		args []string
@@ -128,7 +134,13 @@ func TestSpotBadInput(t *testing.T) {
 		{append(base, "--work", "72h", "--deadline", "50h", "--band", "5-10%"), "--deadline 50h is shorter than --work 72h"},
 		{append(base, "--work", "72h", "--trace", bad), "data[1] = -2 is negative"},
 		{append(base, "--work", "72h", "--trace", empty), "data is empty"},
-		{append(base, "--work", "72h", "--trace", keys), "not the Can't Be Late JSON format"},
+		{append(base, "--work", "72h", "--trace", keys), `unknown field "gap"; want the Can't Be Late format`},
+		{append(base, "--work", "72h", "--trace", array), array + `: trace: the file holds a JSON array; want an object in the Can't Be Late format {"metadata": {"gap_seconds": G}, "data": [n, ...]`},
+		{append(base, "--work", "72h", "--band", "5-10%", "--checkpoint", "1s"), "--checkpoint 1s (0.0002778 h) is at or below --checkpoint-cost 5m"},
+		{append(base, "--work", "72h", "--band", "5-10%", "--checkpoint", "5m"), "--checkpoint 5m (0.08333 h) is at or below --checkpoint-cost 5m"},
+		{append(base, "--work", "72h", "--mtbf", "300h", "--checkpoint", "10s", "--checkpoint-cost", "1s", "--runs", "3000"), "would take about 2.33e+08 events"},
+		{append(base, "--work", "1h", "--trace", flicker, "--policy", "spot", "--checkpoint", "none", "--runs", "10", "--max-events", "1000"), "stopped at its budget of 1000 events with 0 of 10 runs done (spot); to fit, lower --runs"},
+		{append(base, "--work", "48h", "--trace", volatileTrace, "--max-events", "5"), "--max-events 5: want 1000 to"},
 		{append(base, "--work", "72h", "--band", "5-10%", "--policy", "yolo"), `unknown policy "yolo"`},
 		{append(base, "--work", "72h", "--band", "lots"), `band "lots"`},
 		{append(base, "--band", "5-10%"), "--work is required"},
@@ -238,5 +250,42 @@ func TestSpotZeroWithUnit(t *testing.T) {
 		if _, errOut, code := run(t, "spot", "--work", "10h", "--mtbf", "5h", "--spot-price", "1", "--od-price", "3", "--restart", bad); code != ExitUsage || !strings.Contains(errOut, "--restart") {
 			t.Errorf("--restart %q: exit %d, %q; want 2 naming --restart", bad, code, errOut)
 		}
+	}
+}
+
+// TestSpotProgressBar: a run past half a second shows done/total; a quick
+// one shows nothing (and the command draws it only when stderr is a terminal).
+func TestSpotProgressBar(t *testing.T) {
+	var b strings.Builder
+	p := progressBar(&b, "simulating runs", time.Now().Add(-time.Second))
+	p(50, 100)
+	p(100, 100)
+	want := "\rsimulating runs 50/100 [===============               ]\rsimulating runs 100/100 [==============================]\n"
+	if b.String() != want {
+		t.Errorf("bar %q, want %q", b.String(), want)
+	}
+	b.Reset()
+	p = progressBar(&b, "simulating runs", time.Now())
+	p(50, 100)
+	p(100, 100)
+	if b.String() != "" {
+		t.Errorf("quick run drew %q", b.String())
+	}
+}
+
+// TestSpotAutoCheckpointAboveCost: where Daly's optimum falls at or below the
+// checkpoint cost (interruptions every 3 min, 5 min to write one), auto uses
+// twice the cost rather than an interval the job would spend writing.
+func TestSpotAutoCheckpointAboveCost(t *testing.T) {
+	out, errOut, code := run(t, "spot", "--work", "2h", "--mtbf", "3m", "--spot-price", "1", "--od-price", "3", "--policy", "on-demand", "--runs", "5", "-o", "json")
+	if code != 0 {
+		t.Fatal(errOut)
+	}
+	var res struct {
+		Inputs map[string]any `json:"inputs"`
+	}
+	json.Unmarshal([]byte(out), &res)
+	if got, _ := res.Inputs["checkpoint_interval_hours"].(float64); math.Abs(got-10.0/60) > 1e-12 {
+		t.Errorf("checkpoint interval %v h, want 2 × 5 min = %v h", res.Inputs["checkpoint_interval_hours"], 10.0/60)
 	}
 }

@@ -1,9 +1,11 @@
 package spot
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/gpuscout/gpuscout/internal/shareddata"
@@ -163,5 +165,42 @@ func TestOffsets(t *testing.T) {
 	}
 	if _, err := Simulate(Config{Job: job, Model: Hazard{PerHour: 1}, Offsets: []float64{0}}, []Policy{SpotOnly{}}); err == nil {
 		t.Error("offsets with a hazard model accepted")
+	}
+}
+
+// TestCheckpointAtOrBelowCost: an interval at or below the checkpoint cost is
+// rejected (it took 33-74 s and reported −9933% savings before).
+func TestCheckpointAtOrBelowCost(t *testing.T) {
+	for _, c := range []float64{1.0 / 3600, 5.0 / 60} {
+		j := Job{Work: 72, Nodes: 1, Checkpoint: c, CheckpointCost: 5.0 / 60, Restart: 1.0 / 6, SpotPrice: 1, ODPrice: 3}
+		if err := j.Validate(); err == nil || !strings.Contains(err.Error(), "at or below the checkpoint cost") {
+			t.Errorf("checkpoint %.4g h, cost 5 min: %v; want a rejection", c, err)
+		}
+	}
+	j := Job{Work: 72, Nodes: 1, Checkpoint: 0.1, CheckpointCost: 5.0 / 60, SpotPrice: 1, ODPrice: 3}
+	if err := j.Validate(); err != nil {
+		t.Errorf("checkpoint 6 min, cost 5 min: %v", err)
+	}
+}
+
+// TestEventBudget: work is bounded. A checkpoint-heavy batch is refused
+// before it starts, from its estimate; one the estimate misses stops at the
+// budget. Both with a BudgetError, never a silent cut.
+func TestEventBudget(t *testing.T) {
+	job := Job{Work: 72, Nodes: 1, Checkpoint: 10.0 / 3600, CheckpointCost: 1.0 / 3600, SpotPrice: 1, ODPrice: 3}
+	_, err := Simulate(Config{Job: job, Model: Hazard{PerHour: 0.01}, Runs: 3000}, []Policy{SpotOnly{}, Fallback{}})
+	var be *BudgetError
+	if !errors.As(err, &be) || be.Estimate < 2*3000*25920 || be.Budget != DefaultMaxEvents {
+		t.Fatalf("err %v; want a BudgetError estimating ≥ 2 × 3000 × 25920 events", err)
+	}
+	// 10 h of work, interruptions every 0.1 h and down 0.1 h: the estimate
+	// counts ~100 interruptions a run, the run takes ~2 events each.
+	job = Job{Work: 10, Nodes: 1, SpotPrice: 1, ODPrice: 3}
+	_, err = Simulate(Config{Job: job, Model: Hazard{PerHour: 10, Down: 0.1}, Runs: 10, MaxEvents: 1500}, []Policy{SpotOnly{}})
+	if !errors.As(err, &be) || be.Estimate != 0 || be.Done >= 10 {
+		t.Fatalf("err %v; want a BudgetError found on the way", err)
+	}
+	if _, err := Simulate(Config{Job: job, Model: Hazard{PerHour: 10, Down: 0.1}, Runs: 10, MaxEvents: 100_000}, []Policy{SpotOnly{}}); err != nil {
+		t.Errorf("within budget: %v", err)
 	}
 }

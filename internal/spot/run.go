@@ -68,8 +68,8 @@ const DefaultOffsetRuns = 300
 
 // DefaultMaxEvents bounds the events (availability changes, decisions,
 // checkpoints) one simulation may process, all runs and policies together:
-// about a minute of work on a slow machine.
-const DefaultMaxEvents = 200_000_000
+// some 10-30 s of work on a slow machine.
+const DefaultMaxEvents = 100_000_000
 
 // Summary is the Monte Carlo result of one policy.
 type Summary struct {
@@ -141,19 +141,42 @@ func (c *Config) checkOffsets() error {
 }
 
 // BudgetError is returned when a simulation would process more events than
-// its budget allows.
+// its budget allows: either estimated before it starts (Estimate > 0) or
+// found on the way.
 type BudgetError struct {
-	Budget   int64 // events allowed
-	Done     int   // runs finished before the budget ran out
-	Total    int   // runs asked for, all policies together
-	PerRun   int64 // events of the run that was cut short, so far
-	Policy   string
-	Interval float64 // the job's checkpoint interval, hours
+	Budget   int64   // events allowed
+	Estimate float64 // events expected, when refused before starting
+	Done     int     // runs finished before the budget ran out
+	Total    int     // runs asked for, all policies together
+	Policy   string  // the policy whose run was cut short
 }
 
 func (e *BudgetError) Error() string {
-	return fmt.Sprintf("the simulation stopped after %d events (its budget) with %d of %d runs done (%s): fewer runs, a longer checkpoint interval than %.4g h, or a trace with coarser ticks would fit",
-		e.Budget, e.Done, e.Total, e.Policy, e.Interval)
+	if e.Estimate > 0 {
+		return fmt.Sprintf("the simulation would take about %.3g events (checkpoints and availability changes over %d runs), above its budget of %d",
+			e.Estimate, e.Total, e.Budget)
+	}
+	return fmt.Sprintf("the simulation stopped at its budget of %d events with %d of %d runs done (%s)", e.Budget, e.Done, e.Total, e.Policy)
+}
+
+// estimateEvents is roughly the events one run of at least the job's work
+// sees: its checkpoints and, for a trace, its availability changes.
+func estimateEvents(c *Config) float64 {
+	j := &c.Job
+	var n float64
+	if j.Checkpoint > 0 && !math.IsInf(j.Checkpoint, 1) {
+		n += j.Work / j.Checkpoint
+	}
+	switch m := c.Model.(type) {
+	case *Replay:
+		r := m.runsFor(j.Nodes)
+		n += j.Work * float64(len(r.Up)) / r.Total
+	default:
+		if mtbf := m.MTBF(j.Nodes); mtbf > 0 && !math.IsInf(mtbf, 1) {
+			n += j.Work / mtbf
+		}
+	}
+	return n
 }
 
 // ODCost is the cost of the job on on-demand only: (start-up + work) × nodes × price.
@@ -210,6 +233,17 @@ func SimulateMany(cfgs []Config, pols []Policy, progress func(done, total int)) 
 			}
 		}
 	}
+	var estimate float64
+	for k := range cfgs {
+		for _, p := range pols {
+			if _, od := p.(OnDemandOnly); !od && (!p.NeedsDeadline() || job.Deadline > 0) {
+				estimate += float64(cfgs[k].runs()) * estimateEvents(&cfgs[k])
+			}
+		}
+	}
+	if estimate > float64(budget) {
+		return nil, &BudgetError{Budget: budget, Estimate: estimate, Total: total}
+	}
 	stats := make([][]runStat, len(pols))
 	minSpot := math.Inf(1)
 	done := 0
@@ -227,7 +261,7 @@ func SimulateMany(cfgs []Config, pols []Policy, progress func(done, total int)) 
 				r, steps, exhausted := simulate(&cfg.Job, p, runSource(cfg, rng, nodes, i), false, budget-spent)
 				spent += steps
 				if exhausted {
-					return nil, &BudgetError{Budget: budget, Done: done, Total: total, PerRun: steps, Policy: p.Name(), Interval: cfg.Job.Checkpoint}
+					return nil, &BudgetError{Budget: budget, Done: done, Total: total, Policy: p.Name()}
 				}
 				stats[pi] = append(stats[pi], runStat{r.Cost, r.Hours, r.Wasted, r.Interruptions, r.Switches, r.Met})
 				done++
@@ -347,7 +381,7 @@ func Explain(cfg Config, p Policy) (Result, error) {
 	}
 	r, _, exhausted := simulate(&cfg.Job, p, runSource(cfg, rng, nodes, 0), true, budget)
 	if exhausted {
-		return r, &BudgetError{Budget: budget, Total: 1, Policy: p.Name(), Interval: cfg.Job.Checkpoint}
+		return r, &BudgetError{Budget: budget, Total: 1, Policy: p.Name()}
 	}
 	return r, nil
 }

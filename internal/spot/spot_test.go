@@ -155,18 +155,30 @@ func TestTwoStateFit(t *testing.T) {
 
 func TestParseTraceErrors(t *testing.T) {
 	for name, tc := range map[string]struct{ in, want string }{
-		"wrong key": {`{"meta": {"gap_seconds": 60}, "data": [1]}`, "not the Can't Be Late JSON format"},
+		"wrong key": {`{"meta": {"gap_seconds": 60}, "data": [1]}`, `unknown field "meta"; want the Can't Be Late format`},
+		"array":     {`[{"metadata": {"gap_seconds": 60}, "data": [1]}]`, "the file holds a JSON array; want an object"},
+		"string":    {`"trace"`, "does not start with a JSON object"},
+		"data str":  {`{"metadata": {"gap_seconds": 60}, "data": "1,0"}`, "data holds a JSON string at byte"},
+		"data frac": {`{"metadata": {"gap_seconds": 60}, "data": [1, 0.5]}`, "data holds a JSON number 0.5"},
+		"gap str":   {`{"metadata": {"gap_seconds": "60"}, "data": [1]}`, "metadata.gap_seconds holds a JSON string"},
+		"meta arr":  {`{"metadata": [60], "data": [1]}`, "metadata holds a JSON array"},
+		"blank":     {`  `, "the file is empty"},
 		"no gap":    {`{"metadata": {}, "data": [1]}`, "gap_seconds is missing"},
 		"zero gap":  {`{"metadata": {"gap_seconds": 0}, "data": [1]}`, "must be a positive number"},
 		"negative":  {`{"metadata": {"gap_seconds": 60}, "data": [1, -1]}`, "data[1] = -1 is negative"},
 		"empty":     {`{"metadata": {"gap_seconds": 60}, "data": []}`, "data is empty"},
 		"prices":    {`{"metadata": {"gap_seconds": 60}, "data": [1, 1], "prices": [1]}`, "1 prices for 2 ticks"},
-		"not json":  {`[`, "not the Can't Be Late JSON format"},
+		"not json":  {`{"data": [1,`, "the JSON ends early"},
+		"syntax":    {`{"data": [1 2]}`, "not valid JSON at byte"},
 		"bad price": {`{"metadata": {"gap_seconds": 60}, "data": [1], "prices": [-2]}`, "prices[0]"},
 	} {
 		_, err := ParseTrace(strings.NewReader(tc.in))
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: %v, want %q", name, err, tc.want)
+		}
+		// Never a Go type in what the user reads.
+		if err != nil && (strings.Contains(err.Error(), "interface") || strings.Contains(err.Error(), "Go ") || strings.Contains(err.Error(), "spot.") || strings.Contains(err.Error(), "struct")) {
+			t.Errorf("%s: %v names a Go type", name, err)
 		}
 	}
 }
