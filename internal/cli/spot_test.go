@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/gpuscout/gpuscout/internal/spot"
 )
 
 const volatileTrace = "../spot/testdata/volatile_1node.json"
@@ -287,5 +289,30 @@ func TestSpotAutoCheckpointAboveCost(t *testing.T) {
 	json.Unmarshal([]byte(out), &res)
 	if got, _ := res.Inputs["checkpoint_interval_hours"].(float64); math.Abs(got-10.0/60) > 1e-12 {
 		t.Errorf("checkpoint interval %v h, want 2 × 5 min = %v h", res.Inputs["checkpoint_interval_hours"], 10.0/60)
+	}
+}
+
+// TestSpotDefaultRuns: the command's run counts are the spot package's
+// defaults (one place for them): spot.DefaultRuns for a random model,
+// spot.DefaultOffsetRuns start offsets per trace for a replay.
+func TestSpotDefaultRuns(t *testing.T) {
+	for _, tc := range []struct {
+		model []string
+		want  int
+	}{
+		{[]string{"--band", "5-10%"}, spot.DefaultRuns},
+		{[]string{"--trace", volatileTrace}, spot.DefaultOffsetRuns},
+	} {
+		out, errOut, code := run(t, append([]string{"spot", "--work", "10h", "--deadline", "12h", "--spot-price", "1", "--od-price", "3", "--policy", "on-demand", "-o", "json"}, tc.model...)...)
+		if code != 0 {
+			t.Fatal(errOut)
+		}
+		var res struct {
+			Inputs map[string]any `json:"inputs"`
+		}
+		json.Unmarshal([]byte(out), &res)
+		if res.Inputs["runs"] != float64(tc.want) {
+			t.Errorf("%v: runs %v, want %d", tc.model, res.Inputs["runs"], tc.want)
+		}
 	}
 }
