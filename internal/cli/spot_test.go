@@ -134,6 +134,7 @@ func TestSpotBadInput(t *testing.T) {
 		want string
 	}{
 		{append(base, "--work", "72h", "--deadline", "50h", "--band", "5-10%"), "--deadline 50h is shorter than --work 72h"},
+		{append(base, "--work", "72h", "--deadline", "72h", "--band", "5-10%"), "--deadline 72h is shorter than --work 72h plus one --restart 10m"},
 		{append(base, "--work", "72h", "--trace", bad), "data[1] = -2 is negative"},
 		{append(base, "--work", "72h", "--trace", empty), "data is empty"},
 		{append(base, "--work", "72h", "--trace", keys), `unknown field "gap"; want the Can't Be Late format`},
