@@ -1,14 +1,18 @@
 package cli
 
 import (
+	"bufio"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/shopspring/decimal"
 	"github.com/spf13/cobra"
@@ -37,7 +41,10 @@ Availability, one of:
   --hazard 0.001    interruptions per hour per instance; or --mtbf 300h
   --trace FILE      a Can't Be Late trace (metadata.gap_seconds, data = instances
                     available, prices optional), replayed from random start offsets;
-                    --trace-mode fit replaces it by a two-state model fitted to it
+                    --trace-mode fit replaces it by a two-state model fitted to it;
+                    --offsets 0h,12.5h,... or --offsets @FILE (one per line) replays
+                    from those start times instead, one run each into each trace, and
+                    lists every run in -o json (to pair with another simulator's runs)
   (--down 30m: mean unavailability after an interruption, for --band/--hazard/--mtbf)
 With --offering and no availability flag, the offering's Spot Advisor band is used.
 
@@ -47,7 +54,18 @@ it returns, Karpenter-style); asg-mix (an Auto Scaling mix: --od-base nodes on
 on-demand plus --od-percent of the rest; spot nodes are replaced after an
 interruption, the gang waits meanwhile; no deadline logic); greedy (spot when
 available, else wait, with a safety net that moves to on-demand in time for the
-deadline); uniform-progress (Can't Be Late, NSDI '24).
+deadline); uniform-progress (Can't Be Late, NSDI '24: on-demand when behind
+the progress line t·work/deadline while spot is unavailable, spot whenever it
+is available except that, once on on-demand, it stays there until two
+changeovers ahead of the line); uniform-progress-lite (gpuscout's earlier,
+looser variant: it leaves on-demand as soon as spot returns and idles once
+ahead; it saves a little more on average but switches far more often and costs
+more than on-demand alone in more runs: see the ABOVE OD column).
+
+Every launch pays the --restart delay without progress, the first one too, as
+in Can't Be Late, so on-demand alone costs (work + restart) × on-demand price.
+ABOVE OD is the share of runs that cost more than that; SWITCHES the changes
+between idle, spot and on-demand per run (interruptions are not counted).
 
 The article's scenario, "15% interruption, Spot + On-Demand with Auto Scaling:
 −62% cost, 98% completion", on an 8×A100 p4d node in us-east-1 (Spot Advisor
@@ -70,10 +88,11 @@ measurement.`
 type spotFlags struct {
 	catalogFlags
 	work, deadline, checkpoint, ckptCost, restart, down, mtbf string
-	band, traceMode, offering, policy, chart                  string
+	band, traceMode, offering, policy, chart, offsets         string
 	traces                                                    []string
 	hazard, spotPrice, odPrice, odPercent                     float64
 	nodes, runs, odBase                                       int
+	maxEvents                                                 int64
 	seed                                                      uint64
 	explain, runsSet                                          bool
 }
@@ -102,6 +121,7 @@ func newSpotCmd(e *env) *cobra.Command {
 	fl.StringVar(&f.down, "down", "", "mean time spot stays unavailable after an interruption (with --band/--hazard/--mtbf)")
 	fl.StringSliceVar(&f.traces, "trace", nil, "availability trace(s) (Can't Be Late JSON) to replay: files or folders, comma-separated or repeated")
 	fl.StringVar(&f.traceMode, "trace-mode", "replay", "replay the trace, or fit a two-state model to it")
+	fl.StringVar(&f.offsets, "offsets", "", "replay from these start times, one run each, into each trace: 0h,12.5h,... or @FILE (one per line); JSON then lists every run")
 	fl.StringVar(&f.offering, "offering", "", "prices (and Spot Advisor band) from an offering: provider/instance[/region]")
 	fl.Float64Var(&f.spotPrice, "spot-price", 0, "spot price per node-hour (in --currency)")
 	fl.Float64Var(&f.odPrice, "od-price", 0, "on-demand price per node-hour (in --currency)")
@@ -109,11 +129,12 @@ func newSpotCmd(e *env) *cobra.Command {
 	fl.StringVar(&f.ckptCost, "checkpoint-cost", "5m", "time to write one checkpoint")
 	fl.StringVar(&f.restart, "restart", "10m", "changeover delay: from an interruption or switch to progress again")
 	fl.StringVar(&f.policy, "policy", "all", "policies: "+strings.Join(spot.PolicyNames(), ", ")+", or all")
-	fl.IntVar(&f.runs, "runs", 1000, "simulated runs per policy")
+	fl.IntVar(&f.runs, "runs", spot.DefaultRuns, fmt.Sprintf("simulated runs per policy (a trace: %d start offsets per trace unless set)", spot.DefaultOffsetRuns))
 	fl.Uint64Var(&f.seed, "seed", 1, "random seed (the same seed gives the same results)")
 	fl.IntVar(&f.odBase, "od-base", 0, "asg-mix: on-demand base capacity (nodes)")
 	fl.Float64Var(&f.odPercent, "od-percent", 0, "asg-mix: on-demand percentage above the base")
 	fl.BoolVar(&f.explain, "explain", false, "print the timeline of one run of each policy")
+	fl.Int64Var(&f.maxEvents, "max-events", spot.DefaultMaxEvents, "stop with an error beyond this many simulation events (checkpoints, availability changes), all runs together: 1000 to 10000000000")
 	fl.StringVar(&f.chart, "chart", "", "write a histogram of the run costs per policy as SVG to this file")
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		format, err := getFormat()
@@ -126,19 +147,12 @@ func newSpotCmd(e *env) *cobra.Command {
 			return err
 		}
 		var progress func(done, total int)
-		if len(in.cfgs) > 1 && stderrIsTTY() {
-			progress = func(done, total int) {
-				const width = 30
-				n := done * width / total
-				fmt.Fprintf(e.stderr, "\rreplaying traces %3d/%d [%s%s]", done, total, strings.Repeat("=", n), strings.Repeat(" ", width-n))
-				if done == total {
-					fmt.Fprintln(e.stderr)
-				}
-			}
+		if stderrIsTTY() {
+			progress = progressBar(e.stderr, "simulating runs", time.Now())
 		}
 		sums, err := spot.SimulateMany(in.cfgs, in.pols, progress)
 		if err != nil {
-			return asUsage(err)
+			return f.budgetHint(err, in)
 		}
 		if f.chart != "" {
 			if err := writeSpotChart(f.chart, sums, in); err != nil {
@@ -151,7 +165,7 @@ func newSpotCmd(e *env) *cobra.Command {
 			for _, p := range in.pols {
 				r, err := spot.Explain(in.cfg, p)
 				if err != nil {
-					return err
+					return f.budgetHint(err, in)
 				}
 				t.Notes = append(t.Notes, "", fmt.Sprintf("Timeline of one run, %s (cost %s, %s):", p.Name(), fmtMoneyF(r.Cost, in.currency), fmtRunEnd(r)))
 				for i, ev := range r.Events {
@@ -197,13 +211,47 @@ type spotInputs struct {
 	multi        []spot.Model
 	multiNote    string
 	priceSources []string
+	traceNames   []string  // one per config, for replays
+	offsets      []float64 // --offsets, or nil
 }
 
+// parseHoursOrZero is parseHours that also accepts zero, with or without a
+// unit ("0", "0m", "0s", "0h0m"). cost.ParseDuration rejects a zero written
+// with a unit; until it accepts it, the spot command does so here.
 func parseHoursOrZero(flag, s string) (float64, error) {
-	if strings.TrimSpace(s) == "0" {
+	if isZeroDuration(s) {
 		return 0, nil
 	}
 	return parseHours(flag, s)
+}
+
+// isZeroDuration tells whether s is zero written as digits 0 and dots, with
+// or without units: "0", "0.0", "0m", "0h0m".
+func isZeroDuration(s string) bool {
+	t := strings.ToLower(strings.TrimSpace(s))
+	if !strings.Contains(t, "0") {
+		return false
+	}
+	digits := true // the previous character was a digit or a dot
+	for i, r := range t {
+		switch {
+		case r == '0' || r == '.':
+			digits = true
+		case strings.ContainsRune("smhdwoy", r) && i > 0:
+			if !digits && !(r == 'o' && t[i-1] == 'm') {
+				return false
+			}
+			digits = false
+		default:
+			return false
+		}
+	}
+	if digits && !strings.ContainsAny(t, "smhdwoy") {
+		v, err := strconv.ParseFloat(t, 64)
+		return err == nil && v == 0
+	}
+	_, err := cost.ParseDuration(strings.ReplaceAll(t, "0", "1"))
+	return err == nil
 }
 
 func parseHours(flag, s string) (float64, error) {
@@ -239,6 +287,10 @@ func (f *spotFlags) prepare() (*spotInputs, error) {
 	job.Nodes = f.nodes
 	if job.Restart, err = parseHoursOrZero("restart", f.restart); err != nil {
 		return nil, err
+	}
+	job.Startup = job.Restart // the first launch pays it too, as in Can't Be Late
+	if job.Deadline > 0 && job.Deadline < job.Work+job.Startup {
+		return nil, usagef("--deadline %s is shorter than --work %s plus one --restart %s (the first launch's start-up): even on-demand cannot meet it", f.deadline, f.work, f.restart)
 	}
 	if job.CheckpointCost, err = parseHoursOrZero("checkpoint-cost", f.ckptCost); err != nil {
 		return nil, err
@@ -288,7 +340,7 @@ func (f *spotFlags) prepare() (*spotInputs, error) {
 	}
 	var down float64
 	if f.down != "" {
-		if down, err = parseHours("down", f.down); err != nil {
+		if down, err = parseHoursOrZero("down", f.down); err != nil {
 			return nil, err
 		}
 	}
@@ -331,13 +383,36 @@ func (f *spotFlags) prepare() (*spotInputs, error) {
 			}
 		}
 		in.cfg.Model = models[0]
+		in.traceNames = names
+		if f.offsets != "" {
+			if f.traceMode != "replay" {
+				return nil, usagef("--offsets needs --trace-mode replay: a fitted model has no start times")
+			}
+			if f.runsSet {
+				return nil, usagef("--offsets and --runs: give one; with --offsets each start time is one run")
+			}
+			offs, where, err := parseOffsets(f.offsets)
+			if err != nil {
+				return nil, err
+			}
+			for i, m := range models {
+				if err := checkOffsets(offs, where, names[i], m.(*spot.Replay).Trace.Hours()); err != nil {
+					return nil, err
+				}
+			}
+			in.offsets = offs
+			in.cfg.Offsets = offs
+			in.cfg.Runs = len(offs)
+		}
 		if len(models) > 1 {
 			in.multi = models
 			in.multiNote = fmt.Sprintf("%d traces (%s ... %s), each from its own start offsets, pooled", len(models), names[0], names[len(names)-1])
 		}
-		if !f.runsSet {
-			in.cfg.Runs = 300 // the paper's 300 start offsets per trace
+		if !f.runsSet && in.offsets == nil {
+			in.cfg.Runs = spot.DefaultOffsetRuns // the paper's 300 start offsets per trace
 		}
+	case f.offsets != "":
+		return nil, usagef("--offsets needs --trace: start times are times into a trace")
 	case f.hazard != 0:
 		if !(f.hazard > 0) || math.IsInf(f.hazard, 0) {
 			return nil, usagef("--hazard %g: want interruptions per hour > 0", f.hazard)
@@ -377,9 +452,13 @@ func (f *spotFlags) prepare() (*spotInputs, error) {
 		job.Checkpoint, in.ckptMode = autoCheckpoint(job, mtbf, f.ckptCost)
 	case "none":
 		job.Checkpoint, in.ckptMode = math.Inf(1), "none: an interruption loses all work"
-	case "continuous", "0":
+	case "continuous":
 		job.Checkpoint, in.ckptMode = 0, "continuous: an interruption loses no work"
 	default:
+		if isZeroDuration(f.checkpoint) {
+			job.Checkpoint, in.ckptMode = 0, "continuous: an interruption loses no work"
+			break
+		}
 		if job.Checkpoint, err = parseHours("checkpoint", f.checkpoint); err != nil {
 			return nil, usagef("--checkpoint %q: want a duration, auto, none or continuous", f.checkpoint)
 		}
@@ -392,6 +471,14 @@ func (f *spotFlags) prepare() (*spotInputs, error) {
 		return nil, usagef("--runs %d: want 1 to 10000000", in.cfg.Runs)
 	}
 	in.cfg.Seed = f.seed
+	if f.maxEvents < 1000 || f.maxEvents > 10_000_000_000 {
+		return nil, usagef("--max-events %d: want 1000 to 10000000000", f.maxEvents)
+	}
+	in.cfg.MaxEvents = f.maxEvents
+	if c := job.Checkpoint; c > 0 && !math.IsInf(c, 1) && c <= job.CheckpointCost {
+		return nil, usagef("--checkpoint %s (%.4g h) is at or below --checkpoint-cost %s (%.4g h): the job would spend at least half its time writing checkpoints; want an interval above the cost, or --checkpoint auto for Daly's optimum",
+			f.checkpoint, c, f.ckptCost, job.CheckpointCost)
+	}
 	if f.odBase < 0 || !(f.odPercent >= 0 && f.odPercent <= 100) {
 		return nil, usagef("--od-base must be >= 0 and --od-percent within 0..100")
 	}
@@ -425,6 +512,39 @@ func (f *spotFlags) prepare() (*spotInputs, error) {
 	return in, nil
 }
 
+// budgetHint words a simulation over its event budget as what to change.
+func (f *spotFlags) budgetHint(err error, in *spotInputs) error {
+	var be *spot.BudgetError
+	if !errors.As(err, &be) {
+		return asUsage(err)
+	}
+	return usagef("%v; to fit, lower --runs (now %d per policy and trace) or --policy, lengthen --checkpoint (now %s), replay a trace with coarser ticks, or raise --max-events (now %d) and wait longer",
+		err, in.cfg.Runs, in.ckptMode, f.maxEvents)
+}
+
+// progressBar draws done/total on w once the work has taken half a second,
+// at most ten times a second; stderr only, and only on a terminal.
+func progressBar(w io.Writer, what string, start time.Time) func(done, total int) {
+	var last time.Time
+	shown := false
+	return func(done, total int) {
+		now := time.Now()
+		if done < total && (now.Sub(start) < 500*time.Millisecond || now.Sub(last) < 100*time.Millisecond) {
+			return
+		}
+		if done == total && !shown {
+			return
+		}
+		last, shown = now, true
+		const width = 30
+		n := done * width / total
+		fmt.Fprintf(w, "\r%s %d/%d [%s%s]", what, done, total, strings.Repeat("=", n), strings.Repeat(" ", width-n))
+		if done == total {
+			fmt.Fprintln(w)
+		}
+	}
+}
+
 // autoCheckpoint is Daly's optimum interval for the job's MTBF, capped at half
 // the deadline slack: with a deadline, unsaved work counts as lost when the
 // safety net decides, so a longer interval would push deadline-aware policies
@@ -443,6 +563,12 @@ func autoCheckpoint(job *spot.Job, mtbf float64, costFlag string) (float64, stri
 	if slack := job.Deadline - job.Work - 2*job.Restart; job.Deadline > 0 && slack > 0 && daly > slack/2 {
 		tau = slack / 2
 		note += fmt.Sprintf(", capped at half the deadline slack: %.3f h", tau)
+	}
+	if tau <= c {
+		// Interruptions (or the slack) are too short for checkpoints to pay:
+		// an interval at or below their cost would only write checkpoints.
+		tau = 2 * c
+		note += fmt.Sprintf(", raised to twice the checkpoint cost: %.3f h", tau)
 	}
 	return tau, note
 }
@@ -519,6 +645,8 @@ type spotPolicyJSON struct {
 	CostP95             *float64 `json:"cost_p95"`
 	SavingsVsOnDemand   *float64 `json:"savings_vs_ondemand"`
 	SavingsCI95         *float64 `json:"savings_ci95"`
+	PAboveOnDemand      *float64 `json:"p_above_ondemand"`
+	SwitchesMean        *float64 `json:"switches_mean"`
 	PMeetDeadline       *float64 `json:"p_meet_deadline"`
 	CompletionHoursMean *float64 `json:"completion_hours_mean"`
 	CompletionHoursP95  *float64 `json:"completion_hours_p95"`
@@ -527,6 +655,18 @@ type spotPolicyJSON struct {
 	Unfinished          int      `json:"unfinished_runs"`
 	Currency            string   `json:"currency"`
 	Note                string   `json:"note,omitempty"`
+	// PerRun, with --offsets, is every run in order (trace by trace, then
+	// start time by start time), to pair with another simulator's runs.
+	PerRun []spotRunJSON `json:"runs,omitempty"`
+}
+
+// spotRunJSON is one run of a policy from a given start time into a trace.
+type spotRunJSON struct {
+	Trace       string   `json:"trace"`
+	OffsetHours float64  `json:"offset_hours"`
+	Cost        *float64 `json:"cost"`  // null: never finished
+	Hours       *float64 `json:"hours"` // null: never finished
+	Switches    int      `json:"switches"`
 }
 
 type spotJSON struct {
@@ -553,18 +693,28 @@ func spotOutput(sums []spot.Summary, in *spotInputs) spotJSON {
 	out := spotJSON{Inputs: map[string]any{
 		"work_hours": j.Work, "deadline_hours": j.Deadline, "nodes": j.Nodes, "model": in.model,
 		"hazard_per_hour": in.hazard, "job_mtbf_hours": fp(in.cfg.Model.MTBF(j.Nodes), 3), "band_conversion": in.bandNote,
-		"checkpoint_interval_hours": ckp, "checkpoint": in.ckptMode, "checkpoint_cost_hours": j.CheckpointCost, "restart_hours": j.Restart,
+		"checkpoint_interval_hours": ckp, "checkpoint": in.ckptMode, "checkpoint_cost_hours": j.CheckpointCost, "restart_hours": j.Restart, "startup_hours": j.Startup,
 		"spot_price": j.SpotPrice, "od_price": j.ODPrice, "currency": in.currency, "ondemand_cost": fp(j.ODCost(), 4),
-		"spot_discount": fp(1-j.SpotPrice/j.ODPrice, 4), "runs": in.cfg.Runs, "seed": in.cfg.Seed, "price_sources": in.priceSources,
+		"spot_discount": fp(1-j.SpotPrice/j.ODPrice, 4), "runs": in.cfg.Runs, "seed": in.cfg.Seed, "offsets_hours": in.offsets, "price_sources": in.priceSources,
 	}}
 	for _, s := range sums {
 		p := spotPolicyJSON{Name: s.Policy, Currency: in.currency, Note: s.Note, Unfinished: s.Unfinished}
 		if s.Note == "" {
 			p.CostMean, p.CostP50, p.CostP95 = fp(s.CostMean, 4), fp(s.CostP50, 4), fp(s.CostP95, 4)
 			p.SavingsVsOnDemand, p.SavingsCI95 = fp(s.SavingsMean, 4), fp(s.SavingsCI95, 4)
+			p.PAboveOnDemand, p.SwitchesMean = fp(s.POverOnDemand, 4), fp(s.SwitchesMean, 3)
 			p.PMeetDeadline = fp(s.PMeetDeadline, 4)
 			p.CompletionHoursMean, p.CompletionHoursP95 = fp(s.CompletionMean, 3), fp(s.CompletionP95, 3)
 			p.InterruptionsMean, p.WastedHoursMean = fp(s.InterruptionsMean, 3), fp(s.WastedMean, 3)
+			if n := len(in.offsets); n > 0 {
+				for k := range s.Costs {
+					r := spotRunJSON{Trace: in.traceNames[k/n], OffsetHours: in.offsets[k%n], Hours: fp(s.Hours[k], 6), Switches: s.Switches[k]}
+					if r.Hours != nil {
+						r.Cost = fp(s.Costs[k], 6)
+					}
+					p.PerRun = append(p.PerRun, r)
+				}
+			}
 		}
 		out.Policies = append(out.Policies, p)
 	}
@@ -581,11 +731,12 @@ func optF(p *float64, format string) string {
 func spotTable(out spotJSON, in *spotInputs) *render.Table {
 	cur := in.currency
 	t := &render.Table{Columns: []render.Column{{Header: "POLICY"}, {Header: "COST MEAN " + cur, Right: true}, {Header: "P50", Right: true},
-		{Header: "P95", Right: true}, {Header: "SAVINGS", Right: true}, {Header: "±95%", Right: true}, {Header: "P(MEET)", Right: true},
-		{Header: "HOURS MEAN", Right: true}, {Header: "P95", Right: true}, {Header: "INTERRUPTIONS", Right: true}, {Header: "WASTED h", Right: true}}}
+		{Header: "P95", Right: true}, {Header: "SAVINGS", Right: true}, {Header: "±95%", Right: true}, {Header: "ABOVE OD", Right: true},
+		{Header: "P(MEET)", Right: true}, {Header: "HOURS MEAN", Right: true}, {Header: "P95", Right: true}, {Header: "INTERRUPTIONS", Right: true},
+		{Header: "SWITCHES", Right: true}, {Header: "WASTED h", Right: true}}}
 	for _, p := range out.Policies {
 		if p.Note != "" {
-			t.Rows = append(t.Rows, []string{p.Name, "-", "-", "-", "-", "-", "-", "-", "-", "-", p.Note})
+			t.Rows = append(t.Rows, []string{p.Name, "-", "-", "-", "-", "-", "-", "-", "-", "-", "-", "-", p.Note})
 			continue
 		}
 		pct := func(x *float64) string { return optF(mulp(x, 100), "%.1f%%") }
@@ -594,10 +745,10 @@ func spotTable(out spotJSON, in *spotInputs) *render.Table {
 			meet = "-"
 		}
 		row := []string{p.Name, optF(p.CostMean, "%.2f"), optF(p.CostP50, "%.2f"), optF(p.CostP95, "%.2f"), pct(p.SavingsVsOnDemand),
-			pct(p.SavingsCI95), meet, optF(p.CompletionHoursMean, "%.2f"), optF(p.CompletionHoursP95, "%.2f"),
-			optF(p.InterruptionsMean, "%.2f"), optF(p.WastedHoursMean, "%.2f")}
+			pct(p.SavingsCI95), pct(p.PAboveOnDemand), meet, optF(p.CompletionHoursMean, "%.2f"), optF(p.CompletionHoursP95, "%.2f"),
+			optF(p.InterruptionsMean, "%.2f"), optF(p.SwitchesMean, "%.1f"), optF(p.WastedHoursMean, "%.2f")}
 		if p.Unfinished > 0 {
-			row[7] = fmt.Sprintf("%s (%d unfinished)", row[7], p.Unfinished)
+			row[8] = fmt.Sprintf("%s (%d unfinished)", row[8], p.Unfinished)
 		}
 		t.Rows = append(t.Rows, row)
 	}
@@ -607,8 +758,8 @@ func spotTable(out spotJSON, in *spotInputs) *render.Table {
 		dl = fmt.Sprintf("deadline %.2f h", j.Deadline)
 	}
 	t.Notes = append(t.Notes,
-		fmt.Sprintf("Job: %.2f h of work on %d node(s), %s; on-demand alone costs %s. Spot %.4f, on-demand %.4f %s per node-hour: savings can never exceed the spot discount, %.1f%%.",
-			j.Work, j.Nodes, dl, fmtMoneyF(j.ODCost(), cur), j.SpotPrice, j.ODPrice, cur, 100*(1-j.SpotPrice/j.ODPrice)),
+		fmt.Sprintf("Job: %.2f h of work on %d node(s), %s; on-demand alone costs %s (with the first launch's %.3f h start-up). Spot %.4f, on-demand %.4f %s per node-hour: savings can never exceed the spot discount, %.1f%%.",
+			j.Work, j.Nodes, dl, fmtMoneyF(j.ODCost(), cur), j.Startup, j.SpotPrice, j.ODPrice, cur, 100*(1-j.SpotPrice/j.ODPrice)),
 		"Availability: "+in.model+".")
 	if in.bandNote != "" {
 		t.Notes = append(t.Notes, "Band conversion: "+in.bandNote+".")
@@ -721,4 +872,68 @@ project's test traces are made with this command (see internal/spot/testdata).`,
 	cmd.Flags().Float64Var(&price, "price", 0, "spot price per hour to write on every tick (0: no prices)")
 	cmd.Flags().Uint64Var(&seed, "seed", 1, "random seed")
 	return cmd
+}
+
+// maxOffsets bounds --offsets: one run per start time, per trace and policy.
+const maxOffsets = 100_000
+
+// parseOffsets reads --offsets: start times into each trace as a
+// comma-separated list ("0h,12.5h,3d") or, with a leading @, a file holding
+// one start time per line (blank lines and lines starting with # are
+// skipped). Errors name the entry or the file's line.
+func parseOffsets(spec string) ([]float64, []string, error) {
+	var out []float64
+	var where []string
+	add := func(loc, s string) error {
+		h, err := parseHoursOrZero("offsets", s)
+		if err != nil {
+			return usagef("--offsets %s: %q is not a start time; want a duration such as 0h, 12.5h or 3d", loc, s)
+		}
+		if len(out) == maxOffsets {
+			return usagef("--offsets %s: more than %d start times; want at most %d", loc, maxOffsets, maxOffsets)
+		}
+		out = append(out, h)
+		where = append(where, loc)
+		return nil
+	}
+	if path, ok := strings.CutPrefix(spec, "@"); ok {
+		f, err := os.Open(path)
+		if err != nil {
+			return nil, nil, usagef("--offsets @%s: %v", path, err)
+		}
+		defer f.Close()
+		sc := bufio.NewScanner(f)
+		for n := 1; sc.Scan(); n++ {
+			line := strings.TrimSpace(sc.Text())
+			if line == "" || strings.HasPrefix(line, "#") {
+				continue
+			}
+			if err := add(fmt.Sprintf("@%s line %d", path, n), line); err != nil {
+				return nil, nil, err
+			}
+		}
+		if err := sc.Err(); err != nil {
+			return nil, nil, usagef("--offsets @%s: %v", path, err)
+		}
+		if len(out) == 0 {
+			return nil, nil, usagef("--offsets @%s: no start times in the file; want one per line, e.g. 12.5h", path)
+		}
+		return out, where, nil
+	}
+	for i, s := range strings.Split(spec, ",") {
+		if err := add(fmt.Sprintf("entry %d", i+1), strings.TrimSpace(s)); err != nil {
+			return nil, nil, err
+		}
+	}
+	return out, where, nil
+}
+
+// checkOffsets tells which start time lies beyond the end of a trace.
+func checkOffsets(offsets []float64, where []string, trace string, hours float64) error {
+	for i, o := range offsets {
+		if !(o < hours) || math.IsInf(o, 0) {
+			return usagef("--offsets %s: %.4g h is beyond the end of %s (%.4g h); want a start time from 0 to below the trace's length", where[i], o, trace, hours)
+		}
+	}
+	return nil
 }

@@ -3,10 +3,14 @@ package cli
 import (
 	"encoding/json"
 	"encoding/xml"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/gpuscout/gpuscout/internal/spot"
 )
 
 const volatileTrace = "../spot/testdata/volatile_1node.json"
@@ -23,21 +27,22 @@ func TestSpotJSONContract(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &res); err != nil {
 		t.Fatal(err)
 	}
-	if len(res.Policies) != 6 {
-		t.Fatalf("%d policies, want 6", len(res.Policies))
+	if len(res.Policies) != 7 {
+		t.Fatalf("%d policies, want 7", len(res.Policies))
 	}
 	for _, p := range res.Policies {
 		for _, k := range []string{"name", "cost_mean", "cost_p50", "cost_p95", "savings_vs_ondemand", "p_meet_deadline", "completion_hours_mean",
-			"completion_hours_p95", "interruptions_mean", "wasted_hours_mean", "currency"} {
+			"completion_hours_p95", "interruptions_mean", "wasted_hours_mean", "currency", "p_above_ondemand", "switches_mean"} {
 			if _, ok := p[k]; !ok {
 				t.Errorf("policy %v lacks %s", p["name"], k)
 			}
 		}
-		if (p["name"] == "greedy" || p["name"] == "uniform-progress") && p["p_meet_deadline"] != 1.0 {
+		if (p["name"] == "greedy" || p["name"] == "uniform-progress" || p["name"] == "uniform-progress-lite") && p["p_meet_deadline"] != 1.0 {
 			t.Errorf("%s met the deadline with probability %v", p["name"], p["p_meet_deadline"])
 		}
-		if p["name"] == "on-demand" && p["cost_mean"] != 146.88 {
-			t.Errorf("on-demand cost %v, want 48 × 3.06 = 146.88", p["cost_mean"])
+		// The first launch pays the 10 min start-up: (48 + 1/6) h × 3.06 = 147.39.
+		if p["name"] == "on-demand" && (p["cost_mean"] != 147.39 || p["p_above_ondemand"] != 0.0 || p["switches_mean"] != 1.0) {
+			t.Errorf("on-demand cost %v, above on-demand %v, switches %v; want 147.39, 0, 1", p["cost_mean"], p["p_above_ondemand"], p["switches_mean"])
 		}
 	}
 	for _, k := range []string{"hazard_per_hour", "checkpoint_interval_hours", "model", "spot_discount"} {
@@ -84,7 +89,7 @@ func TestSpotChart(t *testing.T) {
 			Title string `xml:"title"`
 		} `xml:"polyline"`
 	}
-	if err := xml.Unmarshal(b, &doc); err != nil || len(doc.Polyline) != 6 {
+	if err := xml.Unmarshal(b, &doc); err != nil || len(doc.Polyline) != 7 {
 		t.Fatalf("chart: %v, %d series", err, len(doc.Polyline))
 	}
 }
@@ -119,15 +124,26 @@ func TestSpotBadInput(t *testing.T) {
 	os.WriteFile(empty, []byte(`{"metadata": {"gap_seconds": 60}, "data": []}`), 0o644)
 	keys := filepath.Join(dir, "keys.json")
 	os.WriteFile(keys, []byte(`{"gap": 60, "avail": [1]}`), 0o644)
+	flicker := filepath.Join(dir, "flicker.json") // up 1 min, down 1 min: a 1 h job without checkpoints never finishes on spot
+	os.WriteFile(flicker, []byte(`{"metadata": {"gap_seconds": 60}, "data": [1, 0]}`), 0o644)
+	array := filepath.Join(dir, "array.json")
+	os.WriteFile(array, []byte(`[0, 1, 1, 0]`), 0o644)
 	base := []string{"spot", "--spot-price", "1", "--od-price", "3"}
 	for _, tc := range []struct {
 		args []string
 		want string
 	}{
 		{append(base, "--work", "72h", "--deadline", "50h", "--band", "5-10%"), "--deadline 50h is shorter than --work 72h"},
+		{append(base, "--work", "72h", "--deadline", "72h", "--band", "5-10%"), "--deadline 72h is shorter than --work 72h plus one --restart 10m"},
 		{append(base, "--work", "72h", "--trace", bad), "data[1] = -2 is negative"},
 		{append(base, "--work", "72h", "--trace", empty), "data is empty"},
-		{append(base, "--work", "72h", "--trace", keys), "not the Can't Be Late JSON format"},
+		{append(base, "--work", "72h", "--trace", keys), `unknown field "gap"; want the Can't Be Late format`},
+		{append(base, "--work", "72h", "--trace", array), array + `: trace: the file holds a JSON array; want an object in the Can't Be Late format {"metadata": {"gap_seconds": G}, "data": [n, ...]`},
+		{append(base, "--work", "72h", "--band", "5-10%", "--checkpoint", "1s"), "--checkpoint 1s (0.0002778 h) is at or below --checkpoint-cost 5m"},
+		{append(base, "--work", "72h", "--band", "5-10%", "--checkpoint", "5m"), "--checkpoint 5m (0.08333 h) is at or below --checkpoint-cost 5m"},
+		{append(base, "--work", "72h", "--mtbf", "300h", "--checkpoint", "10s", "--checkpoint-cost", "1s", "--runs", "3000"), "would take about 2.33e+08 events"},
+		{append(base, "--work", "1h", "--trace", flicker, "--policy", "spot", "--checkpoint", "none", "--runs", "10", "--max-events", "1000"), "stopped at its budget of 1000 events with 0 of 10 runs done (spot); to fit, lower --runs"},
+		{append(base, "--work", "48h", "--trace", volatileTrace, "--max-events", "5"), "--max-events 5: want 1000 to"},
 		{append(base, "--work", "72h", "--band", "5-10%", "--policy", "yolo"), `unknown policy "yolo"`},
 		{append(base, "--work", "72h", "--band", "lots"), `band "lots"`},
 		{append(base, "--band", "5-10%"), "--work is required"},
@@ -141,6 +157,163 @@ func TestSpotBadInput(t *testing.T) {
 		_, errOut, code := run(t, tc.args...)
 		if code != ExitUsage || !strings.Contains(errOut, tc.want) {
 			t.Errorf("%v: exit %d, %q; want 2 and %q", tc.args[1:], code, errOut, tc.want)
+		}
+	}
+}
+
+// TestSpotOffsets: --offsets gives one run per start time into each trace,
+// listed in JSON; a run from a file's start time equals the same run given
+// on the command line, so runs pair with another simulator's one by one.
+func TestSpotOffsets(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "offsets.txt")
+	os.WriteFile(file, []byte("# start times\n0h\n\n12.5h\n100h\n"), 0o644)
+	base := []string{"spot", "--work", "48h", "--deadline", "52h", "--trace", volatileTrace, "--spot-price", "0.918", "--od-price", "3.06", "--policy", "uniform-progress,greedy", "-o", "json"}
+	type runJSON struct {
+		Trace       string   `json:"trace"`
+		OffsetHours float64  `json:"offset_hours"`
+		Cost        *float64 `json:"cost"`
+	}
+	var res struct {
+		Policies []struct {
+			Name   string    `json:"name"`
+			PerRun []runJSON `json:"runs"`
+		} `json:"policies"`
+		Inputs map[string]any `json:"inputs"`
+	}
+	out, errOut, code := run(t, append(base, "--offsets", "@"+file)...)
+	if code != 0 {
+		t.Fatal(errOut)
+	}
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatal(err)
+	}
+	if res.Inputs["runs"] != 3.0 {
+		t.Errorf("runs = %v, want 3 (one per start time)", res.Inputs["runs"])
+	}
+	for _, p := range res.Policies {
+		if len(p.PerRun) != 3 || p.PerRun[1].OffsetHours != 12.5 || p.PerRun[1].Trace != volatileTrace || p.PerRun[1].Cost == nil {
+			t.Fatalf("%s: runs %+v; want 3, the second from 12.5 h", p.Name, p.PerRun)
+		}
+	}
+	up := *res.Policies[0].PerRun[1].Cost
+	out, errOut, code = run(t, append(base, "--offsets", "12.5h")...)
+	if code != 0 {
+		t.Fatal(errOut)
+	}
+	json.Unmarshal([]byte(out), &res)
+	if got := *res.Policies[0].PerRun[0].Cost; got != up {
+		t.Errorf("run from 12.5h: %v alone, %v in the file's batch", got, up)
+	}
+	bad := filepath.Join(dir, "bad.txt")
+	os.WriteFile(bad, []byte("0h\n1h\nsoon\n"), 0o644)
+	far := filepath.Join(dir, "far.txt")
+	os.WriteFile(far, []byte("1h\n2000h\n"), 0o644)
+	common := []string{"spot", "--work", "48h", "--deadline", "52h", "--spot-price", "1", "--od-price", "3"}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{append(common, "--trace", volatileTrace, "--offsets", "@"+bad), `line 3: "soon" is not a start time`},
+		{append(common, "--trace", volatileTrace, "--offsets", "@"+far), "line 2: 2000 h is beyond the end of"},
+		{append(common, "--trace", volatileTrace, "--offsets", "1h,-2h"), `entry 2: "-2h"`},
+		{append(common, "--trace", volatileTrace, "--offsets", "@"+filepath.Join(dir, "none.txt")), "--offsets @"},
+		{append(common, "--trace", volatileTrace, "--offsets", "1h", "--runs", "5"), "--offsets and --runs"},
+		{append(common, "--band", "5-10%", "--offsets", "1h"), "--offsets needs --trace"},
+		{append(common, "--trace", volatileTrace, "--trace-mode", "fit", "--offsets", "1h"), "--offsets needs --trace-mode replay"},
+	} {
+		_, errOut, code := run(t, tc.args...)
+		if code != ExitUsage || !strings.Contains(errOut, tc.want) {
+			t.Errorf("%v: exit %d, %q; want 2 and %q", tc.args[len(common):], code, errOut, tc.want)
+		}
+	}
+}
+
+// TestSpotZeroWithUnit: a zero duration written with a unit is accepted
+// wherever 0 is (--restart, --checkpoint-cost, --down, --checkpoint).
+func TestSpotZeroWithUnit(t *testing.T) {
+	for _, args := range [][]string{
+		{"--restart", "0s", "--checkpoint-cost", "0m", "--down", "0m", "--checkpoint", "0m"},
+		{"--restart", "0h0m", "--checkpoint-cost", "0.0s", "--down", "0", "--checkpoint", "0"},
+	} {
+		out, errOut, code := run(t, append([]string{"spot", "--work", "10h", "--deadline", "12h", "--mtbf", "5h", "--spot-price", "1", "--od-price", "3", "--runs", "20", "-o", "json"}, args...)...)
+		if code != 0 {
+			t.Errorf("%v: exit %d, %s", args, code, errOut)
+			continue
+		}
+		var res struct {
+			Inputs map[string]any `json:"inputs"`
+		}
+		json.Unmarshal([]byte(out), &res)
+		if res.Inputs["restart_hours"] != 0.0 || res.Inputs["checkpoint_cost_hours"] != 0.0 || res.Inputs["checkpoint_interval_hours"] != 0.0 {
+			t.Errorf("%v: inputs %v; want zero restart, checkpoint cost and interval", args, res.Inputs)
+		}
+	}
+	for _, bad := range []string{"0x", "h", "0..0", "0mm", "m0"} {
+		if _, errOut, code := run(t, "spot", "--work", "10h", "--mtbf", "5h", "--spot-price", "1", "--od-price", "3", "--restart", bad); code != ExitUsage || !strings.Contains(errOut, "--restart") {
+			t.Errorf("--restart %q: exit %d, %q; want 2 naming --restart", bad, code, errOut)
+		}
+	}
+}
+
+// TestSpotProgressBar: a run past half a second shows done/total; a quick
+// one shows nothing (and the command draws it only when stderr is a terminal).
+func TestSpotProgressBar(t *testing.T) {
+	var b strings.Builder
+	p := progressBar(&b, "simulating runs", time.Now().Add(-time.Second))
+	p(50, 100)
+	p(100, 100)
+	want := "\rsimulating runs 50/100 [===============               ]\rsimulating runs 100/100 [==============================]\n"
+	if b.String() != want {
+		t.Errorf("bar %q, want %q", b.String(), want)
+	}
+	b.Reset()
+	p = progressBar(&b, "simulating runs", time.Now())
+	p(50, 100)
+	p(100, 100)
+	if b.String() != "" {
+		t.Errorf("quick run drew %q", b.String())
+	}
+}
+
+// TestSpotAutoCheckpointAboveCost: where Daly's optimum falls at or below the
+// checkpoint cost (interruptions every 3 min, 5 min to write one), auto uses
+// twice the cost rather than an interval the job would spend writing.
+func TestSpotAutoCheckpointAboveCost(t *testing.T) {
+	out, errOut, code := run(t, "spot", "--work", "2h", "--mtbf", "3m", "--spot-price", "1", "--od-price", "3", "--policy", "on-demand", "--runs", "5", "-o", "json")
+	if code != 0 {
+		t.Fatal(errOut)
+	}
+	var res struct {
+		Inputs map[string]any `json:"inputs"`
+	}
+	json.Unmarshal([]byte(out), &res)
+	if got, _ := res.Inputs["checkpoint_interval_hours"].(float64); math.Abs(got-10.0/60) > 1e-12 {
+		t.Errorf("checkpoint interval %v h, want 2 × 5 min = %v h", res.Inputs["checkpoint_interval_hours"], 10.0/60)
+	}
+}
+
+// TestSpotDefaultRuns: the command's run counts are the spot package's
+// defaults (one place for them): spot.DefaultRuns for a random model,
+// spot.DefaultOffsetRuns start offsets per trace for a replay.
+func TestSpotDefaultRuns(t *testing.T) {
+	for _, tc := range []struct {
+		model []string
+		want  int
+	}{
+		{[]string{"--band", "5-10%"}, spot.DefaultRuns},
+		{[]string{"--trace", volatileTrace}, spot.DefaultOffsetRuns},
+	} {
+		out, errOut, code := run(t, append([]string{"spot", "--work", "10h", "--deadline", "12h", "--spot-price", "1", "--od-price", "3", "--policy", "on-demand", "-o", "json"}, tc.model...)...)
+		if code != 0 {
+			t.Fatal(errOut)
+		}
+		var res struct {
+			Inputs map[string]any `json:"inputs"`
+		}
+		json.Unmarshal([]byte(out), &res)
+		if res.Inputs["runs"] != float64(tc.want) {
+			t.Errorf("%v: runs %v, want %d", tc.model, res.Inputs["runs"], tc.want)
 		}
 	}
 }

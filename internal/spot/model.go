@@ -4,31 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-
-	"github.com/gpuscout/gpuscout/internal/feeds/awsspotadvisor"
 )
-
-// HoursPerMonth is the month of the Spot Advisor's monthly bands.
-const HoursPerMonth = 730
-
-// BandHazard converts a monthly interruption band ("10-15%") to an hourly
-// hazard per instance: λ = −ln(1−p)/730 with p the band's midpoint, or its
-// lower bound for an open band (">20%"). AWS does not define the conversion;
-// gpuscout states it with every result.
-func BandHazard(label string) (lambda float64, p float64, note string, err error) {
-	lo, hi, err := awsspotadvisor.ParseBand(label)
-	if err != nil {
-		return 0, 0, "", err
-	}
-	p, note = (lo+hi)/2/100, "midpoint"
-	if hi >= 100 {
-		p, note = lo/100, "lower bound"
-	}
-	if p >= 1 {
-		return 0, 0, "", fmt.Errorf("band %q: a monthly interruption probability of 100%% has no hourly hazard", label)
-	}
-	return -math.Log(1-p) / HoursPerMonth, p, note, nil
-}
 
 // Young is Young's first-order optimum checkpoint interval √(2CM).
 func Young(c, m float64) float64 { return math.Sqrt(2 * c * m) }

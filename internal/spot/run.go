@@ -10,7 +10,7 @@ import (
 
 // Policies returns the policies by name; "all" gives every one.
 func Policies(names []string, asg ASGMix) ([]Policy, error) {
-	all := []Policy{OnDemandOnly{}, SpotOnly{}, Fallback{}, asg, Greedy{}, UniformProgress{}}
+	all := []Policy{OnDemandOnly{}, SpotOnly{}, Fallback{}, asg, Greedy{}, UniformProgress{}, UniformProgressLite{}}
 	var out []Policy
 	for _, n := range names {
 		n = strings.TrimSpace(strings.ToLower(n))
@@ -33,7 +33,7 @@ func Policies(names []string, asg ASGMix) ([]Policy, error) {
 
 // PolicyNames lists the policy names.
 func PolicyNames() []string {
-	return []string{"on-demand", "spot", "fallback", "asg-mix", "greedy", "uniform-progress"}
+	return []string{"on-demand", "spot", "fallback", "asg-mix", "greedy", "uniform-progress", "uniform-progress-lite"}
 }
 
 // Validate checks a job. Errors name the field and what is allowed.
@@ -43,17 +43,33 @@ func (j *Job) Validate() error {
 		return fmt.Errorf("work %g h: want a positive duration such as 72h", j.Work)
 	case j.Deadline < 0:
 		return fmt.Errorf("deadline %g h: want a positive duration", j.Deadline)
-	case j.Deadline > 0 && j.Deadline < j.Work:
-		return fmt.Errorf("deadline %g h is shorter than the work %g h: even on-demand cannot meet it", j.Deadline, j.Work)
+	case j.Deadline > 0 && j.Deadline < j.Work+j.Startup-1e-9:
+		return fmt.Errorf("deadline %g h is shorter than the work %g h plus the start-up %g h: even on-demand cannot meet it", j.Deadline, j.Work, j.Startup)
 	case j.Nodes < 1 || j.Nodes > 10000:
 		return fmt.Errorf("nodes %d: want 1 to 10000", j.Nodes)
-	case j.Checkpoint < 0 || j.CheckpointCost < 0 || j.Restart < 0:
-		return fmt.Errorf("checkpoint interval, checkpoint cost and restart must be >= 0")
+	case j.Checkpoint < 0 || j.CheckpointCost < 0 || j.Restart < 0 || j.Startup < 0:
+		return fmt.Errorf("checkpoint interval, checkpoint cost, restart and start-up must be >= 0")
+	case j.Checkpoint > 0 && !math.IsInf(j.Checkpoint, 1) && j.Checkpoint <= j.CheckpointCost:
+		return fmt.Errorf("checkpoint interval %.4g h is at or below the checkpoint cost %.4g h: the job would write checkpoints at least half the time; want an interval above the cost (Daly's optimum for the job's interruption rate is usually far above it)", j.Checkpoint, j.CheckpointCost)
 	case !(j.SpotPrice >= 0) || !(j.ODPrice > 0):
 		return fmt.Errorf("prices: spot %g must be >= 0 and on-demand %g > 0 per node-hour", j.SpotPrice, j.ODPrice)
 	}
 	return nil
 }
+
+// DefaultRuns is the number of simulated runs per policy for a random
+// availability model (a band, a hazard, a fitted two-state model): the 95%
+// interval of the mean savings is then about ±1% on volatile spot.
+const DefaultRuns = 1000
+
+// DefaultOffsetRuns is the number of start offsets per trace when a trace is
+// replayed: the 300 random start offsets per trace of Can't Be Late (§6.1).
+const DefaultOffsetRuns = 300
+
+// DefaultMaxEvents bounds the events (availability changes, decisions,
+// checkpoints) one simulation may process, all runs and policies together:
+// some 10-30 s of work on a slow machine.
+const DefaultMaxEvents = 100_000_000
 
 // Summary is the Monte Carlo result of one policy.
 type Summary struct {
@@ -63,14 +79,17 @@ type Summary struct {
 	CostP50, CostP95  float64
 	SavingsMean       float64 // 1 − cost / on-demand cost
 	SavingsCI95       float64 // half-width of the 95% confidence interval of the mean
+	POverOnDemand     float64 // share of finished runs that cost more than on-demand alone
 	PMeetDeadline     float64
 	CompletionMean    float64
 	CompletionP95     float64
 	InterruptionsMean float64
+	SwitchesMean      float64 // changes of mode per run (idle, spot, on-demand), the first launch included
 	WastedMean        float64
 	Unfinished        int       // runs that never finished (spot never available)
 	Costs             []float64 // per run
 	Hours             []float64 // per run completion time (Inf: unfinished)
+	Switches          []int     // per run
 	MaxSavings        float64   // the best any run can do: the spot discount
 	Note              string
 }
@@ -79,14 +98,89 @@ type Summary struct {
 type Config struct {
 	Job   Job
 	Model Model
-	Runs  int
+	Runs  int // 0: DefaultRuns (DefaultOffsetRuns for a Replay)
 	Seed  uint64
-	// Offsets, for a Replay model, replays from these start times (hours) instead of random ones.
+	// Offsets, for a Replay model, replays from these start times (hours
+	// since the trace start), one run each, instead of random ones.
 	Offsets []float64
+	// MaxEvents bounds the work of a whole SimulateMany call (the first
+	// config's value counts); 0: DefaultMaxEvents.
+	MaxEvents int64
 }
 
-// ODCost is the cost of the job on on-demand only: work × nodes × price.
-func (j *Job) ODCost() float64 { return j.Work * float64(j.Nodes) * j.ODPrice }
+// runs is the number of runs the config asks for.
+func (c *Config) runs() int {
+	switch {
+	case len(c.Offsets) > 0:
+		return len(c.Offsets)
+	case c.Runs > 0:
+		return c.Runs
+	}
+	if _, ok := c.Model.(*Replay); ok {
+		return DefaultOffsetRuns
+	}
+	return DefaultRuns
+}
+
+// checkOffsets: start offsets need a trace to start into, inside it.
+func (c *Config) checkOffsets() error {
+	if len(c.Offsets) == 0 {
+		return nil
+	}
+	rp, ok := c.Model.(*Replay)
+	if !ok {
+		return fmt.Errorf("start offsets need a trace replay, not %s", c.Model.Describe(c.Job.Nodes))
+	}
+	total := rp.Trace.Hours()
+	for i, o := range c.Offsets {
+		if !(o >= 0 && o < total) {
+			return fmt.Errorf("start offset %d (%g h) is outside the trace %s (0 to %g h)", i+1, o, rp.Trace.Name, total)
+		}
+	}
+	return nil
+}
+
+// BudgetError is returned when a simulation would process more events than
+// its budget allows: either estimated before it starts (Estimate > 0) or
+// found on the way.
+type BudgetError struct {
+	Budget   int64   // events allowed
+	Estimate float64 // events expected, when refused before starting
+	Done     int     // runs finished before the budget ran out
+	Total    int     // runs asked for, all policies together
+	Policy   string  // the policy whose run was cut short
+}
+
+func (e *BudgetError) Error() string {
+	if e.Estimate > 0 {
+		return fmt.Sprintf("the simulation would take about %.3g events (checkpoints and availability changes over %d runs), above its budget of %d",
+			e.Estimate, e.Total, e.Budget)
+	}
+	return fmt.Sprintf("the simulation stopped at its budget of %d events with %d of %d runs done (%s)", e.Budget, e.Done, e.Total, e.Policy)
+}
+
+// estimateEvents is roughly the events one run of at least the job's work
+// sees: its checkpoints and, for a trace, its availability changes.
+func estimateEvents(c *Config) float64 {
+	j := &c.Job
+	var n float64
+	if j.Checkpoint > 0 && !math.IsInf(j.Checkpoint, 1) {
+		n += j.Work / j.Checkpoint
+	}
+	switch m := c.Model.(type) {
+	case *Replay:
+		r := m.runsFor(j.Nodes)
+		n += j.Work * float64(len(r.Up)) / r.Total
+	default:
+		if mtbf := m.MTBF(j.Nodes); mtbf > 0 && !math.IsInf(mtbf, 1) {
+			n += j.Work / mtbf
+		}
+	}
+	return n
+}
+
+// ODCost is the cost of the job on on-demand only: (start-up + work) × nodes × price.
+func (j *Job) ODCost() float64 { return (j.Work + j.Startup) * float64(j.Nodes) * j.ODPrice }
 
 // Simulate runs cfg.Runs histories per policy with one random stream per run,
 // shared across policies so they face the same histories.
@@ -96,14 +190,26 @@ func Simulate(cfg Config, pols []Policy) ([]Summary, error) {
 
 // runStat is what a summary needs of one run.
 type runStat struct {
-	cost, hours, wasted float64
-	interruptions       int
-	met                 bool
+	cost, hours, wasted     float64
+	interruptions, switches int
+	met                     bool
+}
+
+// gangNodes is the number of nodes that must find spot at once under p.
+func gangNodes(p Policy, nodes int) int {
+	if a, ok := p.(ASGMix); ok {
+		if _, sp := a.Split(nodes); sp > 0 {
+			return sp
+		}
+	}
+	return nodes
 }
 
 // SimulateMany runs every config (one per trace, say) and summarises each
-// policy over all their runs together; progress, if set, is called after each
-// config with the number done and the total.
+// policy over all their runs together; progress, if set, is called now and
+// then with the number of runs done and the total, all policies together.
+// The work is bounded by the first config's MaxEvents: beyond it SimulateMany
+// returns a *BudgetError.
 func SimulateMany(cfgs []Config, pols []Policy, progress func(done, total int)) ([]Summary, error) {
 	if len(cfgs) == 0 {
 		return nil, fmt.Errorf("nothing to simulate")
@@ -112,32 +218,61 @@ func SimulateMany(cfgs []Config, pols []Policy, progress func(done, total int)) 
 	if err := job.Validate(); err != nil {
 		return nil, err
 	}
+	budget := cfgs[0].MaxEvents
+	if budget <= 0 {
+		budget = DefaultMaxEvents
+	}
+	total := 0
+	for k, cfg := range cfgs {
+		if err := cfg.checkOffsets(); err != nil {
+			return nil, fmt.Errorf("config %d: %w", k+1, err)
+		}
+		for _, p := range pols {
+			if !p.NeedsDeadline() || job.Deadline > 0 {
+				total += cfg.runs()
+			}
+		}
+	}
+	var estimate float64
+	for k := range cfgs {
+		for _, p := range pols {
+			if _, od := p.(OnDemandOnly); !od && (!p.NeedsDeadline() || job.Deadline > 0) {
+				estimate += float64(cfgs[k].runs()) * estimateEvents(&cfgs[k])
+			}
+		}
+	}
+	if estimate > float64(budget) {
+		return nil, &BudgetError{Budget: budget, Estimate: estimate, Total: total}
+	}
 	stats := make([][]runStat, len(pols))
 	minSpot := math.Inf(1)
-	for k, cfg := range cfgs {
-		if cfg.Runs <= 0 {
-			cfg.Runs = 300
-		}
+	done := 0
+	var spent int64
+	for _, cfg := range cfgs {
+		n := cfg.runs()
 		minSpot = math.Min(minSpot, minSpotPrice(cfg))
 		for pi, p := range pols {
 			if p.NeedsDeadline() && job.Deadline == 0 {
 				continue
 			}
-			nodes := job.Nodes
-			if a, ok := p.(ASGMix); ok {
-				if _, sp := a.Split(job.Nodes); sp > 0 {
-					nodes = sp
+			nodes := gangNodes(p, job.Nodes)
+			for i := 0; i < n; i++ {
+				rng := rand.New(rand.NewPCG(cfg.Seed, uint64(i)))
+				r, steps, exhausted := simulate(&cfg.Job, p, runSource(cfg, rng, nodes, i), false, budget-spent)
+				spent += steps
+				if exhausted {
+					return nil, &BudgetError{Budget: budget, Done: done, Total: total, Policy: p.Name()}
+				}
+				stats[pi] = append(stats[pi], runStat{r.Cost, r.Hours, r.Wasted, r.Interruptions, r.Switches, r.Met})
+				done++
+				if progress != nil && done%256 == 0 {
+					progress(done, total)
 				}
 			}
-			for i := 0; i < cfg.Runs; i++ {
-				rng := rand.New(rand.NewPCG(cfg.Seed, uint64(i)))
-				r := simulate(&cfg.Job, p, runSource(cfg, rng, nodes, i), false)
-				stats[pi] = append(stats[pi], runStat{r.Cost, r.Hours, r.Wasted, r.Interruptions, r.Met})
-			}
 		}
-		if progress != nil {
-			progress(k+1, len(cfgs))
-		}
+	}
+	if progress != nil {
+		progress(total, total)
 	}
 	out := make([]Summary, len(pols))
 	for pi, p := range pols {
@@ -154,19 +289,23 @@ func SimulateMany(cfgs []Config, pols []Policy, progress func(done, total int)) 
 // summarize computes a policy's statistics; cost and savings describe the
 // finished runs (an unfinished job has no price), P(meet) all runs.
 func summarize(name string, runs []runStat, od float64) Summary {
-	sum := Summary{Policy: name, Runs: len(runs), Costs: make([]float64, len(runs)), Hours: make([]float64, len(runs))}
+	sum := Summary{Policy: name, Runs: len(runs), Costs: make([]float64, len(runs)), Hours: make([]float64, len(runs)), Switches: make([]int, len(runs))}
 	var comp, costs []float64
 	var sSum, sSq float64
 	for i, r := range runs {
-		sum.Costs[i], sum.Hours[i] = r.cost, r.hours
+		sum.Costs[i], sum.Hours[i], sum.Switches[i] = r.cost, r.hours, r.switches
 		if r.met {
 			sum.PMeetDeadline++
 		}
 		sum.InterruptionsMean += float64(r.interruptions)
+		sum.SwitchesMean += float64(r.switches)
 		sum.WastedMean += r.wasted
 		if math.IsInf(r.hours, 1) {
 			sum.Unfinished++
 			continue
+		}
+		if r.cost > od*(1+1e-9) {
+			sum.POverOnDemand++
 		}
 		sum.CostMean += r.cost
 		s := 1 - r.cost/od
@@ -179,10 +318,12 @@ func summarize(name string, runs []runStat, od float64) Summary {
 	n := float64(len(runs))
 	sum.PMeetDeadline /= n
 	sum.InterruptionsMean /= n
+	sum.SwitchesMean /= n
 	sum.WastedMean /= n
 	if nf := float64(len(comp)); nf > 0 {
 		sum.CostMean /= nf
 		sum.CompletionMean /= nf
+		sum.POverOnDemand /= nf
 		sum.SavingsMean = sSum / nf
 		if nf > 1 {
 			v := (sSq - sSum*sSum/nf) / (nf - 1)
@@ -195,7 +336,7 @@ func summarize(name string, runs []runStat, od float64) Summary {
 	} else {
 		sum.CompletionMean, sum.CompletionP95 = math.Inf(1), math.Inf(1)
 		sum.CostMean, sum.CostP50, sum.CostP95 = math.NaN(), math.NaN(), math.NaN()
-		sum.SavingsMean, sum.SavingsCI95 = math.NaN(), math.NaN()
+		sum.SavingsMean, sum.SavingsCI95, sum.POverOnDemand = math.NaN(), math.NaN(), math.NaN()
 	}
 	return sum
 }
@@ -232,12 +373,15 @@ func Explain(cfg Config, p Policy) (Result, error) {
 	if err := cfg.Job.Validate(); err != nil {
 		return Result{}, err
 	}
-	nodes := cfg.Job.Nodes
-	if a, ok := p.(ASGMix); ok {
-		if _, sp := a.Split(nodes); sp > 0 {
-			nodes = sp
-		}
-	}
+	nodes := gangNodes(p, cfg.Job.Nodes)
 	rng := rand.New(rand.NewPCG(cfg.Seed, 0))
-	return simulate(&cfg.Job, p, runSource(cfg, rng, nodes, 0), true), nil
+	budget := cfg.MaxEvents
+	if budget <= 0 {
+		budget = DefaultMaxEvents
+	}
+	r, _, exhausted := simulate(&cfg.Job, p, runSource(cfg, rng, nodes, 0), true, budget)
+	if exhausted {
+		return r, &BudgetError{Budget: budget, Total: 1, Policy: p.Name()}
+	}
+	return r, nil
 }

@@ -13,6 +13,7 @@ type Job struct {
 	Checkpoint     float64 // hours of work between checkpoints; 0: continuous (nothing lost); +Inf: never
 	CheckpointCost float64 // hours to write one checkpoint
 	Restart        float64 // changeover delay: hours from (re)starting an instance to making progress
+	Startup        float64 // first launch: hours billed before progress (Can't Be Late charges d; 0: none)
 	SpotPrice      float64 // per node-hour (the trace's prices replace it where it has them)
 	ODPrice        float64 // per node-hour
 }
@@ -57,6 +58,7 @@ type Result struct {
 	Hours         float64 // completion time (Inf: did not finish within the simulation limit)
 	Met           bool    // finished by the deadline (or no deadline)
 	Interruptions int
+	Switches      int     // changes of mode the policy made (idle, spot, on-demand), the first launch included
 	Wasted        float64 // work lost to interruptions, hours
 	SpotHours     float64
 	ODHours       float64
@@ -85,12 +87,15 @@ type sim struct {
 	res     Result
 	trace   bool
 	first   bool
+	steps   int64 // events processed
+	budget  int64 // events allowed; exceeded: the run stops with exhausted set
+	exhaust bool
 }
 
 const eps = 1e-9
 
 // maxHours bounds a run that can never finish (spot never up under a spot-only policy).
-func (j *Job) maxHours() float64 { return 100*math.Max(j.Work, j.Deadline) + 1000 }
+func (j *Job) maxHours() float64 { return 100*math.Max(j.Work+j.Startup, j.Deadline) + 1000 }
 
 func (m *sim) log(what, format string, a ...any) {
 	if m.trace {
@@ -102,25 +107,40 @@ func (m *sim) nextRun() {
 	m.s.SpotUp, m.runLeft = m.src.next()
 }
 
-// simulate runs one job under a policy on one availability history.
-func simulate(j *Job, pol Policy, src source, trace bool) Result {
-	m := &sim{job: j, pol: pol, src: src, r: pol.rates(j), trace: trace, first: true}
+// simulate runs one job under a policy on one availability history,
+// processing at most budget events (exhausted: the run was cut short).
+func simulate(j *Job, pol Policy, src source, trace bool, budget int64) (r Result, steps int64, exhausted bool) {
+	m := &sim{job: j, pol: pol, src: src, r: pol.rates(j), trace: trace, first: true, budget: budget}
 	m.s.Job = j
 	if _, ok := pol.(OnDemandOnly); ok {
-		// Exactly work × nodes × price: no availability history matters.
+		// Exactly (start-up + work) × nodes × price: no availability history matters.
 		m.log("switch", "idle → on-demand")
-		m.s.T = j.Work
+		h := j.Work + j.Startup
+		m.s.T = h
 		m.log("done", "work complete")
-		return Result{Cost: j.ODCost(), Hours: j.Work, Met: j.Deadline == 0 || j.Work <= j.Deadline, ODHours: j.Work, Events: m.res.Events}
+		return Result{Cost: j.ODCost(), Hours: h, Met: j.Deadline == 0 || h <= j.Deadline+1e-6, ODHours: h, Switches: 1, Events: m.res.Events}, 1, false
 	}
+	r = m.run()
+	return r, m.steps, m.exhaust
+}
+
+func (m *sim) run() Result {
+	j := m.job
+	pol := m.pol
 	m.nextRun()
 	m.log("start", "spot %s", upDown(m.s.SpotUp))
 	limit := j.maxHours()
-	for steps := 0; ; steps++ {
+	for ; ; m.steps++ {
 		if m.s.Durable >= j.Work-eps {
 			break
 		}
-		if m.s.T > limit || steps > 10_000_000 {
+		if m.steps >= m.budget {
+			m.exhaust = true
+			m.res.Hours = math.Inf(1)
+			m.log("abandon", "event budget of %d spent", m.budget)
+			return m.finish()
+		}
+		if m.s.T > limit {
 			m.res.Hours = math.Inf(1)
 			m.log("abandon", "no finish within %.0f h", limit)
 			return m.finish()
@@ -173,7 +193,7 @@ func (m *sim) finish() Result {
 
 // switchTo changes mode. Leaving spot or on-demand on purpose saves the work
 // in progress (a graceful stop); starting an instance costs the changeover
-// delay, except the very first launch.
+// delay, the very first launch its start-up delay.
 func (m *sim) switchTo(to Mode) {
 	s := &m.s
 	if s.Mode == OnSpot || s.Mode == OnDemand {
@@ -182,11 +202,13 @@ func (m *sim) switchTo(to Mode) {
 	}
 	s.overLeft = 0
 	if to != Idle {
-		if !m.first {
-			s.overLeft = m.job.Restart
+		s.overLeft = m.job.Restart
+		if m.first {
+			s.overLeft = m.job.Startup
 		}
 		m.first = false
 	}
+	m.res.Switches++
 	m.log("switch", "%s → %s", s.Mode, to)
 	s.Mode = to
 }
@@ -406,16 +428,68 @@ func (Greedy) decide(s *State) (Mode, float64) {
 	return Idle, ts
 }
 
-// UniformProgress keeps the work done at or above the expected progress
-// t·W/D: spot whenever available (even leaving on-demand), on-demand when
-// behind while spot is unavailable, staying there until ahead of ep(t+2d)
-// (hysteresis), plus the safety net (Can't Be Late §5.2).
+// UniformProgress is the Can't Be Late policy (Wu et al., NSDI '24, §5.2),
+// with the expected progress ep(t) = t·W/D and the work done cp(t):
+//   - Taking Risks: from idle, take spot whenever it is available; once on
+//     spot, stay until it is preempted (Exploitation);
+//   - Uniform Progress: idle and behind (cp(t) < ep(t)) while spot is
+//     unavailable: go to on-demand;
+//   - Hysteresis: once on on-demand, stay there, even when spot returns,
+//     until cp(t) >= ep(t+2d), d the changeover delay; and while spot is
+//     unavailable stay on on-demand rather than going idle (as the reference
+//     simulator does: leaving on-demand is only ever for spot);
+//   - Safety Net: on-demand to the end once the deadline leaves no room for
+//     two more changeovers.
 type UniformProgress struct{}
 
+// Name implements Policy.
 func (UniformProgress) Name() string        { return "uniform-progress" }
 func (UniformProgress) rates(j *Job) rates  { return defaultRates(j) }
 func (UniformProgress) NeedsDeadline() bool { return true }
 func (UniformProgress) decide(s *State) (Mode, float64) {
+	j := s.Job
+	ts := safetyTime(s)
+	if s.safety || s.T >= ts-eps {
+		s.safety = true
+		return OnDemand, inf
+	}
+	f := j.Work / j.Deadline
+	cp := s.Durable + s.Pending
+	switch {
+	case s.Mode == OnDemand && !s.SpotUp:
+		return OnDemand, inf
+	case s.Mode == OnDemand:
+		// Stay until cp(t') >= ep(t'+2d): cp grows at rate 1 once the
+		// changeover in progress (overLeft) is over.
+		if f >= 1 {
+			return OnDemand, inf
+		}
+		catch := (2*j.Restart*f - cp + s.T + s.overLeft) / (1 - f)
+		if s.T < catch-eps {
+			return OnDemand, math.Min(catch, ts)
+		}
+		return OnSpot, ts
+	case s.SpotUp:
+		return OnSpot, ts
+	case cp <= s.T*f+eps:
+		return OnDemand, inf
+	}
+	return Idle, math.Min(cp/f, ts)
+}
+
+// UniformProgressLite is gpuscout's earlier, looser reading of Uniform
+// Progress: it leaves on-demand for spot as soon as spot returns (the
+// hysteresis applies only while spot is unavailable) and drops from
+// on-demand to idle once ahead of the progress line. Its risk: on short-lived
+// spot it switches many times a run, each switch paying the changeover
+// delay, and costs more than on-demand alone far more often.
+type UniformProgressLite struct{}
+
+// Name implements Policy.
+func (UniformProgressLite) Name() string        { return "uniform-progress-lite" }
+func (UniformProgressLite) rates(j *Job) rates  { return defaultRates(j) }
+func (UniformProgressLite) NeedsDeadline() bool { return true }
+func (UniformProgressLite) decide(s *State) (Mode, float64) {
 	j := s.Job
 	ts := safetyTime(s)
 	if s.safety || s.T >= ts-eps {
@@ -427,7 +501,7 @@ func (UniformProgress) decide(s *State) (Mode, float64) {
 	}
 	f := j.Work / j.Deadline
 	cp := s.Durable + s.Pending
-	if s.Mode == OnDemand {
+	if s.Mode == OnDemand && f < 1 {
 		// Stay until cp(t') >= ep(t'+2d); cp grows at rate 1 on on-demand.
 		catch := (2*j.Restart*f - cp + s.T) / (1 - f)
 		if s.T < catch-eps {

@@ -7,11 +7,14 @@
 package spot
 
 import (
+	"bufio"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math"
 	"os"
+	"strings"
 )
 
 // Trace is an availability trace in the Can't Be Late format:
@@ -25,9 +28,17 @@ type Trace struct {
 	Prices     []float64
 }
 
-// ParseTrace reads and checks a trace.
+// traceShape is the expected file shape, for error messages.
+const traceShape = `{"metadata": {"gap_seconds": G}, "data": [n, ...], "prices": [p, ...] (optional)}`
+
+// ParseTrace reads and checks a trace. Errors say what the file holds where
+// it differs from the expected shape, never a Go type.
 func ParseTrace(r io.Reader) (*Trace, error) {
-	dec := json.NewDecoder(r)
+	br := bufio.NewReader(r)
+	if err := expectObject(br); err != nil {
+		return nil, err
+	}
+	dec := json.NewDecoder(br)
 	dec.DisallowUnknownFields()
 	var raw struct {
 		Metadata *struct {
@@ -37,7 +48,7 @@ func ParseTrace(r io.Reader) (*Trace, error) {
 		Prices []float64 `json:"prices"`
 	}
 	if err := dec.Decode(&raw); err != nil {
-		return nil, fmt.Errorf("trace: not the Can't Be Late JSON format ({metadata:{gap_seconds}, data:[...], prices:[...]}): %v", err)
+		return nil, decodeError(err)
 	}
 	switch {
 	case raw.Metadata == nil || raw.Metadata.GapSeconds == nil:
@@ -60,6 +71,54 @@ func ParseTrace(r io.Reader) (*Trace, error) {
 		}
 	}
 	return &Trace{GapSeconds: *raw.Metadata.GapSeconds, Data: raw.Data, Prices: raw.Prices}, nil
+}
+
+// expectObject checks that the input starts with a JSON object.
+func expectObject(br *bufio.Reader) error {
+	for {
+		b, err := br.ReadByte()
+		if err != nil {
+			return fmt.Errorf("trace: the file is empty; want the Can't Be Late JSON format %s", traceShape)
+		}
+		switch b {
+		case ' ', '\t', '\r', '\n':
+			continue
+		case '{':
+			return br.UnreadByte()
+		case '[':
+			return fmt.Errorf("trace: the file holds a JSON array; want an object in the Can't Be Late format %s", traceShape)
+		}
+		return fmt.Errorf("trace: the file does not start with a JSON object; want the Can't Be Late format %s", traceShape)
+	}
+}
+
+// decodeError words a JSON decoding error by the field and what it should hold.
+func decodeError(err error) error {
+	var te *json.UnmarshalTypeError
+	var se *json.SyntaxError
+	switch {
+	case errors.As(err, &te):
+		want := map[string]string{
+			"metadata":             `an object {"gap_seconds": G}`,
+			"metadata.gap_seconds": "a number of seconds between ticks",
+			"data":                 "an array of whole numbers of available instances, one per tick",
+			"prices":               "an array of spot prices per hour, one per tick",
+		}[te.Field]
+		if want == "" {
+			want = "the Can't Be Late format " + traceShape
+		}
+		field := te.Field
+		if field == "" {
+			field = "the file"
+		}
+		return fmt.Errorf("trace: %s holds a JSON %s at byte %d; want %s", field, te.Value, te.Offset, want)
+	case errors.As(err, &se):
+		return fmt.Errorf("trace: not valid JSON at byte %d (%v); want the Can't Be Late format %s", se.Offset, se, traceShape)
+	case errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF):
+		return fmt.Errorf("trace: the JSON ends early; want the Can't Be Late format %s", traceShape)
+	}
+	// Unknown fields ("json: unknown field ...") name the field, no type.
+	return fmt.Errorf("trace: %s; want the Can't Be Late format %s", strings.TrimPrefix(err.Error(), "json: "), traceShape)
 }
 
 // LoadTrace reads a trace file.
