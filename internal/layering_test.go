@@ -31,7 +31,7 @@ var allowed = map[string][]string{
 	// The snapshot builder walks the feeds registry into catalog files.
 	"catalog/build": {"catalog", "money", "feeds", "feeds/*"},
 	"pricefile":     {"catalog", "money", "yamlfields"},
-	"spot":          {"catalog", "money", "feeds/awsspotadvisor"}, // the feed edge goes when band parsing moves into spot
+	"spot":          {"catalog", "money"},
 	// cost prices spot with the simulator (its SimModel); spot never imports cost.
 	"cost":        {"catalog", "money", "spot", "yamlfields"},
 	"benchreport": {"catalog", "money"},
