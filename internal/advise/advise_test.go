@@ -203,13 +203,10 @@ func TestSpotPlanMatchesSimulator(t *testing.T) {
 		t.Fatal("no spot plan")
 	}
 	o := sp.Offering
-	lambda, _, _, _ := spot.BandHazard(cost.DefaultBand)
-	if b := a.Catalog.SpotBandFor(o); b != nil {
-		lambda, _, _, _ = spot.BandHazard(b.Label)
-	}
+	lambda, _, _, _ := spot.BandHazard(a.Catalog.SpotBandChoice(o, "").Label)
 	job := spot.Job{Work: req.WorkGPUHours / sp.NodeSpeed / float64(sp.Instances), Deadline: req.Deadline, Nodes: sp.Instances,
-		Checkpoint: 1, Restart: 10.0 / 60, SpotPrice: o.Spot.Amount.InexactFloat64(), ODPrice: o.OnDemand.Amount.InexactFloat64()}
-	s, err := spot.Simulate(spot.Config{Job: job, Model: spot.Hazard{PerHour: lambda}, Runs: cost.DefaultSpotRuns, Seed: 1}, []spot.Policy{spot.UniformProgress{}})
+		Checkpoint: 1, Restart: 10.0 / 60, SpotPrice: a.Catalog.SpotQuoteFor(o).Price.Amount.InexactFloat64(), ODPrice: o.OnDemand.Amount.InexactFloat64()}
+	s, err := spot.Simulate(spot.Config{Job: job, Model: spot.Hazard{PerHour: lambda}, Runs: spot.DefaultRuns, Seed: 1}, []spot.Policy{spot.UniformProgress{}})
 	if err != nil {
 		t.Fatal(err)
 	}

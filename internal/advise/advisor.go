@@ -16,7 +16,7 @@ type Advisor struct {
 	FX        *money.FX
 	Currency  money.Currency
 	Scenarios *Scenarios
-	SpotRuns  int // simulated runs per spot plan; 0: cost.DefaultSpotRuns
+	SpotRuns  int // simulated runs per spot plan; 0: spot.DefaultRuns
 }
 
 // Advise ranks plans for the request. It plans on a copy of the request

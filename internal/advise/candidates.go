@@ -43,7 +43,7 @@ func (a *Advisor) size(req *Request, c *candidate) error {
 		u.HorizonMonths = 0
 	case req.Bursty:
 		c.instances = int(math.Ceil(req.Base/c.nodeSpeed - 1e-9))
-		u.HoursPerMonth = cost.HoursPerMonth
+		u.HoursPerMonth = catalog.HoursPerMonth
 		u.HorizonMonths = req.HorizonMonths
 	default:
 		c.instances = int(math.Ceil(req.RefCount/c.nodeSpeed - 1e-9))

@@ -33,7 +33,7 @@ func (a *Advisor) spotPlans(req *Request, eng *cost.Engine, cands []candidate, p
 	var list []bound
 	for i := range cands {
 		c := &cands[i]
-		sp := a.hourly(c.o.Spot)
+		sp := a.hourly(a.Catalog.SpotQuoteFor(c.o).Price)
 		if !sp.Valid || !c.o.OnDemand.Known {
 			continue
 		}
@@ -62,17 +62,13 @@ func (a *Advisor) spotPlans(req *Request, eng *cost.Engine, cands []candidate, p
 				o = &opts[i]
 			}
 		}
-		if o == nil {
+		if o == nil || o.SpotEstimate == nil {
 			continue
 		}
-		// The engine's model caches per job shape: this reads the same run.
-		est, err := eng.Spot.Estimate(c.o, a.Catalog.SpotBandFor(c.o), &u)
-		if err != nil {
-			return nil, err
-		}
+		est := o.SpotEstimate // the engine's simulation: one spot path
 		p := a.plan(req, c, o)
 		p.Payment = est.Policy
-		p.PricePerHour = a.hourly(c.o.Spot)
+		p.PricePerHour = o.ListHourly
 		p.PMissDeadline = est.PMissDeadline
 		if c.hours > 0 {
 			p.ExpectedHours = est.CompletionMean

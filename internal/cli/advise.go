@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -91,8 +92,8 @@ func newAdviseCmd(e *env) *cobra.Command {
 	fl.Float64Var(&f.base, "base", 0, "bursty: GPUs (of the reference) always on")
 	fl.Float64Var(&f.peak, "peak", 0, "bursty: GPUs (of the reference) at peak")
 	fl.Float64Var(&f.peakHours, "peak-hours", 120, "bursty: hours a month at peak")
-	fl.Var(newHours(&f.horizon, false, cost.MaxHorizonMonths*cost.HoursPerMonth), "horizon", "planning window for steady and bursty loads, at most 10y (default 1y)")
-	fl.Var(newHours(&f.deadline, false, cost.MaxHorizonMonths*cost.HoursPerMonth), "deadline", "the job must finish within this time, at most 10y")
+	fl.Var(newHours(&f.horizon, false, cost.MaxHorizonMonths*catalog.HoursPerMonth), "horizon", "planning window for steady and bursty loads, at most 10y (default 1y)")
+	fl.Var(newHours(&f.deadline, false, cost.MaxHorizonMonths*catalog.HoursPerMonth), "deadline", "the job must finish within this time, at most 10y")
 	fl.Var(&amountValue{a: &f.budget}, "budget", "the most the whole plan may cost, e.g. 60000USD (default currency: --currency)")
 	fl.StringVar(&f.objective, "objective", "cost", "rank by cost, time or balanced")
 	fl.Var(&creditValue{cs: &f.credits}, "credits", "credits, AMOUNT CUR[@provider,...][:EXPIRES], e.g. 1000USD@aws; repeatable")
@@ -265,7 +266,7 @@ func adviseRequestFromFlags(f *adviseFlags, changed func(string) bool, l *loaded
 		if req.WorkGPUHours > 0 {
 			return nil, usagef("--horizon applies to a steady or bursty load, not to a job (--for or --work)")
 		}
-		req.HorizonMonths = f.horizon / cost.HoursPerMonth
+		req.HorizonMonths = f.horizon / catalog.HoursPerMonth
 	}
 	if changed("deadline") {
 		req.Deadline = f.deadline
@@ -328,11 +329,12 @@ type advisePlanJSON struct {
 	Term          string         `json:"term"`
 	Payment       string         `json:"payment"`
 	Mix           string         `json:"mix,omitempty"`
-	TotalCost     float64        `json:"total_cost"`
+	TotalCost     *json.Number   `json:"total_cost"`
 	Currency      string         `json:"currency"`
+	PricePerHour  *json.Number   `json:"price_per_hour"` // per instance-hour: the list price (on-demand, spot) or the commitment's effective price
 	ExpectedHours float64        `json:"expected_hours"`
 	PMissDeadline *float64       `json:"p_miss_deadline"` // null without a deadline
-	UpfrontCash   float64        `json:"upfront_cash"`
+	UpfrontCash   *json.Number   `json:"upfront_cash"`
 	RelSpeed      float64        `json:"relative_speed_per_gpu"`
 	Breakdown     map[string]any `json:"cost_breakdown"`
 	Explanation   []string       `json:"explanation"`
@@ -350,17 +352,15 @@ type adviseOut struct {
 }
 
 func planJSON(p *advise.Plan) advisePlanJSON {
-	total, _ := p.Total.Round(2).Float64()
-	up, _ := p.UpfrontCash.Round(2).Float64()
 	bd := map[string]any{}
 	for k, v := range p.Breakdown {
-		f, _ := v.Round(2).Float64()
-		bd[k] = f
+		bd[k] = money.Number(v)
 	}
 	return advisePlanJSON{Rank: p.Rank, Provider: p.Offering.Provider, InstanceType: p.Offering.InstanceType, Region: p.Offering.Region,
 		GPU: p.Offering.GPU.Name, GPUCount: p.Offering.GPUCount, Instances: p.Instances, Interconnect: p.Offering.Interconnect,
-		PricingModel: p.Model, Term: p.Term, Payment: p.Payment, Mix: p.Mix, TotalCost: total, Currency: string(p.Currency),
-		ExpectedHours: math.Round(p.ExpectedHours*100) / 100, PMissDeadline: pMiss(p), UpfrontCash: up,
+		PricingModel: p.Model, Term: p.Term, Payment: p.Payment, Mix: p.Mix, TotalCost: money.Number(p.Total), Currency: string(p.Currency),
+		PricePerHour:  money.NullNumber(p.PricePerHour),
+		ExpectedHours: math.Round(p.ExpectedHours*100) / 100, PMissDeadline: pMiss(p), UpfrontCash: money.Number(p.UpfrontCash),
 		RelSpeed: math.Round(p.Speed*1000) / 1000, Breakdown: bd, Explanation: p.Explanation, Risks: nonNil(p.Risks), Ecosystem: nonNil(p.Ecosystem)}
 }
 
@@ -399,7 +399,7 @@ func adviseJSON(res *advise.Result, req *advise.Request, a *advise.Advisor) advi
 		"link_efficiency": a.Scenarios.LinkEfficiency, "node_efficiency_per_doubling": a.Scenarios.NodeEfficiency, "currency": string(a.Currency),
 	}
 	if req.Budget.Valid {
-		out.Inputs["budget"] = req.Budget.Decimal.InexactFloat64()
+		out.Inputs["budget"] = money.Number(req.Budget.Decimal)
 	}
 	return out
 }

@@ -136,8 +136,8 @@ func (f *costFlags) registerUsage(cmd *cobra.Command) {
 	fl.StringVar(&f.offering, "offering", "", "one instance type: provider/instance[/region], e.g. aws/p4d.24xlarge")
 	fl.StringVar(&f.usageFile, "usage", "", "usage file (YAML); a flag you set wins over the file")
 	fl.Var(newHours(&u.DurationHours, false, cost.MaxDurationHours), "for", "a job's duration run back to back: 90m, 168h, 7d, 3mo, 1y")
-	fl.Var(&floatValue{f: &u.HoursPerMonth, min: 0, max: cost.HoursPerMonth, openMin: true, unit: " hours"}, "hours-per-month", "steady use per instance, hours a month (above 0, at most 730)")
-	fl.Var(newHours(&f.horizonHours, false, cost.MaxHorizonMonths*cost.HoursPerMonth), "horizon", "planning window: 1y, 3y, 18mo, at most 10y (default: the job's duration, else 1y)")
+	fl.Var(&floatValue{f: &u.HoursPerMonth, min: 0, max: catalog.HoursPerMonth, openMin: true, unit: " hours"}, "hours-per-month", "steady use per instance, hours a month (above 0, at most 730)")
+	fl.Var(newHours(&f.horizonHours, false, cost.MaxHorizonMonths*catalog.HoursPerMonth), "horizon", "planning window: 1y, 3y, 18mo, at most 10y (default: the job's duration, else 1y)")
 	fl.Var(newFraction(&u.DiscountRate, "0", "1"), "discount-rate", "yearly discount rate for NPV and break-even: 8% or 0.08, 0% to 100% (default 0)")
 	fl.Var(&intValue{n: &u.Instances, min: 1, max: cost.MaxInstances}, "instances", "number of instances, 1 to 100000 (default 1)")
 	fl.Var(&egressValue{m: &u.Egress}, "egress", "egress GB a month by path, PATH=GB (same-zone, cross-zone, cross-region, internet, internet-china); repeatable")
@@ -156,7 +156,7 @@ func costUsage(flags cost.Usage, horizonHours float64, spec *cost.Spec, changed 
 	if changed("for") && changed("hours-per-month") {
 		return cost.Usage{}, usagef("--for and --hours-per-month describe different loads (a job run back to back, or a steady monthly use); give one")
 	}
-	flags.HorizonMonths = horizonHours / cost.HoursPerMonth
+	flags.HorizonMonths = horizonHours / catalog.HoursPerMonth
 	var base cost.Usage
 	if spec != nil {
 		base = spec.Usage
@@ -330,7 +330,7 @@ func fmtHours(p *float64) string {
 	if p == nil {
 		return "-"
 	}
-	if *p > cost.HoursPerMonth {
+	if *p > catalog.HoursPerMonth {
 		return "never"
 	}
 	return strconv.FormatFloat(math.Round(*p), 'f', 0, 64)
@@ -627,7 +627,7 @@ cash flows at --discount-rate.`,
 		// Full use of one instance over three years: the break-even hours do
 		// not depend on the load, only the NPV variant on the rate.
 		f := costFlags{catalogFlags: cf, offering: offering, horizonHours: 3 * 8760}
-		f.usage.HoursPerMonth, f.usage.DiscountRate = cost.HoursPerMonth, discount
+		f.usage.HoursPerMonth, f.usage.DiscountRate = catalog.HoursPerMonth, discount
 		f.allRegions = true
 		if term != "" && catalog.TermMonths(term) == 0 {
 			return usagef("--term %q: want 1y, 3y or Nmo", term)

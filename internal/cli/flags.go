@@ -234,7 +234,7 @@ func parseCredit(s string) (cost.Credit, error) {
 		if err != nil {
 			return c, fmt.Errorf("expiry: %v", err)
 		}
-		c.ExpiresMonths = h / cost.HoursPerMonth
+		c.ExpiresMonths = h / catalog.HoursPerMonth
 		rest = rest[:i]
 	}
 	if a, provs, ok := strings.Cut(rest, "@"); ok {

@@ -5,9 +5,9 @@ import (
 	"testing"
 )
 
-// TestSamePriceEverywhere: offers and cost quote the same on-demand and spot
-// price for the same offering (issue 8: cost used another zone's spot price,
-// 8.01 against 6.53 USD/h for aws/p4d.24xlarge/us-east-1).
+// TestSamePriceEverywhere: offers, cost, spot and advise quote the same
+// on-demand and spot price for the same offering (issue 8: cost used another
+// zone's spot price, 8.01 against 6.53 USD/h for aws/p4d.24xlarge/us-east-1).
 func TestSamePriceEverywhere(t *testing.T) {
 	out, errOut, code := run(t, "offers", "--provider", "aws", "--region", "us-east-1", "--gpu", "A100:8", "-o", "json")
 	if code != 0 {
@@ -60,6 +60,52 @@ func TestSamePriceEverywhere(t *testing.T) {
 	}
 	if seen != 2 {
 		t.Fatalf("cost gave %d of the on-demand and spot options, want 2", seen)
+	}
+
+	out, errOut, code = run(t, "spot", "--offering", "aws/p4d.24xlarge/us-east-1", "--work", "24h", "--policy", "on-demand", "--runs", "10", "-o", "json")
+	if code != 0 {
+		t.Fatalf("spot: exit %d: %s", code, errOut)
+	}
+	var sim struct {
+		Inputs struct {
+			OD   json.Number `json:"od_price"`
+			Spot json.Number `json:"spot_price"`
+		} `json:"inputs"`
+	}
+	if err := json.Unmarshal([]byte(out), &sim); err != nil {
+		t.Fatal(err)
+	}
+	if !sameNumber(sim.Inputs.OD, od) || !sameNumber(sim.Inputs.Spot, sp) {
+		t.Errorf("spot uses on-demand %s and spot %s; offers %s and %s", sim.Inputs.OD, sim.Inputs.Spot, od, sp)
+	}
+
+	out, errOut, code = run(t, "advise", "--scenario", "cv-training", "--gpu", "A100:8", "--for", "3d", "--provider", "aws", "--region", "us-east-1", "--limit", "0", "-o", "json")
+	if code != 0 {
+		t.Fatalf("advise: exit %d: %s", code, errOut)
+	}
+	var adv struct {
+		Plans []struct {
+			InstanceType string       `json:"instance_type"`
+			Model        string       `json:"pricing_model"`
+			Price        *json.Number `json:"price_per_hour"`
+		} `json:"plans"`
+	}
+	if err := json.Unmarshal([]byte(out), &adv); err != nil {
+		t.Fatal(err)
+	}
+	seen = 0
+	for _, p := range adv.Plans {
+		want := map[string]json.Number{"on-demand": od, "spot": sp}[p.Model]
+		if p.InstanceType != "p4d.24xlarge" || want == "" {
+			continue
+		}
+		seen++
+		if p.Price == nil || !sameNumber(*p.Price, want) {
+			t.Errorf("advise %s plan at %v per hour, offers %s", p.Model, p.Price, want)
+		}
+	}
+	if seen == 0 {
+		t.Error("advise gave no on-demand or spot plan on p4d.24xlarge")
 	}
 }
 

@@ -123,8 +123,8 @@ func newSpotCmd(e *env) *cobra.Command {
 	fl.StringVar(&f.traceMode, "trace-mode", "replay", "replay the trace, or fit a two-state model to it")
 	fl.StringVar(&f.offsets, "offsets", "", "replay from these start times, one run each, into each trace: 0h,12.5h,... or @FILE (one per line); JSON then lists every run")
 	fl.StringVar(&f.offering, "offering", "", "prices (and Spot Advisor band) from an offering: provider/instance[/region]")
-	fl.Float64Var(&f.spotPrice, "spot-price", 0, "spot price per node-hour (in --currency)")
-	fl.Float64Var(&f.odPrice, "od-price", 0, "on-demand price per node-hour (in --currency)")
+	fl.Var(&floatValue{f: &f.spotPrice, min: 0, max: maxHourlyPrice, openMin: true}, "spot-price", "spot price per node-hour (in --currency)")
+	fl.Var(&floatValue{f: &f.odPrice, min: 0, max: maxHourlyPrice, openMin: true}, "od-price", "on-demand price per node-hour (in --currency)")
 	fl.StringVar(&f.checkpoint, "checkpoint", "auto", "checkpoint interval: a duration, auto (Daly's optimum), none, or continuous")
 	fl.StringVar(&f.ckptCost, "checkpoint-cost", "5m", "time to write one checkpoint")
 	fl.StringVar(&f.restart, "restart", "10m", "changeover delay: from an interruption or switch to progress again")
@@ -142,7 +142,7 @@ func newSpotCmd(e *env) *cobra.Command {
 			return err
 		}
 		f.runsSet = cmd.Flags().Changed("runs")
-		in, err := f.prepare()
+		in, err := f.prepare(cmd.Flags().Changed)
 		if err != nil {
 			return err
 		}
@@ -262,7 +262,11 @@ func parseHours(flag, s string) (float64, error) {
 	return h, nil
 }
 
-func (f *spotFlags) prepare() (*spotInputs, error) {
+// maxHourlyPrice bounds a price per node-hour given on the command line
+// (money.MaxHourly: 100,000 an hour in any currency).
+var maxHourlyPrice = money.MaxHourly.InexactFloat64()
+
+func (f *spotFlags) prepare(changed func(string) bool) (*spotInputs, error) {
 	in := &spotInputs{}
 	l, err := f.load()
 	if err != nil {
@@ -295,14 +299,16 @@ func (f *spotFlags) prepare() (*spotInputs, error) {
 	if job.CheckpointCost, err = parseHoursOrZero("checkpoint-cost", f.ckptCost); err != nil {
 		return nil, err
 	}
-	// Prices and the offering's band.
-	var band *catalog.SpotBand
+	// Prices and the offering's band, decided by the catalog as for offers, cost and advise.
+	var band *catalog.BandChoice
 	if f.offering != "" {
 		o, err := findOffering(l, f.offering)
 		if err != nil {
 			return nil, err
 		}
-		band = l.cat.SpotBandFor(o)
+		b := l.cat.SpotBandChoice(o, "")
+		band = &b
+		quote := l.cat.SpotQuoteFor(o)
 		if o.OnDemand.Known {
 			v, err := l.fx.Convert(o.OnDemand.Amount, o.OnDemand.Currency, l.currency)
 			if err != nil {
@@ -311,20 +317,20 @@ func (f *spotFlags) prepare() (*spotInputs, error) {
 			job.ODPrice = v.InexactFloat64() // one instance is one node
 			in.priceSources = append(in.priceSources, fmt.Sprintf("on-demand %s (%s, %s)", o.Key(), o.OnDemand.Source, o.OnDemand.AsOf))
 		}
-		if o.Spot.Known {
-			v, err := l.fx.Convert(o.Spot.Amount, o.Spot.Currency, l.currency)
+		if quote.Price.Known {
+			v, err := l.fx.Convert(quote.Price.Amount, quote.Price.Currency, l.currency)
 			if err != nil {
 				return nil, asUsage(err)
 			}
 			job.SpotPrice = v.InexactFloat64()
-			in.priceSources = append(in.priceSources, fmt.Sprintf("spot %s (%s, %s)", o.Key(), o.Spot.Source, o.Spot.AsOf))
+			in.priceSources = append(in.priceSources, fmt.Sprintf("spot %s (the region's cheapest zone; %s, %s)", quote.Offering.Key(), quote.Price.Source, quote.Price.AsOf))
 		}
 	}
-	if f.spotPrice != 0 {
+	if changed("spot-price") {
 		job.SpotPrice = f.spotPrice
 		in.priceSources = append(in.priceSources, "spot from --spot-price")
 	}
-	if f.odPrice != 0 {
+	if changed("od-price") {
 		job.ODPrice = f.odPrice
 		in.priceSources = append(in.priceSources, "on-demand from --od-price")
 	}
@@ -364,7 +370,7 @@ func (f *spotFlags) prepare() (*spotInputs, error) {
 			switch f.traceMode {
 			case "replay":
 				models = append(models, spot.NewReplay(tr))
-				if tr.Prices != nil && f.spotPrice == 0 && len(paths) == 1 {
+				if tr.Prices != nil && !changed("spot-price") && len(paths) == 1 {
 					var sum float64
 					for _, p := range tr.Prices {
 						sum += p
@@ -429,7 +435,7 @@ func (f *spotFlags) prepare() (*spotInputs, error) {
 	default:
 		label, origin := f.band, "--band "+f.band
 		if label == "" && band != nil {
-			label, origin = band.Label, fmt.Sprintf("AWS Spot Advisor band of %s %s (%s)", band.InstanceType, band.Region, band.AsOf)
+			label, origin = band.Label, band.Origin
 		}
 		if label == "" {
 			return nil, usagef("give an availability model: --band 10-15%%, --hazard, --mtbf or --trace (or an --offering with Spot Advisor data)")
@@ -603,39 +609,26 @@ func expandTraces(args []string) ([]string, error) {
 
 func stderrIsTTY() bool { return term.IsTerminal(int(os.Stderr.Fd())) }
 
+// findOffering resolves --offering to one offering: in its region, or in
+// the cheapest region when none is given. Its spot price is the catalog's
+// quote for that region (SpotQuoteFor), as everywhere else.
 func findOffering(l *loadedCatalog, spec string) (*catalog.Offering, error) {
-	parts := strings.Split(spec, "/")
-	if len(parts) < 2 || len(parts) > 3 {
-		return nil, usagef("--offering %q: want provider/instance[/region]", spec)
+	ref, err := catalog.ParseOfferingRef(spec)
+	if err != nil {
+		return nil, usagef("--offering %v", err)
 	}
-	p := l.cat.Provider(parts[0])
-	if p == nil {
-		return nil, usagef("--offering %q: unknown provider %q; known: %s", spec, parts[0], strings.Join(l.cat.ProviderNames(), ", "))
+	provider, regions, err := l.cat.Resolve(ref)
+	if err != nil {
+		return nil, usagef("--offering %v", err)
 	}
-	q := catalog.Query{Providers: []string{p.Name}, InstanceTypes: []string{parts[1]}, FX: l.fx, Currency: l.currency}
-	if len(parts) == 3 {
-		if q.Regions = l.cat.ResolveRegion(parts[2]); len(q.Regions) == 0 {
-			return nil, usagef("--offering %q: unknown region %q", spec, parts[2])
-		}
-	}
-	rows, err := l.cat.Query(q)
+	rows, err := l.cat.Query(catalog.Query{Providers: []string{provider}, InstanceTypes: []string{ref.InstanceType}, Regions: regions, FX: l.fx, Currency: l.currency})
 	if err != nil {
 		return nil, asUsage(err)
 	}
 	if len(rows) == 0 {
-		return nil, usagef("--offering %q matches no offering", spec)
+		return nil, usagef("--offering %q matches no offering on sale (a retired size?)", spec)
 	}
-	// The cheapest region's offering, with its lowest-spot zone where zones differ.
-	best := rows[0].Offering
-	if rows[0].SpotZone != "" {
-		for i := range l.cat.Offerings {
-			o := &l.cat.Offerings[i]
-			if o.Provider == best.Provider && o.InstanceType == best.InstanceType && o.Region == best.Region && o.Zone == rows[0].SpotZone {
-				best = o
-			}
-		}
-	}
-	return best, nil
+	return rows[0].Offering, nil
 }
 
 type spotPolicyJSON struct {

@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/shopspring/decimal"
+
+	"github.com/gpuscout/gpuscout/internal/catalog"
 )
 
 // chargeKinds are the monthly charges credits and vouchers pay (not upfront fees).
@@ -94,7 +96,7 @@ func (p *pricer) applyPromotions(opt *Option, onDemand decimal.NullDecimal) {
 					if pr.Months > 0 && float64(m) > math.Ceil(pr.Months-1e-9) {
 						break
 					}
-					capped := math.Min(seg.Hours, pr.DailyHours*seg.Calendar*HoursPerMonth/24)
+					capped := math.Min(seg.Hours, pr.DailyHours*seg.Calendar*catalog.HoursPerMonth/24)
 					if capped <= 0 {
 						continue
 					}

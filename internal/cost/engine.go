@@ -38,6 +38,7 @@ type Option struct {
 	NPV             decimal.Decimal
 	ListHourly      decimal.NullDecimal // pay-as-you-go: the list price per instance-hour it bills at (spot: the region's cheapest zone)
 	PriceZone       string              // spot: the zone of ListHourly, "" where the region has one price
+	SpotEstimate    *SpotEstimate       // spot: the simulation behind the price
 	EffectiveHourly decimal.NullDecimal // total per instance-hour used
 	PerGPUHour      decimal.NullDecimal
 	Breakeven       *float64 // hours a month above which the commitment beats on-demand
@@ -123,12 +124,12 @@ func (e *Engine) Price(u *Usage, o *catalog.Offering) ([]Option, error) {
 		opts = append(opts, h)
 	}
 	if spot.Valid && !e.SkipSpot {
-		est, err := e.Spot.Estimate(o, e.Catalog.SpotBandFor(o), u)
+		est, err := e.Spot.Estimate(o, SpotInput{Price: quote.Price, Band: e.Catalog.SpotBandChoice(o, u.Spot.Band)}, u)
 		if err != nil {
 			return nil, err
 		}
 		s := p.payAsYouGo(o, ModelSpot, spot, est.HoursFactor, "spot")
-		s.PriceZone = quote.Zone
+		s.PriceZone, s.SpotEstimate = quote.Zone, &est
 		if quote.Zone != "" {
 			s.Explanation = append(s.Explanation, fmt.Sprintf("spot price of zone %s, the region's cheapest (%s, %s)", quote.Zone, quote.Price.Source, quote.Price.AsOf))
 		}
@@ -404,7 +405,7 @@ func (p *pricer) commitment(o *catalog.Offering, c *catalog.Commitment, od decim
 		}
 	}
 	termTotal := upfront.Add(recurring.Mul(decimal.NewFromInt(int64(termM))))
-	eff := termTotal.Div(decimal.NewFromInt(int64(termM * HoursPerMonth)))
+	eff := termTotal.Div(decimal.NewFromInt(int64(termM * catalog.HoursPerMonth)))
 	opt.effTerm = decimal.NullDecimal{Decimal: eff, Valid: true}
 	name := fmt.Sprintf("%s %s %s", c.Model, c.Term, c.Payment)
 	if c.Class != "" {
@@ -415,7 +416,7 @@ func (p *pricer) commitment(o *catalog.Offering, c *catalog.Commitment, od decim
 	if od.Valid && od.Decimal.IsPositive() {
 		d := 1 - eff.Div(od.Decimal).InexactFloat64()
 		opt.Explanation[0] += fmt.Sprintf("; %.1f%% below on-demand %s/h", 100*d, p.money(od.Decimal))
-		be := HoursPerMonth * eff.Div(od.Decimal).InexactFloat64()
+		be := catalog.HoursPerMonth * eff.Div(od.Decimal).InexactFloat64()
 		a := annuity(p.rate, 1, termM)
 		pv := upfront.Add(recurring.Mul(annuity(p.rate, 1-adv, termM-adv)))
 		beNPV := pv.Div(od.Decimal.Mul(a)).InexactFloat64()
@@ -461,7 +462,7 @@ func (p *pricer) commitment(o *catalog.Offering, c *catalog.Commitment, od decim
 		if plan < *opt.Breakeven {
 			verdict = "so on-demand is cheaper"
 		}
-		if *opt.Breakeven > HoursPerMonth {
+		if *opt.Breakeven > catalog.HoursPerMonth {
 			opt.Explanation = append(opt.Explanation, fmt.Sprintf("it never beats on-demand: break-even %.0f h/month is more than a month has", *opt.Breakeven))
 		} else {
 			opt.Explanation = append(opt.Explanation, fmt.Sprintf("%s %s wins above %.0f h/month (%.0f h at the %s%% discount rate); you plan %.0f, %s",
@@ -473,7 +474,7 @@ func (p *pricer) commitment(o *catalog.Offering, c *catalog.Commitment, od decim
 
 // monthlyRecurring is a commitment's recurring charge per month.
 func monthlyRecurring(c *catalog.Commitment) decimal.Decimal {
-	return c.Hourly.Mul(decimal.NewFromInt(HoursPerMonth)).Add(c.Monthly)
+	return c.Hourly.Mul(decimal.NewFromInt(catalog.HoursPerMonth)).Add(c.Monthly)
 }
 
 // impliedRate solves U = Σ_{m=1..n} (R_none − R_c)·v^(m−adv) for the yearly

@@ -415,7 +415,7 @@ func TestValidateDoesNotMutate(t *testing.T) {
 	if got := fmt.Sprintf("%+v", u); got != before {
 		t.Fatalf("Resolved changed its receiver:\n%s\n%s", before, got)
 	}
-	if r.Instances != 1 || r.HoursPerMonth != HoursPerMonth || r.License != "linux" || math.Abs(r.HorizonMonths-168.0/730) > 1e-12 {
+	if r.Instances != 1 || r.HoursPerMonth != catalog.HoursPerMonth || r.License != "linux" || math.Abs(r.HorizonMonths-168.0/730) > 1e-12 {
 		t.Fatalf("defaults: %+v", r)
 	}
 	r.Egress["internet"] = 9

@@ -9,11 +9,6 @@ import (
 	"github.com/gpuscout/gpuscout/internal/spot"
 )
 
-// DefaultSpotRuns is the number of simulated runs behind every spot price
-// that the cost engine and advise give.
-// TODO: use spot.DefaultRuns (added on another branch) once it is merged.
-const DefaultSpotRuns = 1000
-
 // SpotEstimate is what a spot model says about running work on spot.
 type SpotEstimate struct {
 	// HoursFactor is the expected cost per hour of work, in hours at the spot
@@ -39,26 +34,30 @@ type SpotEstimate struct {
 	OnDemandKnown            bool
 }
 
-// SpotModel estimates the cost of interruptions for a usage on an offering.
-type SpotModel interface {
-	Estimate(o *catalog.Offering, band *catalog.SpotBand, u *Usage) (SpotEstimate, error)
+// SpotInput is what the catalog decides about an offering's spot capacity
+// (catalog.SpotQuoteFor and SpotBandChoice): the price it is quoted at and
+// the interruption band its estimate uses.
+type SpotInput struct {
+	Price catalog.Price
+	Band  catalog.BandChoice
 }
 
-// DefaultBand is assumed where neither the user nor the Spot Advisor gives one:
-// the Advisor's global average interruption rate is "<10%" a month.
-const DefaultBand = "5-10%"
+// SpotModel estimates the cost of interruptions for a usage on an offering.
+type SpotModel interface {
+	Estimate(o *catalog.Offering, in SpotInput, u *Usage) (SpotEstimate, error)
+}
 
 // SimModel estimates spot overhead with the spot simulator: the usage's job
 // shape (a job of --for hours, or one month of steady use) with
 // checkpoint/restart, interruptions from the offering's Spot Advisor band
-// (or --spot-band, or DefaultBand), the instances as one gang. Without a
+// (or --spot-band, or the catalog's default band), the instances as one gang. Without a
 // deadline the policy is spot-only; with one (Deadline > 0, for a job) it is
 // Uniform Progress, which falls back to on-demand when the job falls behind
 // the progress line the deadline sets, so the estimate includes on-demand
 // hours at the offering's on-demand price. Results are cached per shape, so
 // pricing a whole catalog simulates each shape once.
 type SimModel struct {
-	Runs     int     // 0: DefaultSpotRuns
+	Runs     int     // 0: spot.DefaultRuns
 	Seed     uint64  // runs use seed Seed+1
 	Deadline float64 // hours from the start for a job; 0: none
 	mu       sync.Mutex
@@ -70,25 +69,18 @@ type simKey struct {
 	nodes                                          int
 }
 
-// ODRatio returns the offering's on-demand price over its spot price, and
-// whether both are known in one currency.
-func ODRatio(o *catalog.Offering) (float64, bool) {
-	if !o.OnDemand.Known || !o.Spot.Known || o.OnDemand.Currency != o.Spot.Currency || !o.Spot.Amount.IsPositive() {
+// ODRatio returns the on-demand price over the spot price, and whether both
+// are known in one currency.
+func ODRatio(od, sp catalog.Price) (float64, bool) {
+	if !od.Known || !sp.Known || od.Currency != sp.Currency || !sp.Amount.IsPositive() {
 		return 1, false
 	}
-	return o.OnDemand.Amount.Div(o.Spot.Amount).InexactFloat64(), true
+	return od.Amount.Div(sp.Amount).InexactFloat64(), true
 }
 
 // Estimate implements SpotModel.
-func (m *SimModel) Estimate(o *catalog.Offering, band *catalog.SpotBand, u *Usage) (SpotEstimate, error) {
-	label, origin := u.Spot.Band, "given"
-	switch {
-	case label != "":
-	case band != nil:
-		label, origin = band.Label, fmt.Sprintf("AWS Spot Advisor %s, %s", band.Region, band.AsOf)
-	default:
-		label, origin = DefaultBand, "assumed: no Spot Advisor data for this offering; the Advisor's global average is <10%; set --spot-band"
-	}
+func (m *SimModel) Estimate(o *catalog.Offering, in SpotInput, u *Usage) (SpotEstimate, error) {
+	label, origin := in.Band.Label, in.Band.Origin
 	lambda, p, note, err := spot.BandHazard(label)
 	if err != nil {
 		return SpotEstimate{}, err
@@ -100,7 +92,7 @@ func (m *SimModel) Estimate(o *catalog.Offering, band *catalog.SpotBand, u *Usag
 	} else {
 		deadline = m.Deadline
 	}
-	ratio, odKnown := ODRatio(o)
+	ratio, odKnown := ODRatio(o.OnDemand, in.Price)
 	var pol spot.Policy = spot.SpotOnly{}
 	if deadline > 0 && odKnown {
 		pol = spot.UniformProgress{}
@@ -113,7 +105,7 @@ func (m *SimModel) Estimate(o *catalog.Offering, band *catalog.SpotBand, u *Usag
 	}
 	runs := m.Runs
 	if runs == 0 {
-		runs = DefaultSpotRuns
+		runs = spot.DefaultRuns
 	}
 	// Prices per node-hour in units of the spot price: the mean cost is then
 	// spot-price hours, and scales exactly to any currency.

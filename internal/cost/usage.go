@@ -14,12 +14,10 @@ import (
 
 	"github.com/shopspring/decimal"
 
+	"github.com/gpuscout/gpuscout/internal/catalog"
 	"github.com/gpuscout/gpuscout/internal/money"
 	"github.com/gpuscout/gpuscout/internal/spot"
 )
-
-// HoursPerMonth is the month every provider and this package bills by (8760 h / 12).
-const HoursPerMonth = 730
 
 // MinBillableHours is the shortest usage any sourced provider bills (AWS and GCP: 60 s).
 const MinBillableHours = 60.0 / 3600
@@ -105,7 +103,7 @@ func (u Usage) WithDefaults() Usage {
 		d.Instances = 1
 	}
 	if d.HoursPerMonth == 0 {
-		d.HoursPerMonth = HoursPerMonth
+		d.HoursPerMonth = catalog.HoursPerMonth
 	}
 	if d.HorizonMonths == 0 {
 		if d.DurationHours > 0 {
@@ -139,8 +137,8 @@ func (u *Usage) Validate() error {
 	if u.Instances < 1 || u.Instances > MaxInstances {
 		return fmt.Errorf("instances %d: want 1 to %d", u.Instances, MaxInstances)
 	}
-	if !(u.HoursPerMonth > 0 && u.HoursPerMonth <= HoursPerMonth) {
-		return fmt.Errorf("hours per month %g: a month has %d hours; want 0 < h <= %d", u.HoursPerMonth, HoursPerMonth, HoursPerMonth)
+	if !(u.HoursPerMonth > 0 && u.HoursPerMonth <= catalog.HoursPerMonth) {
+		return fmt.Errorf("hours per month %g: a month has %d hours; want 0 < h <= %d", u.HoursPerMonth, catalog.HoursPerMonth, catalog.HoursPerMonth)
 	}
 	if !(u.DurationHours >= 0 && u.DurationHours <= MaxDurationHours) {
 		return fmt.Errorf("duration %g h: want a positive duration such as 7d, at most 100y", u.DurationHours)
@@ -151,8 +149,8 @@ func (u *Usage) Validate() error {
 	if !(u.HorizonMonths > 0 && u.HorizonMonths <= MaxHorizonMonths) {
 		return fmt.Errorf("horizon %s: want up to 10y", FormatMonths(u.HorizonMonths))
 	}
-	if u.HorizonMonths*HoursPerMonth < MinBillableHours {
-		return fmt.Errorf("horizon %s is shorter than the billing minimum of 60 s (AWS, GCP)", FormatHours(u.HorizonMonths*HoursPerMonth))
+	if u.HorizonMonths*catalog.HoursPerMonth < MinBillableHours {
+		return fmt.Errorf("horizon %s is shorter than the billing minimum of 60 s (AWS, GCP)", FormatHours(u.HorizonMonths*catalog.HoursPerMonth))
 	}
 	if u.DurationHours > 0 && u.DurationHours > u.HorizonMonths*u.HoursPerMonth+1e-9 {
 		return fmt.Errorf("the job needs %s but the horizon of %s at %g h/month holds only %s", FormatHours(u.DurationHours),
@@ -277,7 +275,7 @@ func ParseNonNegativeDuration(s string) (float64, error) {
 	units := []struct {
 		suffix string
 		hours  float64
-	}{{"mo", HoursPerMonth}, {"y", 8760}, {"w", 168}, {"d", 24}, {"h", 1}, {"m", 1.0 / 60}, {"s", 1.0 / 3600}}
+	}{{"mo", catalog.HoursPerMonth}, {"y", 8760}, {"w", 168}, {"d", 24}, {"h", 1}, {"m", 1.0 / 60}, {"s", 1.0 / 3600}}
 	if n, err := strconv.ParseFloat(t, 64); err == nil && n == 0 {
 		return 0, nil // a bare 0 needs no unit
 	}

@@ -72,12 +72,12 @@ func ParseSpec(path string, b []byte) (*Spec, error) {
 		},
 		"duration": func(n *yaml.Node) (err error) { durNode = n; u.DurationHours, err = dur(n, "duration"); return },
 		"hours_per_month": func(n *yaml.Node) (err error) {
-			u.HoursPerMonth, err = r.Number(n, "hours_per_month", 0.0001, HoursPerMonth)
+			u.HoursPerMonth, err = r.Number(n, "hours_per_month", 0.0001, catalog.HoursPerMonth)
 			return
 		},
 		"horizon": func(n *yaml.Node) error {
 			h, err := dur(n, "horizon")
-			u.HorizonMonths = h / HoursPerMonth
+			u.HorizonMonths = h / catalog.HoursPerMonth
 			return err
 		},
 		"discount_rate": func(n *yaml.Node) (err error) { u.DiscountRate, err = r.Fraction(n, "discount_rate", true); return },
@@ -142,7 +142,7 @@ func ParseSpec(path string, b []byte) (*Spec, error) {
 					"currency": func(v *yaml.Node) (err error) { c.Currency, err = cur(v, "credits.currency"); return },
 					"expires": func(v *yaml.Node) error {
 						h, err := dur(v, "credits.expires")
-						c.ExpiresMonths = h / HoursPerMonth
+						c.ExpiresMonths = h / catalog.HoursPerMonth
 						return err
 					},
 					"providers": func(v *yaml.Node) (err error) { c.Providers, err = r.Strings(v, "credits.providers"); return },

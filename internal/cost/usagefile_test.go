@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gpuscout/gpuscout/internal/catalog"
 	"github.com/gpuscout/gpuscout/internal/money"
 )
 
@@ -61,7 +62,7 @@ func FuzzParseSpec(f *testing.F) {
 		if err != nil {
 			t.Fatalf("a parsed spec fails validation: %v", err)
 		}
-		if u.HoursPerMonth > HoursPerMonth {
+		if u.HoursPerMonth > catalog.HoursPerMonth {
 			t.Fatal("more hours than the month has")
 		}
 	})

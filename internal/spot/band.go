@@ -5,10 +5,9 @@ import (
 	"math"
 	"strconv"
 	"strings"
-)
 
-// HoursPerMonth is the month of the Spot Advisor's monthly bands.
-const HoursPerMonth = 730
+	"github.com/gpuscout/gpuscout/internal/catalog"
+)
 
 // ParseBand reads a monthly interruption band label as [low, high] percent:
 // "<5%" is [0, 5], "5-10%" (or "5-10") is [5, 10], ">20%" is [20, 100]. The
@@ -63,5 +62,5 @@ func BandHazard(label string) (lambda float64, p float64, note string, err error
 	if p >= 1 {
 		return 0, 0, "", fmt.Errorf("band %q: a monthly interruption probability of 100%% has no hourly hazard", label)
 	}
-	return -math.Log(1-p) / HoursPerMonth, p, note, nil
+	return -math.Log(1-p) / catalog.HoursPerMonth, p, note, nil
 }
