@@ -726,7 +726,7 @@ func spotTable(out spotJSON, in *spotInputs) *render.Table {
 	t := &render.Table{Columns: []render.Column{{Header: "POLICY"}, {Header: "COST MEAN " + cur, Right: true}, {Header: "P50", Right: true},
 		{Header: "P95", Right: true}, {Header: "SAVINGS", Right: true}, {Header: "±95%", Right: true}, {Header: "ABOVE OD", Right: true},
 		{Header: "P(MEET)", Right: true}, {Header: "HOURS MEAN", Right: true}, {Header: "P95", Right: true}, {Header: "INTERRUPTIONS", Right: true},
-		{Header: "SWITCHES", Right: true}, {Header: "WASTED h", Right: true}}}
+		{Header: "SWITCHES", Right: true}, {Header: "WASTED h", Right: true}}, Currency: cur}
 	for _, p := range out.Policies {
 		if p.Note != "" {
 			t.Rows = append(t.Rows, []string{p.Name, "-", "-", "-", "-", "-", "-", "-", "-", "-", "-", "-", p.Note})

@@ -17,13 +17,17 @@ import (
 // plans when none fits), the decision summary, the reasons behind the top
 // three and the exclusions as notes.
 func AdviseTable(res *advise.Result, req *advise.Request, limit int) *Table {
-	t := &Table{Columns: []Column{{Header: "#", Right: true}, {Header: "PROVIDER"}, {Header: "INSTANCE"}, {Header: "REGION"},
-		{Header: "GPU"}, {Header: "×N", Right: true}, {Header: "LINK"}, {Header: "PLAN"}, {Header: "TOTAL", Right: true},
-		{Header: "HOURS", Right: true}, {Header: "P(MISS)", Right: true}, {Header: "UPFRONT", Right: true}}}
 	plans := res.Plans
 	if len(plans) == 0 {
 		plans = res.Closest
 	}
+	cur := ""
+	if len(plans) > 0 {
+		cur = string(plans[0].Currency) // one advisor, one currency
+	}
+	t := &Table{Columns: []Column{{Header: "#", Right: true}, {Header: "PROVIDER"}, {Header: "INSTANCE"}, {Header: "REGION"},
+		{Header: "GPU"}, {Header: "×N", Right: true}, {Header: "LINK"}, {Header: "PLAN"}, {Header: strings.TrimSpace("TOTAL " + cur), Right: true},
+		{Header: "HOURS", Right: true}, {Header: "P(MISS)", Right: true}, {Header: "UPFRONT", Right: true}}, Currency: cur}
 	for i := range plans {
 		p := &plans[i]
 		if limit > 0 && i >= limit {
@@ -44,7 +48,7 @@ func AdviseTable(res *advise.Result, req *advise.Request, limit int) *Table {
 		}
 		inst := fmt.Sprintf("%s×%d", countString(p.Offering.GPUCount), p.Instances)
 		t.Rows = append(t.Rows, []string{rankString(res, p), p.Offering.Provider, p.Offering.InstanceType, dashEmpty(p.Offering.Region), p.Offering.GPU.Name, inst,
-			p.Offering.Interconnect, plan, amount(p.Total) + " " + string(p.Currency), hours, missCell(req, p), amount(p.UpfrontCash)})
+			p.Offering.Interconnect, plan, amount(p.Total), hours, missCell(req, p), amount(p.UpfrontCash)})
 	}
 	if len(res.Plans) == 0 {
 		t.Notes = append(t.Notes, "Nothing meets the constraints: "+res.Violation+". The closest plans are shown (~).")
