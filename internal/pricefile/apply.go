@@ -1,6 +1,7 @@
 package pricefile
 
 import (
+	"fmt"
 	"path/filepath"
 	"strings"
 
@@ -29,6 +30,7 @@ func Apply(c *catalog.Catalog, fx *money.FX, f *File) (Summary, error) {
 			return sum, &Error{Path: f.Path, Line: r.Line, Field: "fx." + string(r.Currency), Msg: err.Error()}
 		}
 	}
+	seen := map[string]int{} // offering key -> line of the entry that gave it
 	for i := range f.Entries {
 		e := &f.Entries[i]
 		fail := func(field, msg string) error { return &Error{Path: f.Path, Line: e.Line, Field: field, Msg: msg} }
@@ -42,9 +44,17 @@ func Apply(c *catalog.Catalog, fx *money.FX, f *File) (Summary, error) {
 				region = pickRegion(c, p.Name, rs)
 			}
 		}
+		key := entryKey(p.Name, e.InstanceType, region, e.Zone)
+		if at, dup := seen[key]; dup {
+			return sum, &Error{Path: f.Path, Line: e.Line, Msg: fmt.Sprintf("the same offering as the entry at line %d (%s); give each offering once, with price and spot_price in one entry", at, key)}
+		}
+		seen[key] = e.Line
 		cur := e.Currency
 		if cur == "" {
 			cur = money.Currency(p.Currency)
+		}
+		if err := checkEntrySpot(f.Path, fx, e, cur); err != nil {
+			return sum, err
 		}
 		matches := match(c, p.Name, e.InstanceType, region, e.Zone)
 		mk := func(d decimal.NullDecimal) catalog.Price {
@@ -70,6 +80,9 @@ func Apply(c *catalog.Catalog, fx *money.FX, f *File) (Summary, error) {
 				if e.SpotPrice.Valid {
 					o.Spot = mk(e.SpotPrice)
 				}
+				if err := checkOfferingSpot(f.Path, fx, e, o); err != nil {
+					return sum, err
+				}
 			}
 			sum.Overridden += len(matches)
 		default:
@@ -90,6 +103,7 @@ func Apply(c *catalog.Catalog, fx *money.FX, f *File) (Summary, error) {
 			sum.Added++
 		}
 	}
+	seenCommit := map[string]int{}
 	for _, ce := range f.Commitments {
 		fail := func(field, msg string) error { return &Error{Path: f.Path, Line: ce.Line, Field: field, Msg: msg} }
 		p := c.Provider(ce.Provider)
@@ -103,6 +117,11 @@ func Apply(c *catalog.Catalog, fx *money.FX, f *File) (Summary, error) {
 		if len(match(c, p.Name, ce.InstanceType, region, "")) == 0 {
 			return sum, fail("instance_type", "no offering is "+p.Name+describe(ce.InstanceType, region)+"; add it under prices: first")
 		}
+		key := commitmentKey(p.Name, ce.InstanceType, region, &ce)
+		if at, dup := seenCommit[key]; dup {
+			return sum, &Error{Path: f.Path, Line: ce.Line, Msg: fmt.Sprintf("the same commitment as the one at line %d (%s); give each commitment once", at, key)}
+		}
+		seenCommit[key] = ce.Line
 		cur := ce.Currency
 		if cur == "" {
 			cur = money.Currency(p.Currency)
@@ -125,6 +144,33 @@ func pickRegion(c *catalog.Catalog, provider string, rs []string) string {
 		}
 	}
 	return rs[0]
+}
+
+// entryKey names the offerings an entry applies to: provider/type/region/zone
+// without the parts it leaves open, or "provider, every instance type".
+func entryKey(provider, typ, region, zone string) string {
+	if typ == "" {
+		s := provider + ", every instance type"
+		if region != "" {
+			s += " in " + region
+		}
+		if zone != "" {
+			s += " zone " + zone
+		}
+		return s
+	}
+	s := provider + "/" + typ
+	for _, part := range []string{region, zone} {
+		if part != "" {
+			s += "/" + part
+		}
+	}
+	return s
+}
+
+// commitmentKey names one commitment offer: what it is for, model, term, payment and class.
+func commitmentKey(provider, typ, region string, ce *CommitmentEntry) string {
+	return strings.TrimSpace(strings.Join([]string{provider + "/" + typ + "/" + region, ce.Model, ce.Term, ce.Payment, ce.Class}, " "))
 }
 
 func describe(typ, region string) string {

@@ -25,6 +25,8 @@ type File struct {
 	FX          []FXRate
 	Entries     []Entry
 	Commitments []CommitmentEntry
+
+	currencyLine int // line of the top-level currency, for messages
 }
 
 // CommitmentEntry is a commitment price the user supplies (a subscription
@@ -43,7 +45,12 @@ type CommitmentEntry struct {
 	Monthly      decimal.Decimal
 	Currency     money.Currency
 	AsOf         string
+
+	lines commitmentLines
 }
+
+// commitmentLines are the lines of a commitment's fields, for messages.
+type commitmentLines struct{ currency, upfront, hourly, monthly int }
 
 // FXRate is a rate from the file: one unit of Currency is worth USD dollars.
 type FXRate struct {
@@ -74,7 +81,12 @@ type Entry struct {
 	Interconnect string
 	// Steps: pay-as-you-go prices by cumulative hours of use (hourly_steps).
 	Steps []catalog.PriceStep
+
+	lines entryLines
 }
+
+// entryLines are the lines of an entry's fields, for messages.
+type entryLines struct{ currency, price, spot int }
 
 // Error is a validation error at a file position.
 type Error = yamlfields.Error
@@ -97,7 +109,11 @@ func Parse(path string, b []byte) (*File, error) {
 		return nil, err
 	}
 	err = p.Mapping(top, "top level", map[string]func(*yaml.Node) error{
-		"currency":    func(n *yaml.Node) (err error) { f.Currency, err = p.Currency(n, "currency"); return },
+		"currency": func(n *yaml.Node) (err error) {
+			f.Currency, err = p.Currency(n, "currency")
+			f.currencyLine = n.Line
+			return
+		},
 		"as_of":       func(n *yaml.Node) (err error) { f.AsOf, err = p.Date(n, "as_of"); return },
 		"note":        func(n *yaml.Node) (err error) { f.Note, err = p.Str(n, "note"); return },
 		"fx":          func(n *yaml.Node) error { return parseFX(p, n, f) },
@@ -109,6 +125,9 @@ func Parse(path string, b []byte) (*File, error) {
 	}
 	if f.Entries == nil && f.Commitments == nil {
 		return nil, &Error{Path: path, Line: top.Line, Field: "prices", Msg: "missing; want a list of price entries (and/or commitments)"}
+	}
+	if err := f.checkCurrencies(); err != nil {
+		return nil, err
 	}
 	for i := range f.Commitments {
 		c := &f.Commitments[i]
@@ -161,14 +180,26 @@ func parseEntries(p *yamlfields.Reader, n *yaml.Node, f *File) error {
 	return p.Sequence(n, "prices", func(item *yaml.Node) error {
 		e := Entry{Line: item.Line}
 		err := p.Mapping(item, "a price entry", map[string]func(*yaml.Node) error{
-			"provider":       func(v *yaml.Node) (err error) { e.Provider, err = p.NonEmpty(v, "provider"); return },
-			"instance_type":  func(v *yaml.Node) (err error) { e.InstanceType, err = p.NonEmpty(v, "instance_type"); return },
-			"region":         func(v *yaml.Node) (err error) { e.Region, err = p.NonEmpty(v, "region"); return },
-			"zone":           func(v *yaml.Node) (err error) { e.Zone, err = p.NonEmpty(v, "zone"); return },
-			"price":          func(v *yaml.Node) (err error) { e.Price, err = p.Price(v, "price"); return },
-			"spot_price":     func(v *yaml.Node) (err error) { e.SpotPrice, err = p.Price(v, "spot_price"); return },
-			"discount":       func(v *yaml.Node) (err error) { e.Discount, err = fraction(p, v, "discount"); return },
-			"currency":       func(v *yaml.Node) (err error) { e.Currency, err = p.Currency(v, "currency"); return },
+			"provider":      func(v *yaml.Node) (err error) { e.Provider, err = p.NonEmpty(v, "provider"); return },
+			"instance_type": func(v *yaml.Node) (err error) { e.InstanceType, err = p.NonEmpty(v, "instance_type"); return },
+			"region":        func(v *yaml.Node) (err error) { e.Region, err = p.NonEmpty(v, "region"); return },
+			"zone":          func(v *yaml.Node) (err error) { e.Zone, err = p.NonEmpty(v, "zone"); return },
+			"price": func(v *yaml.Node) (err error) {
+				e.Price, err = p.Price(v, "price")
+				e.lines.price = v.Line
+				return
+			},
+			"spot_price": func(v *yaml.Node) (err error) {
+				e.SpotPrice, err = p.Price(v, "spot_price")
+				e.lines.spot = v.Line
+				return
+			},
+			"discount": func(v *yaml.Node) (err error) { e.Discount, err = fraction(p, v, "discount"); return },
+			"currency": func(v *yaml.Node) (err error) {
+				e.Currency, err = p.Currency(v, "currency")
+				e.lines.currency = v.Line
+				return
+			},
 			"as_of":          func(v *yaml.Node) (err error) { e.AsOf, err = p.Date(v, "as_of"); return },
 			"note":           func(v *yaml.Node) (err error) { e.Note, err = p.Str(v, "note"); return },
 			"gpu":            func(v *yaml.Node) (err error) { e.GPU, err = p.NonEmpty(v, "gpu"); return },
@@ -227,8 +258,12 @@ func parseCommitments(p *yamlfields.Reader, n *yaml.Node, f *File) error {
 	f.Commitments = []CommitmentEntry{}
 	return p.Sequence(n, "commitments", func(item *yaml.Node) error {
 		c := CommitmentEntry{Line: item.Line}
-		amount := func(field string, dst *decimal.Decimal) func(*yaml.Node) error {
-			return func(v *yaml.Node) (err error) { *dst, err = p.Amount(v, field, "an amount >= 0"); return }
+		amount := func(field string, dst *decimal.Decimal, line *int) func(*yaml.Node) error {
+			return func(v *yaml.Node) (err error) {
+				*dst, err = p.Amount(v, field, "an amount >= 0")
+				*line = v.Line
+				return
+			}
 		}
 		err := p.Mapping(item, "a commitment entry", map[string]func(*yaml.Node) error{
 			"provider":      func(v *yaml.Node) (err error) { c.Provider, err = p.NonEmpty(v, "provider"); return },
@@ -248,11 +283,15 @@ func parseCommitments(p *yamlfields.Reader, n *yaml.Node, f *File) error {
 				c.Term = t
 				return err
 			},
-			"upfront":  amount("upfront", &c.Upfront),
-			"hourly":   amount("hourly", &c.Hourly),
-			"monthly":  amount("monthly", &c.Monthly),
-			"currency": func(v *yaml.Node) (err error) { c.Currency, err = p.Currency(v, "currency"); return },
-			"as_of":    func(v *yaml.Node) (err error) { c.AsOf, err = p.Date(v, "as_of"); return },
+			"upfront": amount("upfront", &c.Upfront, &c.lines.upfront),
+			"hourly":  amount("hourly", &c.Hourly, &c.lines.hourly),
+			"monthly": amount("monthly", &c.Monthly, &c.lines.monthly),
+			"currency": func(v *yaml.Node) (err error) {
+				c.Currency, err = p.Currency(v, "currency")
+				c.lines.currency = v.Line
+				return
+			},
+			"as_of": func(v *yaml.Node) (err error) { c.AsOf, err = p.Date(v, "as_of"); return },
 		})
 		if err != nil {
 			return err
@@ -262,8 +301,8 @@ func parseCommitments(p *yamlfields.Reader, n *yaml.Node, f *File) error {
 				return p.Errf(item, field, "missing; a commitment names provider, instance_type, region, model, term and payment")
 			}
 		}
-		if c.Upfront.IsZero() && c.Hourly.IsZero() && c.Monthly.IsZero() {
-			return p.Errf(item, "upfront", "missing; give upfront, hourly and/or monthly")
+		if err := c.checkPayment(p.Path, item.Line); err != nil {
+			return err
 		}
 		f.Commitments = append(f.Commitments, c)
 		return nil

@@ -170,7 +170,7 @@ func TestCommitments(t *testing.T) {
 	for name, tc := range map[string]struct{ in, want string }{
 		"bad model":   {"commitments:\n  - {provider: aws, instance_type: x, region: r, model: lease, term: 1y, payment: monthly, monthly: 1}\n", `field model: value "lease" is not one of reserved`},
 		"bad term":    {"commitments:\n  - {provider: aws, instance_type: x, region: r, model: reserved, term: 2 years, payment: monthly, monthly: 1}\n", `field term: value "2 years"`},
-		"no amount":   {"commitments:\n  - {provider: aws, instance_type: x, region: r, model: reserved, term: 1y, payment: monthly}\n", "field upfront: missing"},
+		"no amount":   {"commitments:\n  - {provider: aws, instance_type: x, region: r, model: reserved, term: 1y, payment: monthly}\n", "field hourly: missing"},
 		"no payment":  {"commitments:\n  - {provider: aws, instance_type: x, region: r, model: reserved, term: 1y, monthly: 1}\n", "field payment: missing"},
 		"steps start": {"prices:\n  - {provider: tencent, instance_type: x, hourly_steps: [{from_hours: 5, price: 1}]}\n", "the first step must start at 0 hours"},
 		"steps order": {"prices:\n  - {provider: tencent, instance_type: x, hourly_steps: [{from_hours: 0, price: 2}, {from_hours: 0, price: 1}]}\n", "must be above the previous step"},

@@ -4,8 +4,10 @@
 package yamlfields
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"regexp"
 	"sort"
 	"strconv"
@@ -35,16 +37,31 @@ func (e *Error) Error() string {
 // Reader reads the nodes of one file.
 type Reader struct{ Path string }
 
-// Root parses b and returns its top-level node; want describes the expected content for the empty-file error.
+// Root parses b and returns its top-level node; want describes the expected
+// content for the empty-file error. The file must hold one YAML document: a
+// second one (after a --- line) is an error, never silently ignored.
 func (r *Reader) Root(b []byte, want string) (*yaml.Node, error) {
+	dec := yaml.NewDecoder(bytes.NewReader(b))
 	var root yaml.Node
-	if err := yaml.Unmarshal(b, &root); err != nil {
-		return nil, &Error{Path: r.Path, Line: errLine(err), Msg: "not valid YAML: " + strings.TrimPrefix(err.Error(), "yaml: ")}
+	if err := dec.Decode(&root); err != nil && err != io.EOF {
+		return nil, r.invalid(err)
 	}
 	if len(root.Content) == 0 {
 		return nil, &Error{Path: r.Path, Line: 1, Msg: "the file is empty; want " + want}
 	}
+	var next yaml.Node
+	switch err := dec.Decode(&next); {
+	case err == io.EOF:
+	case err != nil:
+		return nil, r.invalid(err)
+	default:
+		return nil, &Error{Path: r.Path, Line: next.Line, Msg: "a second YAML document starts here; the file holds one document: remove the --- line or merge the two"}
+	}
 	return root.Content[0], nil
+}
+
+func (r *Reader) invalid(err error) error {
+	return &Error{Path: r.Path, Line: errLine(err), Msg: "not valid YAML: " + strings.TrimPrefix(err.Error(), "yaml: ")}
 }
 
 // Errf makes an Error at node n.
