@@ -53,6 +53,11 @@ func Apply(c *catalog.Catalog, fx *money.FX, f *File) (Summary, error) {
 		if cur == "" {
 			cur = money.Currency(p.Currency)
 		}
+		if e.Currency == "" { // in the provider's currency: not checked by Parse
+			if err := checkEntryAmounts(f.Path, fx, e, cur); err != nil {
+				return sum, err
+			}
+		}
 		if err := checkEntrySpot(f.Path, fx, e, cur); err != nil {
 			return sum, err
 		}
@@ -125,6 +130,9 @@ func Apply(c *catalog.Catalog, fx *money.FX, f *File) (Summary, error) {
 		cur := ce.Currency
 		if cur == "" {
 			cur = money.Currency(p.Currency)
+			if err := checkCommitmentAmounts(f.Path, fx, &ce, cur); err != nil {
+				return sum, err
+			}
 		}
 		c.Commitments = append(c.Commitments, catalog.Commitment{Provider: p.Name, InstanceType: ce.InstanceType, Region: region,
 			Model: ce.Model, Term: ce.Term, Payment: ce.Payment, Class: ce.Class, Upfront: ce.Upfront, Hourly: ce.Hourly, Monthly: ce.Monthly,

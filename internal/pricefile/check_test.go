@@ -80,3 +80,58 @@ func TestAccepts(t *testing.T) {
 		}
 	}
 }
+
+// TestBounds: every price, rate, amount and count is bounded (limits.go), and
+// the message names file:line, the field, the value and the allowed range.
+func TestBounds(t *testing.T) {
+	entry := func(fields string) string { return "prices:\n  - " + p4d + ",\n     " + fields + "}\n" }
+	commit := func(rest string) string {
+		return "commitments:\n  - {provider: aws, instance_type: p4d.24xlarge, region: us-east-1, model: reserved,\n     " + rest + "}\n"
+	}
+	const usd = "more than 0 and at most 10000 USD an hour per instance"
+	for name, tc := range map[string]struct{ in, want string }{
+		"price 1e309":        {entry("price: 1e309"), `x.yaml:3: field price: value 1e309 is outside the allowed range: ` + usd},
+		"price 10001":        {entry("price: 10001"), `x.yaml:3: field price: value 10001 is outside the allowed range: ` + usd},
+		"price zero":         {entry("price: 0"), `x.yaml:3: field price: value 0 is outside the allowed range: ` + usd + ` (omit a price nobody knows)`},
+		"price NaN":          {entry("price: NaN"), `x.yaml:3: field price: value "NaN" is not a number`},
+		"price .inf":         {entry("price: .inf"), `x.yaml:3: field price: value ".inf" is not a number`},
+		"price tiny":         {entry("price: 1e-400"), `x.yaml:3: field price: value 1e-400 has more than 10 decimal places`},
+		"spot 1e20":          {entry("spot_price: 1e20"), `x.yaml:3: field spot_price: value 100000000000000000000 is outside the allowed range: ` + usd},
+		"CNY scaled":         {entry("price: 71844, currency: CNY"), `field price: value 71844 is outside the allowed range: more than 0 and at most 71843 CNY an hour per instance (10000 USD at the rate 1 USD = 7.1843 CNY)`},
+		"file fx scaled":     {"fx: {JPY: 0.01}\nprices:\n  - " + p4d + ",\n     price: 1000001, currency: JPY}\n", `x.yaml:4: field price: value 1000001 is outside the allowed range: more than 0 and at most 1000000 JPY an hour per instance`},
+		"provider currency":  {"prices:\n  - {provider: alibaba, instance_type: ecs.gn7i-c8g1.2xlarge, region: cn-hangzhou,\n     price: 1e9}\n", `x.yaml:3: field price: value 1000000000 is outside the allowed range: more than 0 and at most 71843 CNY`},
+		"step price":         {"prices:\n  - {provider: tencent, instance_type: x, hourly_steps: [{from_hours: 0, price: 2}, {from_hours: 96, price: 1e309}]}\n", `x.yaml:2: field hourly_steps.price: value 1e309 is outside the allowed range: more than 0 and at most 71843 CNY an hour per instance`},
+		"step zero":          {"prices:\n  - {provider: tencent, instance_type: x, hourly_steps: [{from_hours: 0, price: 0}]}\n", `field hourly_steps.price: value 0 is outside the allowed range`},
+		"fx 1e309":           {"fx:\n  CNY: 1e309\nprices:\n  - " + p4d + ", price: 20}\n", `x.yaml:2: field fx.CNY: value 1e309 is outside the allowed range: from 0.000001 to 100 USD per one CNY`},
+		"fx tiny":            {"fx:\n  CNY: 1e-9\nprices:\n  - " + p4d + ", price: 20}\n", `x.yaml:2: field fx.CNY: value 0.000000001 is outside the allowed range: from 0.000001 to 100 USD per one CNY`},
+		"hourly commitment":  {commit("term: 1y, payment: no-upfront, hourly: 20000"), `x.yaml:3: field hourly: value 20000 is outside the allowed range: from 0 to 10000 USD an hour`},
+		"monthly commitment": {commit("term: 1y, payment: monthly, monthly: 1e12"), `x.yaml:3: field monthly: value 1000000000000 is outside the allowed range: from 0 to 7440000 USD a month`},
+		"upfront commitment": {commit("term: 1y, payment: all-upfront, upfront: 1e309"), `x.yaml:3: field upfront: value 1e309 is outside the allowed range: from 0 to 89280000 USD for a 12-month term`},
+		"term too long":      {commit("term: 100y, payment: all-upfront, upfront: 1"), `x.yaml:3: field term: value "100y" is outside the allowed range: from 1 to 60 months (1y..5y, 1mo..60mo)`},
+		"term negative":      {commit("term: -1y, payment: all-upfront, upfront: 1"), `x.yaml:3: field term: value "-1y" is outside the allowed range`},
+		"gpu_count":          {"prices:\n  - {provider: aws, instance_type: big, region: us-east-1, gpu: T4, gpu_count: 1000, price: 1}\n", `x.yaml:2: field gpu_count: value "1000" is outside the allowed range: more than 0 and at most 64`},
+		"gpu_count NaN":      {"prices:\n  - {provider: aws, instance_type: big, region: us-east-1, gpu: T4, gpu_count: NaN, price: 1}\n", `field gpu_count: value "NaN" is outside the allowed range`},
+		"vcpus":              {"prices:\n  - {provider: aws, instance_type: big, region: us-east-1, gpu: T4, gpu_count: 1, vcpus: 1e6, price: 1}\n", `field vcpus: value "1e6" is outside the allowed range: more than 0 and at most 4096`},
+		"memory_gib":         {"prices:\n  - {provider: aws, instance_type: big, region: us-east-1, gpu: T4, gpu_count: 1, memory_gib: 1e9, price: 1}\n", `field memory_gib: value "1e9" is outside the allowed range: more than 0 and at most 65536`},
+		"gpu_memory_gib":     {"prices:\n  - {provider: aws, instance_type: big, region: us-east-1, gpu: T4, gpu_count: 1, gpu_memory_gib: 5000, price: 1}\n", `field gpu_memory_gib: value "5000" is outside the allowed range: more than 0 and at most 1024`},
+		"discount 100%":      {"prices:\n  - {provider: gcp, discount: 100%}\n", `x.yaml:2: field discount: value "100%" is outside 0%..100%`},
+		"impossible date":    {"as_of: 2026-13-45\nprices:\n  - " + p4d + ", price: 20}\n", `x.yaml:1: field as_of: value "2026-13-45" is not a date`},
+	} {
+		err := validate(tc.in)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s:\n got %v\nwant %q", name, err, tc.want)
+		}
+	}
+	// The edges themselves are allowed.
+	for name, in := range map[string]string{
+		"price 10000":    entry("price: 10000, spot_price: 0.0000000001"),
+		"CNY 71843":      entry("price: 71843, currency: CNY"),
+		"gpu_count 0.25": "prices:\n  - {provider: aws, instance_type: slice, region: us-east-1, gpu: T4, gpu_count: 0.25, price: 1}\n",
+		"term 5y":        commit("term: 5y, payment: all-upfront, upfront: 446400000"),
+		"fx edges":       "fx: {CNY: 0.000001, EUR: 100}\nprices:\n  - " + p4d + ", price: 20}\n",
+	} {
+		if err := validate(in); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+}

@@ -50,7 +50,7 @@ type CommitmentEntry struct {
 }
 
 // commitmentLines are the lines of a commitment's fields, for messages.
-type commitmentLines struct{ currency, upfront, hourly, monthly int }
+type commitmentLines struct{ currency, term, upfront, hourly, monthly int }
 
 // FXRate is a rate from the file: one unit of Currency is worth USD dollars.
 type FXRate struct {
@@ -86,7 +86,10 @@ type Entry struct {
 }
 
 // entryLines are the lines of an entry's fields, for messages.
-type entryLines struct{ currency, price, spot int }
+type entryLines struct {
+	currency, price, spot int
+	steps                 []int // of each hourly step's price
+}
 
 // Error is a validation error at a file position.
 type Error = yamlfields.Error
@@ -150,6 +153,9 @@ func Parse(path string, b []byte) (*File, error) {
 			e.Note = f.Note
 		}
 	}
+	if err := f.checkBounds(); err != nil {
+		return nil, err
+	}
 	return f, nil
 }
 
@@ -163,12 +169,16 @@ func parseFX(p *yamlfields.Reader, n *yaml.Node, f *File) error {
 		if err != nil {
 			return p.Errf(k, "fx", "%v", err)
 		}
-		r, err := p.Amount(v, "fx."+k.Value, "USD per one "+string(c))
+		field := "fx." + k.Value
+		r, err := p.Amount(v, field, "USD per one "+string(c))
 		if err != nil {
 			return err
 		}
-		if !r.IsPositive() {
-			return p.Errf(v, "fx."+k.Value, "value %s must be > 0 (USD per one %s)", v.Value, c)
+		if r.LessThan(MinFXRate) || r.GreaterThan(MaxFXRate) {
+			return p.Errf(v, field, "value %s is outside the allowed range: from %s to %s USD per one %s", show(r), MinFXRate, MaxFXRate, c)
+		}
+		if err := checkPlaces(p.Path, v.Line, field, r); err != nil {
+			return err
 		}
 		f.FX = append(f.FX, FXRate{Currency: c, USD: r, Line: v.Line})
 	}
@@ -200,15 +210,21 @@ func parseEntries(p *yamlfields.Reader, n *yaml.Node, f *File) error {
 				e.lines.currency = v.Line
 				return
 			},
-			"as_of":          func(v *yaml.Node) (err error) { e.AsOf, err = p.Date(v, "as_of"); return },
-			"note":           func(v *yaml.Node) (err error) { e.Note, err = p.Str(v, "note"); return },
-			"gpu":            func(v *yaml.Node) (err error) { e.GPU, err = p.NonEmpty(v, "gpu"); return },
-			"gpu_count":      func(v *yaml.Node) (err error) { e.GPUCount, err = p.Positive(v, "gpu_count"); return },
-			"gpu_memory_gib": func(v *yaml.Node) (err error) { e.GPUMemoryGiB, err = p.Positive(v, "gpu_memory_gib"); return },
-			"vcpus":          func(v *yaml.Node) (err error) { e.VCPUs, err = p.Positive(v, "vcpus"); return },
-			"memory_gib":     func(v *yaml.Node) (err error) { e.MemoryGiB, err = p.Positive(v, "memory_gib"); return },
-			"interconnect":   func(v *yaml.Node) (err error) { e.Interconnect, err = p.NonEmpty(v, "interconnect"); return },
-			"hourly_steps":   func(v *yaml.Node) (err error) { e.Steps, err = parseSteps(p, v); return },
+			"as_of":     func(v *yaml.Node) (err error) { e.AsOf, err = p.Date(v, "as_of"); return },
+			"note":      func(v *yaml.Node) (err error) { e.Note, err = p.Str(v, "note"); return },
+			"gpu":       func(v *yaml.Node) (err error) { e.GPU, err = p.NonEmpty(v, "gpu"); return },
+			"gpu_count": func(v *yaml.Node) (err error) { e.GPUCount, err = p.PositiveMax(v, "gpu_count", MaxGPUCount); return },
+			"gpu_memory_gib": func(v *yaml.Node) (err error) {
+				e.GPUMemoryGiB, err = p.PositiveMax(v, "gpu_memory_gib", MaxGPUMemoryGiB)
+				return
+			},
+			"vcpus": func(v *yaml.Node) (err error) { e.VCPUs, err = p.PositiveMax(v, "vcpus", MaxVCPUs); return },
+			"memory_gib": func(v *yaml.Node) (err error) {
+				e.MemoryGiB, err = p.PositiveMax(v, "memory_gib", MaxMemoryGiB)
+				return
+			},
+			"interconnect": func(v *yaml.Node) (err error) { e.Interconnect, err = p.NonEmpty(v, "interconnect"); return },
+			"hourly_steps": func(v *yaml.Node) (err error) { e.Steps, e.lines.steps, err = parseSteps(p, v); return },
 		})
 		if err != nil {
 			return err
@@ -277,11 +293,17 @@ func parseCommitments(p *yamlfields.Reader, n *yaml.Node, f *File) error {
 			},
 			"term": func(v *yaml.Node) error {
 				t, err := p.NonEmpty(v, "term")
-				if err == nil && catalog.TermMonths(t) == 0 {
-					return p.Errf(v, "term", "value %q: want 1y, 3y or Nmo", t)
+				if err != nil {
+					return err
 				}
-				c.Term = t
-				return err
+				switch m := catalog.TermMonths(t); {
+				case m == 0:
+					return p.Errf(v, "term", "value %q: want 1y, 3y or Nmo", t)
+				case m < MinTermMonths || m > MaxTermMonths:
+					return p.Errf(v, "term", "value %q is outside the allowed range: from %d to %d months (1y..5y, 1mo..60mo)", t, MinTermMonths, MaxTermMonths)
+				}
+				c.Term, c.lines.term = t, v.Line
+				return nil
 			},
 			"upfront": amount("upfront", &c.Upfront, &c.lines.upfront),
 			"hourly":  amount("hourly", &c.Hourly, &c.lines.hourly),
@@ -310,17 +332,19 @@ func parseCommitments(p *yamlfields.Reader, n *yaml.Node, f *File) error {
 }
 
 // parseSteps reads [{from_hours: 0, price: 16.09}, {from_hours: 96, price: 12.0}, ...].
-func parseSteps(p *yamlfields.Reader, n *yaml.Node) ([]catalog.PriceStep, error) {
+func parseSteps(p *yamlfields.Reader, n *yaml.Node) ([]catalog.PriceStep, []int, error) {
 	var out []catalog.PriceStep
+	var lines []int
 	err := p.Sequence(n, "hourly_steps", func(item *yaml.Node) error {
 		var st catalog.PriceStep
 		set := false
 		err := p.Mapping(item, "a price step", map[string]func(*yaml.Node) error{
 			"from_hours": func(v *yaml.Node) (err error) {
-				st.FromHours, err = p.Number(v, "hourly_steps.from_hours", 0, 1e6)
+				st.FromHours, err = p.Number(v, "hourly_steps.from_hours", 0, MaxFromHours)
 				return
 			},
 			"price": func(v *yaml.Node) error {
+				lines = append(lines, v.Line)
 				d, err := p.Price(v, "hourly_steps.price")
 				st.Amount, set = d.Decimal, err == nil
 				return err
@@ -344,7 +368,7 @@ func parseSteps(p *yamlfields.Reader, n *yaml.Node) ([]catalog.PriceStep, error)
 	if err == nil && len(out) == 0 {
 		err = p.Errf(n, "hourly_steps", "is empty")
 	}
-	return out, err
+	return out, lines, err
 }
 
 func fraction(p *yamlfields.Reader, n *yaml.Node, field string) (decimal.NullDecimal, error) {

@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/shopspring/decimal"
 	"go.yaml.in/yaml/v3"
@@ -171,6 +172,9 @@ func (r *Reader) Date(n *yaml.Node, field string) (string, error) {
 	if !dateRE.MatchString(s) {
 		return "", r.Errf(n, field, "value %q is not a date; want YYYY-MM-DD", s)
 	}
+	if _, err := time.Parse(time.DateOnly, s); err != nil {
+		return "", r.Errf(n, field, "value %q is not a date; want YYYY-MM-DD with a real month and day", s)
+	}
 	return s, nil
 }
 
@@ -218,6 +222,22 @@ func (r *Reader) Positive(n *yaml.Node, field string) (float64, error) {
 	v, err := strconv.ParseFloat(s, 64)
 	if err != nil || !(v > 0) || v > 1e9 {
 		return 0, r.Errf(n, field, "value %q is not a positive number", s)
+	}
+	return v, nil
+}
+
+// PositiveMax reads a number more than 0 and at most max.
+func (r *Reader) PositiveMax(n *yaml.Node, field string, max float64) (float64, error) {
+	s, err := r.Str(n, field)
+	if err != nil {
+		return 0, err
+	}
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		return 0, r.Errf(n, field, "value %q is not a number; want more than 0 and at most %g", s, max)
+	}
+	if !(v > 0 && v <= max) {
+		return 0, r.Errf(n, field, "value %q is outside the allowed range: more than 0 and at most %g", s, max)
 	}
 	return v, nil
 }
