@@ -30,6 +30,8 @@ func Apply(c *catalog.Catalog, fx *money.FX, f *File) (Summary, error) {
 			return sum, &Error{Path: f.Path, Line: r.Line, Field: "fx." + string(r.Currency), Msg: err.Error()}
 		}
 	}
+	x := newOfferingIndex(c)
+	b := newBounds(fx)
 	seen := map[string]int{} // offering key -> line of the entry that gave it
 	for i := range f.Entries {
 		e := &f.Entries[i]
@@ -40,7 +42,7 @@ func Apply(c *catalog.Catalog, fx *money.FX, f *File) (Summary, error) {
 		}
 		region := e.Region
 		if region != "" {
-			if rs := c.ResolveRegion(region); len(rs) > 0 {
+			if rs := x.resolveRegion(region); len(rs) > 0 {
 				region = pickRegion(c, p.Name, rs)
 			}
 		}
@@ -54,14 +56,14 @@ func Apply(c *catalog.Catalog, fx *money.FX, f *File) (Summary, error) {
 			cur = money.Currency(p.Currency)
 		}
 		if e.Currency == "" { // in the provider's currency: not checked by Parse
-			if err := checkEntryAmounts(f.Path, fx, e, cur); err != nil {
+			if err := checkEntryAmounts(f.Path, b, e, cur); err != nil {
 				return sum, err
 			}
 		}
 		if err := checkEntrySpot(f.Path, fx, e, cur); err != nil {
 			return sum, err
 		}
-		matches := match(c, p.Name, e.InstanceType, region, e.Zone)
+		matches := x.match(p.Name, e.InstanceType, region, e.Zone)
 		mk := func(d decimal.NullDecimal) catalog.Price {
 			return catalog.Price{Known: true, Amount: d.Decimal, Currency: cur, Source: src.ID, AsOf: e.AsOf, Note: e.Note}
 		}
@@ -104,7 +106,7 @@ func Apply(c *catalog.Catalog, fx *money.FX, f *File) (Summary, error) {
 				o.Spot = mk(e.SpotPrice)
 			}
 			o.SpecSource = src.ID
-			c.Offerings = append(c.Offerings, o)
+			x.add(o)
 			sum.Added++
 		}
 	}
@@ -116,10 +118,10 @@ func Apply(c *catalog.Catalog, fx *money.FX, f *File) (Summary, error) {
 			return sum, fail("provider", "unknown provider \""+ce.Provider+"\"; known: "+strings.Join(c.ProviderNames(), ", "))
 		}
 		region := ce.Region
-		if rs := c.ResolveRegion(region); len(rs) > 0 {
+		if rs := x.resolveRegion(region); len(rs) > 0 {
 			region = pickRegion(c, p.Name, rs)
 		}
-		if len(match(c, p.Name, ce.InstanceType, region, "")) == 0 {
+		if len(x.match(p.Name, ce.InstanceType, region, "")) == 0 {
 			return sum, fail("instance_type", "no offering is "+p.Name+describe(ce.InstanceType, region)+"; add it under prices: first")
 		}
 		key := commitmentKey(p.Name, ce.InstanceType, region, &ce)
@@ -130,7 +132,7 @@ func Apply(c *catalog.Catalog, fx *money.FX, f *File) (Summary, error) {
 		cur := ce.Currency
 		if cur == "" {
 			cur = money.Currency(p.Currency)
-			if err := checkCommitmentAmounts(f.Path, fx, &ce, cur); err != nil {
+			if err := checkCommitmentAmounts(f.Path, b, &ce, cur); err != nil {
 				return sum, err
 			}
 		}
@@ -201,18 +203,6 @@ func discounted(p catalog.Price, keep decimal.Decimal, src string, e *Entry) cat
 		note += "; " + e.Note
 	}
 	return catalog.Price{Known: true, Amount: p.Amount.Mul(keep), Currency: p.Currency, Source: src, AsOf: e.AsOf, Note: note}
-}
-
-func match(c *catalog.Catalog, provider, typ, region, zone string) []*catalog.Offering {
-	var out []*catalog.Offering
-	for i := range c.Offerings {
-		o := &c.Offerings[i]
-		if o.Provider != provider || (typ != "" && o.InstanceType != typ) || (region != "" && o.Region != region) || (zone != "" && o.Zone != zone) {
-			continue
-		}
-		out = append(out, o)
-	}
-	return out
 }
 
 func newOffering(c *catalog.Catalog, provider, region string, e *Entry, fail func(string, string) error) (catalog.Offering, error) {

@@ -1,6 +1,9 @@
 package pricefile
 
 import (
+	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -133,5 +136,26 @@ func TestBounds(t *testing.T) {
 		if err := validate(in); err != nil {
 			t.Errorf("%s: %v", name, err)
 		}
+	}
+}
+
+// TestSizeLimit: a file above MaxFileSize is refused before it is parsed, by
+// Parse and by Load (which reads no more than the limit).
+func TestSizeLimit(t *testing.T) {
+	big := []byte("prices:\n  - " + p4d + ", price: 20}\n" + strings.Repeat("# padding\n", MaxFileSize/10))
+	want := fmt.Sprintf("x.yaml: the file is more than %d bytes (4 MiB), the most a price file may be", MaxFileSize)
+	if _, err := Parse("x.yaml", big); err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("Parse: got %v, want %q", err, want)
+	}
+	path := filepath.Join(t.TempDir(), "x.yaml")
+	if err := os.WriteFile(path, big, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Load(path); err == nil || !strings.Contains(err.Error(), strings.Replace(want, "x.yaml", path, 1)) {
+		t.Errorf("Load: got %v, want %q", err, want)
+	}
+	// Just under the limit: parsed (the padding is comments).
+	if _, err := Parse("x.yaml", big[:MaxFileSize]); err != nil {
+		t.Errorf("a file of MaxFileSize bytes: %v", err)
 	}
 }

@@ -5,6 +5,8 @@
 package pricefile
 
 import (
+	"fmt"
+	"io"
 	"os"
 	"strings"
 
@@ -94,17 +96,26 @@ type entryLines struct {
 // Error is a validation error at a file position.
 type Error = yamlfields.Error
 
-// Load reads and parses a price file.
+// Load reads and parses a price file of at most MaxFileSize bytes.
 func Load(path string) (*File, error) {
-	b, err := os.ReadFile(path)
+	fh, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer fh.Close()
+	b, err := io.ReadAll(io.LimitReader(fh, MaxFileSize+1))
 	if err != nil {
 		return nil, err
 	}
 	return Parse(path, b)
 }
 
-// Parse parses the YAML text; path is used in messages only.
+// Parse parses the YAML text of at most MaxFileSize bytes; path is used in messages only.
 func Parse(path string, b []byte) (*File, error) {
+	if len(b) > MaxFileSize {
+		return nil, &Error{Path: path, Msg: fmt.Sprintf("the file is more than %d bytes (%d MiB), the most a price file may be; "+
+			"a price file holds your own prices, not a copy of the catalog: keep the entries that differ from it", MaxFileSize, MaxFileSize>>20)}
+	}
 	f := &File{Path: path}
 	p := &yamlfields.Reader{Path: path}
 	top, err := p.Root(b, "a mapping with a prices: list")
@@ -185,47 +196,61 @@ func parseFX(p *yamlfields.Reader, n *yaml.Node, f *File) error {
 	return nil
 }
 
+// entryFields are the keys of a price entry, in the order messages list them.
+var entryFields = []string{"as_of", "currency", "discount", "gpu", "gpu_count", "gpu_memory_gib", "hourly_steps", "instance_type",
+	"interconnect", "memory_gib", "note", "price", "provider", "region", "spot_price", "vcpus", "zone"}
+
+// entryField reads one field of a price entry into e.
+func entryField(p *yamlfields.Reader, e *Entry, key string, v *yaml.Node) (err error) {
+	switch key {
+	case "provider":
+		e.Provider, err = p.NonEmpty(v, key)
+	case "instance_type":
+		e.InstanceType, err = p.NonEmpty(v, key)
+	case "region":
+		e.Region, err = p.NonEmpty(v, key)
+	case "zone":
+		e.Zone, err = p.NonEmpty(v, key)
+	case "price":
+		e.Price, err = p.Price(v, key)
+		e.lines.price = v.Line
+	case "spot_price":
+		e.SpotPrice, err = p.Price(v, key)
+		e.lines.spot = v.Line
+	case "discount":
+		e.Discount, err = fraction(p, v, key)
+	case "currency":
+		e.Currency, err = p.Currency(v, key)
+		e.lines.currency = v.Line
+	case "as_of":
+		e.AsOf, err = p.Date(v, key)
+	case "note":
+		e.Note, err = p.Str(v, key)
+	case "gpu":
+		e.GPU, err = p.NonEmpty(v, key)
+	case "gpu_count":
+		e.GPUCount, err = p.PositiveMax(v, key, MaxGPUCount)
+	case "gpu_memory_gib":
+		e.GPUMemoryGiB, err = p.PositiveMax(v, key, MaxGPUMemoryGiB)
+	case "vcpus":
+		e.VCPUs, err = p.PositiveMax(v, key, MaxVCPUs)
+	case "memory_gib":
+		e.MemoryGiB, err = p.PositiveMax(v, key, MaxMemoryGiB)
+	case "interconnect":
+		e.Interconnect, err = p.NonEmpty(v, key)
+	case "hourly_steps":
+		e.Steps, e.lines.steps, err = parseSteps(p, v)
+	}
+	return err
+}
+
 func parseEntries(p *yamlfields.Reader, n *yaml.Node, f *File) error {
-	f.Entries = []Entry{}
+	f.Entries = make([]Entry, 0, len(n.Content))
+	var e Entry
+	field := func(key string, v *yaml.Node) error { return entryField(p, &e, key, v) }
 	return p.Sequence(n, "prices", func(item *yaml.Node) error {
-		e := Entry{Line: item.Line}
-		err := p.Mapping(item, "a price entry", map[string]func(*yaml.Node) error{
-			"provider":      func(v *yaml.Node) (err error) { e.Provider, err = p.NonEmpty(v, "provider"); return },
-			"instance_type": func(v *yaml.Node) (err error) { e.InstanceType, err = p.NonEmpty(v, "instance_type"); return },
-			"region":        func(v *yaml.Node) (err error) { e.Region, err = p.NonEmpty(v, "region"); return },
-			"zone":          func(v *yaml.Node) (err error) { e.Zone, err = p.NonEmpty(v, "zone"); return },
-			"price": func(v *yaml.Node) (err error) {
-				e.Price, err = p.Price(v, "price")
-				e.lines.price = v.Line
-				return
-			},
-			"spot_price": func(v *yaml.Node) (err error) {
-				e.SpotPrice, err = p.Price(v, "spot_price")
-				e.lines.spot = v.Line
-				return
-			},
-			"discount": func(v *yaml.Node) (err error) { e.Discount, err = fraction(p, v, "discount"); return },
-			"currency": func(v *yaml.Node) (err error) {
-				e.Currency, err = p.Currency(v, "currency")
-				e.lines.currency = v.Line
-				return
-			},
-			"as_of":     func(v *yaml.Node) (err error) { e.AsOf, err = p.Date(v, "as_of"); return },
-			"note":      func(v *yaml.Node) (err error) { e.Note, err = p.Str(v, "note"); return },
-			"gpu":       func(v *yaml.Node) (err error) { e.GPU, err = p.NonEmpty(v, "gpu"); return },
-			"gpu_count": func(v *yaml.Node) (err error) { e.GPUCount, err = p.PositiveMax(v, "gpu_count", MaxGPUCount); return },
-			"gpu_memory_gib": func(v *yaml.Node) (err error) {
-				e.GPUMemoryGiB, err = p.PositiveMax(v, "gpu_memory_gib", MaxGPUMemoryGiB)
-				return
-			},
-			"vcpus": func(v *yaml.Node) (err error) { e.VCPUs, err = p.PositiveMax(v, "vcpus", MaxVCPUs); return },
-			"memory_gib": func(v *yaml.Node) (err error) {
-				e.MemoryGiB, err = p.PositiveMax(v, "memory_gib", MaxMemoryGiB)
-				return
-			},
-			"interconnect": func(v *yaml.Node) (err error) { e.Interconnect, err = p.NonEmpty(v, "interconnect"); return },
-			"hourly_steps": func(v *yaml.Node) (err error) { e.Steps, e.lines.steps, err = parseSteps(p, v); return },
-		})
+		e = Entry{Line: item.Line}
+		err := p.Fields(item, "a price entry", entryFields, field)
 		if err != nil {
 			return err
 		}

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -20,7 +21,7 @@ import (
 	"github.com/gpuscout/gpuscout/internal/money"
 )
 
-// Error is a validation error at a file position.
+// Error is a validation error at a file position; Line 0 is about the whole file.
 type Error struct {
 	Path  string
 	Line  int
@@ -29,6 +30,9 @@ type Error struct {
 }
 
 func (e *Error) Error() string {
+	if e.Line == 0 {
+		return fmt.Sprintf("%s: %s", e.Path, e.Msg)
+	}
 	if e.Field != "" {
 		return fmt.Sprintf("%s:%d: field %s: %s", e.Path, e.Line, e.Field, e.Msg)
 	}
@@ -72,26 +76,33 @@ func (r *Reader) Errf(n *yaml.Node, field, format string, a ...any) error {
 
 // Mapping walks a mapping node, dispatching known keys and rejecting others and repeats.
 func (r *Reader) Mapping(n *yaml.Node, what string, fields map[string]func(*yaml.Node) error) error {
+	names := make([]string, 0, len(fields))
+	for name := range fields {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	return r.Fields(n, what, names, func(key string, v *yaml.Node) error { return fields[key](v) })
+}
+
+// Fields walks a mapping node like Mapping, calling fn with each key and value;
+// allowed lists the keys, in the order the message about an unknown key
+// gives them. It allocates nothing per node, for files of many entries: a
+// caller declares allowed and fn once, not once per mapping.
+func (r *Reader) Fields(n *yaml.Node, what string, allowed []string, fn func(key string, v *yaml.Node) error) error {
 	if n.Kind != yaml.MappingNode {
 		return r.Errf(n, "", "%s must be a mapping (key: value lines)", what)
 	}
-	seen := map[string]bool{}
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
-		fn, ok := fields[k.Value]
-		if !ok {
-			names := make([]string, 0, len(fields))
-			for name := range fields {
-				names = append(names, name)
+		if !slices.Contains(allowed, k.Value) {
+			return r.Errf(k, k.Value, "unknown field in %s; allowed: %s", what, strings.Join(allowed, ", "))
+		}
+		for j := 0; j < i; j += 2 {
+			if n.Content[j].Value == k.Value {
+				return r.Errf(k, k.Value, "given twice")
 			}
-			sort.Strings(names)
-			return r.Errf(k, k.Value, "unknown field in %s; allowed: %s", what, strings.Join(names, ", "))
 		}
-		if seen[k.Value] {
-			return r.Errf(k, k.Value, "given twice")
-		}
-		seen[k.Value] = true
-		if err := fn(v); err != nil {
+		if err := fn(k.Value, v); err != nil {
 			return err
 		}
 	}
