@@ -159,3 +159,36 @@ func TestSizeLimit(t *testing.T) {
 		t.Errorf("a file of MaxFileSize bytes: %v", err)
 	}
 }
+
+// TestApplyIndex: the index Apply uses finds offerings the same file added
+// (for a later commitment) and resolves a region the file introduced, in any case.
+func TestApplyIndex(t *testing.T) {
+	in := "prices:\n" +
+		"  - {provider: aws, instance_type: custom.x, region: mars-1, gpu: T4, gpu_count: 1, price: 2}\n" +
+		"  - {provider: aws, instance_type: custom.y, region: MARS-1, gpu: T4, gpu_count: 1, price: 3}\n" +
+		"commitments:\n  - {provider: aws, instance_type: custom.y, region: mars-1, model: reserved, term: 1y, payment: all-upfront, upfront: 9000}\n"
+	f, err := Parse("x.yaml", []byte(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, _ := catalog.Default()
+	before := len(c.Offerings)
+	sum, err := Apply(c, money.DefaultFX().Clone(), f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Added != 2 || sum.Committed != 1 || len(c.Offerings) != before+2 {
+		t.Fatalf("summary %+v, offerings %d -> %d; want 2 added, 1 committed", sum, before, len(c.Offerings))
+	}
+	for _, o := range c.Offerings[before:] {
+		if o.Region != "mars-1" {
+			t.Errorf("%s: region %q, want mars-1 (resolved from the first entry's spelling)", o.Key(), o.Region)
+		}
+	}
+	// Resolved the same way, a second entry for custom.x is a duplicate.
+	dup := "prices:\n  - {provider: aws, instance_type: custom.x, region: mars-1, gpu: T4, gpu_count: 1, price: 2}\n" +
+		"  - {provider: aws, instance_type: custom.x, region: Mars-1, spot_price: 1}\n"
+	if err := validate(dup); err == nil || !strings.Contains(err.Error(), "x.yaml:3: the same offering as the entry at line 2 (aws/custom.x/mars-1)") {
+		t.Errorf("duplicate in a new region: %v", err)
+	}
+}

@@ -126,6 +126,8 @@ func FuzzParse(f *testing.F) {
 	b, _ := os.ReadFile("testdata/ok.yaml")
 	f.Add(string(b))
 	f.Add("prices:\n  - provider: aws\n    discount: 10%\n")
+	f.Add("currency: CNY\nfx: {XYZ: 2}\nprices:\n  - {provider: aws, instance_type: x, price: 1e309, spot_price: 2, currency: XYZ}\n---\n")
+	f.Add("commitments:\n  - {provider: aws, instance_type: x, region: r, model: reserved, term: 5y, payment: partial-upfront, upfront: 1, hourly: 0.5}\n")
 	f.Fuzz(func(t *testing.T, s string) {
 		pf, err := Parse("fuzz.yaml", []byte(s))
 		if err != nil {
@@ -134,12 +136,24 @@ func FuzzParse(f *testing.F) {
 			}
 			return
 		}
+		// The most any hourly price may be: MaxHourlyUSD at the lowest fx rate a file may give.
+		ceiling := decimal.NewFromInt(MaxHourlyUSD).Div(MinFXRate)
 		for _, e := range pf.Entries {
 			if e.Price.Valid && e.Price.Decimal.IsNegative() {
 				t.Fatal("negative price accepted")
 			}
 			if e.Provider == "" {
 				t.Fatal("entry without provider accepted")
+			}
+			for _, p := range []decimal.NullDecimal{e.Price, e.SpotPrice} {
+				if e.Currency != "" && p.Valid && (!p.Decimal.IsPositive() || p.Decimal.GreaterThan(ceiling)) {
+					t.Fatalf("price %s %s accepted", p.Decimal, e.Currency)
+				}
+			}
+		}
+		for _, r := range pf.FX {
+			if r.USD.LessThan(MinFXRate) || r.USD.GreaterThan(MaxFXRate) {
+				t.Fatalf("fx rate %s accepted", r.USD)
 			}
 		}
 	})
