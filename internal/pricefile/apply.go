@@ -20,7 +20,12 @@ type Summary struct {
 }
 
 // Apply applies the file to c (a copy the caller owns) and its rates to fx.
-// It fails on the first entry that matches nothing it can apply to.
+// It fails on the first entry it cannot apply: an unknown provider, a discount
+// or commitment that matches no offering, a second entry for the same
+// offering or commitment (after resolving provider and region aliases), an
+// amount outside the ranges of limits.go in the provider's own currency, or a
+// spot price above the on-demand price (see SpotTolerance). Its time is
+// linear in the entries (offeringIndex).
 func Apply(c *catalog.Catalog, fx *money.FX, f *File) (Summary, error) {
 	var sum Summary
 	src := catalog.Source{ID: "user:" + filepath.Base(f.Path), Title: "user price file " + f.Path, AsOf: f.AsOf, Notes: f.Note}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -190,5 +191,14 @@ func TestApplyIndex(t *testing.T) {
 		"  - {provider: aws, instance_type: custom.x, region: Mars-1, spot_price: 1}\n"
 	if err := validate(dup); err == nil || !strings.Contains(err.Error(), "x.yaml:3: the same offering as the entry at line 2 (aws/custom.x/mars-1)") {
 		t.Errorf("duplicate in a new region: %v", err)
+	}
+}
+
+// TestFieldListsSorted: messages about an unknown field list the allowed ones in order.
+func TestFieldListsSorted(t *testing.T) {
+	for name, list := range map[string][]string{"entryFields": entryFields, "commitmentFields": commitmentFields} {
+		if !slices.IsSorted(list) {
+			t.Errorf("%s = %v, want sorted", name, list)
+		}
 	}
 }

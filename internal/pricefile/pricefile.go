@@ -295,57 +295,67 @@ func oneOf(p *yamlfields.Reader, n *yaml.Node, field string, allowed []string) (
 	return "", p.Errf(n, field, "value %q is not one of %s", v, strings.Join(allowed, ", "))
 }
 
-func parseCommitments(p *yamlfields.Reader, n *yaml.Node, f *File) error {
-	f.Commitments = []CommitmentEntry{}
-	return p.Sequence(n, "commitments", func(item *yaml.Node) error {
-		c := CommitmentEntry{Line: item.Line}
-		amount := func(field string, dst *decimal.Decimal, line *int) func(*yaml.Node) error {
-			return func(v *yaml.Node) (err error) {
-				*dst, err = p.Amount(v, field, "an amount >= 0")
-				*line = v.Line
-				return
-			}
-		}
-		err := p.Mapping(item, "a commitment entry", map[string]func(*yaml.Node) error{
-			"provider":      func(v *yaml.Node) (err error) { c.Provider, err = p.NonEmpty(v, "provider"); return },
-			"instance_type": func(v *yaml.Node) (err error) { c.InstanceType, err = p.NonEmpty(v, "instance_type"); return },
-			"region":        func(v *yaml.Node) (err error) { c.Region, err = p.NonEmpty(v, "region"); return },
-			"model":         func(v *yaml.Node) (err error) { c.Model, err = oneOf(p, v, "model", models); return },
-			"payment":       func(v *yaml.Node) (err error) { c.Payment, err = oneOf(p, v, "payment", payments); return },
-			"class": func(v *yaml.Node) (err error) {
-				c.Class, err = oneOf(p, v, "class", []string{"standard", "convertible"})
-				return
-			},
-			"term": func(v *yaml.Node) error {
-				t, err := p.NonEmpty(v, "term")
-				if err != nil {
-					return err
-				}
-				switch m := catalog.TermMonths(t); {
-				case m == 0:
-					return p.Errf(v, "term", "value %q: want 1y, 3y or Nmo", t)
-				case m < MinTermMonths || m > MaxTermMonths:
-					return p.Errf(v, "term", "value %q is outside the allowed range: from %d to %d months (1y..5y, 1mo..60mo)", t, MinTermMonths, MaxTermMonths)
-				}
-				c.Term, c.lines.term = t, v.Line
-				return nil
-			},
-			"upfront": amount("upfront", &c.Upfront, &c.lines.upfront),
-			"hourly":  amount("hourly", &c.Hourly, &c.lines.hourly),
-			"monthly": amount("monthly", &c.Monthly, &c.lines.monthly),
-			"currency": func(v *yaml.Node) (err error) {
-				c.Currency, err = p.Currency(v, "currency")
-				c.lines.currency = v.Line
-				return
-			},
-			"as_of": func(v *yaml.Node) (err error) { c.AsOf, err = p.Date(v, "as_of"); return },
-		})
-		if err != nil {
+// commitmentFields are the keys of a commitment, in the order messages list them.
+var commitmentFields = []string{"as_of", "class", "currency", "hourly", "instance_type", "model", "monthly", "payment", "provider", "region", "term", "upfront"}
+
+// commitmentField reads one field of a commitment into c.
+func commitmentField(p *yamlfields.Reader, c *CommitmentEntry, key string, v *yaml.Node) (err error) {
+	switch key {
+	case "provider":
+		c.Provider, err = p.NonEmpty(v, key)
+	case "instance_type":
+		c.InstanceType, err = p.NonEmpty(v, key)
+	case "region":
+		c.Region, err = p.NonEmpty(v, key)
+	case "model":
+		c.Model, err = oneOf(p, v, key, models)
+	case "payment":
+		c.Payment, err = oneOf(p, v, key, payments)
+	case "class":
+		c.Class, err = oneOf(p, v, key, []string{"standard", "convertible"})
+	case "term":
+		var t string
+		if t, err = p.NonEmpty(v, key); err != nil {
 			return err
 		}
-		for field, v := range map[string]string{"provider": c.Provider, "instance_type": c.InstanceType, "region": c.Region, "model": c.Model, "term": c.Term, "payment": c.Payment} {
-			if v == "" {
-				return p.Errf(item, field, "missing; a commitment names provider, instance_type, region, model, term and payment")
+		switch m := catalog.TermMonths(t); {
+		case m == 0:
+			return p.Errf(v, key, "value %q: want 1y, 3y or Nmo", t)
+		case m < MinTermMonths || m > MaxTermMonths:
+			return p.Errf(v, key, "value %q is outside the allowed range: from %d to %d months (1y..5y, 1mo..60mo)", t, MinTermMonths, MaxTermMonths)
+		}
+		c.Term, c.lines.term = t, v.Line
+	case "upfront":
+		c.Upfront, err = p.Amount(v, key, "an amount >= 0")
+		c.lines.upfront = v.Line
+	case "hourly":
+		c.Hourly, err = p.Amount(v, key, "an amount >= 0")
+		c.lines.hourly = v.Line
+	case "monthly":
+		c.Monthly, err = p.Amount(v, key, "an amount >= 0")
+		c.lines.monthly = v.Line
+	case "currency":
+		c.Currency, err = p.Currency(v, key)
+		c.lines.currency = v.Line
+	case "as_of":
+		c.AsOf, err = p.Date(v, key)
+	}
+	return err
+}
+
+func parseCommitments(p *yamlfields.Reader, n *yaml.Node, f *File) error {
+	f.Commitments = make([]CommitmentEntry, 0, len(n.Content))
+	var c CommitmentEntry
+	field := func(key string, v *yaml.Node) error { return commitmentField(p, &c, key, v) }
+	return p.Sequence(n, "commitments", func(item *yaml.Node) error {
+		c = CommitmentEntry{Line: item.Line}
+		if err := p.Fields(item, "a commitment entry", commitmentFields, field); err != nil {
+			return err
+		}
+		for _, req := range []struct{ field, v string }{{"provider", c.Provider}, {"instance_type", c.InstanceType}, {"region", c.Region},
+			{"model", c.Model}, {"term", c.Term}, {"payment", c.Payment}} {
+			if req.v == "" {
+				return p.Errf(item, req.field, "missing; a commitment names provider, instance_type, region, model, term and payment")
 			}
 		}
 		if err := c.checkPayment(p.Path, item.Line); err != nil {
