@@ -1,6 +1,7 @@
 package pricefile
 
 import (
+	"fmt"
 	"path/filepath"
 	"strings"
 
@@ -19,7 +20,12 @@ type Summary struct {
 }
 
 // Apply applies the file to c (a copy the caller owns) and its rates to fx.
-// It fails on the first entry that matches nothing it can apply to.
+// It fails on the first entry it cannot apply: an unknown provider, a discount
+// or commitment that matches no offering, a second entry for the same
+// offering or commitment (after resolving provider and region aliases), an
+// amount outside the ranges of limits.go in the provider's own currency, or a
+// spot price above the on-demand price (see SpotTolerance). Its time is
+// linear in the entries (offeringIndex).
 func Apply(c *catalog.Catalog, fx *money.FX, f *File) (Summary, error) {
 	var sum Summary
 	src := catalog.Source{ID: "user:" + filepath.Base(f.Path), Title: "user price file " + f.Path, AsOf: f.AsOf, Notes: f.Note}
@@ -29,6 +35,9 @@ func Apply(c *catalog.Catalog, fx *money.FX, f *File) (Summary, error) {
 			return sum, &Error{Path: f.Path, Line: r.Line, Field: "fx." + string(r.Currency), Msg: err.Error()}
 		}
 	}
+	x := newOfferingIndex(c)
+	b := newBounds(fx)
+	seen := map[string]int{} // offering key -> line of the entry that gave it
 	for i := range f.Entries {
 		e := &f.Entries[i]
 		fail := func(field, msg string) error { return &Error{Path: f.Path, Line: e.Line, Field: field, Msg: msg} }
@@ -38,15 +47,28 @@ func Apply(c *catalog.Catalog, fx *money.FX, f *File) (Summary, error) {
 		}
 		region := e.Region
 		if region != "" {
-			if rs := c.ResolveRegion(region); len(rs) > 0 {
+			if rs := x.resolveRegion(region); len(rs) > 0 {
 				region = pickRegion(c, p.Name, rs)
 			}
 		}
+		key := entryKey(p.Name, e.InstanceType, region, e.Zone)
+		if at, dup := seen[key]; dup {
+			return sum, &Error{Path: f.Path, Line: e.Line, Msg: fmt.Sprintf("the same offering as the entry at line %d (%s); give each offering once, with price and spot_price in one entry", at, key)}
+		}
+		seen[key] = e.Line
 		cur := e.Currency
 		if cur == "" {
 			cur = money.Currency(p.Currency)
 		}
-		matches := match(c, p.Name, e.InstanceType, region, e.Zone)
+		if e.Currency == "" { // in the provider's currency: not checked by Parse
+			if err := checkEntryAmounts(f.Path, b, e, cur); err != nil {
+				return sum, err
+			}
+		}
+		if err := checkEntrySpot(f.Path, fx, e, cur); err != nil {
+			return sum, err
+		}
+		matches := x.match(p.Name, e.InstanceType, region, e.Zone)
 		mk := func(d decimal.NullDecimal) catalog.Price {
 			return catalog.Price{Known: true, Amount: d.Decimal, Currency: cur, Source: src.ID, AsOf: e.AsOf, Note: e.Note}
 		}
@@ -70,6 +92,9 @@ func Apply(c *catalog.Catalog, fx *money.FX, f *File) (Summary, error) {
 				if e.SpotPrice.Valid {
 					o.Spot = mk(e.SpotPrice)
 				}
+				if err := checkOfferingSpot(f.Path, fx, e, o); err != nil {
+					return sum, err
+				}
 			}
 			sum.Overridden += len(matches)
 		default:
@@ -86,10 +111,11 @@ func Apply(c *catalog.Catalog, fx *money.FX, f *File) (Summary, error) {
 				o.Spot = mk(e.SpotPrice)
 			}
 			o.SpecSource = src.ID
-			c.Offerings = append(c.Offerings, o)
+			x.add(o)
 			sum.Added++
 		}
 	}
+	seenCommit := map[string]int{}
 	for _, ce := range f.Commitments {
 		fail := func(field, msg string) error { return &Error{Path: f.Path, Line: ce.Line, Field: field, Msg: msg} }
 		p := c.Provider(ce.Provider)
@@ -97,15 +123,23 @@ func Apply(c *catalog.Catalog, fx *money.FX, f *File) (Summary, error) {
 			return sum, fail("provider", "unknown provider \""+ce.Provider+"\"; known: "+strings.Join(c.ProviderNames(), ", "))
 		}
 		region := ce.Region
-		if rs := c.ResolveRegion(region); len(rs) > 0 {
+		if rs := x.resolveRegion(region); len(rs) > 0 {
 			region = pickRegion(c, p.Name, rs)
 		}
-		if len(match(c, p.Name, ce.InstanceType, region, "")) == 0 {
+		if len(x.match(p.Name, ce.InstanceType, region, "")) == 0 {
 			return sum, fail("instance_type", "no offering is "+p.Name+describe(ce.InstanceType, region)+"; add it under prices: first")
 		}
+		key := commitmentKey(p.Name, ce.InstanceType, region, &ce)
+		if at, dup := seenCommit[key]; dup {
+			return sum, &Error{Path: f.Path, Line: ce.Line, Msg: fmt.Sprintf("the same commitment as the one at line %d (%s); give each commitment once", at, key)}
+		}
+		seenCommit[key] = ce.Line
 		cur := ce.Currency
 		if cur == "" {
 			cur = money.Currency(p.Currency)
+			if err := checkCommitmentAmounts(f.Path, b, &ce, cur); err != nil {
+				return sum, err
+			}
 		}
 		c.Commitments = append(c.Commitments, catalog.Commitment{Provider: p.Name, InstanceType: ce.InstanceType, Region: region,
 			Model: ce.Model, Term: ce.Term, Payment: ce.Payment, Class: ce.Class, Upfront: ce.Upfront, Hourly: ce.Hourly, Monthly: ce.Monthly,
@@ -125,6 +159,33 @@ func pickRegion(c *catalog.Catalog, provider string, rs []string) string {
 		}
 	}
 	return rs[0]
+}
+
+// entryKey names the offerings an entry applies to: provider/type/region/zone
+// without the parts it leaves open, or "provider, every instance type".
+func entryKey(provider, typ, region, zone string) string {
+	if typ == "" {
+		s := provider + ", every instance type"
+		if region != "" {
+			s += " in " + region
+		}
+		if zone != "" {
+			s += " zone " + zone
+		}
+		return s
+	}
+	s := provider + "/" + typ
+	for _, part := range []string{region, zone} {
+		if part != "" {
+			s += "/" + part
+		}
+	}
+	return s
+}
+
+// commitmentKey names one commitment offer: what it is for, model, term, payment and class.
+func commitmentKey(provider, typ, region string, ce *CommitmentEntry) string {
+	return strings.TrimSpace(strings.Join([]string{provider + "/" + typ + "/" + region, ce.Model, ce.Term, ce.Payment, ce.Class}, " "))
 }
 
 func describe(typ, region string) string {
@@ -147,18 +208,6 @@ func discounted(p catalog.Price, keep decimal.Decimal, src string, e *Entry) cat
 		note += "; " + e.Note
 	}
 	return catalog.Price{Known: true, Amount: p.Amount.Mul(keep), Currency: p.Currency, Source: src, AsOf: e.AsOf, Note: note}
-}
-
-func match(c *catalog.Catalog, provider, typ, region, zone string) []*catalog.Offering {
-	var out []*catalog.Offering
-	for i := range c.Offerings {
-		o := &c.Offerings[i]
-		if o.Provider != provider || (typ != "" && o.InstanceType != typ) || (region != "" && o.Region != region) || (zone != "" && o.Zone != zone) {
-			continue
-		}
-		out = append(out, o)
-	}
-	return out
 }
 
 func newOffering(c *catalog.Catalog, provider, region string, e *Entry, fail func(string, string) error) (catalog.Offering, error) {

@@ -5,6 +5,8 @@
 package pricefile
 
 import (
+	"fmt"
+	"io"
 	"os"
 	"strings"
 
@@ -25,6 +27,8 @@ type File struct {
 	FX          []FXRate
 	Entries     []Entry
 	Commitments []CommitmentEntry
+
+	currencyLine int // line of the top-level currency, for messages
 }
 
 // CommitmentEntry is a commitment price the user supplies (a subscription
@@ -43,7 +47,12 @@ type CommitmentEntry struct {
 	Monthly      decimal.Decimal
 	Currency     money.Currency
 	AsOf         string
+
+	lines commitmentLines
 }
+
+// commitmentLines are the lines of a commitment's fields, for messages.
+type commitmentLines struct{ currency, term, upfront, hourly, monthly int }
 
 // FXRate is a rate from the file: one unit of Currency is worth USD dollars.
 type FXRate struct {
@@ -74,22 +83,39 @@ type Entry struct {
 	Interconnect string
 	// Steps: pay-as-you-go prices by cumulative hours of use (hourly_steps).
 	Steps []catalog.PriceStep
+
+	lines entryLines
+}
+
+// entryLines are the lines of an entry's fields, for messages.
+type entryLines struct {
+	currency, price, spot int
+	steps                 []int // of each hourly step's price
 }
 
 // Error is a validation error at a file position.
 type Error = yamlfields.Error
 
-// Load reads and parses a price file.
+// Load reads and parses a price file of at most MaxFileSize bytes.
 func Load(path string) (*File, error) {
-	b, err := os.ReadFile(path)
+	fh, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer fh.Close()
+	b, err := io.ReadAll(io.LimitReader(fh, MaxFileSize+1))
 	if err != nil {
 		return nil, err
 	}
 	return Parse(path, b)
 }
 
-// Parse parses the YAML text; path is used in messages only.
+// Parse parses the YAML text of at most MaxFileSize bytes; path is used in messages only.
 func Parse(path string, b []byte) (*File, error) {
+	if len(b) > MaxFileSize {
+		return nil, &Error{Path: path, Msg: fmt.Sprintf("the file is more than %d bytes (%d MiB), the most a price file may be; "+
+			"a price file holds your own prices, not a copy of the catalog: keep the entries that differ from it", MaxFileSize, MaxFileSize>>20)}
+	}
 	f := &File{Path: path}
 	p := &yamlfields.Reader{Path: path}
 	top, err := p.Root(b, "a mapping with a prices: list")
@@ -97,7 +123,11 @@ func Parse(path string, b []byte) (*File, error) {
 		return nil, err
 	}
 	err = p.Mapping(top, "top level", map[string]func(*yaml.Node) error{
-		"currency":    func(n *yaml.Node) (err error) { f.Currency, err = p.Currency(n, "currency"); return },
+		"currency": func(n *yaml.Node) (err error) {
+			f.Currency, err = p.Currency(n, "currency")
+			f.currencyLine = n.Line
+			return
+		},
 		"as_of":       func(n *yaml.Node) (err error) { f.AsOf, err = p.Date(n, "as_of"); return },
 		"note":        func(n *yaml.Node) (err error) { f.Note, err = p.Str(n, "note"); return },
 		"fx":          func(n *yaml.Node) error { return parseFX(p, n, f) },
@@ -109,6 +139,9 @@ func Parse(path string, b []byte) (*File, error) {
 	}
 	if f.Entries == nil && f.Commitments == nil {
 		return nil, &Error{Path: path, Line: top.Line, Field: "prices", Msg: "missing; want a list of price entries (and/or commitments)"}
+	}
+	if err := f.checkCurrencies(); err != nil {
+		return nil, err
 	}
 	for i := range f.Commitments {
 		c := &f.Commitments[i]
@@ -131,6 +164,9 @@ func Parse(path string, b []byte) (*File, error) {
 			e.Note = f.Note
 		}
 	}
+	if err := f.checkBounds(); err != nil {
+		return nil, err
+	}
 	return f, nil
 }
 
@@ -144,41 +180,77 @@ func parseFX(p *yamlfields.Reader, n *yaml.Node, f *File) error {
 		if err != nil {
 			return p.Errf(k, "fx", "%v", err)
 		}
-		r, err := p.Amount(v, "fx."+k.Value, "USD per one "+string(c))
+		field := "fx." + k.Value
+		r, err := p.Amount(v, field, "USD per one "+string(c))
 		if err != nil {
 			return err
 		}
-		if !r.IsPositive() {
-			return p.Errf(v, "fx."+k.Value, "value %s must be > 0 (USD per one %s)", v.Value, c)
+		if r.LessThan(MinFXRate) || r.GreaterThan(MaxFXRate) {
+			return p.Errf(v, field, "value %s is outside the allowed range: from %s to %s USD per one %s", show(r), MinFXRate, MaxFXRate, c)
+		}
+		if err := checkPlaces(p.Path, v.Line, field, r); err != nil {
+			return err
 		}
 		f.FX = append(f.FX, FXRate{Currency: c, USD: r, Line: v.Line})
 	}
 	return nil
 }
 
+// entryFields are the keys of a price entry, in the order messages list them.
+var entryFields = []string{"as_of", "currency", "discount", "gpu", "gpu_count", "gpu_memory_gib", "hourly_steps", "instance_type",
+	"interconnect", "memory_gib", "note", "price", "provider", "region", "spot_price", "vcpus", "zone"}
+
+// entryField reads one field of a price entry into e.
+func entryField(p *yamlfields.Reader, e *Entry, key string, v *yaml.Node) (err error) {
+	switch key {
+	case "provider":
+		e.Provider, err = p.NonEmpty(v, key)
+	case "instance_type":
+		e.InstanceType, err = p.NonEmpty(v, key)
+	case "region":
+		e.Region, err = p.NonEmpty(v, key)
+	case "zone":
+		e.Zone, err = p.NonEmpty(v, key)
+	case "price":
+		e.Price, err = p.Price(v, key)
+		e.lines.price = v.Line
+	case "spot_price":
+		e.SpotPrice, err = p.Price(v, key)
+		e.lines.spot = v.Line
+	case "discount":
+		e.Discount, err = fraction(p, v, key)
+	case "currency":
+		e.Currency, err = p.Currency(v, key)
+		e.lines.currency = v.Line
+	case "as_of":
+		e.AsOf, err = p.Date(v, key)
+	case "note":
+		e.Note, err = p.Str(v, key)
+	case "gpu":
+		e.GPU, err = p.NonEmpty(v, key)
+	case "gpu_count":
+		e.GPUCount, err = p.PositiveMax(v, key, MaxGPUCount)
+	case "gpu_memory_gib":
+		e.GPUMemoryGiB, err = p.PositiveMax(v, key, MaxGPUMemoryGiB)
+	case "vcpus":
+		e.VCPUs, err = p.PositiveMax(v, key, MaxVCPUs)
+	case "memory_gib":
+		e.MemoryGiB, err = p.PositiveMax(v, key, MaxMemoryGiB)
+	case "interconnect":
+		e.Interconnect, err = p.NonEmpty(v, key)
+	case "hourly_steps":
+		e.Steps, e.lines.steps, err = parseSteps(p, v)
+	}
+	return err
+}
+
 func parseEntries(p *yamlfields.Reader, n *yaml.Node, f *File) error {
-	f.Entries = []Entry{}
+	f.Entries = make([]Entry, 0, len(n.Content))
+	var e Entry
+	field := func(key string, v *yaml.Node) error { return entryField(p, &e, key, v) }
 	return p.Sequence(n, "prices", func(item *yaml.Node) error {
-		e := Entry{Line: item.Line}
-		err := p.Mapping(item, "a price entry", map[string]func(*yaml.Node) error{
-			"provider":       func(v *yaml.Node) (err error) { e.Provider, err = p.NonEmpty(v, "provider"); return },
-			"instance_type":  func(v *yaml.Node) (err error) { e.InstanceType, err = p.NonEmpty(v, "instance_type"); return },
-			"region":         func(v *yaml.Node) (err error) { e.Region, err = p.NonEmpty(v, "region"); return },
-			"zone":           func(v *yaml.Node) (err error) { e.Zone, err = p.NonEmpty(v, "zone"); return },
-			"price":          func(v *yaml.Node) (err error) { e.Price, err = p.Price(v, "price"); return },
-			"spot_price":     func(v *yaml.Node) (err error) { e.SpotPrice, err = p.Price(v, "spot_price"); return },
-			"discount":       func(v *yaml.Node) (err error) { e.Discount, err = fraction(p, v, "discount"); return },
-			"currency":       func(v *yaml.Node) (err error) { e.Currency, err = p.Currency(v, "currency"); return },
-			"as_of":          func(v *yaml.Node) (err error) { e.AsOf, err = p.Date(v, "as_of"); return },
-			"note":           func(v *yaml.Node) (err error) { e.Note, err = p.Str(v, "note"); return },
-			"gpu":            func(v *yaml.Node) (err error) { e.GPU, err = p.NonEmpty(v, "gpu"); return },
-			"gpu_count":      func(v *yaml.Node) (err error) { e.GPUCount, err = p.Positive(v, "gpu_count"); return },
-			"gpu_memory_gib": func(v *yaml.Node) (err error) { e.GPUMemoryGiB, err = p.Positive(v, "gpu_memory_gib"); return },
-			"vcpus":          func(v *yaml.Node) (err error) { e.VCPUs, err = p.Positive(v, "vcpus"); return },
-			"memory_gib":     func(v *yaml.Node) (err error) { e.MemoryGiB, err = p.Positive(v, "memory_gib"); return },
-			"interconnect":   func(v *yaml.Node) (err error) { e.Interconnect, err = p.NonEmpty(v, "interconnect"); return },
-			"hourly_steps":   func(v *yaml.Node) (err error) { e.Steps, err = parseSteps(p, v); return },
-		})
+		e = Entry{Line: item.Line}
+		err := p.Fields(item, "a price entry", entryFields, field)
 		if err != nil {
 			return err
 		}
@@ -223,47 +295,71 @@ func oneOf(p *yamlfields.Reader, n *yaml.Node, field string, allowed []string) (
 	return "", p.Errf(n, field, "value %q is not one of %s", v, strings.Join(allowed, ", "))
 }
 
-func parseCommitments(p *yamlfields.Reader, n *yaml.Node, f *File) error {
-	f.Commitments = []CommitmentEntry{}
-	return p.Sequence(n, "commitments", func(item *yaml.Node) error {
-		c := CommitmentEntry{Line: item.Line}
-		amount := func(field string, dst *decimal.Decimal) func(*yaml.Node) error {
-			return func(v *yaml.Node) (err error) { *dst, err = p.Amount(v, field, "an amount >= 0"); return }
-		}
-		err := p.Mapping(item, "a commitment entry", map[string]func(*yaml.Node) error{
-			"provider":      func(v *yaml.Node) (err error) { c.Provider, err = p.NonEmpty(v, "provider"); return },
-			"instance_type": func(v *yaml.Node) (err error) { c.InstanceType, err = p.NonEmpty(v, "instance_type"); return },
-			"region":        func(v *yaml.Node) (err error) { c.Region, err = p.NonEmpty(v, "region"); return },
-			"model":         func(v *yaml.Node) (err error) { c.Model, err = oneOf(p, v, "model", models); return },
-			"payment":       func(v *yaml.Node) (err error) { c.Payment, err = oneOf(p, v, "payment", payments); return },
-			"class": func(v *yaml.Node) (err error) {
-				c.Class, err = oneOf(p, v, "class", []string{"standard", "convertible"})
-				return
-			},
-			"term": func(v *yaml.Node) error {
-				t, err := p.NonEmpty(v, "term")
-				if err == nil && catalog.TermMonths(t) == 0 {
-					return p.Errf(v, "term", "value %q: want 1y, 3y or Nmo", t)
-				}
-				c.Term = t
-				return err
-			},
-			"upfront":  amount("upfront", &c.Upfront),
-			"hourly":   amount("hourly", &c.Hourly),
-			"monthly":  amount("monthly", &c.Monthly),
-			"currency": func(v *yaml.Node) (err error) { c.Currency, err = p.Currency(v, "currency"); return },
-			"as_of":    func(v *yaml.Node) (err error) { c.AsOf, err = p.Date(v, "as_of"); return },
-		})
-		if err != nil {
+// commitmentFields are the keys of a commitment, in the order messages list them.
+var commitmentFields = []string{"as_of", "class", "currency", "hourly", "instance_type", "model", "monthly", "payment", "provider", "region", "term", "upfront"}
+
+// commitmentField reads one field of a commitment into c.
+func commitmentField(p *yamlfields.Reader, c *CommitmentEntry, key string, v *yaml.Node) (err error) {
+	switch key {
+	case "provider":
+		c.Provider, err = p.NonEmpty(v, key)
+	case "instance_type":
+		c.InstanceType, err = p.NonEmpty(v, key)
+	case "region":
+		c.Region, err = p.NonEmpty(v, key)
+	case "model":
+		c.Model, err = oneOf(p, v, key, models)
+	case "payment":
+		c.Payment, err = oneOf(p, v, key, payments)
+	case "class":
+		c.Class, err = oneOf(p, v, key, []string{"standard", "convertible"})
+	case "term":
+		var t string
+		if t, err = p.NonEmpty(v, key); err != nil {
 			return err
 		}
-		for field, v := range map[string]string{"provider": c.Provider, "instance_type": c.InstanceType, "region": c.Region, "model": c.Model, "term": c.Term, "payment": c.Payment} {
-			if v == "" {
-				return p.Errf(item, field, "missing; a commitment names provider, instance_type, region, model, term and payment")
+		switch m := catalog.TermMonths(t); {
+		case m == 0:
+			return p.Errf(v, key, "value %q: want 1y, 3y or Nmo", t)
+		case m < MinTermMonths || m > MaxTermMonths:
+			return p.Errf(v, key, "value %q is outside the allowed range: from %d to %d months (1y..5y, 1mo..60mo)", t, MinTermMonths, MaxTermMonths)
+		}
+		c.Term, c.lines.term = t, v.Line
+	case "upfront":
+		c.Upfront, err = p.Amount(v, key, "an amount >= 0")
+		c.lines.upfront = v.Line
+	case "hourly":
+		c.Hourly, err = p.Amount(v, key, "an amount >= 0")
+		c.lines.hourly = v.Line
+	case "monthly":
+		c.Monthly, err = p.Amount(v, key, "an amount >= 0")
+		c.lines.monthly = v.Line
+	case "currency":
+		c.Currency, err = p.Currency(v, key)
+		c.lines.currency = v.Line
+	case "as_of":
+		c.AsOf, err = p.Date(v, key)
+	}
+	return err
+}
+
+func parseCommitments(p *yamlfields.Reader, n *yaml.Node, f *File) error {
+	f.Commitments = make([]CommitmentEntry, 0, len(n.Content))
+	var c CommitmentEntry
+	field := func(key string, v *yaml.Node) error { return commitmentField(p, &c, key, v) }
+	return p.Sequence(n, "commitments", func(item *yaml.Node) error {
+		c = CommitmentEntry{Line: item.Line}
+		if err := p.Fields(item, "a commitment entry", commitmentFields, field); err != nil {
+			return err
+		}
+		for _, req := range []struct{ field, v string }{{"provider", c.Provider}, {"instance_type", c.InstanceType}, {"region", c.Region},
+			{"model", c.Model}, {"term", c.Term}, {"payment", c.Payment}} {
+			if req.v == "" {
+				return p.Errf(item, req.field, "missing; a commitment names provider, instance_type, region, model, term and payment")
 			}
 		}
-		if c.Upfront.IsZero() && c.Hourly.IsZero() && c.Monthly.IsZero() {
-			return p.Errf(item, "upfront", "missing; give upfront, hourly and/or monthly")
+		if err := c.checkPayment(p.Path, item.Line); err != nil {
+			return err
 		}
 		f.Commitments = append(f.Commitments, c)
 		return nil
@@ -271,17 +367,19 @@ func parseCommitments(p *yamlfields.Reader, n *yaml.Node, f *File) error {
 }
 
 // parseSteps reads [{from_hours: 0, price: 16.09}, {from_hours: 96, price: 12.0}, ...].
-func parseSteps(p *yamlfields.Reader, n *yaml.Node) ([]catalog.PriceStep, error) {
+func parseSteps(p *yamlfields.Reader, n *yaml.Node) ([]catalog.PriceStep, []int, error) {
 	var out []catalog.PriceStep
+	var lines []int
 	err := p.Sequence(n, "hourly_steps", func(item *yaml.Node) error {
 		var st catalog.PriceStep
 		set := false
 		err := p.Mapping(item, "a price step", map[string]func(*yaml.Node) error{
 			"from_hours": func(v *yaml.Node) (err error) {
-				st.FromHours, err = p.Number(v, "hourly_steps.from_hours", 0, 1e6)
+				st.FromHours, err = p.Number(v, "hourly_steps.from_hours", 0, MaxFromHours)
 				return
 			},
 			"price": func(v *yaml.Node) error {
+				lines = append(lines, v.Line)
 				d, err := p.Price(v, "hourly_steps.price")
 				st.Amount, set = d.Decimal, err == nil
 				return err
@@ -305,7 +403,7 @@ func parseSteps(p *yamlfields.Reader, n *yaml.Node) ([]catalog.PriceStep, error)
 	if err == nil && len(out) == 0 {
 		err = p.Errf(n, "hourly_steps", "is empty")
 	}
-	return out, err
+	return out, lines, err
 }
 
 func fraction(p *yamlfields.Reader, n *yaml.Node, field string) (decimal.NullDecimal, error) {

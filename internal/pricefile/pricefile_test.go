@@ -126,6 +126,8 @@ func FuzzParse(f *testing.F) {
 	b, _ := os.ReadFile("testdata/ok.yaml")
 	f.Add(string(b))
 	f.Add("prices:\n  - provider: aws\n    discount: 10%\n")
+	f.Add("currency: CNY\nfx: {XYZ: 2}\nprices:\n  - {provider: aws, instance_type: x, price: 1e309, spot_price: 2, currency: XYZ}\n---\n")
+	f.Add("commitments:\n  - {provider: aws, instance_type: x, region: r, model: reserved, term: 5y, payment: partial-upfront, upfront: 1, hourly: 0.5}\n")
 	f.Fuzz(func(t *testing.T, s string) {
 		pf, err := Parse("fuzz.yaml", []byte(s))
 		if err != nil {
@@ -134,12 +136,24 @@ func FuzzParse(f *testing.F) {
 			}
 			return
 		}
+		// The most any hourly price may be: MaxHourlyUSD at the lowest fx rate a file may give.
+		ceiling := decimal.NewFromInt(MaxHourlyUSD).Div(MinFXRate)
 		for _, e := range pf.Entries {
 			if e.Price.Valid && e.Price.Decimal.IsNegative() {
 				t.Fatal("negative price accepted")
 			}
 			if e.Provider == "" {
 				t.Fatal("entry without provider accepted")
+			}
+			for _, p := range []decimal.NullDecimal{e.Price, e.SpotPrice} {
+				if e.Currency != "" && p.Valid && (!p.Decimal.IsPositive() || p.Decimal.GreaterThan(ceiling)) {
+					t.Fatalf("price %s %s accepted", p.Decimal, e.Currency)
+				}
+			}
+		}
+		for _, r := range pf.FX {
+			if r.USD.LessThan(MinFXRate) || r.USD.GreaterThan(MaxFXRate) {
+				t.Fatalf("fx rate %s accepted", r.USD)
 			}
 		}
 	})
@@ -170,7 +184,7 @@ func TestCommitments(t *testing.T) {
 	for name, tc := range map[string]struct{ in, want string }{
 		"bad model":   {"commitments:\n  - {provider: aws, instance_type: x, region: r, model: lease, term: 1y, payment: monthly, monthly: 1}\n", `field model: value "lease" is not one of reserved`},
 		"bad term":    {"commitments:\n  - {provider: aws, instance_type: x, region: r, model: reserved, term: 2 years, payment: monthly, monthly: 1}\n", `field term: value "2 years"`},
-		"no amount":   {"commitments:\n  - {provider: aws, instance_type: x, region: r, model: reserved, term: 1y, payment: monthly}\n", "field upfront: missing"},
+		"no amount":   {"commitments:\n  - {provider: aws, instance_type: x, region: r, model: reserved, term: 1y, payment: monthly}\n", "field hourly: missing"},
 		"no payment":  {"commitments:\n  - {provider: aws, instance_type: x, region: r, model: reserved, term: 1y, monthly: 1}\n", "field payment: missing"},
 		"steps start": {"prices:\n  - {provider: tencent, instance_type: x, hourly_steps: [{from_hours: 5, price: 1}]}\n", "the first step must start at 0 hours"},
 		"steps order": {"prices:\n  - {provider: tencent, instance_type: x, hourly_steps: [{from_hours: 0, price: 2}, {from_hours: 0, price: 1}]}\n", "must be above the previous step"},

@@ -4,12 +4,16 @@
 package yamlfields
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/shopspring/decimal"
 	"go.yaml.in/yaml/v3"
@@ -17,7 +21,7 @@ import (
 	"github.com/gpuscout/gpuscout/internal/money"
 )
 
-// Error is a validation error at a file position.
+// Error is a validation error at a file position; Line 0 is about the whole file.
 type Error struct {
 	Path  string
 	Line  int
@@ -26,6 +30,9 @@ type Error struct {
 }
 
 func (e *Error) Error() string {
+	if e.Line == 0 {
+		return fmt.Sprintf("%s: %s", e.Path, e.Msg)
+	}
 	if e.Field != "" {
 		return fmt.Sprintf("%s:%d: field %s: %s", e.Path, e.Line, e.Field, e.Msg)
 	}
@@ -35,16 +42,31 @@ func (e *Error) Error() string {
 // Reader reads the nodes of one file.
 type Reader struct{ Path string }
 
-// Root parses b and returns its top-level node; want describes the expected content for the empty-file error.
+// Root parses b and returns its top-level node; want describes the expected
+// content for the empty-file error. The file must hold one YAML document: a
+// second one (after a --- line) is an error, never silently ignored.
 func (r *Reader) Root(b []byte, want string) (*yaml.Node, error) {
+	dec := yaml.NewDecoder(bytes.NewReader(b))
 	var root yaml.Node
-	if err := yaml.Unmarshal(b, &root); err != nil {
-		return nil, &Error{Path: r.Path, Line: errLine(err), Msg: "not valid YAML: " + strings.TrimPrefix(err.Error(), "yaml: ")}
+	if err := dec.Decode(&root); err != nil && err != io.EOF {
+		return nil, r.invalid(err)
 	}
 	if len(root.Content) == 0 {
 		return nil, &Error{Path: r.Path, Line: 1, Msg: "the file is empty; want " + want}
 	}
+	var next yaml.Node
+	switch err := dec.Decode(&next); {
+	case err == io.EOF:
+	case err != nil:
+		return nil, r.invalid(err)
+	default:
+		return nil, &Error{Path: r.Path, Line: next.Line, Msg: "a second YAML document starts here; the file holds one document: remove the --- line or merge the two"}
+	}
 	return root.Content[0], nil
+}
+
+func (r *Reader) invalid(err error) error {
+	return &Error{Path: r.Path, Line: errLine(err), Msg: "not valid YAML: " + strings.TrimPrefix(err.Error(), "yaml: ")}
 }
 
 // Errf makes an Error at node n.
@@ -54,26 +76,33 @@ func (r *Reader) Errf(n *yaml.Node, field, format string, a ...any) error {
 
 // Mapping walks a mapping node, dispatching known keys and rejecting others and repeats.
 func (r *Reader) Mapping(n *yaml.Node, what string, fields map[string]func(*yaml.Node) error) error {
+	names := make([]string, 0, len(fields))
+	for name := range fields {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	return r.Fields(n, what, names, func(key string, v *yaml.Node) error { return fields[key](v) })
+}
+
+// Fields walks a mapping node like Mapping, calling fn with each key and value;
+// allowed lists the keys, in the order the message about an unknown key
+// gives them. It allocates nothing per node, for files of many entries: a
+// caller declares allowed and fn once, not once per mapping.
+func (r *Reader) Fields(n *yaml.Node, what string, allowed []string, fn func(key string, v *yaml.Node) error) error {
 	if n.Kind != yaml.MappingNode {
 		return r.Errf(n, "", "%s must be a mapping (key: value lines)", what)
 	}
-	seen := map[string]bool{}
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
-		fn, ok := fields[k.Value]
-		if !ok {
-			names := make([]string, 0, len(fields))
-			for name := range fields {
-				names = append(names, name)
+		if !slices.Contains(allowed, k.Value) {
+			return r.Errf(k, k.Value, "unknown field in %s; allowed: %s", what, strings.Join(allowed, ", "))
+		}
+		for j := 0; j < i; j += 2 {
+			if n.Content[j].Value == k.Value {
+				return r.Errf(k, k.Value, "given twice")
 			}
-			sort.Strings(names)
-			return r.Errf(k, k.Value, "unknown field in %s; allowed: %s", what, strings.Join(names, ", "))
 		}
-		if seen[k.Value] {
-			return r.Errf(k, k.Value, "given twice")
-		}
-		seen[k.Value] = true
-		if err := fn(v); err != nil {
+		if err := fn(k.Value, v); err != nil {
 			return err
 		}
 	}
@@ -154,6 +183,9 @@ func (r *Reader) Date(n *yaml.Node, field string) (string, error) {
 	if !dateRE.MatchString(s) {
 		return "", r.Errf(n, field, "value %q is not a date; want YYYY-MM-DD", s)
 	}
+	if _, err := time.Parse(time.DateOnly, s); err != nil {
+		return "", r.Errf(n, field, "value %q is not a date; want YYYY-MM-DD with a real month and day", s)
+	}
 	return s, nil
 }
 
@@ -201,6 +233,22 @@ func (r *Reader) Positive(n *yaml.Node, field string) (float64, error) {
 	v, err := strconv.ParseFloat(s, 64)
 	if err != nil || !(v > 0) || v > 1e9 {
 		return 0, r.Errf(n, field, "value %q is not a positive number", s)
+	}
+	return v, nil
+}
+
+// PositiveMax reads a number more than 0 and at most max.
+func (r *Reader) PositiveMax(n *yaml.Node, field string, max float64) (float64, error) {
+	s, err := r.Str(n, field)
+	if err != nil {
+		return 0, err
+	}
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		return 0, r.Errf(n, field, "value %q is not a number; want more than 0 and at most %g", s, max)
+	}
+	if !(v > 0 && v <= max) {
+		return 0, r.Errf(n, field, "value %q is outside the allowed range: more than 0 and at most %g", s, max)
 	}
 	return v, nil
 }
