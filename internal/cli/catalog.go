@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -49,7 +50,7 @@ func newCatalogInfoCmd(e *env) *cobra.Command {
 		if err != nil {
 			return err
 		}
-		info := catalogInfo(l)
+		info := catalogInfo(l, e.now())
 		return e.write(format, info.table(), info)
 	}
 	return cmd
@@ -83,9 +84,17 @@ type infoJSON struct {
 	Applied   []string       `json:"applied_price_files,omitempty"`
 	// LeftOut are instance types a price feed lists that the catalog build left out, and why.
 	LeftOut []catalog.LeftOutType `json:"left_out"`
+	// Coverage says, in sentences computed from the catalog, what it prices
+	// and what it leaves unknown; Warnings what a user should act on.
+	Coverage []string `json:"coverage"`
+	Warnings []string `json:"warnings"`
 }
 
-func catalogInfo(l *loadedCatalog) *infoJSON {
+// fxStaleDays is the age of the built-in exchange rate above which catalog
+// info warns: prices converted with it may be off by the rate's drift since.
+const fxStaleDays = 90
+
+func catalogInfo(l *loadedCatalog, now time.Time) *infoJSON {
 	c := l.cat
 	info := &infoJSON{GPUs: len(c.GPUs), Offerings: len(c.Offerings), FX: l.fx.Describe(money.USD, money.CNY), Applied: l.applied,
 		LeftOut: append([]catalog.LeftOutType{}, c.LeftOut...)}
@@ -137,7 +146,67 @@ func catalogInfo(l *loadedCatalog) *infoJSON {
 	for _, s := range c.Sources {
 		info.Sources = append(info.Sources, sourceInfo{Source: s, PriceRows: rows[s.ID]})
 	}
+	info.Coverage, info.Warnings = coverage(c, info.Providers, l, now)
 	return info
+}
+
+// coverage describes what the catalog prices, from the catalog itself.
+func coverage(c *catalog.Catalog, provs []providerInfo, l *loadedCatalog, now time.Time) (cov, warn []string) {
+	var none, partial, spot, commit, noCommit []string
+	for _, p := range provs {
+		switch {
+		case p.Offerings > 0 && p.Priced == 0:
+			none = append(none, p.Name)
+		case p.Priced < p.Offerings:
+			partial = append(partial, fmt.Sprintf("%s %d of %d", p.Name, p.Priced, p.Offerings))
+		}
+		if p.Spot > 0 {
+			spot = append(spot, fmt.Sprintf("%s (%d)", p.Name, p.Spot))
+		}
+		types := map[string]bool{}
+		for _, x := range c.Commitments {
+			if x.Provider == p.Name {
+				types[x.InstanceType] = true
+			}
+		}
+		if pr := c.Provider(p.Name); pr != nil && len(pr.Schemes) > 0 {
+			if len(types) > 0 {
+				commit = append(commit, fmt.Sprintf("%s (%d prices for %s)", p.Name, p.Commitments, strings.Join(keys(types), ", ")))
+			} else {
+				noCommit = append(noCommit, p.Name)
+			}
+		}
+	}
+	if len(none) > 0 {
+		cov = append(cov, "No on-demand price sourced (every price unknown): "+strings.Join(none, ", ")+"; give yours with --prices FILE (examples/prices-china.yaml).")
+	}
+	if len(partial) > 0 {
+		cov = append(cov, "Partly priced (offerings with an on-demand price): "+strings.Join(partial, ", ")+".")
+	}
+	cov = append(cov, "Spot prices: "+orNone(spot)+"; interruption bands: AWS Spot Advisor for "+strconv.Itoa(len(c.SpotBands))+" AWS types, elsewhere "+catalog.DefaultSpotBand+" a month, marked as an assumption.")
+	cov = append(cov, "Commitment prices: "+orNone(commit)+"; sold but not priced (cost lists them as unknown): "+orNone(noCommit)+".")
+	retired := 0
+	for i := range c.Offerings {
+		if c.Offerings[i].Retired != "" {
+			retired++
+		}
+	}
+	if retired > 0 {
+		cov = append(cov, fmt.Sprintf("Retired sizes kept for reference and left out of offers, cost and advise: %d (offers --include-retired).", retired))
+	}
+	if fixed, err := time.Parse("2006-01-02", money.DefaultAsOf); err == nil && len(l.fxOverrides) == 0 {
+		if days := int(now.Sub(fixed).Hours() / 24); days > fxStaleDays {
+			warn = append(warn, fmt.Sprintf("The built-in exchange rate is from %s, %d days ago: prices converted between USD, CNY and EUR use it. Pass today's with --fx CNY=USD_PER_CNY.", money.DefaultAsOf, days))
+		}
+	}
+	return cov, warn
+}
+
+func orNone(xs []string) string {
+	if len(xs) == 0 {
+		return "none"
+	}
+	return strings.Join(xs, ", ")
 }
 
 func keys(m map[string]bool) []string {
@@ -162,7 +231,15 @@ func (info *infoJSON) table() *render.Table {
 		t.Rows = append(t.Rows, []string{p.Name, p.Currency, strconv.Itoa(p.Offerings), strconv.Itoa(p.Priced), strconv.Itoa(p.Spot),
 			strconv.Itoa(p.Commitments), strconv.Itoa(len(p.Regions)), china, billing})
 	}
-	t.Notes = append(t.Notes, "", fmt.Sprintf("%d GPUs in the spec table, %d offerings. Exchange rate: %s.", info.GPUs, info.Offerings, info.FX), "", "Sources (rows of prices, commitment prices and spot bands; as of):")
+	t.Notes = append(t.Notes, "", fmt.Sprintf("%d GPUs in the spec table, %d offerings. Exchange rate: %s.", info.GPUs, info.Offerings, info.FX))
+	for _, w := range info.Warnings {
+		t.Notes = append(t.Notes, "WARNING: "+w)
+	}
+	t.Notes = append(t.Notes, "", "Coverage:")
+	for _, c := range info.Coverage {
+		t.Notes = append(t.Notes, "  "+c)
+	}
+	t.Notes = append(t.Notes, "", "Sources (rows of prices, commitment prices and spot bands; as of):")
 	for _, s := range info.Sources {
 		asOf := s.AsOf
 		if asOf == "" {

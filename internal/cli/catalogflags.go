@@ -34,6 +34,8 @@ type loadedCatalog struct {
 	fx       *money.FX
 	currency money.Currency
 	applied  []string // one line per price file
+	// fxOverrides are the currencies whose rate --fx set.
+	fxOverrides []money.Currency
 }
 
 func (cf *catalogFlags) load() (*loadedCatalog, error) {
@@ -64,6 +66,7 @@ func (cf *catalogFlags) load() (*loadedCatalog, error) {
 		if err := l.fx.SetUSDValue(c, r, "--fx "+s); err != nil {
 			return nil, asUsage(err)
 		}
+		l.fxOverrides = append(l.fxOverrides, c)
 	}
 	if l.currency, err = money.ParseCurrency(cf.currency); err != nil {
 		return nil, usagef("--currency: %v", err)

@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
@@ -43,11 +44,15 @@ type env struct {
 	stdout, stderr io.Writer
 	tty            bool // stdout is a terminal
 	color          bool
+	now            func() time.Time
 }
+
+// clock is the time commands see (the age of a dated rate, say); tests fix it.
+var clock = time.Now
 
 // Main runs gpuscout with args and returns the exit code.
 func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	e := &env{stdout: stdout, stderr: stderr}
+	e := &env{stdout: stdout, stderr: stderr, now: clock}
 	if f, ok := stdout.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
 		e.tty = true
 		_, noColor := os.LookupEnv("NO_COLOR")

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 )
 
@@ -113,4 +114,22 @@ func sameNumber(a, b json.Number) bool {
 	x, err1 := a.Float64()
 	y, err2 := b.Float64()
 	return err1 == nil && err2 == nil && x == y
+}
+
+// catalog info warns when the built-in exchange rate is old, and not once
+// the user gives today's rate.
+func TestCatalogInfoFXWarning(t *testing.T) {
+	out, _, code := run(t, "catalog", "info")
+	if code != 0 || !strings.Contains(out, "WARNING: The built-in exchange rate is from 2024-12-11, 719 days ago") {
+		t.Errorf("catalog info (exit %d) has no FX age warning:\n%s", code, out)
+	}
+	out, _, _ = run(t, "catalog", "info", "--fx", "CNY=0.14")
+	if strings.Contains(out, "WARNING") {
+		t.Errorf("catalog info --fx still warns:\n%s", out)
+	}
+	for _, want := range []string{"every price unknown): alibaba, tencent", "Commitment prices: gcp", "sold but not priced (cost lists them as unknown): aws, azure, alibaba, tencent"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("catalog info coverage lacks %q", want)
+		}
+	}
 }

@@ -52,6 +52,9 @@ type FX struct {
 	overridden map[Currency]bool
 }
 
+// DefaultAsOf is the date of the built-in rates (YYYY-MM-DD).
+const DefaultAsOf = "2024-12-11"
+
 // DefaultSource names the reference fixing behind the built-in rates.
 const DefaultSource = "PBOC central parity 2024-12-11 (USD-CNY 7.1843, EUR-CNY 7.6004; MNI Market News)"
 
