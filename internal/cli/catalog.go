@@ -312,7 +312,7 @@ func newCatalogValidateCmd(e *env) *cobra.Command {
 		Use:     "validate FILE",
 		Short:   "Check a user price file (YAML) against the catalog",
 		Long:    priceFileHelp,
-		Example: "  gpuscout catalog validate my-prices.yaml\n  gpuscout offers --prices my-prices.yaml --gpu A10",
+		Example: "  gpuscout catalog validate examples/prices-china.yaml\n  gpuscout offers --prices examples/prices-china.yaml --gpu A10",
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) != 1 {
 				return usagef("catalog validate takes one price file, got %d arguments", len(args))

@@ -16,8 +16,9 @@ func newGPUsCmd(e *env) *cobra.Command {
 		Short: "Show the GPU spec table (memory, bandwidth, dense TFLOP/s, links, TDP, sources)",
 		Long: `Show the GPU and accelerator spec table. Figures are dense (no sparsity) and
 per GPU; every figure cites a source (-o json lists them per figure, 'gpuscout
-catalog info' names each source). "?" means no source gives the figure (measure
-it with gpuscout bench); "n/a" means the hardware lacks it (T4 has no BF16).
+catalog sources' names each source). "?" means no source gives the figure
+(measure it on the node, e.g. with PyTorch; gpuscout has no bench command
+yet); "n/a" means the hardware lacks it (T4 has no BF16).
 
 NAME may be any spelling clouds and NVML use: "NVIDIA A100-SXM4-80GB",
 "a100-80gb", "A100" (the whole family).`,
@@ -72,7 +73,7 @@ func gpusTable(gpus []*catalog.GPU) *render.Table {
 			g.FP32.String(), g.TF32.String(), g.BF16.String(), g.FP16.String(), g.FP8.String(), link,
 			g.InterconnectBW.String(), g.TDP.String(), strings.Join(g.SourceIDs(), ",")})
 	}
-	t.Notes = []string{"TFLOP/s dense per GPU. ? = no source gives it (measure with gpuscout bench); n/a = not supported. (any) = form factor unknown: only figures common to all variants."}
+	t.Notes = []string{"TFLOP/s dense per GPU. ? = no source gives it (measure it; gpuscout has no bench command yet); n/a = not supported. (any) = form factor unknown: only figures common to all variants."}
 	return t
 }
 

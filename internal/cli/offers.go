@@ -151,7 +151,7 @@ Tencent Cloud publish no GPU list price we could source): supply your own with
 		Example: `  gpuscout offers --gpu A100:8
   gpuscout offers --gpu H100 --spot --provider aws,gcp --sort gpu-hour -o csv
   gpuscout offers --min-gpu-memory 80GB --max-price 30 --currency CNY
-  gpuscout offers --china --gpu A10 --prices my-prices.yaml`,
+  gpuscout offers --china --gpu A10 --prices examples/prices-china.yaml`,
 		Args: noArgs,
 	}
 	getFormat := outputFlag(cmd)
