@@ -322,3 +322,28 @@ func TestJobBelowBillingMinimum(t *testing.T) {
 		t.Fatal("no on-demand plan on p4d.24xlarge")
 	}
 }
+
+// A scenario that needs 80 GB keeps the H100s feeds list at 79.6 GiB (their
+// nominal class is 80 GB), as offers --min-gpu-memory 80GB does.
+func TestMemoryClassNotNVMLMiB(t *testing.T) {
+	a := advisor(t, money.USD)
+	req := request(t, a, "llm-pretraining", "H100-SXM5-80GB")
+	req.Scenario.MinGPUMemoryGiB = 80
+	req.WorkGPUHours = 1000
+	res := run(t, a, req)
+	for _, x := range res.Excluded {
+		if strings.Contains(x.What, "H100-SXM5-80GB") && strings.Contains(x.Reason, "below the 80") {
+			t.Errorf("%s excluded: %s", x.What, x.Reason)
+		}
+	}
+	found := false
+	for i := range a.Catalog.Offerings {
+		o := &a.Catalog.Offerings[i]
+		if o.GPU != nil && o.GPU.Name == "H100-SXM5-80GB" && o.GPUMemoryGiB < 80 {
+			found = true
+		}
+	}
+	if !found {
+		t.Skip("no H100 listed below 80 GiB in the catalog: nothing to check")
+	}
+}

@@ -48,8 +48,8 @@ func (a *Advisor) Advise(in *Request) (*Result, error) {
 	for _, r := range rows {
 		o := r.Offering
 		switch {
-		case o.GPUMemoryGiB < sc.MinGPUMemoryGiB:
-			exclude(o, fmt.Sprintf("%.0f GiB per GPU is below the %.0f GiB %s needs", o.GPUMemoryGiB, sc.MinGPUMemoryGiB, sc.Name))
+		case o.GPUMemoryClassGB() < sc.MinGPUMemoryGiB: // the card's nominal class: an H100 listed at 79.6 GiB is an 80 GB card
+			exclude(o, fmt.Sprintf("%.0f GB per GPU is below the %.0f GB %s needs", o.GPUMemoryClassGB(), sc.MinGPUMemoryGiB, sc.Name))
 			continue
 		case o.GPUCount < 1 && sc.CommHeavy:
 			exclude(o, "a slice of a GPU cannot train")
