@@ -48,6 +48,9 @@ func (a *Advisor) Advise(in *Request) (*Result, error) {
 	for _, r := range rows {
 		o := r.Offering
 		switch {
+		case o.GPUMemoryClassGB() == 0 && sc.MinGPUMemoryGiB > 0:
+			exclude(o, fmt.Sprintf("memory per GPU is not sourced; %s needs %.0f GB", sc.Name, sc.MinGPUMemoryGiB))
+			continue
 		case o.GPUMemoryClassGB() < sc.MinGPUMemoryGiB: // the card's nominal class: an H100 listed at 79.6 GiB is an 80 GB card
 			exclude(o, fmt.Sprintf("%.0f GB per GPU is below the %.0f GB %s needs", o.GPUMemoryClassGB(), sc.MinGPUMemoryGiB, sc.Name))
 			continue
