@@ -10,7 +10,6 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"strconv"
 	"strings"
 	"time"
 
@@ -87,18 +86,56 @@ measurement.`
 
 type spotFlags struct {
 	catalogFlags
-	work, deadline, checkpoint, ckptCost, restart, down, mtbf string
-	band, traceMode, offering, policy, chart, offsets         string
-	traces                                                    []string
-	hazard, spotPrice, odPrice, odPercent                     float64
-	nodes, runs, odBase                                       int
-	maxEvents                                                 int64
-	seed                                                      uint64
-	explain, runsSet                                          bool
+	// Durations, parsed by the shared flag type; .text keeps what the user wrote for messages.
+	work, deadline, ckptCost, restart, down, mtbf     *hoursValue
+	checkpoint                                        string // a duration, auto, none or continuous
+	band, traceMode, offering, policy, chart, offsets string
+	traces                                            []string
+	hazard, spotPrice, odPrice, odPercent             float64
+	nodes, runs, odBase                               int
+	maxEvents                                         int64
+	seed                                              uint64
+	explain, runsSet                                  bool
+}
+
+// newSpotFlags returns the flags with their defaults.
+func newSpotFlags() spotFlags {
+	f := spotFlags{
+		work: newHours(new(float64), false, cost.MaxDurationHours), deadline: newHours(new(float64), false, cost.MaxDurationHours),
+		ckptCost: newHours(new(float64), true, cost.MaxDurationHours), restart: newHours(new(float64), true, cost.MaxDurationHours),
+		down: newHours(new(float64), true, cost.MaxDurationHours), mtbf: newHours(new(float64), false, cost.MaxDurationHours),
+		checkpoint: "auto", traceMode: "replay", policy: "all", nodes: 1, runs: spot.DefaultRuns, seed: 1, maxEvents: spot.DefaultMaxEvents,
+	}
+	_ = f.ckptCost.Set("5m")
+	_ = f.restart.Set("10m")
+	return f
+}
+
+// spotJob turns the job flags into a spot.Job: parsing and the checks that
+// relate flags to each other; the job's own ranges are spot.Job.Validate's.
+// It is pure: changed says which flags the user set.
+func spotJob(f *spotFlags, changed func(string) bool) (spot.Job, error) {
+	var job spot.Job
+	if !changed("work") {
+		return job, usagef("--work is required: the hours of compute the job needs, e.g. --work 72h")
+	}
+	job.Work, job.Nodes = *f.work.h, f.nodes
+	job.Restart, job.CheckpointCost = *f.restart.h, *f.ckptCost.h
+	job.Startup = job.Restart // the first launch pays it too, as in Can't Be Late
+	if changed("deadline") {
+		job.Deadline = *f.deadline.h
+		if job.Deadline < job.Work {
+			return job, usagef("--deadline %s is shorter than --work %s: even on-demand cannot meet it", f.deadline.text, f.work.text)
+		}
+		if job.Deadline < job.Work+job.Startup {
+			return job, usagef("--deadline %s is shorter than --work %s plus one --restart %s (the first launch's start-up): even on-demand cannot meet it", f.deadline.text, f.work.text, f.restart.text)
+		}
+	}
+	return job, nil
 }
 
 func newSpotCmd(e *env) *cobra.Command {
-	var f spotFlags
+	f := newSpotFlags()
 	cmd := &cobra.Command{
 		Use:   "spot",
 		Short: "Simulate spot interruptions, checkpointing and deadline-aware policies",
@@ -112,13 +149,13 @@ func newSpotCmd(e *env) *cobra.Command {
 	getFormat := outputFlag(cmd)
 	f.catalogFlags.register(cmd)
 	fl := cmd.Flags()
-	fl.StringVar(&f.work, "work", "", "hours of compute the job needs, e.g. 72h or 3d (required)")
-	fl.StringVar(&f.deadline, "deadline", "", "time from the start by which the job must finish")
-	fl.IntVar(&f.nodes, "nodes", 1, "nodes the job needs at once (gang)")
-	fl.StringVar(&f.band, "band", "", "AWS Spot Advisor interruption band per month: <5%, 5-10%, 10-15%, 15-20%, >20%")
-	fl.Float64Var(&f.hazard, "hazard", 0, "interruptions per hour per instance")
-	fl.StringVar(&f.mtbf, "mtbf", "", "mean time between interruptions per instance, e.g. 300h")
-	fl.StringVar(&f.down, "down", "", "mean time spot stays unavailable after an interruption (with --band/--hazard/--mtbf)")
+	fl.Var(f.work, "work", "hours of compute the job needs, e.g. 72h or 3d (required)")
+	fl.Var(f.deadline, "deadline", "time from the start by which the job must finish")
+	fl.Var(&intValue{n: &f.nodes, min: 1, max: 100000}, "nodes", "nodes the job needs at once (gang), 1 to 100000")
+	fl.Var(&bandValue{s: &f.band}, "band", "AWS Spot Advisor interruption band per month: <5%, 5-10%, 10-15%, 15-20%, >20%")
+	fl.Var(&floatValue{f: &f.hazard, min: 0, max: 1000, openMin: true}, "hazard", "interruptions per hour per instance (above 0, at most 1000)")
+	fl.Var(f.mtbf, "mtbf", "mean time between interruptions per instance, e.g. 300h")
+	fl.Var(f.down, "down", "mean time spot stays unavailable after an interruption (with --band/--hazard/--mtbf); 0 allowed")
 	fl.StringSliceVar(&f.traces, "trace", nil, "availability trace(s) (Can't Be Late JSON) to replay: files or folders, comma-separated or repeated")
 	fl.StringVar(&f.traceMode, "trace-mode", "replay", "replay the trace, or fit a two-state model to it")
 	fl.StringVar(&f.offsets, "offsets", "", "replay from these start times, one run each, into each trace: 0h,12.5h,... or @FILE (one per line); JSON then lists every run")
@@ -126,16 +163,16 @@ func newSpotCmd(e *env) *cobra.Command {
 	fl.Var(&floatValue{f: &f.spotPrice, min: 0, max: maxHourlyPrice, openMin: true}, "spot-price", "spot price per node-hour (in --currency)")
 	fl.Var(&floatValue{f: &f.odPrice, min: 0, max: maxHourlyPrice, openMin: true}, "od-price", "on-demand price per node-hour (in --currency)")
 	fl.StringVar(&f.checkpoint, "checkpoint", "auto", "checkpoint interval: a duration, auto (Daly's optimum), none, or continuous")
-	fl.StringVar(&f.ckptCost, "checkpoint-cost", "5m", "time to write one checkpoint")
-	fl.StringVar(&f.restart, "restart", "10m", "changeover delay: from an interruption or switch to progress again")
+	fl.Var(f.ckptCost, "checkpoint-cost", "time to write one checkpoint (default 5m; 0 allowed)")
+	fl.Var(f.restart, "restart", "changeover delay: from an interruption or switch to progress again (default 10m; 0 allowed)")
 	fl.StringVar(&f.policy, "policy", "all", "policies: "+strings.Join(spot.PolicyNames(), ", ")+", or all")
-	fl.IntVar(&f.runs, "runs", spot.DefaultRuns, fmt.Sprintf("simulated runs per policy (a trace: %d start offsets per trace unless set)", spot.DefaultOffsetRuns))
-	fl.Uint64Var(&f.seed, "seed", 1, "random seed (the same seed gives the same results)")
-	fl.IntVar(&f.odBase, "od-base", 0, "asg-mix: on-demand base capacity (nodes)")
-	fl.Float64Var(&f.odPercent, "od-percent", 0, "asg-mix: on-demand percentage above the base")
+	fl.Var(&intValue{n: &f.runs, min: 1, max: 10_000_000}, "runs", fmt.Sprintf("simulated runs per policy, 1 to 10000000 (default %d; a trace: %d start offsets per trace unless set)", spot.DefaultRuns, spot.DefaultOffsetRuns))
+	fl.Uint64Var(&f.seed, "seed", f.seed, "random seed (the same seed gives the same results)")
+	fl.Var(&intValue{n: &f.odBase, min: 0, max: 100000}, "od-base", "asg-mix: on-demand base capacity (nodes)")
+	fl.Var(&floatValue{f: &f.odPercent, min: 0, max: 100}, "od-percent", "asg-mix: on-demand percentage above the base, 0 to 100")
 	fl.BoolVar(&f.explain, "explain", false, "print the timeline of one run of each policy")
-	fl.Int64Var(&f.maxEvents, "max-events", spot.DefaultMaxEvents, "stop with an error beyond this many simulation events (checkpoints, availability changes), all runs together: 1000 to 10000000000")
-	fl.StringVar(&f.chart, "chart", "", "write a histogram of the run costs per policy as SVG to this file")
+	fl.Int64Var(&f.maxEvents, "max-events", f.maxEvents, "stop with an error beyond this many simulation events (checkpoints, availability changes), all runs together: 1000 to 10000000000")
+	fl.Var(&outPathValue{p: &f.chart, exts: []string{".svg"}}, "chart", "write a histogram of the run costs per policy as SVG to this file (.svg)")
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		format, err := getFormat()
 		if err != nil {
@@ -215,43 +252,14 @@ type spotInputs struct {
 	offsets      []float64 // --offsets, or nil
 }
 
-// parseHoursOrZero is parseHours that also accepts zero, with or without a
-// unit ("0", "0m", "0s", "0h0m"). cost.ParseDuration rejects a zero written
-// with a unit; until it accepts it, the spot command does so here.
+// parseHoursOrZero is parseHours where zero, with or without a unit ("0",
+// "0m", "0s"), is allowed.
 func parseHoursOrZero(flag, s string) (float64, error) {
-	if isZeroDuration(s) {
-		return 0, nil
+	h, err := cost.ParseNonNegativeDuration(s)
+	if err != nil {
+		return 0, usagef("--%s: %v", flag, err)
 	}
-	return parseHours(flag, s)
-}
-
-// isZeroDuration tells whether s is zero written as digits 0 and dots, with
-// or without units: "0", "0.0", "0m", "0h0m".
-func isZeroDuration(s string) bool {
-	t := strings.ToLower(strings.TrimSpace(s))
-	if !strings.Contains(t, "0") {
-		return false
-	}
-	digits := true // the previous character was a digit or a dot
-	for i, r := range t {
-		switch {
-		case r == '0' || r == '.':
-			digits = true
-		case strings.ContainsRune("smhdwoy", r) && i > 0:
-			if !digits && !(r == 'o' && t[i-1] == 'm') {
-				return false
-			}
-			digits = false
-		default:
-			return false
-		}
-	}
-	if digits && !strings.ContainsAny(t, "smhdwoy") {
-		v, err := strconv.ParseFloat(t, 64)
-		return err == nil && v == 0
-	}
-	_, err := cost.ParseDuration(strings.ReplaceAll(t, "0", "1"))
-	return err == nil
+	return h, nil
 }
 
 func parseHours(flag, s string) (float64, error) {
@@ -273,32 +281,10 @@ func (f *spotFlags) prepare(changed func(string) bool) (*spotInputs, error) {
 		return nil, err
 	}
 	in.currency = string(l.currency)
+	if in.cfg.Job, err = spotJob(f, changed); err != nil {
+		return nil, err
+	}
 	job := &in.cfg.Job
-	if f.work == "" {
-		return nil, usagef("--work is required: the hours of compute the job needs, e.g. --work 72h")
-	}
-	if job.Work, err = parseHours("work", f.work); err != nil {
-		return nil, err
-	}
-	if f.deadline != "" {
-		if job.Deadline, err = parseHours("deadline", f.deadline); err != nil {
-			return nil, err
-		}
-		if job.Deadline < job.Work {
-			return nil, usagef("--deadline %s is shorter than --work %s: even on-demand cannot meet it", f.deadline, f.work)
-		}
-	}
-	job.Nodes = f.nodes
-	if job.Restart, err = parseHoursOrZero("restart", f.restart); err != nil {
-		return nil, err
-	}
-	job.Startup = job.Restart // the first launch pays it too, as in Can't Be Late
-	if job.Deadline > 0 && job.Deadline < job.Work+job.Startup {
-		return nil, usagef("--deadline %s is shorter than --work %s plus one --restart %s (the first launch's start-up): even on-demand cannot meet it", f.deadline, f.work, f.restart)
-	}
-	if job.CheckpointCost, err = parseHoursOrZero("checkpoint-cost", f.ckptCost); err != nil {
-		return nil, err
-	}
 	// Prices and the offering's band, decided by the catalog as for offers, cost and advise.
 	var band *catalog.BandChoice
 	if f.offering != "" {
@@ -336,7 +322,7 @@ func (f *spotFlags) prepare(changed func(string) bool) (*spotInputs, error) {
 	}
 	// Availability model.
 	n := 0
-	for _, set := range []bool{f.band != "", f.hazard != 0, f.mtbf != "", len(f.traces) > 0} {
+	for _, set := range []bool{changed("band"), changed("hazard"), changed("mtbf"), len(f.traces) > 0} {
 		if set {
 			n++
 		}
@@ -344,12 +330,7 @@ func (f *spotFlags) prepare(changed func(string) bool) (*spotInputs, error) {
 	if n > 1 {
 		return nil, usagef("give one availability model: --band, --hazard, --mtbf or --trace")
 	}
-	var down float64
-	if f.down != "" {
-		if down, err = parseHoursOrZero("down", f.down); err != nil {
-			return nil, err
-		}
-	}
+	down := *f.down.h
 	switch {
 	case len(f.traces) > 0:
 		paths, err := expandTraces(f.traces)
@@ -419,19 +400,16 @@ func (f *spotFlags) prepare(changed func(string) bool) (*spotInputs, error) {
 		}
 	case f.offsets != "":
 		return nil, usagef("--offsets needs --trace: start times are times into a trace")
-	case f.hazard != 0:
-		if !(f.hazard > 0) || math.IsInf(f.hazard, 0) {
-			return nil, usagef("--hazard %g: want interruptions per hour > 0", f.hazard)
-		}
+	case changed("hazard"):
 		in.hazard = f.hazard
 		in.cfg.Model = spot.Hazard{PerHour: f.hazard, Down: down, Origin: "--hazard"}
-	case f.mtbf != "":
-		m, err := parseHours("mtbf", f.mtbf)
+	case changed("mtbf"):
+		m := *f.mtbf.h
 		if err != nil {
 			return nil, err
 		}
 		in.hazard = 1 / m
-		in.cfg.Model = spot.Hazard{PerHour: 1 / m, Down: down, Origin: "--mtbf " + f.mtbf}
+		in.cfg.Model = spot.Hazard{PerHour: 1 / m, Down: down, Origin: "--mtbf " + f.mtbf.text}
 	default:
 		label, origin := f.band, "--band "+f.band
 		if label == "" && band != nil {
@@ -455,26 +433,23 @@ func (f *spotFlags) prepare(changed func(string) bool) (*spotInputs, error) {
 	mtbf := in.cfg.Model.MTBF(job.Nodes)
 	switch f.checkpoint {
 	case "auto":
-		job.Checkpoint, in.ckptMode = autoCheckpoint(job, mtbf, f.ckptCost)
+		job.Checkpoint, in.ckptMode = autoCheckpoint(job, mtbf, f.ckptCost.text)
 	case "none":
 		job.Checkpoint, in.ckptMode = math.Inf(1), "none: an interruption loses all work"
 	case "continuous":
 		job.Checkpoint, in.ckptMode = 0, "continuous: an interruption loses no work"
 	default:
-		if isZeroDuration(f.checkpoint) {
-			job.Checkpoint, in.ckptMode = 0, "continuous: an interruption loses no work"
-			break
-		}
-		if job.Checkpoint, err = parseHours("checkpoint", f.checkpoint); err != nil {
+		if job.Checkpoint, err = cost.ParseNonNegativeDuration(f.checkpoint); err != nil {
 			return nil, usagef("--checkpoint %q: want a duration, auto, none or continuous", f.checkpoint)
+		}
+		if job.Checkpoint == 0 {
+			in.ckptMode = "continuous: an interruption loses no work"
+			break
 		}
 		in.ckptMode = fmt.Sprintf("every %.3f h of work", job.Checkpoint)
 	}
 	if in.cfg.Runs == 0 {
 		in.cfg.Runs = f.runs
-	}
-	if in.cfg.Runs < 1 || in.cfg.Runs > 10_000_000 {
-		return nil, usagef("--runs %d: want 1 to 10000000", in.cfg.Runs)
 	}
 	in.cfg.Seed = f.seed
 	if f.maxEvents < 1000 || f.maxEvents > 10_000_000_000 {
@@ -483,10 +458,7 @@ func (f *spotFlags) prepare(changed func(string) bool) (*spotInputs, error) {
 	in.cfg.MaxEvents = f.maxEvents
 	if c := job.Checkpoint; c > 0 && !math.IsInf(c, 1) && c <= job.CheckpointCost {
 		return nil, usagef("--checkpoint %s (%.4g h) is at or below --checkpoint-cost %s (%.4g h): the job would spend at least half its time writing checkpoints; want an interval above the cost, or --checkpoint auto for Daly's optimum",
-			f.checkpoint, c, f.ckptCost, job.CheckpointCost)
-	}
-	if f.odBase < 0 || !(f.odPercent >= 0 && f.odPercent <= 100) {
-		return nil, usagef("--od-base must be >= 0 and --od-percent within 0..100")
+			f.checkpoint, c, f.ckptCost.text, job.CheckpointCost)
 	}
 	if in.pols, err = spot.Policies(strings.Split(f.policy, ","), spot.ASGMix{OnDemandBase: f.odBase, OnDemandPercent: f.odPercent}); err != nil {
 		return nil, usagef("--policy: %v", err)
@@ -507,7 +479,7 @@ func (f *spotFlags) prepare(changed func(string) bool) (*spotInputs, error) {
 		c := in.cfg
 		c.Model = m
 		if f.checkpoint == "auto" {
-			c.Job.Checkpoint, _ = autoCheckpoint(&c.Job, m.MTBF(job.Nodes), f.ckptCost)
+			c.Job.Checkpoint, _ = autoCheckpoint(&c.Job, m.MTBF(job.Nodes), f.ckptCost.text)
 			lo, hi = math.Min(lo, c.Job.Checkpoint), math.Max(hi, c.Job.Checkpoint)
 		}
 		in.cfgs = append(in.cfgs, c)

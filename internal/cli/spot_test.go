@@ -151,7 +151,7 @@ func TestSpotBadInput(t *testing.T) {
 		{append(base, "--work", "72h", "--band", "5-10%", "--mtbf", "3h"), "give one availability model"},
 		{[]string{"spot", "--work", "72h", "--band", "5-10%"}, "prices are missing"},
 		{append(base, "--work", "72h", "--band", "5-10%", "--checkpoint", "often"), `--checkpoint "often"`},
-		{append(base, "--work", "72h", "--band", "5-10%", "--runs", "0"), "--runs 0"},
+		{append(base, "--work", "72h", "--band", "5-10%", "--runs", "0"), `"0" for "--runs" flag: want 1 to 10000000`},
 		{append(base, "--work", "72h", "--trace", filepath.Join(dir, "none.json")), "no such file"},
 	} {
 		_, errOut, code := run(t, tc.args...)
