@@ -11,7 +11,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/agnivade/levenshtein"
 	"github.com/shopspring/decimal"
 	"github.com/spf13/cobra"
 
@@ -64,7 +63,7 @@ func (f *selectFlags) apply(q *catalog.Query, l *loadedCatalog) error {
 		if err != nil {
 			var bad *unknownRegionError
 			if errors.As(err, &bad) {
-				return usagef("%v; closest: %s", err, strings.Join(closest(bad.name, l.cat.Regions(""), 5), ", "))
+				return usagef("%v; closest: %s", err, strings.Join(catalog.Closest(bad.name, l.cat.Regions(""), 5), ", "))
 			}
 			return err
 		}
@@ -269,19 +268,6 @@ func (f *offersFlags) query(l *loadedCatalog) (catalog.Query, error) {
 		return q, usagef("--limit %d: want 0 (all) or a positive number", f.limit)
 	}
 	return q, nil
-}
-
-// closest returns the n names nearest to s by edit distance.
-func closest(s string, names []string, n int) []string {
-	s = strings.ToLower(s)
-	sorted := append([]string(nil), names...)
-	sort.SliceStable(sorted, func(i, j int) bool {
-		return levenshtein.ComputeDistance(s, strings.ToLower(sorted[i])) < levenshtein.ComputeDistance(s, strings.ToLower(sorted[j]))
-	})
-	if len(sorted) > n {
-		sorted = sorted[:n]
-	}
-	return sorted
 }
 
 // money formatting for tables: up to 4 decimals, at least 2.

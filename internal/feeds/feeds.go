@@ -10,6 +10,7 @@ package feeds
 
 import (
 	"fmt"
+	"io"
 	"io/fs"
 
 	"github.com/shopspring/decimal"
@@ -220,3 +221,24 @@ func Known(amount decimal.Decimal, currency, source, asOf string) Price {
 
 // Unknown returns an unknown price in currency.
 func Unknown(currency string) Price { return Price{Currency: currency} }
+
+// ParseFile opens path under root and parses it with parse: the one way a
+// feed reads a file, so every feed names the file in its errors alike
+// ("path: what is wrong").
+func ParseFile[T any](in Inputs, root Root, path string, parse func(io.Reader) (T, error)) (T, error) {
+	var zero T
+	fsys, err := in.FS(root)
+	if err != nil {
+		return zero, err
+	}
+	fh, err := fsys.Open(path)
+	if err != nil {
+		return zero, err
+	}
+	defer fh.Close()
+	v, err := parse(fh)
+	if err != nil {
+		return zero, fmt.Errorf("%s: %w", path, err)
+	}
+	return v, nil
+}

@@ -34,18 +34,9 @@ func (f *Feed) Describe() feeds.Description {
 // Read implements feeds.Source. A region without a source id is an error: a
 // price must be citable.
 func (f *Feed) Read(in feeds.Inputs) (*feeds.Result, error) {
-	fsys, err := in.FS(feeds.Shared)
+	recs, err := feeds.ParseFile(in, feeds.Shared, f.Path, Parse)
 	if err != nil {
 		return nil, err
-	}
-	fh, err := fsys.Open(f.Path)
-	if err != nil {
-		return nil, fmt.Errorf("awsondemand: %w", err)
-	}
-	defer fh.Close()
-	recs, err := Parse(fh)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", f.Path, err)
 	}
 	res := &feeds.Result{}
 	for _, r := range recs {

@@ -53,20 +53,11 @@ var regions = map[string]string{
 // used capacity and no pre-installed software are left out, as are products
 // without an on-demand price.
 func (f *Feed) Read(in feeds.Inputs) (*feeds.Result, error) {
-	fsys, err := in.FS(feeds.Shared)
-	if err != nil {
-		return nil, err
-	}
 	res := &feeds.Result{}
 	for _, x := range f.Files {
-		fh, err := fsys.Open(x.Path)
+		b, err := feeds.ParseFile(in, feeds.Shared, x.Path, io.ReadAll)
 		if err != nil {
-			return nil, fmt.Errorf("awspricelist: %w", err)
-		}
-		b, err := io.ReadAll(fh)
-		fh.Close()
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", x.Path, err)
+			return nil, err
 		}
 		var head struct {
 			PublicationDate string `json:"publicationDate"`

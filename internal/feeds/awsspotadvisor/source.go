@@ -1,8 +1,6 @@
 package awsspotadvisor
 
 import (
-	"fmt"
-
 	"github.com/gpuscout/gpuscout/internal/feeds"
 )
 
@@ -31,18 +29,9 @@ func (f *Feed) Describe() feeds.Description {
 // Read implements feeds.Source. Entries for other operating systems are left
 // out: gpuscout prices Linux instances.
 func (f *Feed) Read(in feeds.Inputs) (*feeds.Result, error) {
-	fsys, err := in.FS(feeds.Shared)
+	d, err := feeds.ParseFile(in, feeds.Shared, f.Path, Parse)
 	if err != nil {
 		return nil, err
-	}
-	fh, err := fsys.Open(f.Path)
-	if err != nil {
-		return nil, fmt.Errorf("awsspotadvisor: %w", err)
-	}
-	defer fh.Close()
-	d, err := Parse(fh)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", f.Path, err)
 	}
 	res := &feeds.Result{}
 	for _, e := range d.Entries {

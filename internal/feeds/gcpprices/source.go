@@ -1,8 +1,6 @@
 package gcpprices
 
 import (
-	"fmt"
-
 	"github.com/gpuscout/gpuscout/internal/feeds"
 )
 
@@ -30,18 +28,9 @@ func (f *Feed) Describe() feeds.Description {
 
 // Read implements feeds.Source.
 func (f *Feed) Read(in feeds.Inputs) (*feeds.Result, error) {
-	fsys, err := in.FS(feeds.Shared)
+	ex, err := feeds.ParseFile(in, feeds.Shared, f.Path, Parse)
 	if err != nil {
 		return nil, err
-	}
-	fh, err := fsys.Open(f.Path)
-	if err != nil {
-		return nil, fmt.Errorf("gcpprices: %w", err)
-	}
-	defer fh.Close()
-	ex, err := Parse(fh)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", f.Path, err)
 	}
 	res := &feeds.Result{}
 	for _, m := range ex.Machines {

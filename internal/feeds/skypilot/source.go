@@ -49,20 +49,11 @@ func (f *Feed) Describe() feeds.Description {
 // Read implements feeds.Source. CPU-only rows are left out (gpuscout lists
 // GPU offerings); an empty or zero price is unknown.
 func (f *Feed) Read(in feeds.Inputs) (*feeds.Result, error) {
-	fsys, err := in.FS(feeds.Shared)
-	if err != nil {
-		return nil, err
-	}
 	res := &feeds.Result{}
 	for _, x := range f.Files {
-		fh, err := fsys.Open(x.Path)
+		recs, err := feeds.ParseFile(in, feeds.Shared, x.Path, Parse)
 		if err != nil {
-			return nil, fmt.Errorf("skypilot: %w", err)
-		}
-		recs, err := Parse(fh)
-		fh.Close()
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", x.Path, err)
+			return nil, err
 		}
 		for _, r := range recs {
 			origin := fmt.Sprintf("%s:%d", x.Path, r.Line)
