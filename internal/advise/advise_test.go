@@ -205,7 +205,7 @@ func TestSpotPlanMatchesSimulator(t *testing.T) {
 	o := sp.Offering
 	lambda, _, _, _ := spot.BandHazard(a.Catalog.SpotBandChoice(o, "").Label)
 	job := spot.Job{Work: req.WorkGPUHours / sp.NodeSpeed / float64(sp.Instances), Deadline: req.Deadline, Nodes: sp.Instances,
-		Checkpoint: 1, Restart: 10.0 / 60, SpotPrice: a.Catalog.SpotQuoteFor(o).Price.Amount.InexactFloat64(), ODPrice: o.OnDemand.Amount.InexactFloat64()}
+		Checkpoint: 1, Restart: 10.0 / 60, SpotPrice: a.Catalog.SpotQuoteFor(o).Price.Value.InexactFloat64(), ODPrice: o.OnDemand.Value.InexactFloat64()}
 	s, err := spot.Simulate(spot.Config{Job: job, Model: spot.Hazard{PerHour: lambda}, Runs: spot.DefaultRuns, Seed: 1}, []spot.Policy{spot.UniformProgress{}})
 	if err != nil {
 		t.Fatal(err)
@@ -307,9 +307,9 @@ func TestJobBelowBillingMinimum(t *testing.T) {
 			continue
 		}
 		found = true
-		want := p.Offering.OnDemand.Amount.Mul(decimal.NewFromInt(60)).Div(decimal.NewFromInt(3600))
+		want := p.Offering.OnDemand.Value.Mul(decimal.NewFromInt(60)).Div(decimal.NewFromInt(3600))
 		if p.Total.Sub(want).Abs().GreaterThan(decimal.New(1, -6)) {
-			t.Errorf("p4d.24xlarge on-demand total %s, want %s (60 s at %s/h)", p.Total, want, p.Offering.OnDemand.Amount)
+			t.Errorf("p4d.24xlarge on-demand total %s, want %s (60 s at %s/h)", p.Total, want, p.Offering.OnDemand.Value)
 		}
 		if p.ExpectedHours >= 60.0/3600 {
 			t.Errorf("expected hours %v: the job itself is shorter than a minute", p.ExpectedHours)

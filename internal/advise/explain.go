@@ -86,7 +86,7 @@ func (a *Advisor) compareWithReference(req *Request, plans []Plan) {
 		return any
 	}
 	hourly := func(x *Plan) float64 {
-		v, _ := a.FX.Convert(x.Offering.OnDemand.Amount, x.Offering.OnDemand.Currency, a.Currency)
+		v, _ := a.FX.Convert(x.Offering.OnDemand.Value, x.Offering.OnDemand.Currency, a.Currency)
 		return v.InexactFloat64() / x.Offering.GPUCount
 	}
 	for i := range plans {

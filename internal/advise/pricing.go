@@ -70,7 +70,7 @@ func (a *Advisor) hourly(pr catalog.Price) decimal.NullDecimal {
 	if !pr.Known {
 		return decimal.NullDecimal{}
 	}
-	v, err := a.FX.Convert(pr.Amount, pr.Currency, a.Currency)
+	v, err := a.FX.Convert(pr.Value, pr.Currency, a.Currency)
 	if err != nil {
 		return decimal.NullDecimal{}
 	}

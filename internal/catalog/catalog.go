@@ -47,12 +47,18 @@ type Source struct {
 // Price is an hourly price with provenance. A price nobody could source has
 // Known == false and is shown as unknown, never as zero.
 type Price struct {
-	Known    bool
-	Amount   decimal.Decimal
-	Currency money.Currency
-	Source   string // a Source.ID, or a user price file reference
-	AsOf     string // YYYY-MM-DD
-	Note     string
+	Known bool
+	// Amount is the hourly price with its currency. The currency is set even
+	// where the price is unknown: it is the currency the provider prices in.
+	money.Amount
+	Source string // a Source.ID, or a user price file reference
+	AsOf   string // YYYY-MM-DD
+	Note   string
+}
+
+// KnownPrice returns a sourced price.
+func KnownPrice(v decimal.Decimal, c money.Currency, source, asOf string) Price {
+	return Price{Known: true, Amount: money.New(v, c), Source: source, AsOf: asOf}
 }
 
 // Offering is one purchasable configuration: an instance type in a region

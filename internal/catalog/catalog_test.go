@@ -43,9 +43,9 @@ func TestDefaultLoads(t *testing.T) {
 		o := &c.Offerings[i]
 		for _, p := range []Price{o.OnDemand, o.Spot} {
 			if p.Known && (c.Source(p.Source) == nil || len(p.AsOf) != 10 || p.Currency == "") {
-				t.Errorf("%s: price %s without source/date/currency (%q %q %q)", o.Key(), p.Amount, p.Source, p.AsOf, p.Currency)
+				t.Errorf("%s: price %s without source/date/currency (%q %q %q)", o.Key(), p.Value, p.Source, p.AsOf, p.Currency)
 			}
-			if !p.Known && !p.Amount.IsZero() {
+			if !p.Known && !p.Value.IsZero() {
 				t.Errorf("%s: unknown price carries an amount", o.Key())
 			}
 		}
@@ -155,7 +155,7 @@ func TestOfferingsCSVRoundTrip(t *testing.T) {
 	}
 	for i := range back {
 		a, b := back[i], c.Offerings[i]
-		if a.Key() != b.Key() || !a.OnDemand.Amount.Equal(b.OnDemand.Amount) || a.GPU != b.GPU || a.Spot.Known != b.Spot.Known {
+		if a.Key() != b.Key() || !a.OnDemand.Value.Equal(b.OnDemand.Value) || a.GPU != b.GPU || a.Spot.Known != b.Spot.Known {
 			t.Fatalf("offering %d differs after a round trip: %+v vs %+v", i, a, b)
 		}
 	}
@@ -180,8 +180,8 @@ func TestQueryCheapestRegionPerType(t *testing.T) {
 			continue
 		}
 		k := o.Provider + "/" + o.InstanceType
-		if m, ok := minPrice[k]; !ok || o.OnDemand.Amount.LessThan(m) {
-			minPrice[k] = o.OnDemand.Amount
+		if m, ok := minPrice[k]; !ok || o.OnDemand.Value.LessThan(m) {
+			minPrice[k] = o.OnDemand.Value
 		}
 	}
 	seen := map[string]bool{}

@@ -55,7 +55,7 @@ func TestChineseCloudAndAzureCoverage(t *testing.T) {
 			t.Errorf("%s: spec source %q has no URL", o.Key(), o.SpecSource)
 		}
 		if o.OnDemand.Known && tt.provider != "azure" {
-			t.Errorf("%s: price %s from %q; no list price is sourced for it", o.Key(), o.OnDemand.Amount, o.OnDemand.Source)
+			t.Errorf("%s: price %s from %q; no list price is sourced for it", o.Key(), o.OnDemand.Value, o.OnDemand.Source)
 		}
 	}
 }

@@ -59,7 +59,7 @@ func pnum(p Price) string {
 	if !p.Known {
 		return ""
 	}
-	return p.Amount.String()
+	return p.Value.String()
 }
 
 // ReadOfferingsCSV parses the snapshot format; gpu names must be in the catalog's spec table.
@@ -138,7 +138,7 @@ func optFloat(s string) (float64, error) {
 }
 
 func optPrice(s string, cur money.Currency, src, asOf string) (Price, error) {
-	p := Price{Currency: cur, Source: src, AsOf: asOf}
+	p := Price{Amount: money.New(decimal.Zero, cur), Source: src, AsOf: asOf}
 	if s == "" {
 		return p, nil
 	}
@@ -146,6 +146,6 @@ func optPrice(s string, cur money.Currency, src, asOf string) (Price, error) {
 	if err != nil {
 		return p, err
 	}
-	p.Amount, p.Known = d, true
+	p.Value, p.Known = d, true
 	return p, nil
 }

@@ -202,9 +202,9 @@ func convert(p Price, q Query) (decimal.NullDecimal, bool, error) {
 		return decimal.NullDecimal{}, false, nil
 	}
 	if p.Currency == q.Currency {
-		return decimal.NullDecimal{Decimal: p.Amount, Valid: true}, false, nil
+		return decimal.NullDecimal{Decimal: p.Value, Valid: true}, false, nil
 	}
-	v, err := q.FX.Convert(p.Amount, p.Currency, q.Currency)
+	v, err := q.FX.Convert(p.Value, p.Currency, q.Currency)
 	if err != nil {
 		return decimal.NullDecimal{}, false, err
 	}

@@ -112,7 +112,7 @@ func (c *Catalog) SpotQuoteFor(o *Offering) SpotQuote {
 		if !z.Spot.Known || z.GPU != o.GPU {
 			continue
 		}
-		if q.Offering == nil || (z.Spot.Currency == q.Price.Currency && z.Spot.Amount.LessThan(q.Price.Amount)) {
+		if q.Offering == nil || (z.Spot.Currency == q.Price.Currency && z.Spot.Value.LessThan(q.Price.Value)) {
 			q = SpotQuote{Price: z.Spot, Zone: z.Zone, Offering: z}
 		}
 	}

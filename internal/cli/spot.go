@@ -296,7 +296,7 @@ func (f *spotFlags) prepare(changed func(string) bool) (*spotInputs, error) {
 		band = &b
 		quote := l.cat.SpotQuoteFor(o)
 		if o.OnDemand.Known {
-			v, err := l.fx.Convert(o.OnDemand.Amount, o.OnDemand.Currency, l.currency)
+			v, err := l.fx.Convert(o.OnDemand.Value, o.OnDemand.Currency, l.currency)
 			if err != nil {
 				return nil, asUsage(err)
 			}
@@ -304,7 +304,7 @@ func (f *spotFlags) prepare(changed func(string) bool) (*spotInputs, error) {
 			in.priceSources = append(in.priceSources, fmt.Sprintf("on-demand %s (%s, %s)", o.Key(), o.OnDemand.Source, o.OnDemand.AsOf))
 		}
 		if quote.Price.Known {
-			v, err := l.fx.Convert(quote.Price.Amount, quote.Price.Currency, l.currency)
+			v, err := l.fx.Convert(quote.Price.Value, quote.Price.Currency, l.currency)
 			if err != nil {
 				return nil, asUsage(err)
 			}

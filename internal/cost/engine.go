@@ -76,7 +76,7 @@ func (p *pricer) convert(pr catalog.Price) (decimal.NullDecimal, error) {
 	if !pr.Known {
 		return decimal.NullDecimal{}, nil
 	}
-	v, err := p.e.FX.Convert(pr.Amount, pr.Currency, p.e.Currency)
+	v, err := p.e.FX.Convert(pr.Value, pr.Currency, p.e.Currency)
 	if err != nil {
 		return decimal.NullDecimal{}, err
 	}

@@ -69,7 +69,7 @@ func m5LargeEngine(t *testing.T) (*Engine, *catalog.Offering) {
 	e := engine(t)
 	e.Catalog.Commitments = nil
 	o := catalog.Offering{Provider: "aws", InstanceType: "m5.large", Region: "us-east-1", GPU: e.Catalog.GPU("T4"), GPUCount: 1,
-		OnDemand: catalog.Price{Known: true, Amount: ps[0].OnDemand.Decimal, Currency: money.USD, Source: "test", AsOf: "2021-02-05"}}
+		OnDemand: catalog.Price{Known: true, Amount: money.New(ps[0].OnDemand.Decimal, money.USD), Source: "test", AsOf: "2021-02-05"}}
 	for _, r := range ps[0].Reserved {
 		e.Catalog.Commitments = append(e.Catalog.Commitments, catalog.Commitment{Provider: "aws", InstanceType: "m5.large", Region: "us-east-1",
 			Model: catalog.ModelReserved, Term: r.Term(), Payment: r.Payment(), Class: r.OfferingClass, Upfront: r.Upfront, Hourly: r.Hourly,
@@ -338,7 +338,7 @@ func TestSpotOverhead(t *testing.T) {
 	s := find(t, opts, ModelSpot, "", "", "")
 	m := 730 / -math.Log(1-0.2) // ">20%": the band's lower bound
 	// The spot price is the region's cheapest zone's, as offers and spot quote it.
-	want := e.Catalog.SpotQuoteFor(o).Price.Amount.InexactFloat64() * 100 * (m + 10.0/60) * math.Expm1(1/m)
+	want := e.Catalog.SpotQuoteFor(o).Price.Value.InexactFloat64() * 100 * (m + 10.0/60) * math.Expm1(1/m)
 	if math.Abs(s.Total.InexactFloat64()-want) > 0.01*want {
 		t.Errorf("spot total %s, closed form %v", s.Total, want)
 	}
@@ -523,7 +523,7 @@ func TestCreditPaysAdvanceFees(t *testing.T) {
 func TestSteppedOnDemand(t *testing.T) {
 	e := engine(t)
 	o := *offering(t, e.Catalog, "tencent", "GN7.2XLARGE32", "ap-guangzhou")
-	o.OnDemand = catalog.Price{Known: true, Amount: dec("16.09"), Currency: money.USD, Source: "test", AsOf: "2026-11-01"}
+	o.OnDemand = catalog.Price{Known: true, Amount: money.New(dec("16.09"), money.USD), Source: "test", AsOf: "2026-11-01"}
 	o.Steps = []catalog.PriceStep{{FromHours: 0, Amount: dec("16.09")}, {FromHours: 96, Amount: dec("12")}, {FromHours: 360, Amount: dec("10")}}
 	opts, err := e.Price(usage(t, Usage{DurationHours: 500}), &o)
 	if err != nil {

@@ -72,10 +72,10 @@ type simKey struct {
 // ODRatio returns the on-demand price over the spot price, and whether both
 // are known in one currency.
 func ODRatio(od, sp catalog.Price) (float64, bool) {
-	if !od.Known || !sp.Known || od.Currency != sp.Currency || !sp.Amount.IsPositive() {
+	if !od.Known || !sp.Known || od.Currency != sp.Currency || !sp.Value.IsPositive() {
 		return 1, false
 	}
-	return od.Amount.Div(sp.Amount).InexactFloat64(), true
+	return od.Value.Div(sp.Value).InexactFloat64(), true
 }
 
 // Estimate implements SpotModel.

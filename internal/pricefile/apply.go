@@ -70,7 +70,7 @@ func Apply(c *catalog.Catalog, fx *money.FX, f *File) (Summary, error) {
 		}
 		matches := x.match(p.Name, e.InstanceType, region, e.Zone)
 		mk := func(d decimal.NullDecimal) catalog.Price {
-			return catalog.Price{Known: true, Amount: d.Decimal, Currency: cur, Source: src.ID, AsOf: e.AsOf, Note: e.Note}
+			return catalog.Price{Known: true, Amount: money.New(d.Decimal, cur), Source: src.ID, AsOf: e.AsOf, Note: e.Note}
 		}
 		switch {
 		case e.Discount.Valid:
@@ -102,7 +102,7 @@ func Apply(c *catalog.Catalog, fx *money.FX, f *File) (Summary, error) {
 			if err != nil {
 				return sum, err
 			}
-			o.OnDemand = catalog.Price{Currency: cur}
+			o.OnDemand = catalog.Price{Amount: money.New(decimal.Zero, cur)}
 			if e.Price.Valid {
 				o.OnDemand = mk(e.Price)
 				o.Steps = e.Steps
@@ -207,7 +207,7 @@ func discounted(p catalog.Price, keep decimal.Decimal, src string, e *Entry) cat
 	if e.Note != "" {
 		note += "; " + e.Note
 	}
-	return catalog.Price{Known: true, Amount: p.Amount.Mul(keep), Currency: p.Currency, Source: src, AsOf: e.AsOf, Note: note}
+	return catalog.Price{Known: true, Amount: money.New(p.Value.Mul(keep), p.Currency), Source: src, AsOf: e.AsOf, Note: note}
 }
 
 func newOffering(c *catalog.Catalog, provider, region string, e *Entry, fail func(string, string) error) (catalog.Offering, error) {

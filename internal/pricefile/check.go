@@ -112,11 +112,11 @@ func spotAbove(fx *money.FX, spot, onDemand catalog.Price) bool {
 	if !spot.Known || !onDemand.Known {
 		return false
 	}
-	v, err := fx.Convert(spot.Amount, spot.Currency, onDemand.Currency)
+	v, err := fx.Convert(spot.Value, spot.Currency, onDemand.Currency)
 	if err != nil {
 		return false
 	}
-	return v.GreaterThan(onDemand.Amount.Mul(decimal.NewFromInt(1).Add(SpotTolerance)))
+	return v.GreaterThan(onDemand.Value.Mul(decimal.NewFromInt(1).Add(SpotTolerance)))
 }
 
 // checkEntrySpot rejects an entry whose spot_price is above its own price.
@@ -124,8 +124,8 @@ func checkEntrySpot(path string, fx *money.FX, e *Entry, cur money.Currency) err
 	if !e.Price.Valid || !e.SpotPrice.Valid {
 		return nil
 	}
-	spot := catalog.Price{Known: true, Amount: e.SpotPrice.Decimal, Currency: cur}
-	if !spotAbove(fx, spot, catalog.Price{Known: true, Amount: e.Price.Decimal, Currency: cur}) {
+	spot := catalog.Price{Known: true, Amount: money.New(e.SpotPrice.Decimal, cur)}
+	if !spotAbove(fx, spot, catalog.Price{Known: true, Amount: money.New(e.Price.Decimal, cur)}) {
 		return nil
 	}
 	return &Error{Path: path, Line: e.lines.spot, Field: "spot_price", Msg: fmt.Sprintf(
@@ -141,9 +141,9 @@ func checkOfferingSpot(path string, fx *money.FX, e *Entry, o *catalog.Offering)
 	if e.SpotPrice.Valid {
 		return &Error{Path: path, Line: e.lines.spot, Field: "spot_price", Msg: fmt.Sprintf(
 			"value %s %s is above the on-demand price %s %s of %s (%s); %s",
-			o.Spot.Amount, o.Spot.Currency, o.OnDemand.Amount, o.OnDemand.Currency, o.Key(), o.OnDemand.Source, spotRule)}
+			o.Spot.Value, o.Spot.Currency, o.OnDemand.Value, o.OnDemand.Currency, o.Key(), o.OnDemand.Source, spotRule)}
 	}
 	return &Error{Path: path, Line: e.lines.price, Field: "price", Msg: fmt.Sprintf(
 		"value %s %s is below the spot price %s %s of %s (%s); %s",
-		o.OnDemand.Amount, o.OnDemand.Currency, o.Spot.Amount, o.Spot.Currency, o.Key(), o.Spot.Source, spotRule)}
+		o.OnDemand.Value, o.OnDemand.Currency, o.Spot.Value, o.Spot.Currency, o.Key(), o.Spot.Source, spotRule)}
 }

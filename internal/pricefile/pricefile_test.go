@@ -28,7 +28,7 @@ func TestParseAndApply(t *testing.T) {
 	p4dZones := 0
 	for i := range c.Offerings {
 		if o := &c.Offerings[i]; o.Provider == "gcp" && o.OnDemand.Known {
-			before[o.Key()] = o.OnDemand.Amount
+			before[o.Key()] = o.OnDemand.Value
 		} else if o.Provider == "aws" && o.InstanceType == "p4d.24xlarge" && o.Region == "us-east-1" {
 			p4dZones++
 		}
@@ -47,20 +47,20 @@ func TestParseAndApply(t *testing.T) {
 		switch {
 		case o.Provider == "aws" && o.InstanceType == "p4d.24xlarge" && o.Region == "us-east-1":
 			found++
-			if !o.OnDemand.Amount.Equal(decimal.RequireFromString("15.37")) || !o.Spot.Amount.Equal(decimal.RequireFromString("7.10")) || o.OnDemand.Source != "user:ok.yaml" {
-				t.Errorf("p4d %s: %s/%s from %s", o.Zone, o.OnDemand.Amount, o.Spot.Amount, o.OnDemand.Source)
+			if !o.OnDemand.Value.Equal(decimal.RequireFromString("15.37")) || !o.Spot.Value.Equal(decimal.RequireFromString("7.10")) || o.OnDemand.Source != "user:ok.yaml" {
+				t.Errorf("p4d %s: %s/%s from %s", o.Zone, o.OnDemand.Value, o.Spot.Value, o.OnDemand.Source)
 			}
 		case o.Provider == "gcp" && o.OnDemand.Known:
 			// 20% off: 0.8 × the catalog price.
-			if want := before[o.Key()].Mul(decimal.RequireFromString("0.8")); !o.OnDemand.Amount.Equal(want) {
-				t.Errorf("%s: %s, want %s", o.Key(), o.OnDemand.Amount, want)
+			if want := before[o.Key()].Mul(decimal.RequireFromString("0.8")); !o.OnDemand.Value.Equal(want) {
+				t.Errorf("%s: %s, want %s", o.Key(), o.OnDemand.Value, want)
 			}
 		case o.Provider == "alibaba" && o.InstanceType == "ecs.gn7i-c8g1.2xlarge":
-			if !o.OnDemand.Known || !o.OnDemand.Amount.Equal(decimal.RequireFromString("9.80")) || o.OnDemand.Currency != money.CNY {
+			if !o.OnDemand.Known || !o.OnDemand.Value.Equal(decimal.RequireFromString("9.80")) || o.OnDemand.Currency != money.CNY {
 				t.Errorf("gn7i: %+v", o.OnDemand)
 			}
 		case o.Provider == "tencent" && o.InstanceType == "GN7.5XLARGE80" && o.Region == "ap-shanghai":
-			if o.GPU.Name != "T4" || !o.China || o.VCPUs != 20 || !o.OnDemand.Amount.Equal(decimal.RequireFromString("8.5")) {
+			if o.GPU.Name != "T4" || !o.China || o.VCPUs != 20 || !o.OnDemand.Value.Equal(decimal.RequireFromString("8.5")) {
 				t.Errorf("added offering = %+v", o)
 			}
 		}

@@ -14,6 +14,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/shopspring/decimal"
+
 	"github.com/gpuscout/gpuscout/internal/catalog"
 	"github.com/gpuscout/gpuscout/internal/feeds"
 	"github.com/gpuscout/gpuscout/internal/feeds/registry"
@@ -259,12 +261,12 @@ func (b *builder) price(fp feeds.Price, p *catalog.Provider) (catalog.Price, err
 		return catalog.Price{}, err
 	}
 	if !fp.Known {
-		return catalog.Price{Currency: c}, nil
+		return catalog.Price{Amount: money.New(decimal.Zero, c)}, nil
 	}
 	if err := b.source(fp.Source, fp.AsOf); err != nil {
 		return catalog.Price{}, err
 	}
-	return catalog.Price{Known: true, Amount: fp.Amount, Currency: c, Source: fp.Source, AsOf: fp.AsOf}, nil
+	return catalog.Price{Known: true, Amount: money.New(fp.Amount, c), Source: fp.Source, AsOf: fp.AsOf}, nil
 }
 
 // leaveType reports a feed row left out and keeps its type for the snapshot's left_out.csv.
@@ -286,7 +288,7 @@ func (b *builder) leaveType(provider string, fo feeds.Offering, reason string) {
 // feed gave for the same type and region: they must agree.
 func (b *builder) crossCheck(fo feeds.Offering, prior []*catalog.Offering) error {
 	for _, o := range prior {
-		if o.OnDemand.Known && fo.OnDemand.Known && !o.OnDemand.Amount.Equal(fo.OnDemand.Amount) {
+		if o.OnDemand.Known && fo.OnDemand.Known && !o.OnDemand.Value.Equal(fo.OnDemand.Amount) {
 			return fmt.Errorf("%s %s on-demand %s disagrees with %s's %s", fo.InstanceType, fo.Region, fo.OnDemand.Amount, o.OnDemand.Source, o.OnDemand.Amount)
 		}
 	}

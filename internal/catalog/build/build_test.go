@@ -84,7 +84,7 @@ func priceEq(p catalog.Price, src string) bool {
 	if src == "" || decimal.RequireFromString(src).IsZero() {
 		return !p.Known
 	}
-	return p.Known && p.Amount.Equal(decimal.RequireFromString(src))
+	return p.Known && p.Value.Equal(decimal.RequireFromString(src))
 }
 
 // TestOfferingsMatchSourceRows re-reads every source row independently (plain
@@ -117,7 +117,7 @@ func TestOfferingsMatchSourceRows(t *testing.T) {
 				continue
 			}
 			if !priceEq(o.OnDemand, r["Price"]) || !priceEq(o.Spot, r["SpotPrice"]) {
-				t.Errorf("%s: %s prices %v/%v, source %q/%q", f.Path, key, o.OnDemand.Amount, o.Spot.Amount, r["Price"], r["SpotPrice"])
+				t.Errorf("%s: %s prices %v/%v, source %q/%q", f.Path, key, o.OnDemand.Value, o.Spot.Value, r["Price"], r["SpotPrice"])
 			}
 		}
 		if n == 0 {
@@ -141,7 +141,7 @@ func TestOfferingsMatchSourceRows(t *testing.T) {
 			continue
 		}
 		if !priceEq(o.OnDemand, r["ondemand_price_per_hour"]) || string(o.OnDemand.Currency) != r["currency"] {
-			t.Errorf("%s: %s %s, source %s %s", key, o.OnDemand.Amount, o.OnDemand.Currency, r["ondemand_price_per_hour"], r["currency"])
+			t.Errorf("%s: %s %s, source %s %s", key, o.OnDemand.Value, o.OnDemand.Currency, r["ondemand_price_per_hour"], r["currency"])
 		}
 	}
 	if len(rep.Checks) < 4 {
