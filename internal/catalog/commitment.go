@@ -4,6 +4,7 @@ import (
 	"encoding/csv"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 
 	"github.com/shopspring/decimal"
@@ -51,20 +52,20 @@ func (c *Commitment) TermMonths() int { return TermMonths(c.Term) }
 
 // TermMonths parses "1y", "3y", "1mo", "6mo"; 0 if malformed.
 func TermMonths(t string) int {
-	var n int
+	num, per := t, 0
 	switch {
 	case strings.HasSuffix(t, "mo"):
-		if _, err := fmt.Sscanf(t, "%dmo", &n); err != nil {
-			return 0
-		}
-		return n
+		num, per = strings.TrimSuffix(t, "mo"), 1
 	case strings.HasSuffix(t, "y"):
-		if _, err := fmt.Sscanf(t, "%dy", &n); err != nil {
-			return 0
-		}
-		return 12 * n
+		num, per = strings.TrimSuffix(t, "y"), 12
+	default:
+		return 0
 	}
-	return 0
+	n, err := strconv.Atoi(num)
+	if err != nil || n < 0 {
+		return 0
+	}
+	return n * per
 }
 
 // CommitmentColumns is the header of the generated commitments.csv.

@@ -3,6 +3,7 @@ package cost
 import (
 	"fmt"
 	"math"
+	"strings"
 	"sync"
 
 	"github.com/gpuscout/gpuscout/internal/catalog"
@@ -97,10 +98,17 @@ func (m *SimModel) Estimate(o *catalog.Offering, in SpotInput, u *Usage) (SpotEs
 	if deadline > 0 && odKnown {
 		pol = spot.UniformProgress{}
 	}
-	key := simKey{lambda, work, u.Spot.CheckpointHours, u.Spot.RestartHours, deadline, ratio, u.Instances}
+	keyRatio := ratio
+	if pol.Name() == (spot.SpotOnly{}).Name() {
+		keyRatio = 0 // spot-only never pays on-demand: one simulation serves every price ratio
+	}
+	key := simKey{lambda, work, u.Spot.CheckpointHours, u.Spot.RestartHours, deadline, keyRatio, u.Instances}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if est, ok := m.cache[key]; ok {
+		// The simulation is shared; where the band comes from is this offering's.
+		est.BandOrigin = origin
+		est.Explanation = strings.Replace(est.Explanation, "{origin}", origin, 1)
 		return est, nil
 	}
 	runs := m.Runs
@@ -133,11 +141,12 @@ func (m *SimModel) Estimate(o *catalog.Offering, in SpotInput, u *Usage) (SpotEs
 	} else if deadline > 0 {
 		what += "; spot-only: the on-demand price is not known in the spot price's currency, so there is no fallback"
 	}
-	est.Explanation = fmt.Sprintf("interruptions %s a month (%s) → λ = −ln(1−%.3g)/730 = %.3g/h per instance at the %s; simulated %d runs of %s with checkpoints every %s and %s restarts: %.2f interruptions on average, %s",
-		label, origin, p, lambda, note, runs, FormatHours(work), FormatHours(u.Spot.CheckpointHours), FormatHours(u.Spot.RestartHours), s.InterruptionsMean, what)
+	est.Explanation = fmt.Sprintf("interruptions %s a month ({origin}) → λ = −ln(1−%.3g)/730 = %.3g/h per instance at the %s; simulated %d runs of %s with checkpoints every %s and %s restarts: %.2f interruptions on average, %s",
+		label, p, lambda, note, runs, FormatHours(work), FormatHours(u.Spot.CheckpointHours), FormatHours(u.Spot.RestartHours), s.InterruptionsMean, what)
 	if m.cache == nil {
 		m.cache = map[simKey]SpotEstimate{}
 	}
 	m.cache[key] = est
+	est.Explanation = strings.Replace(est.Explanation, "{origin}", origin, 1)
 	return est, nil
 }
