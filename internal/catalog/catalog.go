@@ -30,6 +30,40 @@ const (
 // Interconnects lists the values --interconnect accepts.
 var Interconnects = []string{LinkNVSwitch, LinkNVLink, LinkNeuron, LinkPCIe, LinkNone, LinkUnknown}
 
+// Network kinds of an offering: what carries traffic between its nodes.
+const (
+	NetEFA         = "efa"            // AWS Elastic Fabric Adapter (OS-bypass RDMA-like transport)
+	NetInfiniBand  = "infiniband"     // InfiniBand with GPUDirect RDMA
+	NetTCPX        = "gpudirect-tcpx" // GCP GPUDirect-TCPX/TCPXO
+	NetRDMA        = "rdma"           // RoCE/eRDMA
+	NetEthernet    = "ethernet"       // plain TCP/IP Ethernet
+	NetworkUnknown = "unknown"        // not sourced
+)
+
+// NetworkKinds lists the values network_kind accepts.
+var NetworkKinds = []string{NetEFA, NetInfiniBand, NetTCPX, NetRDMA, NetEthernet, NetworkUnknown}
+
+// FastNetworkGbps is the least inter-node bandwidth a fast network has.
+const FastNetworkGbps = 100
+
+// Network returns the offering's network kind, "unknown" where not sourced.
+func (o *Offering) Network() string {
+	if o.NetworkKind == "" {
+		return NetworkUnknown
+	}
+	return o.NetworkKind
+}
+
+// FastNetwork says whether the offering's nodes are joined by a known GPU
+// fabric (EFA, InfiniBand, GPUDirect-TCPX or RDMA) of at least FastNetworkGbps.
+func (o *Offering) FastNetwork() bool {
+	switch o.NetworkKind {
+	case NetEFA, NetInfiniBand, NetTCPX, NetRDMA:
+		return o.NetworkGbps >= FastNetworkGbps
+	}
+	return false
+}
+
 // Source is one cited origin of prices or specs.
 type Source struct {
 	ID    string `yaml:"id" json:"id"`
@@ -76,11 +110,17 @@ type Offering struct {
 	MemoryGiB    float64
 	LocalDiskGB  float64 // 0: none or unknown
 	Interconnect string
-	NetworkGbps  float64 // 0: unknown
-	Arch         string
-	SpecSource   string
-	OnDemand     Price
-	Spot         Price
+	// NetworkGbps is the inter-node network for GPU traffic (the RDMA
+	// fabric where the instance has one, else its Ethernet), 0: unknown;
+	// NetworkKind says what it is (a Net… constant, "" for unknown) and
+	// NetworkSource cites it (a source id; "" for unknown).
+	NetworkGbps   float64
+	NetworkKind   string
+	NetworkSource string
+	Arch          string
+	SpecSource    string
+	OnDemand      Price
+	Spot          Price
 	// Retired, where set, is the date (YYYY-MM-DD) the provider retired
 	// the size, and RetiredSource cites the notice. Queries leave retired
 	// offerings out unless asked (Query.IncludeRetired).

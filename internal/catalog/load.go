@@ -121,6 +121,9 @@ func ParseSpecs(f Files) (*Catalog, error) {
 		}
 	}
 	for _, p := range c.Providers {
+		if p.Marketplace && c.Source(p.MarketplaceSource) == nil {
+			return nil, fmt.Errorf("providers.yaml: %s: marketplace needs a marketplace_source in sources.yaml, got %q", p.Name, p.MarketplaceSource)
+		}
 		if p.BillingSource != "" && c.Source(p.BillingSource) == nil {
 			return nil, fmt.Errorf("providers.yaml: %s cites unknown source %q", p.Name, p.BillingSource)
 		}
@@ -197,7 +200,7 @@ func Parse(f Files) (*Catalog, error) {
 		if c.Provider(o.Provider) == nil {
 			return nil, fmt.Errorf("offerings: %s: provider %q is not in providers.yaml", o.Key(), o.Provider)
 		}
-		for _, s := range []string{o.OnDemand.Source, o.Spot.Source, o.SpecSource, o.RetiredSource} {
+		for _, s := range []string{o.OnDemand.Source, o.Spot.Source, o.SpecSource, o.NetworkSource, o.RetiredSource} {
 			if s != "" && c.Source(s) == nil {
 				return nil, fmt.Errorf("offerings: %s cites unknown source %q", o.Key(), s)
 			}

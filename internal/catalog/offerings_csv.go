@@ -15,7 +15,7 @@ import (
 // OfferingColumns is the header of the generated offerings.csv.
 var OfferingColumns = []string{
 	"provider", "instance_type", "region", "zone", "china", "gpu", "gpu_count", "gpu_memory_gib",
-	"vcpus", "memory_gib", "local_disk_gb", "interconnect", "network_gbps", "arch", "spec_source",
+	"vcpus", "memory_gib", "local_disk_gb", "interconnect", "network_gbps", "network_kind", "network_source", "arch", "spec_source",
 	"price", "spot_price", "currency", "price_source", "price_as_of", "spot_source", "spot_as_of",
 	"retired", "retired_source",
 }
@@ -36,7 +36,7 @@ func WriteOfferingsCSV(w io.Writer, offs []Offering) error {
 		rec := []string{
 			o.Provider, o.InstanceType, o.Region, o.Zone, strconv.FormatBool(o.China), o.GPU.Name,
 			fnum(o.GPUCount), fnum(o.GPUMemoryGiB), fnum(o.VCPUs), fnum(o.MemoryGiB), fnum(o.LocalDiskGB),
-			o.Interconnect, fnum(o.NetworkGbps), o.Arch, o.SpecSource,
+			o.Interconnect, fnum(o.NetworkGbps), o.NetworkKind, o.NetworkSource, o.Arch, o.SpecSource,
 			pnum(o.OnDemand), pnum(o.Spot), cur, o.OnDemand.Source, o.OnDemand.AsOf, o.Spot.Source, o.Spot.AsOf,
 			o.Retired, o.RetiredSource,
 		}
@@ -115,15 +115,16 @@ func parseOfferingRecord(rec []string, byName map[string]*GPU) (Offering, error)
 	if o.NetworkGbps, err = optFloat(rec[12]); err != nil {
 		return o, fmt.Errorf("column network_gbps: %w", err)
 	}
-	o.Arch, o.SpecSource = rec[13], rec[14]
-	cur := money.Currency(rec[17])
-	if o.OnDemand, err = optPrice(rec[15], cur, rec[18], rec[19]); err != nil {
+	o.NetworkKind, o.NetworkSource = rec[13], rec[14]
+	o.Arch, o.SpecSource = rec[15], rec[16]
+	cur := money.Currency(rec[19])
+	if o.OnDemand, err = optPrice(rec[17], cur, rec[20], rec[21]); err != nil {
 		return o, fmt.Errorf("column price: %w", err)
 	}
-	if o.Spot, err = optPrice(rec[16], cur, rec[20], rec[21]); err != nil {
+	if o.Spot, err = optPrice(rec[18], cur, rec[22], rec[23]); err != nil {
 		return o, fmt.Errorf("column spot_price: %w", err)
 	}
-	o.Retired, o.RetiredSource = rec[22], rec[23]
+	o.Retired, o.RetiredSource = rec[24], rec[25]
 	if o.Retired != "" && (len(o.Retired) != len("2006-01-02") || o.RetiredSource == "") {
 		return o, fmt.Errorf("column retired: %q needs a date YYYY-MM-DD and a retired_source", o.Retired)
 	}

@@ -23,6 +23,12 @@ type Provider struct {
 	SkyPilotCloud string `yaml:"skypilot_cloud"`
 	// Risks are capacity risks that plans on this provider carry.
 	Risks []ProviderRisk `yaml:"risks"`
+	// Marketplace marks a market of individual hosts (Vast.ai): host
+	// quality and the network between hosts vary and are not sourced, so
+	// communication-heavy work gets no multi-node plans there unless the
+	// user allows it. MarketplaceSource cites it.
+	Marketplace       bool   `yaml:"marketplace"`
+	MarketplaceSource string `yaml:"marketplace_source"`
 }
 
 // ProviderRisk is a capacity risk of a provider's plans: for one pricing

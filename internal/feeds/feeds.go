@@ -120,10 +120,13 @@ type Offering struct {
 	LocalDiskGB  float64
 	Interconnect string
 	NetworkGbps  float64
-	Arch         string
-	SpecSource   string
-	OnDemand     Price
-	Spot         Price
+	// NetworkKind and NetworkSource: what the network is (efa, infiniband,
+	// gpudirect-tcpx, rdma, ethernet; "" unknown) and the source id citing it.
+	NetworkKind, NetworkSource string
+	Arch                       string
+	SpecSource                 string
+	OnDemand                   Price
+	Spot                       Price
 	// Retired is the date (YYYY-MM-DD) the provider retired the size, with
 	// the source id of the notice; "" while it is sold.
 	Retired, RetiredSource string
@@ -175,8 +178,11 @@ type Spec struct {
 	LocalDiskGB  float64
 	Interconnect string
 	NetworkGbps  float64
-	Arch         string
-	SpecSource   string
+	// NetworkKind and NetworkSource: what the network is (efa, infiniband,
+	// gpudirect-tcpx, rdma, ethernet; "" unknown) and the source id citing it.
+	NetworkKind, NetworkSource string
+	Arch                       string
+	SpecSource                 string
 	// Retired and RetiredSource as in Offering.
 	Retired, RetiredSource string
 }

@@ -145,6 +145,15 @@ func (b *builder) addSpecs(res *feeds.Result) error {
 		if sp.Interconnect != "" && !contains(catalog.Interconnects, sp.Interconnect) {
 			return fmt.Errorf("%s: interconnect %q; allowed: %s", sp.Origin, sp.Interconnect, strings.Join(catalog.Interconnects, ", "))
 		}
+		if sp.NetworkKind != "" && (!contains(catalog.NetworkKinds, sp.NetworkKind) || sp.NetworkKind == catalog.NetworkUnknown) {
+			return fmt.Errorf("%s: network_kind %q; allowed: %s", sp.Origin, sp.NetworkKind, strings.Join(catalog.NetworkKinds[:len(catalog.NetworkKinds)-1], ", "))
+		}
+		if (sp.NetworkKind != "") != (sp.NetworkSource != "") {
+			return fmt.Errorf("%s: network_kind and network_source go together (kind %q, source %q)", sp.Origin, sp.NetworkKind, sp.NetworkSource)
+		}
+		if sp.NetworkSource != "" && b.specs.Source(sp.NetworkSource) == nil {
+			return fmt.Errorf("%s: network_source %q is not in sources.yaml", sp.Origin, sp.NetworkSource)
+		}
 		b.curated[specKey{p.Name, sp.InstanceType}] = sp
 	}
 	for _, a := range res.Accelerators {
@@ -186,7 +195,7 @@ func (b *builder) addOffering(naming feeds.Naming, fo feeds.Offering) error {
 	o := catalog.Offering{
 		Provider: p.Name, InstanceType: fo.InstanceType, Region: fo.Region, Zone: fo.Zone,
 		GPUCount: fo.GPUCount, VCPUs: fo.VCPUs, MemoryGiB: fo.MemoryGiB, LocalDiskGB: fo.LocalDiskGB,
-		Interconnect: fo.Interconnect, NetworkGbps: fo.NetworkGbps, Arch: fo.Arch, SpecSource: fo.SpecSource,
+		Interconnect: fo.Interconnect, NetworkGbps: fo.NetworkGbps, NetworkKind: fo.NetworkKind, NetworkSource: fo.NetworkSource, Arch: fo.Arch, SpecSource: fo.SpecSource,
 		Retired: fo.Retired, RetiredSource: fo.RetiredSource,
 	}
 	spec := b.curated[specKey{p.Name, fo.InstanceType}]
@@ -200,7 +209,7 @@ func (b *builder) addOffering(naming feeds.Naming, fo feeds.Offering) error {
 		memGiB := fo.GPUMemoryMiB / 1024
 		if spec != nil {
 			o.GPU = b.specs.GPU(spec.GPU)
-			o.Interconnect, o.NetworkGbps = spec.Interconnect, spec.NetworkGbps
+			o.Interconnect, o.NetworkGbps, o.NetworkKind, o.NetworkSource = spec.Interconnect, spec.NetworkGbps, spec.NetworkKind, spec.NetworkSource
 		} else if gpu, ok := b.accels[specKey{p.Name, fo.Accelerator}]; ok {
 			o.GPU = b.specs.GPU(gpu)
 		} else if o.GPU, err = b.specs.ResolveFeedGPU(fo.Accelerator, memGiB, fo.InstanceType); err != nil {
@@ -218,6 +227,7 @@ func (b *builder) addOffering(naming feeds.Naming, fo feeds.Offering) error {
 		o.GPU = b.specs.GPU(spec.GPU)
 		o.GPUCount, o.GPUMemoryGiB, o.VCPUs, o.MemoryGiB = spec.GPUCount, spec.GPUMemoryGiB, spec.VCPUs, spec.MemoryGiB
 		o.LocalDiskGB, o.Interconnect, o.NetworkGbps, o.Arch, o.SpecSource = spec.LocalDiskGB, spec.Interconnect, spec.NetworkGbps, spec.Arch, spec.SpecSource
+		o.NetworkKind, o.NetworkSource = spec.NetworkKind, spec.NetworkSource
 	}
 	if spec != nil && o.Retired == "" {
 		o.Retired, o.RetiredSource = spec.Retired, spec.RetiredSource // a feed's price row of a size the curated data marks retired

@@ -36,7 +36,12 @@ type Instance struct {
 	LocalDiskGB  float64 `yaml:"local_disk_gb"`
 	Interconnect string  `yaml:"interconnect"`
 	NetworkGbps  float64 `yaml:"network_gbps"`
-	Arch         string  `yaml:"arch"`
+	// NetworkKind is the inter-node network (efa, infiniband,
+	// gpudirect-tcpx, rdma, ethernet); NetworkSource the source id citing
+	// it and NetworkGbps. Both empty: unknown.
+	NetworkKind   string `yaml:"network_kind"`
+	NetworkSource string `yaml:"network_source"`
+	Arch          string `yaml:"arch"`
 	// Retired is the date (YYYY-MM-DD) the provider retired the size;
 	// RetiredSource cites the retirement notice (a source id).
 	Retired       string  `yaml:"retired"`

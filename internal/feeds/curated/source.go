@@ -71,7 +71,7 @@ func (f *Feed) Read(in feeds.Inputs) (*feeds.Result, error) {
 			}
 			spec := feeds.Spec{Origin: origin, Provider: cf.Provider, InstanceType: in.Type, GPU: in.GPU, GPUCount: in.GPUCount,
 				GPUMemoryGiB: in.GPUMemoryGiB, VCPUs: in.VCPUs, MemoryGiB: in.MemoryGiB, LocalDiskGB: in.LocalDiskGB,
-				Interconnect: in.Interconnect, NetworkGbps: in.NetworkGbps, Arch: arch, SpecSource: cf.SpecSource,
+				Interconnect: in.Interconnect, NetworkGbps: in.NetworkGbps, NetworkKind: in.NetworkKind, NetworkSource: in.NetworkSource, Arch: arch, SpecSource: cf.SpecSource,
 				Retired: in.Retired, RetiredSource: in.RetiredSource}
 			res.Specs = append(res.Specs, spec)
 			if hasOffers && len(in.Offers) == 0 {
@@ -80,7 +80,7 @@ func (f *Feed) Read(in feeds.Inputs) (*feeds.Result, error) {
 			for _, of := range in.Offers {
 				o := feeds.Offering{Origin: origin, Provider: cf.Provider, InstanceType: in.Type, Region: of.Region, GPU: in.GPU,
 					GPUCount: in.GPUCount, GPUMemoryMiB: in.GPUMemoryGiB * 1024, VCPUs: in.VCPUs, MemoryGiB: in.MemoryGiB,
-					LocalDiskGB: in.LocalDiskGB, Interconnect: in.Interconnect, NetworkGbps: in.NetworkGbps, Arch: arch,
+					LocalDiskGB: in.LocalDiskGB, Interconnect: in.Interconnect, NetworkGbps: in.NetworkGbps, NetworkKind: in.NetworkKind, NetworkSource: in.NetworkSource, Arch: arch,
 					SpecSource: cf.SpecSource, OnDemand: feeds.Unknown(of.Currency), Retired: in.Retired, RetiredSource: in.RetiredSource}
 				if of.Price.Valid {
 					o.OnDemand = feeds.Known(of.Price.Decimal, of.Currency, of.Source, of.AsOf)
