@@ -56,7 +56,10 @@ func run(t *testing.T, a *Advisor, req *Request) *Result {
 func TestLLMJobAvoidsPCIe(t *testing.T) {
 	a := advisor(t, money.USD)
 	req := request(t, a, "llm-pretraining", "A100-SXM4-40GB")
-	req.WorkGPUHours, req.Deadline = 20000, 30*24
+	// 2000 GPU-h in 30 days fits one 8-GPU node, so PCIe nodes reach the
+	// rule (a job needing several nodes drops them earlier: their network
+	// is not a fast one).
+	req.WorkGPUHours, req.Deadline = 2000, 30*24
 	req.Budget = decimal.NullDecimal{Decimal: decimal.NewFromInt(60000), Valid: true}
 	res := run(t, a, req)
 	if len(res.Plans) == 0 {

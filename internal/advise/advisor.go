@@ -31,6 +31,7 @@ func (a *Advisor) Advise(in *Request) (*Result, error) {
 	sc := req.Scenario
 	res := &Result{Inputs: map[string]any{}}
 	sm := &speedModel{sc: sc, ref: req.Ref, bench: req.Bench}
+	cm := newCommModel(sc, a.Scenarios.Comm, sm, req.RefCount)
 	q := req.Select
 	q.FX, q.Currency = a.FX, a.Currency
 	rows, err := a.Catalog.Query(q)
@@ -66,8 +67,8 @@ func (a *Advisor) Advise(in *Request) (*Result, error) {
 			exclude(o, err.Error())
 			continue
 		}
-		eff := a.Scenarios.efficiency(sc, o.GPUCount, o.Interconnect)
-		c := candidate{o: o, speed: s, speedNote: how, eff: eff, nodeSpeed: o.GPUCount * s * eff}
+		eff, r, sh := cm.efficiency(o, 1, s)
+		c := candidate{o: o, speed: s, speedNote: how, eff: eff, nodeSpeed: o.GPUCount * s * eff, comm: cm, commNote: cm.note(1, r, sh)}
 		if err := a.size(req, &c); err != nil {
 			exclude(o, err.Error())
 			continue

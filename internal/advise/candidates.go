@@ -12,7 +12,9 @@ type candidate struct {
 	o         *catalog.Offering
 	speed     float64
 	speedNote string
-	eff       float64
+	eff       float64 // communication efficiency relative to the user's shape (comm.go), at the plan's instance count
+	comm      *commModel
+	commNote  string
 	nodeSpeed float64 // ref-GPU equivalents per instance
 	instances int
 	hours     float64 // wall hours of the job (jobs)
@@ -22,22 +24,31 @@ type candidate struct {
 
 // size works out how many instances a candidate needs and how long the job takes.
 func (a *Advisor) size(req *Request, c *candidate) error {
-	sc := req.Scenario
 	u := req.Usage
 	switch {
 	case req.WorkGPUHours > 0:
-		nodeHours := req.WorkGPUHours / c.nodeSpeed
+		// hours on k instances: the work, on the user's shape, over k
+		// instances' GPUs at their speed and communication efficiency.
+		hours := func(k int) (float64, float64, string) {
+			e, r, sh := c.comm.efficiency(c.o, k, c.speed)
+			return req.WorkGPUHours / (c.o.GPUCount * c.speed * float64(k) * e), e, c.comm.note(k, r, sh)
+		}
 		k := 1
-		if req.Deadline > 0 {
-			for k <= req.MaxNodes && nodeHours/(float64(k)*a.Scenarios.nodeEfficiency(sc, k)) > req.Deadline {
+		h, e, note := hours(k)
+		if req.Deadline > 0 && h > req.Deadline {
+			if why := networkRefusal(req, a.Catalog.Provider(c.o.Provider), c.o); why != "" && req.MaxNodes > 1 {
+				return fmt.Errorf("one instance takes %.1f h, past the %.1f h deadline, so it needs more than one, and %s", h, req.Deadline, why)
+			}
+			for k <= req.MaxNodes && h > req.Deadline {
 				k++
+				h, e, note = hours(k)
 			}
 			if k > req.MaxNodes {
 				return fmt.Errorf("cannot finish by the deadline even on %d instances", req.MaxNodes)
 			}
 		}
-		c.instances = k
-		c.hours = nodeHours / (float64(k) * a.Scenarios.nodeEfficiency(sc, k))
+		c.instances, c.hours, c.eff, c.commNote = k, h, e, note
+		c.nodeSpeed = c.o.GPUCount * c.speed * e
 		u.DurationHours = a.billedHours(c)
 		u.HoursPerMonth = 0
 		u.HorizonMonths = 0
@@ -55,6 +66,9 @@ func (a *Advisor) size(req *Request, c *candidate) error {
 	}
 	if c.instances > req.MaxNodes {
 		return fmt.Errorf("needs %d instances, more than %d", c.instances, req.MaxNodes)
+	}
+	if why := networkRefusal(req, a.Catalog.Provider(c.o.Provider), c.o); why != "" && c.instances > 1 {
+		return fmt.Errorf("needs %d instances, and %s", c.instances, why)
 	}
 	u.Instances = c.instances
 	u.Egress = scaleEgress(req.Usage.Egress, 1) // shared by the whole plan, not per instance

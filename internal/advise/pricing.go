@@ -47,9 +47,12 @@ func (a *Advisor) plan(req *Request, c *candidate, o *cost.Option) Plan {
 		p.PricePerHour = o.EffectiveHourly
 	}
 	p.Explanation = append(p.Explanation, c.speedNote)
-	if c.o.GPUCount > 1 {
-		p.Explanation = append(p.Explanation, fmt.Sprintf("%s GPUs on %s at %.0f%% scaling efficiency: %.2f reference-GPU equivalents per instance",
+	if c.o.GPUCount > 1 || c.instances > 1 {
+		p.Explanation = append(p.Explanation, fmt.Sprintf("%s GPUs on %s at %.0f%% of your shape's scaling efficiency: %.2f reference-GPU equivalents per instance",
 			fmtCount(c.o.GPUCount), c.o.Interconnect, 100*c.eff, c.nodeSpeed))
+	}
+	if c.commNote != "" {
+		p.Explanation = append(p.Explanation, c.commNote)
 	}
 	if c.hours > 0 {
 		p.Explanation = append(p.Explanation, fmt.Sprintf("%s of work on %s → %d instance(s) × %.1f h", fmtGPUh(req.WorkGPUHours, req.Ref), c.o.InstanceType, c.instances, c.hours))

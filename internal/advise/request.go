@@ -55,6 +55,10 @@ type Request struct {
 	NoSpot   bool
 	Bench    map[*catalog.GPU]*benchreport.Report
 	MaxNodes int
+	// AllowSlowNetwork lets communication-heavy work spread over nodes
+	// joined by a slow or unsourced network, or over marketplace hosts
+	// (--allow-slow-network); the time model still charges the network.
+	AllowSlowNetwork bool
 }
 
 // IsJob says whether the request is a job (a fixed amount of work).

@@ -10,7 +10,6 @@ import (
 	"bytes"
 	_ "embed"
 	"fmt"
-	"math"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -32,13 +31,21 @@ type Scenario struct {
 	Spot               bool     `yaml:"spot"`
 	PreferGPUsAtLeast  int      `yaml:"prefer_gpus_at_least"`
 	PreferAccelerators []string `yaml:"prefer_accelerators"`
+	// The communication model's per-scenario parameters (comm.go): the
+	// model whose gradients are all-reduced, the work per GPU per step,
+	// the sustained fraction of the datasheet rate and the share of compute
+	// that hides communication. Modelling parameters, not measurements.
+	ReferenceParameters float64 `yaml:"reference_parameters"`
+	SamplesPerGPUStep   float64 `yaml:"samples_per_gpu_step"`
+	FlopsPerSample      float64 `yaml:"flops_per_sample"` // 0: 6 × reference_parameters
+	MFU                 float64 `yaml:"mfu"`
+	Overlap             float64 `yaml:"overlap"`
 }
 
 // Scenarios is the scenario table and the scaling parameters.
 type Scenarios struct {
-	List           []Scenario         `yaml:"scenarios"`
-	LinkEfficiency map[string]float64 `yaml:"link_efficiency"`
-	NodeEfficiency float64            `yaml:"node_efficiency"`
+	List []Scenario `yaml:"scenarios"`
+	Comm CommParams `yaml:"communication"`
 }
 
 // LoadScenarios parses the embedded table.
@@ -57,10 +64,19 @@ func LoadScenarios() (*Scenarios, error) {
 			return nil, fmt.Errorf("scenarios.yaml: %s: bandwidth_weight must be within 0..1", sc.Name)
 		}
 	}
-	for _, l := range catalog.Interconnects {
-		if _, ok := s.LinkEfficiency[l]; !ok {
-			return nil, fmt.Errorf("scenarios.yaml: link_efficiency lacks %s", l)
+	for _, sc := range s.List {
+		if !sc.CommHeavy {
+			continue
 		}
+		switch {
+		case !(sc.ReferenceParameters > 0), !(sc.SamplesPerGPUStep > 0), sc.FlopsPerSample < 0:
+			return nil, fmt.Errorf("scenarios.yaml: %s: comm_heavy needs reference_parameters and samples_per_gpu_step above 0 (and flops_per_sample ≥ 0)", sc.Name)
+		case !(sc.MFU > 0) || sc.MFU > 1, sc.Overlap < 0 || sc.Overlap > 1:
+			return nil, fmt.Errorf("scenarios.yaml: %s: mfu must be within (0, 1] and overlap within [0, 1]", sc.Name)
+		}
+	}
+	if c := s.Comm; !(c.AssumedLinkGBs > 0) || !(c.AssumedNetworkGbps > 0) || !(c.ReferenceNetworkGbps > 0) {
+		return nil, fmt.Errorf("scenarios.yaml: communication needs assumed_link_gbs, assumed_network_gbps and reference_network_gbps above 0")
 	}
 	return &s, nil
 }
@@ -105,23 +121,4 @@ func precisionFigure(g *catalog.GPU, precision string) (catalog.Figure, string) 
 		}
 	}
 	return catalog.Figure{}, precision
-}
-
-// efficiency of n GPUs in one node over a link, for a scenario.
-func (s *Scenarios) efficiency(sc *Scenario, gpus float64, link string) float64 {
-	if !sc.CommHeavy || gpus <= 1 {
-		return 1
-	}
-	if e, ok := s.LinkEfficiency[link]; ok {
-		return e
-	}
-	return s.LinkEfficiency[catalog.LinkUnknown]
-}
-
-// nodeEfficiency of k nodes for a scenario: NodeEfficiency per doubling.
-func (s *Scenarios) nodeEfficiency(sc *Scenario, k int) float64 {
-	if !sc.CommHeavy || k <= 1 {
-		return 1
-	}
-	return math.Pow(s.NodeEfficiency, math.Log2(float64(k)))
 }

@@ -22,16 +22,21 @@ import (
 //	{"gpu": "NVIDIA A100-SXM4-80GB",                       // as NVML names it
 //	 "gemm_tflops": {"bf16": 271.2, "fp16": 270, "tf32": 140, "fp32": 19},  // measured dense GEMM
 //	 "memory_bandwidth_gbs": 1690,                          // measured HBM copy bandwidth
-//	 "scenario_throughput": {"cv-training": 2470}}          // work units/s per GPU, per scenario
+//	 "scenario_throughput": {"cv-training": 2470},          // work units/s per GPU, per scenario
+//	 "nccl_busbw_gbs": 231}                                 // measured all-reduce bus bandwidth in one node
 //
 // A measured scenario throughput on both a GPU and the reference replaces the
 // model outright; otherwise measured GEMM and bandwidth replace datasheet figures.
+// A measured NCCL all-reduce bus bandwidth (nccl-tests' all_reduce_perf
+// "busbw" column at a large message size, GB/s, over the GPUs of one node)
+// replaces the datasheet GPU-link figure in advise's communication model.
 type Report struct {
 	Path               string             `json:"-"` // where it was read from
 	GPU                string             `json:"gpu"`
 	GEMMTFLOPS         map[string]float64 `json:"gemm_tflops,omitempty"`
 	MemoryBandwidthGBs float64            `json:"memory_bandwidth_gbs,omitempty"`
 	ScenarioThroughput map[string]float64 `json:"scenario_throughput,omitempty"`
+	NCCLBusBWGBs       float64            `json:"nccl_busbw_gbs,omitempty"`
 }
 
 // MaxTFLOPS bounds a measured GEMM figure (TFLOP/s): far above any GPU's
@@ -49,7 +54,7 @@ func Decode(r io.Reader) (*Report, error) {
 	if err := dec.Decode(&rep); err != nil {
 		var te *json.UnmarshalTypeError
 		if errors.As(err, &te) {
-			return nil, fmt.Errorf("not a benchmark report: field %s has the wrong type (want a JSON object with gpu, gemm_tflops, memory_bandwidth_gbs, scenario_throughput)", fieldName(te.Field))
+			return nil, fmt.Errorf("not a benchmark report: field %s has the wrong type (want a JSON object with gpu, gemm_tflops, memory_bandwidth_gbs, scenario_throughput, nccl_busbw_gbs)", fieldName(te.Field))
 		}
 		return nil, fmt.Errorf("not a benchmark report: %v", err)
 	}
@@ -83,6 +88,9 @@ func (r *Report) Validate() error {
 	}
 	if r.MemoryBandwidthGBs < 0 || r.MemoryBandwidthGBs > MaxBandwidthGBs || math.IsNaN(r.MemoryBandwidthGBs) {
 		return fmt.Errorf("memory_bandwidth_gbs = %v; want a number in (0, %g] or no field", r.MemoryBandwidthGBs, float64(MaxBandwidthGBs))
+	}
+	if r.NCCLBusBWGBs < 0 || r.NCCLBusBWGBs > MaxBandwidthGBs || math.IsNaN(r.NCCLBusBWGBs) {
+		return fmt.Errorf("nccl_busbw_gbs = %v; want a number in (0, %g] or no field", r.NCCLBusBWGBs, float64(MaxBandwidthGBs))
 	}
 	return nil
 }

@@ -22,6 +22,9 @@ func TestDecode(t *testing.T) {
 		{`{"gpu": "A10G", "gemm_tflops": {"bf16": 1e9}}`, "gemm_tflops.bf16 = 1e+09; want a number in (0, 100000]"},
 		{`{"gpu": "A10G", "memory_bandwidth_gbs": -3}`, "memory_bandwidth_gbs = -3"},
 		{`{"gpu": "A10G", "scenario_throughput": {"cv-training": 0}}`, "scenario_throughput.cv-training = 0"},
+		{`{"gpu": "NVIDIA H100 80GB HBM3", "nccl_busbw_gbs": 360}`, ""},
+		{`{"gpu": "A10G", "nccl_busbw_gbs": -1}`, "nccl_busbw_gbs = -1; want a number in (0, 1e+06]"},
+		{`{"gpu": "A10G", "nccl_busbw_gbs": "fast"}`, "field nccl_busbw_gbs has the wrong type"},
 		{`[1, 2]`, "not a benchmark report"},
 		{`{"gpu": 5}`, "field gpu has the wrong type"},
 	} {

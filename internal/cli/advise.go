@@ -38,7 +38,7 @@ type adviseFlags struct {
 	credits                                             []cost.Credit
 	egress                                              map[string]float64
 	bench                                               []string
-	noSpot                                              bool
+	noSpot, allowSlowNetwork                            bool
 	limit, maxNodes                                     int
 }
 
@@ -56,10 +56,14 @@ suits it) and its size:
 Constraints: --deadline 30d, --budget 60000USD, --china, --provider, --region.
 
 Each GPU's speed relative to the reference is (compute/ref)^(1−β)·(bandwidth/ref)^β
-with the scenario's precision and bandwidth weight β, times a scaling
-efficiency for the GPU links of multi-GPU nodes (and per doubling of nodes) in
-communication-heavy scenarios; --bench REPORT.json replaces datasheet figures by
-measured ones. A job's duration on each offering follows, so plans are priced per
+with the scenario's precision and bandwidth weight β. In communication-heavy
+scenarios each shape's step time adds the ring all-reduce of the gradients that
+compute does not hide, over the slowest link (the GPU link inside a node, the
+network between nodes), relative to your own --gpu shape, which takes exactly
+--for; such work spreads over nodes only on EFA, InfiniBand, GPUDirect-TCPX or
+RDMA of at least 100 Gbps, and not over marketplace hosts, unless
+--allow-slow-network. --bench REPORT.json replaces datasheet figures (GEMM,
+memory bandwidth, NCCL bus bandwidth) by measured ones. A job's duration on each offering follows, so plans are priced per
 job: on-demand, commitments (via the cost engine), spot (simulated with the
 spot simulator, with Uniform Progress under a deadline), and for bursty loads a
 committed base plus on-demand or spot burst. Constraints filter first; every
@@ -102,6 +106,7 @@ func newAdviseCmd(e *env) *cobra.Command {
 	fl.StringVar(&f.license, "license", "", "OS licence: linux (default) or windows")
 	fl.Var(&bandValue{s: &f.spotBand}, "spot-band", "spot interruptions a month where the Spot Advisor has none (default 5-10%, an assumption)")
 	fl.BoolVar(&f.noSpot, "no-spot", false, "leave spot capacity out")
+	fl.BoolVar(&f.allowSlowNetwork, "allow-slow-network", false, "let communication-heavy work spread over nodes on a slow or unsourced network, or marketplace hosts")
 	fl.StringSliceVar(&f.bench, "bench", nil, "benchmark report(s) (JSON) whose measured throughput replaces datasheet estimates")
 	fl.Var(&outPathValue{p: &f.report, exts: []string{".html", ".htm", ".md"}}, "report", "write a report with charts: FILE.html or FILE.md (charts as SVG files beside it)")
 	fl.StringVar(&f.export, "export", "", "print the best plan as: skypilot (a SkyPilot task YAML) or agent (gpuscout agent config)")
@@ -209,7 +214,7 @@ func adviseRequestFromFlags(f *adviseFlags, changed func(string) bool, l *loaded
 	if err != nil {
 		return nil, usagef("--scenario: %v", err)
 	}
-	req := &advise.Request{Scenario: sc, RefCount: 1, Objective: f.objective, NoSpot: f.noSpot, MaxNodes: f.maxNodes, Bench: map[*catalog.GPU]*benchreport.Report{}}
+	req := &advise.Request{Scenario: sc, RefCount: 1, Objective: f.objective, NoSpot: f.noSpot, AllowSlowNetwork: f.allowSlowNetwork, MaxNodes: f.maxNodes, Bench: map[*catalog.GPU]*benchreport.Report{}}
 	// The reference GPU and the size of the work.
 	refName := "A100-SXM4-40GB"
 	if f.gpu != "" {
@@ -396,7 +401,8 @@ func adviseJSON(res *advise.Result, req *advise.Request, a *advise.Advisor) advi
 		"scenario": sc.Name, "reference_gpu": req.Ref.Name, "work_gpu_hours": req.WorkGPUHours, "hours_per_month": req.HoursPerMonth,
 		"bursty": req.Bursty, "horizon_months": req.HorizonMonths, "deadline_hours": req.Deadline, "objective": req.Objective,
 		"precision": sc.Precision, "bandwidth_weight": sc.BandwidthWeight, "comm_heavy": sc.CommHeavy, "min_gpu_memory_gib": sc.MinGPUMemoryGiB,
-		"link_efficiency": a.Scenarios.LinkEfficiency, "node_efficiency_per_doubling": a.Scenarios.NodeEfficiency, "currency": string(a.Currency),
+		"reference_parameters": sc.ReferenceParameters, "samples_per_gpu_step": sc.SamplesPerGPUStep, "mfu": sc.MFU, "overlap": sc.Overlap,
+		"communication": a.Scenarios.Comm, "allow_slow_network": req.AllowSlowNetwork, "currency": string(a.Currency),
 	}
 	if req.Budget.Valid {
 		out.Inputs["budget"] = money.Number(req.Budget.Decimal)

@@ -29,7 +29,7 @@ func TestAdviseRequestFromFlags(t *testing.T) {
 		ref                             string
 		refCount, work, hpm, base, peak float64
 		peakHours, horizon, deadline    float64
-		bursty                          bool
+		bursty, allowSlow               bool
 		budget                          string
 		providers                       []string
 	}
@@ -55,6 +55,10 @@ func TestAdviseRequestFromFlags(t *testing.T) {
 		// --hours-per-month 0 is a size given (Changed), not "no size".
 		{"hours-per-month 0 counts as given", func(f *adviseFlags) { f.scenario, f.hoursPerMonth = "inference-online", 0 }, []string{"hours-per-month"},
 			want{ref: "A100-SXM4-40GB", refCount: 1}, ""},
+		{"allow a slow network", func(f *adviseFlags) {
+			f.scenario, f.work, f.deadline, f.allowSlowNetwork = "llm-finetuning", "5000gpu-h@H100", 240, true
+		}, []string{"work", "deadline", "allow-slow-network"},
+			want{ref: "H100-SXM5-80GB", refCount: 1, work: 5000, deadline: 240, allowSlow: true}, ""},
 		{"two sizes", func(f *adviseFlags) { f.scenario, f.duration, f.hoursPerMonth = "cv-training", 168, 100 }, []string{"for", "hours-per-month"},
 			want{}, "give the size of the work once"},
 		{"no scenario", func(f *adviseFlags) { f.duration = 168 }, []string{"for"}, want{}, "--scenario is required"},
@@ -80,7 +84,7 @@ func TestAdviseRequestFromFlags(t *testing.T) {
 			}
 			w := tc.want
 			got := want{ref: req.Ref.Name, refCount: req.RefCount, work: req.WorkGPUHours, hpm: req.HoursPerMonth, base: req.Base, peak: req.Peak,
-				peakHours: req.PeakHours, horizon: req.HorizonMonths, deadline: req.Deadline, bursty: req.Bursty, providers: req.Select.Providers}
+				peakHours: req.PeakHours, horizon: req.HorizonMonths, deadline: req.Deadline, bursty: req.Bursty, allowSlow: req.AllowSlowNetwork, providers: req.Select.Providers}
 			if req.Budget.Valid {
 				got.budget = req.Budget.Decimal.String()
 			}
@@ -89,7 +93,7 @@ func TestAdviseRequestFromFlags(t *testing.T) {
 			}
 			got.providers, w.providers = nil, nil
 			if got.ref != w.ref || got.refCount != w.refCount || got.work != w.work || got.hpm != w.hpm || got.base != w.base || got.peak != w.peak ||
-				got.peakHours != w.peakHours || got.horizon != w.horizon || got.deadline != w.deadline || got.bursty != w.bursty || got.budget != w.budget {
+				got.peakHours != w.peakHours || got.horizon != w.horizon || got.deadline != w.deadline || got.bursty != w.bursty || got.budget != w.budget || got.allowSlow != w.allowSlow {
 				t.Errorf("got  %+v\nwant %+v", got, w)
 			}
 			if req.Usage.Spot.CheckpointHours == 0 || req.Scenario.Name != f.scenario {

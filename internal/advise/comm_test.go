@@ -1,0 +1,220 @@
+package advise
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/shopspring/decimal"
+
+	"github.com/gpuscout/gpuscout/internal/benchreport"
+	"github.com/gpuscout/gpuscout/internal/catalog"
+	"github.com/gpuscout/gpuscout/internal/money"
+)
+
+func near(got, want float64) bool { return math.Abs(got-want) <= 1e-9*math.Max(1, math.Abs(want)) }
+
+// The step arithmetic of comm.go for stated cases, worked by hand.
+// Scenario: 1e9 parameters (2e9 bytes of bf16 gradients), 8192 tokens per GPU
+// per step at 6e9 FLOPs a token, mfu 0.4, overlap 0.66, on a 1000 TFLOP/s
+// reference: Tc = 8192 × 6e9 / (1000e12 × 0.4) = 0.12288 s; the overlap hides
+// up to 0.66 × 0.12288 = 0.0811008 s of communication.
+func TestStepTime(t *testing.T) {
+	sc := &Scenario{CommHeavy: true, ReferenceParameters: 1e9, SamplesPerGPUStep: 8192, MFU: 0.4, Overlap: 0.66}
+	for _, tc := range []struct {
+		name                  string
+		s                     shape
+		bGBs, commS, exposedS float64
+		eff                   float64
+	}{
+		// 8 GPUs on NVSwitch at 450 GB/s each way: Tm = 2·7/8 · 2e9 / 450e9 = 7.777… ms, hidden.
+		{"one 8-GPU node", shape{gpusPerNode: 8, nodes: 1, linkGBs: 450, netGbps: 3200, speed: 1}, 450, 2 * 7.0 / 8 * 2e9 / 450e9, 0, 1},
+		// 2 × 8 GPUs, 3200 Gbps EFA: 3200/8 = 400 GB/s a node, 50 GB/s a GPU < 450;
+		// Tm = 2·15/16 · 2e9 / 50e9 = 0.075 s < 0.0811008: hidden.
+		{"two 8-GPU nodes on EFA", shape{gpusPerNode: 8, nodes: 2, linkGBs: 450, netGbps: 3200, speed: 1}, 50, 0.075, 0, 1},
+		// 16 one-GPU VMs on 25 Gbps: 25/8 = 3.125 GB/s a GPU; Tm = 2·15/16 · 2e9 / 3.125e9 = 1.2 s;
+		// exposed 1.2 − 0.0811008 = 1.1188992 s; e = 0.12288 / 1.2417792 = 0.098954…
+		{"16 one-GPU VMs on 25 Gbps", shape{gpusPerNode: 1, nodes: 16, linkGBs: 16, netGbps: 25, speed: 1}, 3.125, 1.2, 1.1188992, 0.12288 / 1.2417792},
+		// One GPU: nothing to all-reduce.
+		{"one GPU", shape{gpusPerNode: 1, nodes: 1, linkGBs: 16, netGbps: 25, speed: 1}, 0, 0, 0, 1},
+		// A GPU twice as fast halves Tc to 0.06144 s; 8 GPUs on 16 GB/s PCIe: Tm = 1.75 · 2e9 / 16e9 = 0.21875 s;
+		// exposed 0.21875 − 0.66 × 0.06144 = 0.1781996 s; e = 0.06144 / 0.2396396.
+		{"fast GPUs on PCIe", shape{gpusPerNode: 8, nodes: 1, linkGBs: 16, speed: 2}, 16, 0.21875, 0.21875 - 0.66*0.06144, 0.06144 / (0.06144 + 0.21875 - 0.66*0.06144)},
+	} {
+		r := stepTime(sc, 1000, tc.s)
+		if !near(r.bottleneckGBs, tc.bGBs) || !near(r.commS, tc.commS) || !near(r.exposedS, tc.exposedS) || !near(r.eff, tc.eff) {
+			t.Errorf("%s: got B %g GB/s, Tm %g s, exposed %g s, e %g; want %g, %g, %g, %g", tc.name,
+				r.bottleneckGBs, r.commS, r.exposedS, r.eff, tc.bGBs, tc.commS, tc.exposedS, tc.eff)
+		}
+	}
+	// Not communication-heavy: e = 1 whatever the shape.
+	inf := *sc
+	inf.CommHeavy = false
+	if r := stepTime(&inf, 1000, shape{gpusPerNode: 1, nodes: 16, netGbps: 1, speed: 1}); r.eff != 1 {
+		t.Errorf("inference: e = %g, want 1", r.eff)
+	}
+}
+
+// synthetic is the default catalog with its offerings replaced by offs.
+func synthetic(t *testing.T, a *Advisor, offs ...catalog.Offering) *Advisor {
+	t.Helper()
+	b := *a
+	b.Catalog = a.Catalog.Clone()
+	b.Catalog.Offerings = offs
+	return &b
+}
+
+func h100Offering(c *catalog.Catalog, typ string, gpus float64, link string, netKind string, gbps float64, usdPerHour int64) catalog.Offering {
+	return catalog.Offering{Provider: "aws", InstanceType: typ, Region: "us-east-1", GPU: c.GPU("H100-SXM5-80GB"), GPUCount: gpus,
+		GPUMemoryGiB: 80, Interconnect: link, NetworkGbps: gbps, NetworkKind: netKind, NetworkSource: "aws-efa-network", SpecSource: "aws-ec2-accelerated",
+		OnDemand: catalog.KnownPrice(decimal.NewFromInt(usdPerHour), money.USD, "karpenter-aws@2026-07-20", "2026-07-20")}
+}
+
+// 16 one-GPU VMs over 25 Gbps lose to 8-GPU NVSwitch nodes on EFA for
+// llm-finetuning, by the hand figures of the step model (H100 bf16 989 TF,
+// 1e9 parameters, 8192 tokens per GPU per step, mfu 0.4, overlap 0.66):
+//
+//	Tc = 8192 × 6e9 / (989e12 × 0.4) = 0.124246… s, hidden up to 0.66 Tc = 0.082002… s
+//	VMs, k of them: Tm = 2(k−1)/k × 2e9 / 3.125e9 s; at k = 16: 1.2 s, e16 = Tc / (Tc + 1.2 − 0.66 Tc)
+//	5000 GPU-h by 3200 h: k VMs take 5000 / (k × e_k) h; k = 15: 3318.4 h, k = 16: 3124.4 h, the first ≤ 3200 h
+//	one 8-GPU node: e = 1 (Tm = 7.8 ms, hidden); 5000 / 8 = 625 h ≤ 3200 h
+//
+// The VMs cost 2 USD per GPU-hour, the node 3 USD: cheaper per GPU-hour, yet
+// 16 × 2 × 3124.4 ≈ 99,982 USD against 24 × 625 = 15,000 USD.
+func TestOneGPUVMsLoseToNodes(t *testing.T) {
+	base := advisor(t, money.USD)
+	c := base.Catalog
+	a := synthetic(t, base,
+		h100Offering(c, "vm.1gpu", 1, catalog.LinkNone, catalog.NetEthernet, 25, 2),
+		h100Offering(c, "node.8gpu", 8, catalog.LinkNVSwitch, catalog.NetEFA, 3200, 24))
+	req := request(t, a, "llm-finetuning", "H100-SXM5-80GB")
+	req.WorkGPUHours, req.Deadline, req.NoSpot, req.AllowSlowNetwork = 5000, 3200, true, true
+	res := run(t, a, req)
+	tc := 8192 * 6e9 / (989e12 * 0.4)
+	e16 := tc / (tc + 1.2 - 0.66*tc)
+	want := map[string]struct {
+		n     int
+		hours float64
+	}{"vm.1gpu": {16, 5000 / (16 * e16)}, "node.8gpu": {1, 625}}
+	seen := map[string]bool{}
+	for _, p := range res.Plans {
+		if p.Model != "on-demand" {
+			continue
+		}
+		w := want[p.Offering.InstanceType]
+		seen[p.Offering.InstanceType] = true
+		if p.Instances != w.n || math.Abs(p.ExpectedHours-w.hours) > 1e-6 {
+			t.Errorf("%s: %d instances × %.4f h, want %d × %.4f h", p.Offering.InstanceType, p.Instances, p.ExpectedHours, w.n, w.hours)
+		}
+	}
+	if len(seen) != 2 {
+		t.Fatalf("plans for %v, want both shapes; excluded %+v", seen, res.Excluded)
+	}
+	if got := res.Plans[0].Offering.InstanceType; got != "node.8gpu" {
+		t.Errorf("first plan on %s, want node.8gpu", got)
+	}
+	// Without --allow-slow-network the VMs are not spread over nodes at all.
+	req.AllowSlowNetwork = false
+	res = run(t, a, req)
+	for _, p := range res.Plans {
+		if p.Offering.InstanceType == "vm.1gpu" {
+			t.Errorf("a plan of %d one-GPU VMs on a 25 Gbps network", p.Instances)
+		}
+	}
+	if !excludedFor(res, "H100-SXM5-80GB ×1 (aws)", "ethernet 25 Gbps") {
+		t.Errorf("the VMs are not excluded for their network: %+v", res.Excluded)
+	}
+}
+
+func excludedFor(res *Result, what, reason string) bool {
+	for _, x := range res.Excluded {
+		if x.What == what && strings.Contains(x.Reason, reason) {
+			return true
+		}
+	}
+	return false
+}
+
+// The user's own configuration reproduces its own duration: 8 × H100 for 4
+// days is 768 GPU-hours of work measured on an 8-GPU NVLink node; every
+// 8 × H100 NVSwitch offering runs it in exactly 96 h (the reference shape's
+// efficiency divides out). A 4 × A100 cv-training week on 4 × A100-SXM4 takes
+// 168 h the same way.
+func TestUserShapeReproducesDuration(t *testing.T) {
+	a := advisor(t, money.USD)
+	for _, tc := range []struct {
+		scenario, gpu string
+		count, hours  float64
+	}{
+		{"llm-finetuning", "H100-SXM5-80GB", 8, 96},
+		{"llm-pretraining", "H100-SXM5-80GB", 8, 96},
+		{"cv-training", "A100-SXM4-40GB", 8, 168},
+	} {
+		req := request(t, a, tc.scenario, tc.gpu)
+		req.RefCount, req.WorkGPUHours, req.NoSpot = tc.count, tc.count*tc.hours, true
+		res := run(t, a, req)
+		n := 0
+		for _, p := range res.Plans {
+			o := p.Offering
+			if o.GPU.Name != tc.gpu || o.GPUCount != tc.count || o.Interconnect != catalog.LinkNVSwitch {
+				continue
+			}
+			n++
+			if p.Instances != 1 || math.Abs(p.ExpectedHours-tc.hours) > 1e-9 {
+				t.Errorf("%s on %s %s: %d × %.6f h, want 1 × %g h", tc.scenario, o.Provider, o.InstanceType, p.Instances, p.ExpectedHours, tc.hours)
+			}
+		}
+		if n == 0 {
+			t.Errorf("%s: no plan on %g × %s NVSwitch", tc.scenario, tc.count, tc.gpu)
+		}
+	}
+}
+
+// A measured NCCL bus bandwidth replaces the datasheet link figure: H100's
+// 900 GB/s NVLink gives 450 GB/s each way; a report's 300 GB/s takes its place.
+func TestNCCLBusBandwidthReplacesDatasheet(t *testing.T) {
+	a := advisor(t, money.USD)
+	g := a.Catalog.GPU("H100-SXM5-80GB")
+	sc, _ := a.Scenarios.Get("llm-finetuning")
+	sm := &speedModel{sc: sc, ref: g, bench: map[*catalog.GPU]*benchreport.Report{}}
+	if got, note := sm.linkGBs(g, catalog.LinkNVSwitch, a.Scenarios.Comm); got != 450 || !strings.Contains(note, "datasheet") {
+		t.Errorf("datasheet: %g GB/s (%s), want 450", got, note)
+	}
+	sm.bench[g] = &benchreport.Report{GPU: g.Name, NCCLBusBWGBs: 300, Path: "h100.json"}
+	if got, note := sm.linkGBs(g, catalog.LinkNVSwitch, a.Scenarios.Comm); got != 300 || !strings.Contains(note, "measured, h100.json") {
+		t.Errorf("measured: %g GB/s (%s), want 300", got, note)
+	}
+	// Unsourced links take the stated assumption.
+	if got, _ := sm.linkGBs(a.Catalog.GPU("L40S"), catalog.LinkPCIe, a.Scenarios.Comm); got != a.Scenarios.Comm.AssumedLinkGBs {
+		t.Errorf("PCIe: %g GB/s, want the assumed %g", got, a.Scenarios.Comm.AssumedLinkGBs)
+	}
+}
+
+// Property: over random requests, a communication-heavy job is never spread
+// over nodes whose network is unknown or slow, nor over marketplace hosts,
+// unless allowed; allowed, such plans may appear.
+func TestCommHeavyNeverMultiNodeOnSlowNetworks(t *testing.T) {
+	a := advisor(t, money.USD)
+	rng := rand.New(rand.NewPCG(9, 3))
+	scs := []string{"cv-training", "llm-finetuning", "llm-pretraining"}
+	refs := []string{"H100-SXM5-80GB", "A100-SXM4-40GB", "L40S", "A10G"}
+	for i := 0; i < 24; i++ {
+		req := request(t, a, scs[rng.IntN(len(scs))], refs[rng.IntN(len(refs))])
+		req.NoSpot = true
+		req.WorkGPUHours = math.Round(math.Pow(10, 2+3*rng.Float64()))
+		req.Deadline = math.Round(math.Pow(10, 1+2.5*rng.Float64()))
+		name := fmt.Sprintf("%s %s %g GPU-h by %g h", req.Scenario.Name, req.Ref.Name, req.WorkGPUHours, req.Deadline)
+		res, err := a.Advise(req)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		for _, p := range append(res.Plans, res.Closest...) {
+			o := p.Offering
+			if p.Instances > 1 && (!o.FastNetwork() || a.Catalog.Provider(o.Provider).Marketplace) {
+				t.Errorf("%s: %d × %s %s on %s %g Gbps", name, p.Instances, o.Provider, o.InstanceType, o.Network(), o.NetworkGbps)
+			}
+		}
+	}
+}
