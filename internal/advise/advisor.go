@@ -67,8 +67,9 @@ func (a *Advisor) Advise(in *Request) (*Result, error) {
 			exclude(o, err.Error())
 			continue
 		}
-		eff, r, sh := cm.efficiency(o, 1, s)
-		c := candidate{o: o, speed: s, speedNote: how, eff: eff, nodeSpeed: o.GPUCount * s * eff, comm: cm, commNote: cm.note(1, r, sh)}
+		sh := cm.shapeOf(o, s)
+		eff, r := cm.efficiency(sh)
+		c := candidate{o: o, speed: s, speedNote: how, eff: eff, nodeSpeed: o.GPUCount * s * eff, comm: cm, shape: sh, commNote: cm.note(r, sh)}
 		if err := a.size(req, &c); err != nil {
 			exclude(o, err.Error())
 			continue
@@ -105,6 +106,7 @@ func (a *Advisor) Advise(in *Request) (*Result, error) {
 		fit = append(fit, p)
 	}
 	fit = commRule(req, fit, exclude)
+	fit = networkRule(req, a.Catalog, fit, exclude)
 	fit = nodeSizeRule(req, fit, exclude)
 	for i := range fit {
 		a.annotate(req, &fit[i])

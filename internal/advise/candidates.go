@@ -14,6 +14,7 @@ type candidate struct {
 	speedNote string
 	eff       float64 // communication efficiency relative to the user's shape (comm.go), at the plan's instance count
 	comm      *commModel
+	shape     shape // one instance's GPUs, link and network
 	commNote  string
 	nodeSpeed float64 // ref-GPU equivalents per instance
 	instances int
@@ -29,25 +30,26 @@ func (a *Advisor) size(req *Request, c *candidate) error {
 	case req.WorkGPUHours > 0:
 		// hours on k instances: the work, on the user's shape, over k
 		// instances' GPUs at their speed and communication efficiency.
-		hours := func(k int) (float64, float64, string) {
-			e, r, sh := c.comm.efficiency(c.o, k, c.speed)
-			return req.WorkGPUHours / (c.o.GPUCount * c.speed * float64(k) * e), e, c.comm.note(k, r, sh)
+		hours := func(k int) (float64, float64) {
+			e, _ := c.comm.efficiency(c.shape.at(k))
+			return req.WorkGPUHours / (c.o.GPUCount * c.speed * float64(k) * e), e
 		}
 		k := 1
-		h, e, note := hours(k)
+		h, e := hours(k)
 		if req.Deadline > 0 && h > req.Deadline {
 			if why := networkRefusal(req, a.Catalog.Provider(c.o.Provider), c.o); why != "" && req.MaxNodes > 1 {
 				return fmt.Errorf("one instance takes %.1f h, past the %.1f h deadline, so it needs more than one, and %s", h, req.Deadline, why)
 			}
 			for k <= req.MaxNodes && h > req.Deadline {
 				k++
-				h, e, note = hours(k)
+				h, e = hours(k)
 			}
 			if k > req.MaxNodes {
 				return fmt.Errorf("cannot finish by the deadline even on %d instances", req.MaxNodes)
 			}
 		}
-		c.instances, c.hours, c.eff, c.commNote = k, h, e, note
+		_, r := c.comm.efficiency(c.shape.at(k))
+		c.instances, c.hours, c.eff, c.commNote = k, h, e, c.comm.note(r, c.shape.at(k))
 		c.nodeSpeed = c.o.GPUCount * c.speed * e
 		u.DurationHours = a.billedHours(c)
 		u.HoursPerMonth = 0

@@ -173,19 +173,31 @@ func newCommModel(sc *Scenario, p CommParams, sm *speedModel, refCount float64) 
 	return m
 }
 
-// efficiency of k instances of o relative to the user's shape, with the
-// step arithmetic behind it.
-func (m *commModel) efficiency(o *catalog.Offering, k int, speed float64) (float64, commResult, shape) {
-	s := m.sm.offeringShape(o, k, speed, m.p)
+// shapeOf is the shape of one instance of o (its link and network looked
+// up once; at(k) spreads it over k instances).
+func (m *commModel) shapeOf(o *catalog.Offering, speed float64) shape {
+	return m.sm.offeringShape(o, 1, speed, m.p)
+}
+
+// at is the shape over k instances.
+func (s shape) at(k int) shape {
+	s.nodes = k
+	return s
+}
+
+// efficiency of a shape relative to the user's, with the step arithmetic
+// behind it.
+func (m *commModel) efficiency(s shape) (float64, commResult) {
 	if m.refTF == 0 {
-		return 1, commResult{eff: 1}, s
+		return 1, commResult{eff: 1}
 	}
 	r := stepTime(m.sc, m.refTF, s)
-	return r.eff / m.refEff, r, s
+	return r.eff / m.refEff, r
 }
 
 // note explains a shape's efficiency with its numbers.
-func (m *commModel) note(k int, r commResult, s shape) string {
+func (m *commModel) note(r commResult, s shape) string {
+	k := s.nodes
 	n := s.gpusPerNode * float64(k)
 	if !m.sc.CommHeavy || n <= 1 {
 		return ""

@@ -48,6 +48,24 @@ func commRule(req *Request, plans []Plan, exclude func(*catalog.Offering, string
 	return out
 }
 
+// networkRule: a communication-heavy plan on more than one instance needs a
+// fast network between them and no marketplace hosts, unless allowed
+// (networkRefusal). Sizing already refuses such shapes; this holds for every
+// plan, mixes included.
+func networkRule(req *Request, c *catalog.Catalog, plans []Plan, exclude func(*catalog.Offering, string)) []Plan {
+	var out []Plan
+	for _, p := range plans {
+		if p.Instances > 1 {
+			if why := networkRefusal(req, c.Provider(p.Offering.Provider), p.Offering); why != "" {
+				exclude(p.Offering, fmt.Sprintf("%s: needs %d instances, and %s", planName(&p), p.Instances, why))
+				continue
+			}
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
 // nodeSizeRule: a scenario that prefers at least N GPUs per node (LLM
 // pre-training shards the model) drops smaller nodes when larger ones fit.
 func nodeSizeRule(req *Request, plans []Plan, exclude func(*catalog.Offering, string)) []Plan {
