@@ -200,6 +200,7 @@ func TestCommHeavyNeverMultiNodeOnSlowNetworks(t *testing.T) {
 	rng := rand.New(rand.NewPCG(9, 3))
 	scs := []string{"cv-training", "llm-finetuning", "llm-pretraining"}
 	refs := []string{"H100-SXM5-80GB", "A100-SXM4-40GB", "L40S", "A10G"}
+	multi := 0
 	for i := 0; i < 24; i++ {
 		req := request(t, a, scs[rng.IntN(len(scs))], refs[rng.IntN(len(refs))])
 		req.NoSpot = true
@@ -215,6 +216,31 @@ func TestCommHeavyNeverMultiNodeOnSlowNetworks(t *testing.T) {
 			if p.Instances > 1 && (!o.FastNetwork() || a.Catalog.Provider(o.Provider).Marketplace) {
 				t.Errorf("%s: %d × %s %s on %s %g Gbps", name, p.Instances, o.Provider, o.InstanceType, o.Network(), o.NetworkGbps)
 			}
+			if p.Instances > 1 {
+				multi++
+			}
 		}
+	}
+	if multi == 0 {
+		t.Error("no multi-instance plan in any request: the property was not exercised")
+	}
+}
+
+// Marketplace hosts get no multi-node plans for communication-heavy work:
+// 2000 GPU-h of H100 work in 100 h needs 3 × 8 H100 (2000 / 8 = 250 h on one
+// node), and Vast's 8 × H100 is excluded saying it is a marketplace.
+func TestMarketplaceNoMultiNode(t *testing.T) {
+	a := advisor(t, money.USD)
+	req := request(t, a, "llm-finetuning", "H100-SXM5-80GB")
+	req.WorkGPUHours, req.Deadline, req.NoSpot = 2000, 100, true
+	req.Select.Providers = []string{"vast"}
+	res := run(t, a, req)
+	for _, p := range res.Plans {
+		if p.Instances > 1 {
+			t.Errorf("%d × %s on a marketplace", p.Instances, p.Offering.InstanceType)
+		}
+	}
+	if !excludedFor(res, "H100-SXM5-80GB ×8 (vast)", "one instance takes 250.0 h, past the 100.0 h deadline, so it needs more than one, and vast is a marketplace") {
+		t.Errorf("Vast's 8 × H100 not excluded as a marketplace: %+v", res.Excluded)
 	}
 }
