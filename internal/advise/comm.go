@@ -46,13 +46,13 @@ import (
 type CommParams struct {
 	// AssumedLinkGBs is the per-GPU, one-direction GPU-link bandwidth (GB/s)
 	// assumed where a node's link has no sourced figure (PCIe, unknown).
-	AssumedLinkGBs float64 `yaml:"assumed_link_gbs"`
+	AssumedLinkGBs float64 `yaml:"assumed_link_gbs" json:"assumed_link_gbs"`
 	// AssumedNetworkGbps is the inter-node bandwidth assumed where an
 	// offering's network is not sourced (only used when allowed).
-	AssumedNetworkGbps float64 `yaml:"assumed_network_gbps"`
+	AssumedNetworkGbps float64 `yaml:"assumed_network_gbps" json:"assumed_network_gbps"`
 	// ReferenceNetworkGbps joins the nodes of the user's own shape when it
 	// has more than 8 GPUs.
-	ReferenceNetworkGbps float64 `yaml:"reference_network_gbps"`
+	ReferenceNetworkGbps float64 `yaml:"reference_network_gbps" json:"reference_network_gbps"`
 }
 
 // shape is how a plan lays out its GPUs.

@@ -330,6 +330,7 @@ type advisePlanJSON struct {
 	GPUCount      float64        `json:"gpu_count"`
 	Instances     int            `json:"instances"`
 	Interconnect  string         `json:"interconnect"`
+	Network       networkJSON    `json:"network"`
 	PricingModel  string         `json:"pricing_model"`
 	Term          string         `json:"term"`
 	Payment       string         `json:"payment"`
@@ -345,6 +346,15 @@ type advisePlanJSON struct {
 	Explanation   []string       `json:"explanation"`
 	Risks         []string       `json:"capacity_risks"`
 	Ecosystem     []string       `json:"ecosystem"`
+}
+
+// networkJSON is an offering's network between instances: kind (efa,
+// infiniband, gpudirect-tcpx, rdma, ethernet, unknown), Gbps (null when
+// unknown) and the source id.
+type networkJSON struct {
+	Kind   string   `json:"kind"`
+	Gbps   *float64 `json:"gbps"`
+	Source string   `json:"source,omitempty"`
 }
 
 type adviseOut struct {
@@ -363,6 +373,7 @@ func planJSON(p *advise.Plan) advisePlanJSON {
 	}
 	return advisePlanJSON{Rank: p.Rank, Provider: p.Offering.Provider, InstanceType: p.Offering.InstanceType, Region: p.Offering.Region,
 		GPU: p.Offering.GPU.Name, GPUCount: p.Offering.GPUCount, Instances: p.Instances, Interconnect: p.Offering.Interconnect,
+		Network:      networkJSON{Kind: p.Offering.Network(), Gbps: optNum(p.Offering.NetworkGbps), Source: p.Offering.NetworkSource},
 		PricingModel: p.Model, Term: p.Term, Payment: p.Payment, Mix: p.Mix, TotalCost: money.Number(p.Total), Currency: string(p.Currency),
 		PricePerHour:  money.NullNumber(p.PricePerHour),
 		ExpectedHours: math.Round(p.ExpectedHours*100) / 100, PMissDeadline: pMiss(p), UpfrontCash: money.Number(p.UpfrontCash),
