@@ -151,6 +151,9 @@ func (b *builder) addSpecs(res *feeds.Result) error {
 		if (sp.NetworkKind != "") != (sp.NetworkSource != "") {
 			return fmt.Errorf("%s: network_kind and network_source go together (kind %q, source %q)", sp.Origin, sp.NetworkKind, sp.NetworkSource)
 		}
+		if sp.NetworkKind != "" && !(sp.NetworkGbps > 0) {
+			return fmt.Errorf("%s: network_kind %s needs its network_gbps", sp.Origin, sp.NetworkKind)
+		}
 		if sp.NetworkSource != "" && b.specs.Source(sp.NetworkSource) == nil {
 			return fmt.Errorf("%s: network_source %q is not in sources.yaml", sp.Origin, sp.NetworkSource)
 		}
