@@ -132,7 +132,8 @@ func newAdviseCmd(e *env) *cobra.Command {
 			}
 			switch f.export {
 			case "skypilot":
-				return asUsage(advise.WriteSkyPilot(e.stdout, a.Catalog, &res.Plans[0], req.Scenario.Name))
+				opt := advise.SkyPilotOptions{Scenario: req.Scenario.Name, RegionPinned: len(req.Select.Regions) > 0}
+				return asUsage(advise.WriteSkyPilot(e.stdout, a.Catalog, res.Plans, opt))
 			case "agent":
 				return agentconfig.Write(e.stdout, advise.AgentConfig(&res.Plans[0], req.Usage.Egress[catalog.PathInternet]))
 			}
