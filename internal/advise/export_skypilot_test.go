@@ -190,82 +190,99 @@ func TestSkyPilotExportsLaunch(t *testing.T) {
 		}
 		exported++
 		cloudsSeen[cloud] = true
-		out := buf.String()
-		var task map[string]any
-		if err := yaml.Unmarshal(buf.Bytes(), &task); err != nil {
-			t.Errorf("%s: not YAML: %v\n%s", what, err, out)
-			continue
-		}
-		res, _ := task["resources"].(map[string]any)
-		checkKeys(t, what, "task", task, skyTaskKeys)
-		checkKeys(t, what, "resources", res, skyResourceKeys)
-		if jr, ok := res["job_recovery"].(map[string]any); ok {
-			checkKeys(t, what, "job_recovery", jr, skyJobRecoveryKeys)
-		}
-		if anyOf, ok := res["any_of"].([]any); ok {
-			for _, a := range anyOf {
-				checkKeys(t, what, "any_of", a.(map[string]any), skyResourceKeys)
-			}
-		}
-		if res["cloud"] != cloud || res["instance_type"] != o.InstanceType {
-			t.Errorf("%s: cloud %v instance_type %v, want %s %s", what, res["cloud"], res["instance_type"], cloud, o.InstanceType)
-		}
-		// Accelerators: SkyPilot's name for this instance type, or none.
-		if acc, ok := res["accelerators"].(string); ok {
-			name, count, _ := strings.Cut(acc, ":")
-			if !sky.clouds[name][cloud] || !sky.accels[cloud][o.InstanceType+"/"+name] || count != fmtCount(o.GPUCount) {
-				t.Errorf("%s: accelerators %q: not SkyPilot's name and count for %s on %s", what, acc, o.InstanceType, cloud)
-			}
-		} else if o.SkyPilotAccelerator != "" {
-			t.Errorf("%s: accelerators omitted although the catalog has SkyPilot's name %q", what, o.SkyPilotAccelerator)
-		} else if cloud == "gcp" && skyGCPAccelTypes[o.InstanceType] == "" {
-			t.Errorf("%s: SkyPilot cannot infer the accelerators of GCP %s", what, o.InstanceType)
-		}
-		// Region: one SkyPilot's catalog lists, or none for a free-moving managed job.
-		region, hasRegion := res["region"].(string)
-		switch {
-		case !hasRegion && !(p.Model == cost.ModelSpot && !opt.RegionPinned):
-			t.Errorf("%s: no region", what)
-		case hasRegion && p.Model == cost.ModelSpot && !opt.RegionPinned && !serving:
-			t.Errorf("%s: region %s pinned although the user pinned none: recovery cannot move", what, region)
-		case hasRegion && sky.regions[cloud] != nil && o.SkyPilotRegion != "" && !sky.regions[cloud][o.InstanceType][region]:
-			t.Errorf("%s: region %q is not in SkyPilot's %s catalog for %s", what, region, cloud, o.InstanceType)
-		case hasRegion && (strings.HasPrefix(region, "cn-") || region == ""):
-			t.Errorf("%s: region %q SkyPilot does not know", what, region)
-		}
-		// Clusters only where SkyPilot builds them; services are replicas.
-		nodes, _ := task["num_nodes"].(int)
-		switch {
-		case serving:
-			svc, _ := task["service"].(map[string]any)
-			checkKeys(t, what, "service", svc, skyServiceKeys)
-			probe, _ := svc["readiness_probe"].(map[string]any)
-			checkKeys(t, what, "readiness_probe", probe, skyProbeKeys)
-			if task["num_nodes"] != nil || svc["replicas"] != p.Instances || res["ports"] == nil || !strings.Contains(out, "# run it with: sky serve up task.yaml") || !strings.Contains(out, "PLACEHOLDER") {
-				t.Errorf("%s: want a service of %d replicas with ports and a marked probe placeholder:\n%s", what, p.Instances, out)
-			}
-			kindsSeen["serve"] = true
-		case p.Model == cost.ModelSpot:
-			jr, _ := res["job_recovery"].(map[string]any)
-			want := map[bool]string{false: "EAGER_NEXT_REGION", true: "FAILOVER"}[opt.RegionPinned]
-			if nodes != p.Instances || res["use_spot"] != true || jr["strategy"] != want || !strings.Contains(out, "# run it with: sky jobs launch task.yaml") {
-				t.Errorf("%s: want a managed spot job of %d nodes with %s recovery:\n%s", what, p.Instances, want, out)
-			}
-			kindsSeen["jobs"] = true
-		default:
-			if nodes != p.Instances || res["use_spot"] != false || !strings.Contains(out, "# run it with: sky launch -c gpuscout-"+opt.Scenario+" task.yaml") {
-				t.Errorf("%s: want an on-demand cluster of %d nodes:\n%s", what, p.Instances, out)
-			}
-			kindsSeen["launch"] = true
-		}
-		if nodes > 1 && slices.Contains(skyNoMultiNode, cloud) {
-			t.Errorf("%s: %d nodes on %s, where SkyPilot cannot build clusters", what, nodes, cloud)
-		}
+		kindsSeen[checkSkyTask(t, c, sky, p, opt, buf.String())] = true
 	}
 	t.Logf("%d plans: %d exported on %d clouds, %d blocked", len(plans), exported, len(cloudsSeen), blocked)
 	if exported < 40 || len(cloudsSeen) < 7 || len(kindsSeen) != 3 || blocked == 0 {
 		t.Errorf("sample: %d exported (want ≥ 40) on clouds %v (want ≥ 7), kinds %v, %d blocked", exported, cloudsSeen, kindsSeen, blocked)
 	}
+}
+
+// checkSkyTask checks one export against SkyPilot's schema keys, catalog
+// names and regions, and cloud features; it returns the kind of task
+// (launch, jobs or serve).
+func checkSkyTask(t *testing.T, c *catalog.Catalog, sky *skyCSVs, p *Plan, opt SkyPilotOptions, out string) (kind string) {
+	t.Helper()
+	o := p.Offering
+	cloud := c.Provider(o.Provider).SkyPilotCloud
+	serving := opt.Scenario == "inference-online"
+	what := fmt.Sprintf("%s %s %s ×%d %s", o.Provider, o.InstanceType, p.Model, p.Instances, opt.Scenario)
+	var task map[string]any
+	if err := yaml.Unmarshal([]byte(out), &task); err != nil {
+		t.Errorf("%s: not YAML: %v\n%s", what, err, out)
+		return ""
+	}
+	res, _ := task["resources"].(map[string]any)
+	checkKeys(t, what, "task", task, skyTaskKeys)
+	checkKeys(t, what, "resources", res, skyResourceKeys)
+	if jr, ok := res["job_recovery"].(map[string]any); ok {
+		checkKeys(t, what, "job_recovery", jr, skyJobRecoveryKeys)
+	}
+	if anyOf, ok := res["any_of"].([]any); ok {
+		for _, a := range anyOf {
+			checkKeys(t, what, "any_of", a.(map[string]any), skyResourceKeys)
+		}
+	}
+	if res["cloud"] != cloud || res["instance_type"] != o.InstanceType {
+		t.Errorf("%s: cloud %v instance_type %v, want %s %s", what, res["cloud"], res["instance_type"], cloud, o.InstanceType)
+	}
+	// Accelerators: SkyPilot's name for this instance type, or none.
+	if acc, ok := res["accelerators"].(string); ok {
+		name, count, _ := strings.Cut(acc, ":")
+		if !sky.clouds[name][cloud] || !sky.accels[cloud][o.InstanceType+"/"+name] || count != fmtCount(o.GPUCount) {
+			t.Errorf("%s: accelerators %q: not SkyPilot's name and count for %s on %s", what, acc, o.InstanceType, cloud)
+		}
+	} else if o.SkyPilotAccelerator != "" {
+		t.Errorf("%s: accelerators omitted although the catalog has SkyPilot's name %q", what, o.SkyPilotAccelerator)
+	} else if cloud == "gcp" && skyGCPAccelTypes[o.InstanceType] == "" {
+		t.Errorf("%s: SkyPilot cannot infer the accelerators of GCP %s", what, o.InstanceType)
+	}
+	// Region: one SkyPilot's catalog lists, or none for a free-moving managed job.
+	region, hasRegion := res["region"].(string)
+	switch {
+	case !hasRegion && !(p.Model == cost.ModelSpot && !opt.RegionPinned):
+		t.Errorf("%s: no region", what)
+	case hasRegion && p.Model == cost.ModelSpot && !opt.RegionPinned && !serving:
+		t.Errorf("%s: region %s pinned although the user pinned none: recovery cannot move", what, region)
+	case hasRegion && sky.regions[cloud] != nil && o.SkyPilotRegion != "" && !sky.regions[cloud][o.InstanceType][region]:
+		t.Errorf("%s: region %q is not in SkyPilot's %s catalog for %s", what, region, cloud, o.InstanceType)
+	case hasRegion && (strings.HasPrefix(region, "cn-") || region == ""):
+		t.Errorf("%s: region %q SkyPilot does not know", what, region)
+	}
+	// Clusters only where SkyPilot builds them; services are replicas.
+	nodes, _ := task["num_nodes"].(int)
+	switch {
+	case serving:
+		svc, _ := task["service"].(map[string]any)
+		checkKeys(t, what, "service", svc, skyServiceKeys)
+		probe, _ := svc["readiness_probe"].(map[string]any)
+		checkKeys(t, what, "readiness_probe", probe, skyProbeKeys)
+		if task["num_nodes"] != nil || svc["replicas"] != p.Instances || res["ports"] == nil || !strings.Contains(out, "# run it with: sky serve up task.yaml") || !strings.Contains(out, "PLACEHOLDER") {
+			t.Errorf("%s: want a service of %d replicas with ports and a marked probe placeholder:\n%s", what, p.Instances, out)
+		}
+		kind = "serve"
+	case p.Model == cost.ModelSpot:
+		jr, _ := res["job_recovery"].(map[string]any)
+		want := map[bool]string{false: "EAGER_NEXT_REGION", true: "FAILOVER"}[opt.RegionPinned]
+		// Spot only; under a deadline spot first and on-demand as the fallback.
+		spotAsked := res["use_spot"] == true
+		if anyOf, ok := res["any_of"].([]any); ok && p.Deadline > 0 && res["use_spot"] == nil && len(anyOf) == 2 {
+			spotAsked = anyOf[0].(map[string]any)["use_spot"] == true && anyOf[1].(map[string]any)["use_spot"] == false
+		}
+		if nodes != p.Instances || !spotAsked || jr["strategy"] != want || !strings.Contains(out, "# run it with: sky jobs launch task.yaml") {
+			t.Errorf("%s: want a managed spot job of %d nodes with %s recovery:\n%s", what, p.Instances, want, out)
+		}
+		kind = "jobs"
+	default:
+		if nodes != p.Instances || res["use_spot"] != false || !strings.Contains(out, "# run it with: sky launch -c gpuscout-"+opt.Scenario+" task.yaml") {
+			t.Errorf("%s: want an on-demand cluster of %d nodes:\n%s", what, p.Instances, out)
+		}
+		kind = "launch"
+	}
+	if nodes > 1 && slices.Contains(skyNoMultiNode, cloud) {
+		t.Errorf("%s: %d nodes on %s, where SkyPilot cannot build clusters", what, nodes, cloud)
+	}
+	return kind
 }
 
 func checkKeys(t *testing.T, what, level string, m map[string]any, allowed []string) {
@@ -379,5 +396,72 @@ func TestSkyPilotSkipsBetterPlans(t *testing.T) {
 	err = WriteSkyPilot(&buf, c, plans[:2], SkyPilotOptions{Scenario: "llm-pretraining"})
 	if err == nil || !strings.Contains(err.Error(), "SkyPilot can launch none of the 2 plans") || !strings.Contains(err.Error(), "multi-node") {
 		t.Errorf("err = %v, want one naming the 2 plans and why", err)
+	}
+}
+
+// The plans advise makes for scenarios across providers export as the
+// sample's do: the exported plan passes every check, and every plan ranked
+// above it is one SkyPilot cannot launch, listed in the header with why.
+func TestSkyPilotExportsOfAdvisedPlans(t *testing.T) {
+	a := advisor(t, money.USD)
+	a.SpotRuns = 200 // the export does not depend on the run count
+	sky := readSkyCSVs(t)
+	yes := true
+	tests := []struct {
+		scenario, ref string
+		set           func(r *Request)
+	}{
+		{"cv-training", "A100-SXM4-40GB", func(r *Request) { r.WorkGPUHours, r.RefCount = 4*168, 4 }},
+		{"cv-training", "A100-SXM4-40GB", func(r *Request) { r.WorkGPUHours, r.Select.Regions = 4*168, []string{"eu-north1"} }},
+		{"llm-pretraining", "A100-SXM4-40GB", func(r *Request) {
+			r.WorkGPUHours, r.Deadline, r.Select.Providers = 20000, 30*24, []string{"vast", "seeweb", "lambda"}
+		}},
+		{"llm-finetuning", "H100-SXM5-80GB", func(r *Request) { r.WorkGPUHours, r.Deadline = 5000, 10*24 }},
+		{"inference-online", "L4", func(r *Request) { r.HoursPerMonth, r.HorizonMonths, r.RefCount = 730, 12, 2 }},
+		{"inference-batch", "T4", func(r *Request) { r.WorkGPUHours, r.Select.Providers = 1000, []string{"aws", "gcp", "vast"} }},
+		{"inference-online", "T4", func(r *Request) {
+			r.HoursPerMonth, r.HorizonMonths, r.Select.Providers, r.Select.China = 730, 12, []string{"aws"}, &yes
+		}},
+	}
+	for _, tt := range tests {
+		req := request(t, a, tt.scenario, tt.ref)
+		tt.set(req)
+		res := run(t, a, req)
+		opt := SkyPilotOptions{Scenario: tt.scenario, RegionPinned: len(req.Select.Regions) > 0}
+		var buf bytes.Buffer
+		err := WriteSkyPilot(&buf, a.Catalog, res.Plans, opt)
+		first := -1
+		for i := range res.Plans {
+			if skyPilotBlocker(a.Catalog, &res.Plans[i], opt) == "" {
+				first = i
+				break
+			}
+		}
+		what := fmt.Sprintf("%s %v", tt.scenario, req.Select.Providers)
+		if first < 0 {
+			// AWS China only: nothing SkyPilot knows.
+			if err == nil || !strings.Contains(err.Error(), "mainland-China") {
+				t.Errorf("%s: err = %v, want one saying SkyPilot has no mainland-China region", what, err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("%s: %v", what, err)
+			continue
+		}
+		p := &res.Plans[first]
+		out := buf.String()
+		if !strings.HasPrefix(out, fmt.Sprintf("# SkyPilot task for gpuscout's plan #%d: %s %s,", p.Rank, p.Offering.Provider, p.Offering.InstanceType)) {
+			t.Errorf("%s: exported another plan than #%d:\n%s", what, p.Rank, out)
+		}
+		checkSkyTask(t, a.Catalog, sky, p, opt, out)
+		t.Logf("%s: exported #%d %s %s %s, %d better plans skipped", what, p.Rank, p.Offering.Provider, p.Offering.InstanceType, p.Model, first)
+		for i := range res.Plans[:first] {
+			s := &res.Plans[i]
+			line := fmt.Sprintf("#   #%d %s %s (%s): %s", s.Rank, s.Offering.Provider, s.Offering.InstanceType, planName(s), skyPilotBlocker(a.Catalog, s, opt))
+			if i < maxSkippedListed && !strings.Contains(out, line) {
+				t.Errorf("%s: skipped plan not listed as %q:\n%s", what, line, out)
+			}
+		}
 	}
 }
