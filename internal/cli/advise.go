@@ -104,7 +104,7 @@ func newAdviseCmd(e *env) *cobra.Command {
 	fl.BoolVar(&f.noSpot, "no-spot", false, "leave spot capacity out")
 	fl.StringSliceVar(&f.bench, "bench", nil, "benchmark report(s) (JSON) whose measured throughput replaces datasheet estimates")
 	fl.Var(&outPathValue{p: &f.report, exts: []string{".html", ".htm", ".md"}}, "report", "write a report with charts: FILE.html or FILE.md (charts as SVG files beside it)")
-	fl.StringVar(&f.export, "export", "", "print the best plan as: skypilot (a SkyPilot task YAML) or agent (gpuscout agent config)")
+	fl.StringVar(&f.export, "export", "", "print the best plan as: skypilot (a SkyPilot task YAML of the best plan SkyPilot can launch) or agent (gpuscout agent config)")
 	f.limit, f.maxNodes = 10, 64
 	fl.Var(&intValue{n: &f.limit, min: 0, max: 1 << 20}, "limit", "show at most this many plans in the table (0: all)")
 	fl.Var(&intValue{n: &f.maxNodes, min: 1, max: advise.MaxNodes}, "max-nodes", "the most instances a plan may use (1 to 10000)")
@@ -132,7 +132,8 @@ func newAdviseCmd(e *env) *cobra.Command {
 			}
 			switch f.export {
 			case "skypilot":
-				return asUsage(advise.WriteSkyPilot(e.stdout, a.Catalog, &res.Plans[0], req.Scenario.Name))
+				opt := advise.SkyPilotOptions{Scenario: req.Scenario.Name, RegionPinned: len(req.Select.Regions) > 0}
+				return asUsage(advise.WriteSkyPilot(e.stdout, a.Catalog, res.Plans, opt))
 			case "agent":
 				return agentconfig.Write(e.stdout, advise.AgentConfig(&res.Plans[0], req.Usage.Egress[catalog.PathInternet]))
 			}
