@@ -198,7 +198,7 @@ func (f *memoryFit) formula() string {
 	for _, p := range f.mem.Parts {
 		parts = append(parts, p.Formula)
 	}
-	return strings.Join(parts, "; ")
+	return strings.Join(parts, "; ") + fmt.Sprintf("; +%.0f%% headroom", 100*f.mem.Headroom)
 }
 
 // explain adds the memory line to a plan: needed per GPU on its GPUs vs available.
@@ -216,11 +216,11 @@ func (f *memoryFit) explain(req *Request, p *Plan) {
 		gpus *= p.Instances
 		spread = "FSDP/ZeRO-3 over all its GPUs"
 	}
-	line := fmt.Sprintf("memory: %s needs %s in all (%s, +%.0f%% headroom); %s: %s per GPU of %.0f GB",
-		f.what, fmtGB(f.mem.Total()), f.formula(), 100*f.mem.Headroom, spread, fmtGB(f.mem.PerGPU(gpus)), o.GPUMemoryClassGB())
-	if f.mem.AcrossNodes && p.Instances > 1 {
-		g, _ := f.mem.MinGPUs(o.GPUMemoryClassGB() * bytesPerGB)
-		line += fmt.Sprintf(" (the model needs ≥ %d GPUs: %d instances at least)", g, int(math.Ceil(float64(g)/math.Max(o.GPUCount, 1)-1e-9)))
+	line := fmt.Sprintf("memory: %s needs %s in all (%s); %s: %s per GPU of %.0f GB",
+		f.what, fmtGB(f.mem.Total()), f.formula(), spread, fmtGB(f.mem.PerGPU(gpus)), o.GPUMemoryClassGB())
+	if g, ok := f.mem.MinGPUs(o.GPUMemoryClassGB() * bytesPerGB); ok && f.mem.AcrossNodes && g > max(1, int(math.Round(o.GPUCount))) {
+		line += fmt.Sprintf("; the memory alone needs ≥ %d GPUs of %.0f GB, so ≥ %d instances of %s×%.0f GB = %.0f GB",
+			g, o.GPUMemoryClassGB(), int(math.Ceil(float64(g)/math.Max(o.GPUCount, 1)-1e-9)), fmtCount(o.GPUCount), o.GPUMemoryClassGB(), o.GPUCount*o.GPUMemoryClassGB())
 	}
 	p.Explanation = append(p.Explanation, line)
 	for _, n := range f.mem.Notes {

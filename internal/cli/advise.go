@@ -40,6 +40,10 @@ type adviseFlags struct {
 	bench                                               []string
 	noSpot                                              bool
 	limit, maxNodes                                     int
+	// Sizing by the model (--model and its flags).
+	model, method, weights         string
+	tokens                         float64
+	context, concurrency, loraRank int
 }
 
 const adviseLong = `Describe the work; gpuscout answers where and how to buy the capacity, with
@@ -108,6 +112,13 @@ func newAdviseCmd(e *env) *cobra.Command {
 	f.limit, f.maxNodes = 10, 64
 	fl.Var(&intValue{n: &f.limit, min: 0, max: 1 << 20}, "limit", "show at most this many plans in the table (0: all)")
 	fl.Var(&intValue{n: &f.maxNodes, min: 1, max: advise.MaxNodes}, "max-nodes", "the most instances a plan may use (1 to 10000)")
+	fl.StringVar(&f.model, "model", "", "size the work by a model: a name from `gpuscout models` or a size such as 70B")
+	fl.StringVar(&f.method, "method", "", "with --model: full, lora, qlora or inference (default: inference for inference scenarios, else full)")
+	fl.Var(&floatValue{f: &f.tokens, min: 1, max: advise.MaxTokens}, "tokens", "with --model: a job of this many tokens, e.g. 2e9 (training 6·N·tokens FLOPs, inference 2·N)")
+	fl.Var(&contextValue{n: &f.context}, "context", "with --model: tokens per sequence or request, e.g. 4096 or 32k (default 4096)")
+	fl.Var(&intValue{n: &f.concurrency, min: 1, max: advise.MaxConcurrency}, "concurrency", "with --model: requests served at once (inference) or sequences per GPU per step (training); default 1")
+	fl.Var(&intValue{n: &f.loraRank, min: 1, max: advise.MaxLoRARank}, "lora-rank", "with --method lora or qlora: the adapter rank (default 16)")
+	fl.StringVar(&f.weights, "weights", "", "with --method inference: bf16 (default), fp16, fp8, int8 or int4")
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		format, err := getFormat()
 		if err != nil {
@@ -246,13 +257,13 @@ func adviseRequestFromFlags(f *adviseFlags, changed func(string) bool, l *loaded
 		return nil, usagef("--pattern %q: want steady or bursty", f.pattern)
 	}
 	sizes := 0
-	for _, set := range []bool{changed("for"), changed("work"), changed("hours-per-month"), f.pattern == "bursty"} {
+	for _, set := range []bool{changed("for"), changed("work"), changed("hours-per-month"), f.pattern == "bursty", changed("tokens")} {
 		if set {
 			sizes++
 		}
 	}
 	if sizes != 1 {
-		return nil, usagef("give the size of the work once: --gpu NAME:COUNT --for DURATION, --work N gpu-h@GPU, --hours-per-month H, or --pattern bursty --base B --peak P")
+		return nil, usagef("give the size of the work once: --gpu NAME:COUNT --for DURATION, --work N gpu-h@GPU, --model M --tokens N, --hours-per-month H, or --pattern bursty --base B --peak P")
 	}
 	switch {
 	case changed("for"):
@@ -263,14 +274,14 @@ func adviseRequestFromFlags(f *adviseFlags, changed func(string) bool, l *loaded
 		req.Bursty, req.Base, req.Peak, req.PeakHours = true, f.base, f.peak, f.peakHours
 	}
 	if changed("horizon") {
-		if req.WorkGPUHours > 0 {
+		if req.WorkGPUHours > 0 || changed("tokens") {
 			return nil, usagef("--horizon applies to a steady or bursty load, not to a job (--for or --work)")
 		}
 		req.HorizonMonths = f.horizon / catalog.HoursPerMonth
 	}
 	if changed("deadline") {
 		req.Deadline = f.deadline
-		if req.WorkGPUHours == 0 {
+		if req.WorkGPUHours == 0 && !changed("tokens") {
 			return nil, usagef("--deadline applies to a job (--for or --work), not to a steady load")
 		}
 	}
@@ -287,6 +298,9 @@ func adviseRequestFromFlags(f *adviseFlags, changed func(string) bool, l *loaded
 			return nil, usagef("--budget: %v", err)
 		}
 		req.Budget = decimal.NullDecimal{Decimal: conv.Value, Valid: true}
+	}
+	if req.Model, err = modelJobFromFlags(f, changed); err != nil {
+		return nil, err
 	}
 	// Usage shared by every plan.
 	u := &req.Usage
@@ -400,6 +414,9 @@ func adviseJSON(res *advise.Result, req *advise.Request, a *advise.Advisor) advi
 	}
 	if req.Budget.Valid {
 		out.Inputs["budget"] = money.Number(req.Budget.Decimal)
+	}
+	if mi := advise.ModelInputs(req); mi != nil {
+		out.Inputs["model"] = mi
 	}
 	return out
 }
