@@ -7,6 +7,8 @@ import (
 
 	"github.com/shopspring/decimal"
 
+	"github.com/gpuscout/gpuscout/internal/benchreport"
+	"github.com/gpuscout/gpuscout/internal/catalog"
 	"github.com/gpuscout/gpuscout/internal/models"
 )
 
@@ -165,5 +167,73 @@ func TestValidateModel(t *testing.T) {
 				t.Errorf("got %v, want %q", err, tc.err)
 			}
 		})
+	}
+}
+
+// A measured bf16 TFLOP/s of the reference replaces the datasheet's when
+// tokens become work: 6 × 8,030,261,248 × 1e9 / (0.4 × 250e12) / 3600 =
+// 133.84 GPU-h with 250 TF measured, 107.25 GPU-h with the datasheet's 312.
+func TestTokensUseMeasuredTFLOPs(t *testing.T) {
+	a := advisor(t, "USD")
+	for _, tc := range []struct {
+		bench float64
+		want  float64
+	}{
+		{0, 6 * 8030261248 * 1e9 / (0.4 * 312e12) / 3600},   // datasheet 312 TF: 107.25 GPU-h
+		{250, 6 * 8030261248 * 1e9 / (0.4 * 250e12) / 3600}, // measured 250 TF: 133.84 GPU-h
+	} {
+		req := request(t, a, "llm-pretraining", "A100-SXM4-40GB")
+		req.Model = modelJob(t, "llama-3.1-8b", "")
+		req.Model.Tokens = 1e9
+		if tc.bench > 0 {
+			req.Bench = map[*catalog.GPU]*benchreport.Report{req.Ref: {GEMMTFLOPS: map[string]float64{"bf16": tc.bench}, Path: "a100.json"}}
+		}
+		req.Defaults()
+		if err := req.Validate(); err != nil {
+			t.Fatal(err)
+		}
+		if math.Abs(req.WorkGPUHours-tc.want) > 1e-9 {
+			t.Errorf("bench %g: work %.4f GPU-h, want %.4f", tc.bench, req.WorkGPUHours, tc.want)
+		}
+		if tc.bench > 0 && !strings.Contains(req.workNote(), "250 TF (measured, a100.json)") {
+			t.Errorf("work note %q does not say measured", req.workNote())
+		}
+	}
+}
+
+// Every plan of every model job holds its memory on its GPUs.
+func TestEveryPlanHoldsTheModel(t *testing.T) {
+	a := advisor(t, "USD")
+	for _, tc := range []struct {
+		scenario, model, method string
+		context, concurrency    int
+		weights                 string
+	}{
+		{"llm-pretraining", "llama-3.1-405b", models.MethodFull, 8192, 1, ""},
+		{"llm-finetuning", "mixtral-8x7b", models.MethodQLoRA, 4096, 2, ""},
+		{"llm-finetuning", "qwen2.5-32b", models.MethodLoRA, 16384, 1, ""},
+		// fp8: 671 GB + 61·576·2 B × 8192 × 16 = 9.2 GB; × 1.1 = 748 GB: 8×141 GB or 8×180 GB.
+		{"inference-batch", "deepseek-r1", models.MethodInference, 8192, 16, "fp8"},
+		{"inference-online", "llama-3.1-8b", models.MethodInference, 131072, 64, ""},
+	} {
+		req := request(t, a, tc.scenario, "H100-SXM5-80GB")
+		req.NoSpot = true
+		req.Model = modelJob(t, tc.model, tc.method)
+		req.Model.Context, req.Model.Concurrency, req.Model.Weights = tc.context, tc.concurrency, tc.weights
+		if strings.HasPrefix(tc.scenario, "inference-online") {
+			req.HoursPerMonth = 730
+		} else {
+			req.WorkGPUHours = 5000
+		}
+		res := run(t, a, req)
+		for i := range res.Plans {
+			p := &res.Plans[i]
+			if need, have := gpusHold(t, req.Model, p); need > have {
+				t.Errorf("%s %s: %s ×%d needs %.1f GB per GPU, has %.0f", tc.model, tc.method, p.Offering.Key(), p.Instances, need/1e9, have/1e9)
+			}
+		}
+		if len(res.Plans) == 0 {
+			t.Errorf("%s %s: no plans (%s)", tc.model, tc.method, res.Violation)
+		}
 	}
 }
