@@ -57,7 +57,17 @@ suits it) and its size:
   --work 20000gpu-h@A100          a job measured in GPU-hours on a reference GPU
   --hours-per-month 730 [--gpu L4:2]             a steady load of that capacity
   --pattern bursty --base 2 --peak 16 [--peak-hours 120]   GPUs always on, at peak, hours at peak a month
+  --model llama-3-70b --method lora --tokens 2e9   a job sized by a model (gpuscout models)
 Constraints: --deadline 30d, --budget 60000USD, --china, --provider, --region.
+
+--model NAME|SIZE sizes the memory: --method full (mixed-precision Adam, 16
+bytes a parameter as in ZeRO, sharded FSDP/ZeRO-3 over every GPU of the plan,
+plus checkpointed activations for --context), lora or qlora (frozen 16-bit or
+4-bit weights plus rank --lora-rank adapters on q, k, v, o), or inference
+(weights at --weights plus the KV cache for --context × --concurrency, within
+one instance); 10% headroom on top. Offerings that cannot hold it are excluded
+with the numbers. --tokens turns the model into work: 6·N·tokens FLOPs to train
+(2·N to serve; N active parameters) at the scenario's MFU of the reference GPU.
 
 Each GPU's speed relative to the reference is (compute/ref)^(1−β)·(bandwidth/ref)^β
 with the scenario's precision and bandwidth weight β, times a scaling
@@ -80,6 +90,8 @@ func newAdviseCmd(e *env) *cobra.Command {
 		Example: `  gpuscout advise --scenario cv-training --gpu A100:4 --for 7d
   gpuscout advise --scenario llm-pretraining --work 20000gpu-h@A100 --deadline 30d --budget 60000USD
   gpuscout advise --scenario inference-online --hours-per-month 730 --china --currency CNY
+  gpuscout advise --scenario llm-finetuning --model llama-3-70b --method lora --tokens 2e9 --deadline 10d --budget 20000USD
+  gpuscout advise --scenario inference-online --model qwen2.5-72b --context 32k --concurrency 32 --hours-per-month 730
   gpuscout advise --scenario llm-finetuning --pattern bursty --peak 16 --base 2 --credits 1000USD@aws
   gpuscout advise ... --bench reports/a100.json --report plan.html ; gpuscout advise ... --export skypilot > task.yaml`,
 		Args: noArgs,
