@@ -45,6 +45,7 @@ func (a *Advisor) Advise(in *Request) (*Result, error) {
 		}
 	}
 	var cands []candidate
+	mfit := newMemoryFit(req)
 	for _, r := range rows {
 		o := r.Offering
 		switch {
@@ -61,13 +62,18 @@ func (a *Advisor) Advise(in *Request) (*Result, error) {
 			exclude(o, "no sourced price; supply one with --prices FILE")
 			continue
 		}
+		minNodes, why := mfit.nodes(o, req.MaxNodes)
+		if why != "" {
+			exclude(o, why)
+			continue
+		}
 		s, how, err := sm.speed(o.GPU)
 		if err != nil {
 			exclude(o, err.Error())
 			continue
 		}
 		eff := a.Scenarios.efficiency(sc, o.GPUCount, o.Interconnect)
-		c := candidate{o: o, speed: s, speedNote: how, eff: eff, nodeSpeed: o.GPUCount * s * eff}
+		c := candidate{o: o, speed: s, speedNote: how, eff: eff, nodeSpeed: o.GPUCount * s * eff, minNodes: minNodes}
 		if err := a.size(req, &c); err != nil {
 			exclude(o, err.Error())
 			continue
@@ -107,6 +113,7 @@ func (a *Advisor) Advise(in *Request) (*Result, error) {
 	fit = nodeSizeRule(req, fit, exclude)
 	for i := range fit {
 		a.annotate(req, &fit[i])
+		mfit.explain(req, &fit[i])
 	}
 	rank(req.Objective, fit)
 	a.compareWithReference(req, fit)
