@@ -31,7 +31,7 @@ type LabelWish struct {
 }
 
 // Placed is where a label went: the text's baseline start or end (Anchor is
-// "start" or "end"), its box, and Dropped when no place was free.
+// "start", "middle" or "end"), its box, and Dropped when no place was free.
 type Placed struct {
 	X, Y    float64
 	Anchor  string
@@ -39,8 +39,8 @@ type Placed struct {
 	Dropped bool
 }
 
-// PlaceLabels puts each label beside its anchor (right, left, above, below,
-// in that order of preference) where it neither leaves bounds nor overlaps a
+// PlaceLabels puts each label beside its anchor (right, left, centred
+// above, centred below, then the four corners, in that order of preference) where it neither leaves bounds nor overlaps a
 // label already placed or an obstacle; a label with no free place is
 // dropped, never drawn over another.
 func PlaceLabels(wishes []LabelWish, bounds Box, obstacles []Box) []Placed {
@@ -58,6 +58,8 @@ func PlaceLabels(wishes []LabelWish, bounds Box, obstacles []Box) []Placed {
 		cands := []cand{
 			{w.X + gap, w.Y + w.Size*0.35, "start", Box{w.X + gap, w.Y - h/2, w.X + gap + wd, w.Y + h/2}},
 			{w.X - gap, w.Y + w.Size*0.35, "end", Box{w.X - gap - wd, w.Y - h/2, w.X - gap, w.Y + h/2}},
+			{w.X, w.Y - gap, "middle", Box{w.X - wd/2, w.Y - gap - h, w.X + wd/2, w.Y - gap}},
+			{w.X, w.Y + gap + w.Size, "middle", Box{w.X - wd/2, w.Y + gap, w.X + wd/2, w.Y + gap + h}},
 			{w.X + gap, w.Y - gap, "start", Box{w.X + gap, w.Y - gap - h, w.X + gap + wd, w.Y - gap}},
 			{w.X - gap, w.Y - gap, "end", Box{w.X - gap - wd, w.Y - gap - h, w.X - gap, w.Y - gap}},
 			{w.X + gap, w.Y + gap + w.Size, "start", Box{w.X + gap, w.Y + gap, w.X + gap + wd, w.Y + gap + h}},

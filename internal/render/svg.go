@@ -128,7 +128,7 @@ func (c *LineChart) Write(w io.Writer) error {
 		f.printf(`<circle cx="%.1f" cy="%.1f" r="5" fill="white" stroke="%s" stroke-width="2"><title>%s</title></circle>`+"\n", x, y, ink, html.EscapeString(co.Label))
 		wishes = append(wishes, LabelWish{X: x, Y: y, Text: co.Label, Size: fontSmall})
 	}
-	placed := PlaceLabels(wishes, Box{left, top, right + marginX, top + plotH}, nil)
+	placed := PlaceLabels(wishes, Box{marginX, top, f.W - marginX, top + plotH}, nil)
 	for i, p := range placed {
 		if p.Dropped {
 			continue
