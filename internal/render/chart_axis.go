@@ -71,7 +71,7 @@ func (s Scale) Pos(v float64) float64 {
 
 // Ticks returns round values to mark: 1, 2, 5 × 10^k on a linear axis
 // (about five of them); on a log axis every power of ten, with 2 and 5 ×
-// between when it spans at most two decades.
+// between when it spans at most three decades.
 func (s Scale) Ticks() []float64 {
 	var out []float64
 	if s.Log {
@@ -79,7 +79,7 @@ func (s Scale) Ticks() []float64 {
 		for k := lo; k <= hi; k++ {
 			p := math.Pow(10, float64(k))
 			out = append(out, p)
-			if hi-lo <= 2 && k < hi {
+			if hi-lo <= 3 && k < hi {
 				out = append(out, 2*p, 5*p)
 			}
 		}

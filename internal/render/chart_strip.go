@@ -132,6 +132,10 @@ func (c *StripChart) Write(w io.Writer) error {
 			f.printf(`<circle cx="%.1f" cy="%.1f" r="3"/>`+"\n", xs.Pos(v), y+5+jit*(band-10))
 		}
 		f.printf("</g>\n")
+		if c.Ref != nil {
+			x := xs.Pos(c.Ref.X)
+			f.printf(`<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="%s" stroke-width="1.5" stroke-dasharray="1 3"/>`+"\n", x, y, x, y+band, palette[1])
+		}
 		if len(s) > 0 {
 			mx, px := xs.Pos(r.Mean), xs.Pos(r.P95)
 			f.printf(`<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="%s" stroke-width="2.5"><title>mean %s</title></line>`+"\n", mx, y-3, mx, y+band+3, ink, FormatTick(r.Mean))
@@ -141,7 +145,6 @@ func (c *StripChart) Write(w io.Writer) error {
 	}
 	if c.Ref != nil {
 		x := xs.Pos(c.Ref.X)
-		f.printf(`<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="%s" stroke-width="1.5" stroke-dasharray="1 3"/>`+"\n", x, top-4, x, y, palette[1])
 		anchor := "middle"
 		tw := textWidth(c.Ref.Label, fontSmall)
 		switch {
