@@ -66,8 +66,11 @@ func (c *StripChart) Write(w io.Writer) error {
 	lo, hi := math.Inf(1), math.Inf(-1)
 	sorted := make([][]float64, len(c.Rows))
 	for i, r := range c.Rows {
-		s := slices.Clone(r.Values)
-		slices.Sort(s)
+		s := r.Values
+		if !slices.IsSorted(s) {
+			s = slices.Clone(s)
+			slices.Sort(s)
+		}
 		sorted[i] = s
 		if len(s) > 0 {
 			lo, hi = math.Min(lo, s[0]), math.Max(hi, s[len(s)-1])

@@ -263,20 +263,27 @@ func TestLineChartLegendOnlyWhenNeeded(t *testing.T) {
 	}
 }
 
-func BenchmarkStripChart(b *testing.B) {
-	rows := make([]StripRow, 6)
-	for r := range rows {
-		v := make([]float64, 10000)
+// benchStrip renders a strip chart of rows × runs unsorted values.
+func benchStrip(b *testing.B, rows, runs int) {
+	rs := make([]StripRow, rows)
+	for r := range rs {
+		v := make([]float64, runs)
 		for i := range v {
 			v[i] = 50 + float64((i*7919+r*31)%1000)/10
 		}
-		rows[r] = StripRow{Label: "policy " + strconv.Itoa(r), Values: v, PMeet: fp(0.9), Mean: 100, P95: 140}
+		rs[r] = StripRow{Label: "policy " + strconv.Itoa(r), Values: v, PMeet: fp(0.9), Mean: 100, P95: 140}
 	}
-	c := &StripChart{Title: "Which policy?", XLabel: "cost (USD)", Rows: rows, Caption: "bench"}
+	c := &StripChart{Title: "Which policy?", XLabel: "cost (USD)", Rows: rs, Caption: "bench"}
 	for b.Loop() {
 		c.Write(io.Discard)
 	}
 }
+
+// BenchmarkStripChart is gpuscout spot's default: 7 policies × 1,000 runs.
+func BenchmarkStripChart(b *testing.B) { benchStrip(b, 7, 1000) }
+
+// BenchmarkStripChartLarge: 7 policies × 10,000 runs (--runs 10000).
+func BenchmarkStripChartLarge(b *testing.B) { benchStrip(b, 7, 10000) }
 
 func BenchmarkLineChart(b *testing.B) {
 	c := goldenCharts()["line.svg"]
