@@ -678,25 +678,47 @@ func costHoursChart(opts []cost.Option, run *costRun) *render.LineChart {
 				Label: fmt.Sprintf("%s %s wins above %.0f h/month", l.opt.Term, l.opt.Model, *b)})
 		}
 	}
-	chart.Caption = "Compute only (egress, storage and credits add the same to every model); spot at its simulated overhead for your load. " + costSources(lines)
+	chart.Caption = "Compute only (egress, storage and credits add the same to every model)."
+	for _, l := range lines {
+		if l.opt.SpotEstimate != nil {
+			chart.Caption += " Spot at its simulated overhead for your load."
+		}
+	}
+	chart.Caption += " " + costSources(lines, run.l.cat)
 	return chart
 }
 
-// costSources cites the prices behind the lines.
-func costSources(lines []costLine) string {
+// costSources cites the prices behind the lines: the offering's on-demand
+// and spot prices and the catalog commitments of the lines' model and term.
+func costSources(lines []costLine, cat *catalog.Catalog) string {
 	o := lines[0].opt.Offering
 	var parts []string
+	add := func(what, source, asOf string) {
+		p := fmt.Sprintf("%s %s (%s)", what, source, asOf)
+		if !slices.Contains(parts, p) {
+			parts = append(parts, p)
+		}
+	}
 	if o.OnDemand.Known {
-		parts = append(parts, fmt.Sprintf("on-demand %s (%s)", o.OnDemand.Source, o.OnDemand.AsOf))
+		add("on-demand", o.OnDemand.Source, o.OnDemand.AsOf)
 	}
 	if o.Spot.Known {
-		parts = append(parts, fmt.Sprintf("spot %s (%s)", o.Spot.Source, o.Spot.AsOf))
+		add("spot", o.Spot.Source, o.Spot.AsOf)
 	}
-	s := "Prices: " + strings.Join(parts, "; ")
+	for _, l := range lines {
+		if !l.opt.EffectiveTermHourly().Valid || cat == nil {
+			continue
+		}
+		for _, c := range cat.CommitmentsFor(o) {
+			if c.Model == l.opt.Model && c.Term == l.opt.Term && c.Payment == l.opt.Payment && c.Class == l.opt.Class {
+				add(l.opt.Term+" "+l.opt.Model, c.Source, c.AsOf)
+			}
+		}
+	}
 	if len(parts) == 0 {
-		s = "Prices: from the catalog"
+		return "Prices: the catalog's."
 	}
-	return s + "; commitments: their sources in gpuscout cost -o json."
+	return "Prices: " + strings.Join(parts, "; ") + "."
 }
 
 // cashflowChart is the second chart of --chart: the cumulative cash flow of
@@ -727,7 +749,7 @@ func cashflowChart(opts []cost.Option, run *costRun) *render.LineChart {
 		}
 		chart.Series = append(chart.Series, s)
 	}
-	chart.Caption = "Totals include egress, storage, credits and promotions. " + costSources(lines)
+	chart.Caption = "Totals include egress, storage, credits and promotions. " + costSources(lines, run.l.cat)
 	return chart
 }
 

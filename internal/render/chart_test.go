@@ -2,6 +2,7 @@ package render
 
 import (
 	"bytes"
+	"encoding/xml"
 	"flag"
 	"io"
 	"math"
@@ -289,5 +290,26 @@ func BenchmarkLineChart(b *testing.B) {
 	c := goldenCharts()["line.svg"]
 	for b.Loop() {
 		c.Write(io.Discard)
+	}
+}
+
+// TestChartsEmptyAndOdd: no data, one value, NaN-free edge cases render a
+// valid document without a panic.
+func TestChartsEmptyAndOdd(t *testing.T) {
+	for name, c := range map[string]interface{ Write(io.Writer) error }{
+		"empty line":             &LineChart{Title: "t"},
+		"empty strip":            &StripChart{Title: "t"},
+		"strip row without runs": &StripChart{Title: "t", Rows: []StripRow{{Label: "a", Unfinished: 5}}},
+		"one point":              &LineChart{Title: "t", Series: []Series{{Name: "a", Points: [][2]float64{{5, 5}}}}},
+		"negative":               &LineChart{Title: "t", Series: []Series{{Name: "a", Points: [][2]float64{{0, -50}, {10, 30}}}}},
+	} {
+		var b bytes.Buffer
+		if err := c.Write(&b); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
+		if err := xml.Unmarshal(b.Bytes(), new(struct{})); err != nil {
+			t.Errorf("%s: not valid XML: %v", name, err)
+		}
+		checkReadable(t, name, b.Bytes())
 	}
 }
