@@ -31,7 +31,7 @@ func (a *Advisor) Advise(in *Request) (*Result, error) {
 	sc := req.Scenario
 	res := &Result{Inputs: map[string]any{}}
 	sm := &speedModel{sc: sc, ref: req.Ref, bench: req.Bench}
-	cm := newCommModel(sc, a.Scenarios.Comm, sm, req.RefCount)
+	cm := newCommModel(requestWorkload(req), a.Scenarios.Comm, sm, req.RefCount)
 	q := req.Select
 	q.FX, q.Currency = a.FX, a.Currency
 	rows, err := a.Catalog.Query(q)
@@ -46,6 +46,7 @@ func (a *Advisor) Advise(in *Request) (*Result, error) {
 		}
 	}
 	var cands []candidate
+	mfit := newMemoryFit(req)
 	for _, r := range rows {
 		o := r.Offering
 		switch {
@@ -62,6 +63,11 @@ func (a *Advisor) Advise(in *Request) (*Result, error) {
 			exclude(o, "no sourced price; supply one with --prices FILE")
 			continue
 		}
+		minNodes, why := mfit.nodes(o, req.MaxNodes)
+		if why != "" {
+			exclude(o, why)
+			continue
+		}
 		s, how, err := sm.speed(o.GPU)
 		if err != nil {
 			exclude(o, err.Error())
@@ -69,7 +75,7 @@ func (a *Advisor) Advise(in *Request) (*Result, error) {
 		}
 		sh := cm.shapeOf(o, s)
 		eff, r := cm.efficiency(sh)
-		c := candidate{o: o, speed: s, speedNote: how, eff: eff, nodeSpeed: o.GPUCount * s * eff, comm: cm, shape: sh, commNote: cm.note(r, sh)}
+		c := candidate{o: o, speed: s, speedNote: how, eff: eff, nodeSpeed: o.GPUCount * s * eff, comm: cm, shape: sh, minNodes: minNodes, commNote: cm.note(r, sh)}
 		if err := a.size(req, &c); err != nil {
 			exclude(o, err.Error())
 			continue
@@ -110,6 +116,7 @@ func (a *Advisor) Advise(in *Request) (*Result, error) {
 	fit = nodeSizeRule(req, fit, exclude)
 	for i := range fit {
 		a.annotate(req, &fit[i])
+		mfit.explain(req, &fit[i])
 	}
 	rank(req.Objective, fit)
 	a.compareWithReference(req, fit)

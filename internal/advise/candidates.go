@@ -18,6 +18,7 @@ type candidate struct {
 	commNote  string
 	nodeSpeed float64 // ref-GPU equivalents per instance
 	instances int
+	minNodes  int     // instances that hold the model's memory (sizing.go); 0 or 1: one
 	hours     float64 // wall hours of the job (jobs)
 	usage     cost.Usage
 	billNote  string // a job shorter than the billing minimum: what is billed
@@ -34,11 +35,11 @@ func (a *Advisor) size(req *Request, c *candidate) error {
 			e, _ := c.comm.efficiency(c.shape.at(k))
 			return req.WorkGPUHours / (c.o.GPUCount * c.speed * float64(k) * e), e
 		}
-		k := 1
+		k := max(1, c.minNodes)
 		h, e := hours(k)
 		if req.Deadline > 0 && h > req.Deadline {
-			if why := networkRefusal(req, a.Catalog.Provider(c.o.Provider), c.o); why != "" && req.MaxNodes > 1 {
-				return fmt.Errorf("one instance takes %.1f h, past the %.1f h deadline, so it needs more than one, and %s", h, req.Deadline, why)
+			if why := networkRefusal(req, a.Catalog.Provider(c.o.Provider), c.o); why != "" && req.MaxNodes > k {
+				return fmt.Errorf("%d instance(s) take %.1f h, past the %.1f h deadline, so it needs more, and %s", k, h, req.Deadline, why)
 			}
 			for k <= req.MaxNodes && h > req.Deadline {
 				k++
@@ -63,9 +64,7 @@ func (a *Advisor) size(req *Request, c *candidate) error {
 		u.HoursPerMonth = req.HoursPerMonth
 		u.HorizonMonths = req.HorizonMonths
 	}
-	if c.instances < 1 {
-		c.instances = 1
-	}
+	c.instances = max(c.instances, c.minNodes, 1)
 	if c.instances > req.MaxNodes {
 		return fmt.Errorf("needs %d instances, more than %d", c.instances, req.MaxNodes)
 	}

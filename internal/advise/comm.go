@@ -39,6 +39,7 @@ import (
 	"math"
 
 	"github.com/gpuscout/gpuscout/internal/catalog"
+	"github.com/gpuscout/gpuscout/internal/models"
 )
 
 // CommParams are the modelling parameters of the communication model that
@@ -74,17 +75,60 @@ type commResult struct {
 	eff                       float64
 }
 
-// stepTime works out a shape's step for the scenario. refTFLOPS is the
-// reference GPU's sustained-before-MFU rate.
-func stepTime(sc *Scenario, refTFLOPS float64, s shape) commResult {
-	flops := sc.FlopsPerSample
-	if flops == 0 {
-		flops = 6 * sc.ReferenceParameters
+// workload is what a step computes and all-reduces.
+type workload struct {
+	commHeavy      bool
+	gradParams     float64 // parameters whose bf16 gradients are all-reduced
+	flopsPerSample float64 // training FLOPs per token or image
+	samples        float64 // tokens or images per GPU per step
+	mfu, overlap   float64
+	what           string // where gradParams come from
+}
+
+// scenarioWorkload is the scenario's reference model.
+func scenarioWorkload(sc *Scenario) workload {
+	w := workload{commHeavy: sc.CommHeavy, gradParams: sc.ReferenceParameters, flopsPerSample: sc.FlopsPerSample,
+		samples: sc.SamplesPerGPUStep, mfu: sc.MFU, overlap: sc.Overlap, what: fmt.Sprintf("%s's reference model (scenarios.yaml)", sc.Name)}
+	if w.mfu == 0 {
+		w.mfu = sc.StepMFU
 	}
+	if w.flopsPerSample == 0 {
+		w.flopsPerSample = 6 * sc.ReferenceParameters
+	}
+	return w
+}
+
+// requestWorkload is the request's model where --model gives one (full
+// training all-reduces every parameter's gradient, LoRA/QLoRA only the
+// adapters'; 6 × active parameters FLOPs a token; context × sequences per
+// GPU tokens a step), else the scenario's reference model.
+func requestWorkload(req *Request) workload {
+	w := scenarioWorkload(req.Scenario)
+	mj := req.Model
+	if mj == nil || mj.Model == nil || mj.Method == models.MethodInference {
+		return w
+	}
+	m := mj.Model
+	w.gradParams, w.what = m.Parameters, fmt.Sprintf("%s, %s", m.Name, mj.Method)
+	if mj.Method == models.MethodLoRA || mj.Method == models.MethodQLoRA {
+		if n, ok := m.LoRAParameters(mj.LoRARank); ok {
+			w.gradParams, w.what = n, fmt.Sprintf("%s, rank-%d adapters", m.Name, mj.LoRARank)
+		}
+	}
+	w.flopsPerSample = 6 * m.ActiveParameters
+	if mj.Context > 0 {
+		w.samples = float64(mj.Context) * float64(max(mj.Concurrency, 1))
+	}
+	return w
+}
+
+// stepTime works out a shape's step for the workload. refTFLOPS is the
+// reference GPU's dense rate before MFU.
+func stepTime(w workload, refTFLOPS float64, s shape) commResult {
 	r := commResult{eff: 1}
-	r.computeS = sc.SamplesPerGPUStep * flops / (refTFLOPS * 1e12 * sc.MFU * s.speed)
+	r.computeS = w.samples * w.flopsPerSample / (refTFLOPS * 1e12 * w.mfu * s.speed)
 	n := s.gpusPerNode * float64(s.nodes)
-	if !sc.CommHeavy || n <= 1 {
+	if !w.commHeavy || n <= 1 || !(r.computeS > 0) {
 		return r
 	}
 	b := math.Inf(1)
@@ -95,9 +139,9 @@ func stepTime(sc *Scenario, refTFLOPS float64, s shape) commResult {
 		b = math.Min(b, s.netGbps/8/s.gpusPerNode)
 	}
 	r.bottleneckGBs = b
-	grad := 2 * sc.ReferenceParameters
+	grad := 2 * w.gradParams
 	r.commS = 2 * (n - 1) / n * grad / (b * 1e9)
-	r.exposedS = math.Max(0, r.commS-sc.Overlap*r.computeS)
+	r.exposedS = math.Max(0, r.commS-w.overlap*r.computeS)
 	r.eff = r.computeS / (r.computeS + r.exposedS)
 	return r
 }
@@ -156,7 +200,7 @@ func (m *speedModel) refTFLOPS() float64 {
 
 // commModel evaluates shapes relative to the user's own.
 type commModel struct {
-	sc      *Scenario
+	w       workload
 	p       CommParams
 	sm      *speedModel
 	refTF   float64
@@ -164,10 +208,10 @@ type commModel struct {
 	refStep commResult
 }
 
-func newCommModel(sc *Scenario, p CommParams, sm *speedModel, refCount float64) *commModel {
-	m := &commModel{sc: sc, p: p, sm: sm, refTF: sm.refTFLOPS(), refEff: 1}
+func newCommModel(w workload, p CommParams, sm *speedModel, refCount float64) *commModel {
+	m := &commModel{w: w, p: p, sm: sm, refTF: sm.refTFLOPS(), refEff: 1}
 	if m.refTF > 0 {
-		m.refStep = stepTime(sc, m.refTF, sm.refShape(refCount, p))
+		m.refStep = stepTime(w, m.refTF, sm.refShape(refCount, p))
 		m.refEff = m.refStep.eff
 	}
 	return m
@@ -191,7 +235,7 @@ func (m *commModel) efficiency(s shape) (float64, commResult) {
 	if m.refTF == 0 {
 		return 1, commResult{eff: 1}
 	}
-	r := stepTime(m.sc, m.refTF, s)
+	r := stepTime(m.w, m.refTF, s)
 	return r.eff / m.refEff, r
 }
 
@@ -199,15 +243,15 @@ func (m *commModel) efficiency(s shape) (float64, commResult) {
 func (m *commModel) note(r commResult, s shape) string {
 	k := s.nodes
 	n := s.gpusPerNode * float64(k)
-	if !m.sc.CommHeavy || n <= 1 {
+	if !m.w.commHeavy || n <= 1 || r.commS == 0 {
 		return ""
 	}
 	where := "GPU link " + s.linkNote
 	if k > 1 {
 		where = fmt.Sprintf("GPU link %s; between %d nodes %s, %.3g GB/s per GPU", s.linkNote, k, s.netNote, s.netGbps/8/s.gpusPerNode)
 	}
-	return fmt.Sprintf("all-reduce of %s bf16 gradients over %g GPUs: %.1f ms a step at %.3g GB/s (%s), %.1f ms exposed beyond %.0f%% overlap with %.1f ms of compute → %.0f%% efficiency (%.0f%% on your own shape)",
-		fmtBytes(2*m.sc.ReferenceParameters), n, 1000*r.commS, r.bottleneckGBs, where, 1000*r.exposedS, 100*m.sc.Overlap, 1000*r.computeS, 100*r.eff, 100*m.refEff)
+	return fmt.Sprintf("all-reduce of %s bf16 gradients (%s) over %g GPUs: %.1f ms a step at %.3g GB/s (%s), %.1f ms exposed beyond %.0f%% overlap with %.1f ms of compute → %.0f%% efficiency (%.0f%% on your own shape)",
+		fmtBytes(2*m.w.gradParams), m.w.what, n, 1000*r.commS, r.bottleneckGBs, where, 1000*r.exposedS, 100*m.w.overlap, 1000*r.computeS, 100*r.eff, 100*m.refEff)
 }
 
 // networkRefusal says why instances of o may not be joined to carry

@@ -22,7 +22,7 @@ func near(got, want float64) bool { return math.Abs(got-want) <= 1e-9*math.Max(1
 // reference: Tc = 8192 × 6e9 / (1000e12 × 0.4) = 0.12288 s; the overlap hides
 // up to 0.66 × 0.12288 = 0.0811008 s of communication.
 func TestStepTime(t *testing.T) {
-	sc := &Scenario{CommHeavy: true, ReferenceParameters: 1e9, SamplesPerGPUStep: 8192, MFU: 0.4, Overlap: 0.66}
+	w := scenarioWorkload(&Scenario{CommHeavy: true, ReferenceParameters: 1e9, SamplesPerGPUStep: 8192, MFU: 0.4, Overlap: 0.66})
 	for _, tc := range []struct {
 		name                  string
 		s                     shape
@@ -43,16 +43,16 @@ func TestStepTime(t *testing.T) {
 		// exposed 0.21875 − 0.66 × 0.06144 = 0.1781996 s; e = 0.06144 / 0.2396396.
 		{"fast GPUs on PCIe", shape{gpusPerNode: 8, nodes: 1, linkGBs: 16, speed: 2}, 16, 0.21875, 0.21875 - 0.66*0.06144, 0.06144 / (0.06144 + 0.21875 - 0.66*0.06144)},
 	} {
-		r := stepTime(sc, 1000, tc.s)
+		r := stepTime(w, 1000, tc.s)
 		if !near(r.bottleneckGBs, tc.bGBs) || !near(r.commS, tc.commS) || !near(r.exposedS, tc.exposedS) || !near(r.eff, tc.eff) {
 			t.Errorf("%s: got B %g GB/s, Tm %g s, exposed %g s, e %g; want %g, %g, %g, %g", tc.name,
 				r.bottleneckGBs, r.commS, r.exposedS, r.eff, tc.bGBs, tc.commS, tc.exposedS, tc.eff)
 		}
 	}
 	// Not communication-heavy: e = 1 whatever the shape.
-	inf := *sc
-	inf.CommHeavy = false
-	if r := stepTime(&inf, 1000, shape{gpusPerNode: 1, nodes: 16, netGbps: 1, speed: 1}); r.eff != 1 {
+	inf := w
+	inf.commHeavy = false
+	if r := stepTime(inf, 1000, shape{gpusPerNode: 1, nodes: 16, netGbps: 1, speed: 1}); r.eff != 1 {
 		t.Errorf("inference: e = %g, want 1", r.eff)
 	}
 }
@@ -240,7 +240,36 @@ func TestMarketplaceNoMultiNode(t *testing.T) {
 			t.Errorf("%d × %s on a marketplace", p.Instances, p.Offering.InstanceType)
 		}
 	}
-	if !excludedFor(res, "H100-SXM5-80GB ×8 (vast)", "one instance takes 250.0 h, past the 100.0 h deadline, so it needs more than one, and vast is a marketplace") {
+	if !excludedFor(res, "H100-SXM5-80GB ×8 (vast)", "1 instance(s) take 250.0 h, past the 100.0 h deadline, so it needs more, and vast is a marketplace") {
 		t.Errorf("Vast's 8 × H100 not excluded as a marketplace: %+v", res.Excluded)
+	}
+}
+
+// With --model the all-reduce carries the model's trainable parameters:
+// llama-3-70b (hidden 8192, 64 query heads and 8 KV heads of 128, 80 layers)
+// trains rank-16 LoRA adapters of 16 × ((8192+8192) + 2(8192+1024) + (8192+8192))
+// × 80 = 16 × 51,200 × 80 = 65,536,000 parameters (131 MB of bf16 gradients);
+// full training all-reduces every parameter. A step computes 6 × active
+// parameters FLOPs on 4096 tokens (the default context, one sequence a GPU).
+func TestRequestWorkloadFromModel(t *testing.T) {
+	a := advisor(t, money.USD)
+	req := request(t, a, "llm-finetuning", "H100-SXM5-80GB")
+	req.Model = modelJob(t, "llama-3-70b", "lora")
+	req.WorkGPUHours = 1000
+	req.Defaults()
+	w := requestWorkload(req)
+	m := req.Model.Model
+	if w.gradParams != 65536000 || w.flopsPerSample != 6*m.ActiveParameters || w.samples != 4096 {
+		t.Errorf("lora: gradients of %g params, %g FLOPs a token, %g tokens a step; want 65536000, %g, 4096", w.gradParams, w.flopsPerSample, w.samples, 6*m.ActiveParameters)
+	}
+	req.Model = modelJob(t, "llama-3-70b", "full")
+	req.Defaults()
+	if w := requestWorkload(req); w.gradParams != m.Parameters {
+		t.Errorf("full: gradients of %g params, want all %g", w.gradParams, m.Parameters)
+	}
+	// No model: the scenario's reference model.
+	req.Model = nil
+	if w := requestWorkload(req); w.gradParams != 1e9 || w.samples != 8192 {
+		t.Errorf("no model: %g params, %g tokens, want llm-finetuning's 1e9 and 8192", w.gradParams, w.samples)
 	}
 }

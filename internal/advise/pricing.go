@@ -48,8 +48,12 @@ func (a *Advisor) plan(req *Request, c *candidate, o *cost.Option) Plan {
 	}
 	p.Explanation = append(p.Explanation, c.speedNote)
 	if c.o.GPUCount > 1 || (c.instances > 1 && req.Scenario.CommHeavy) {
-		p.Explanation = append(p.Explanation, fmt.Sprintf("%s GPUs on %s at %.0f%% of your shape's scaling efficiency: %.2f reference-GPU equivalents per instance",
-			fmtCount(c.o.GPUCount), c.o.Interconnect, 100*c.eff, c.nodeSpeed))
+		of := ""
+		if req.Scenario.CommHeavy {
+			of = " of your shape's" // comm.go: efficiency relative to the user's own shape
+		}
+		p.Explanation = append(p.Explanation, fmt.Sprintf("%s GPUs on %s at %.0f%%%s scaling efficiency: %.2f reference-GPU equivalents per instance",
+			fmtCount(c.o.GPUCount), c.o.Interconnect, 100*c.eff, of, c.nodeSpeed))
 	}
 	if c.commNote != "" {
 		p.Explanation = append(p.Explanation, c.commNote)

@@ -59,6 +59,8 @@ type Request struct {
 	// joined by a slow or unsourced network, or over marketplace hosts
 	// (--allow-slow-network); the time model still charges the network.
 	AllowSlowNetwork bool
+
+	Model *ModelJob // sizing by the model (sizing.go); nil: none
 }
 
 // IsJob says whether the request is a job (a fixed amount of work).
@@ -68,6 +70,7 @@ func (r *Request) IsJob() bool { return r.WorkGPUHours > 0 }
 // of the reference, objective cost, at most 64 instances, a 12-month horizon
 // for loads, the default spot assumptions.
 func (r *Request) Defaults() {
+	r.defaultsModel() // first: --tokens may make the request a job
 	if r.RefCount == 0 {
 		r.RefCount = 1
 	}
@@ -96,6 +99,9 @@ func (r *Request) Validate() error {
 	}
 	if !(r.RefCount > 0) || r.RefCount > MaxGPUs {
 		return fmt.Errorf("--gpu %s:%g: want a count in (0, %d]", r.Ref.Name, r.RefCount, MaxGPUs)
+	}
+	if err := r.validateModel(); err != nil {
+		return err
 	}
 	switch {
 	case r.IsJob():

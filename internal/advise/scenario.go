@@ -38,8 +38,12 @@ type Scenario struct {
 	ReferenceParameters float64 `yaml:"reference_parameters"`
 	SamplesPerGPUStep   float64 `yaml:"samples_per_gpu_step"`
 	FlopsPerSample      float64 `yaml:"flops_per_sample"` // 0: 6 × reference_parameters
-	MFU                 float64 `yaml:"mfu"`
-	Overlap             float64 `yaml:"overlap"`
+	// StepMFU is the utilisation of a step's compute in the communication
+	// model where the scenario has no mfu (which would also turn --tokens
+	// into work: CV models are not sized by tokens).
+	StepMFU float64 `yaml:"step_mfu"`
+	MFU     float64 `yaml:"mfu"` // sustained model-FLOPs utilisation: --tokens to GPU-hours, and compute time per step; 0: none
+	Overlap float64 `yaml:"overlap"`
 }
 
 // Scenarios is the scenario table and the scaling parameters.
@@ -60,6 +64,9 @@ func LoadScenarios() (*Scenarios, error) {
 		if _, ok := precisionOrder[sc.Precision]; !ok {
 			return nil, fmt.Errorf("scenarios.yaml: %s: precision %q; want bf16, fp16, fp8, tf32 or fp32", sc.Name, sc.Precision)
 		}
+		if sc.MFU < 0 || sc.MFU > 1 {
+			return nil, fmt.Errorf("scenarios.yaml: %s: mfu must be within 0..1", sc.Name)
+		}
 		if sc.BandwidthWeight < 0 || sc.BandwidthWeight > 1 {
 			return nil, fmt.Errorf("scenarios.yaml: %s: bandwidth_weight must be within 0..1", sc.Name)
 		}
@@ -71,8 +78,8 @@ func LoadScenarios() (*Scenarios, error) {
 		switch {
 		case !(sc.ReferenceParameters > 0), !(sc.SamplesPerGPUStep > 0), sc.FlopsPerSample < 0:
 			return nil, fmt.Errorf("scenarios.yaml: %s: comm_heavy needs reference_parameters and samples_per_gpu_step above 0 (and flops_per_sample ≥ 0)", sc.Name)
-		case !(sc.MFU > 0) || sc.MFU > 1, sc.Overlap < 0 || sc.Overlap > 1:
-			return nil, fmt.Errorf("scenarios.yaml: %s: mfu must be within (0, 1] and overlap within [0, 1]", sc.Name)
+		case !(sc.MFU > 0 || sc.StepMFU > 0) || sc.MFU > 1 || sc.StepMFU > 1, sc.Overlap < 0 || sc.Overlap > 1:
+			return nil, fmt.Errorf("scenarios.yaml: %s: comm_heavy needs mfu or step_mfu within (0, 1], and overlap within [0, 1]", sc.Name)
 		}
 	}
 	if c := s.Comm; !(c.AssumedLinkGBs > 0) || !(c.AssumedNetworkGbps > 0) || !(c.ReferenceNetworkGbps > 0) {
