@@ -37,6 +37,15 @@ func (a *Advisor) annotate(req *Request, p *Plan) {
 	if prov != nil {
 		p.Risks = append(p.Risks, prov.RisksFor(p.Model)...)
 	}
+	if prov != nil && strings.Contains(strings.ToLower(prov.DisplayName), "marketplace") {
+		p.Risks = append(p.Risks, "marketplace host: hardware, network and uptime vary from host to host, no provider SLA covers them, and a host can leave the market mid-job; checkpoint often and test the host first")
+		if p.Instances > 1 {
+			p.Risks = append(p.Risks, fmt.Sprintf("%d marketplace hosts are not one cluster: the network between them is unknown", p.Instances))
+		}
+	}
+	if stack, risk := softwareStack(o.GPU); risk != "" {
+		p.Risks = append(p.Risks, fmt.Sprintf("software stack %s, not CUDA: %s", stack, risk))
+	}
 	if prov != nil && prov.Ecosystem != nil {
 		if prov.Ecosystem.Images != "" {
 			p.Ecosystem = append(p.Ecosystem, "images: "+prov.Ecosystem.Images)

@@ -39,7 +39,7 @@ func (a *Advisor) plan(req *Request, c *candidate, o *cost.Option) Plan {
 	p := Plan{Offering: c.o, Instances: c.instances, Model: o.Model, Term: o.Term, Payment: strings.TrimSpace(o.Payment + " " + o.Class),
 		Total: o.Total, Currency: a.Currency, ExpectedHours: c.hours, UpfrontCash: o.Upfront, Speed: c.speed, NodeSpeed: c.nodeSpeed,
 		Breakdown: breakdown(o.Schedule), Breakeven: o.Breakeven, option: o, Deadline: req.Deadline,
-		OnDemandPerHour: a.hourly(c.o.OnDemand)}
+		OnDemandPerHour: a.hourly(c.o.OnDemand), AsAsked: req.Ask.matches(c.o)}
 	switch {
 	case o.Model == cost.ModelOnDemand && (req.Usage.License == "" || req.Usage.License == "linux"):
 		p.PricePerHour = p.OnDemandPerHour

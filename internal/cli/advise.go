@@ -38,7 +38,8 @@ type adviseFlags struct {
 	credits                                             []cost.Credit
 	egress                                              map[string]float64
 	bench                                               []string
-	noSpot                                              bool
+	noSpot, wide                                        bool
+	accelerators                                        string
 	limit, maxNodes                                     int
 }
 
@@ -102,6 +103,8 @@ func newAdviseCmd(e *env) *cobra.Command {
 	fl.StringVar(&f.license, "license", "", "OS licence: linux (default) or windows")
 	fl.Var(&bandValue{s: &f.spotBand}, "spot-band", "spot interruptions a month where the Spot Advisor has none (default 5-10%, an assumption)")
 	fl.BoolVar(&f.noSpot, "no-spot", false, "leave spot capacity out")
+	fl.StringVar(&f.accelerators, "accelerators", "", "cuda (NVIDIA GPUs) or any (also Neuron, ROCm, Gaudi); default: cuda for training, any for inference")
+	fl.BoolVar(&f.wide, "wide", false, "do not wrap explanation lines at 120 columns")
 	fl.StringSliceVar(&f.bench, "bench", nil, "benchmark report(s) (JSON) whose measured throughput replaces datasheet estimates")
 	fl.Var(&outPathValue{p: &f.report, exts: []string{".html", ".htm", ".md"}}, "report", "write a report with charts: FILE.html or FILE.md (charts as SVG files beside it)")
 	fl.StringVar(&f.export, "export", "", "print the best plan as: skypilot (a SkyPilot task YAML) or agent (gpuscout agent config)")
@@ -139,7 +142,11 @@ func newAdviseCmd(e *env) *cobra.Command {
 			return usagef("--export %q: want skypilot or agent", f.export)
 		}
 		out := adviseJSON(res, req, a)
-		return e.write(format, render.AdviseTable(res, req, f.limit), out)
+		t := render.AdviseTable(res, req, f.limit)
+		if !f.wide {
+			render.NarrowAdvise(t)
+		}
+		return e.write(format, t, out)
 	}
 	return cmd
 }
@@ -209,7 +216,7 @@ func adviseRequestFromFlags(f *adviseFlags, changed func(string) bool, l *loaded
 	if err != nil {
 		return nil, usagef("--scenario: %v", err)
 	}
-	req := &advise.Request{Scenario: sc, RefCount: 1, Objective: f.objective, NoSpot: f.noSpot, MaxNodes: f.maxNodes, Bench: map[*catalog.GPU]*benchreport.Report{}}
+	req := &advise.Request{Scenario: sc, RefCount: 1, Accelerators: f.accelerators, Objective: f.objective, NoSpot: f.noSpot, MaxNodes: f.maxNodes, Bench: map[*catalog.GPU]*benchreport.Report{}}
 	// The reference GPU and the size of the work.
 	refName := "A100-SXM4-40GB"
 	if f.gpu != "" {
@@ -257,6 +264,11 @@ func adviseRequestFromFlags(f *adviseFlags, changed func(string) bool, l *loaded
 	switch {
 	case changed("for"):
 		req.WorkGPUHours = f.duration * req.RefCount
+		if f.gpu != "" { // the shape and time asked for: the baseline
+			if req.Ask, err = advise.NewAsk(l.cat, refName, req.RefCount, f.duration, durationText(f.duration)); err != nil {
+				return nil, usagef("--gpu: %v", err)
+			}
+		}
 	case changed("hours-per-month"):
 		req.HoursPerMonth = f.hoursPerMonth
 	case f.pattern == "bursty":
@@ -340,6 +352,7 @@ type advisePlanJSON struct {
 	Explanation   []string       `json:"explanation"`
 	Risks         []string       `json:"capacity_risks"`
 	Ecosystem     []string       `json:"ecosystem"`
+	AsAsked       bool           `json:"as_asked"`
 }
 
 type adviseOut struct {
@@ -361,7 +374,15 @@ func planJSON(p *advise.Plan) advisePlanJSON {
 		PricingModel: p.Model, Term: p.Term, Payment: p.Payment, Mix: p.Mix, TotalCost: money.Number(p.Total), Currency: string(p.Currency),
 		PricePerHour:  money.NullNumber(p.PricePerHour),
 		ExpectedHours: math.Round(p.ExpectedHours*100) / 100, PMissDeadline: pMiss(p), UpfrontCash: money.Number(p.UpfrontCash),
-		RelSpeed: math.Round(p.Speed*1000) / 1000, Breakdown: bd, Explanation: p.Explanation, Risks: nonNil(p.Risks), Ecosystem: nonNil(p.Ecosystem)}
+		RelSpeed: math.Round(p.Speed*1000) / 1000, Breakdown: bd, Explanation: p.Explanation, Risks: nonNil(p.Risks), Ecosystem: nonNil(p.Ecosystem), AsAsked: p.AsAsked}
+}
+
+// durationText writes --for's hours back as the user likely wrote them: 7d, 36h.
+func durationText(h float64) string {
+	if h >= 24 && math.Mod(h, 24) == 0 {
+		return strconv.FormatFloat(h/24, 'f', -1, 64) + "d"
+	}
+	return strconv.FormatFloat(h, 'f', -1, 64) + "h"
 }
 
 // pMiss is the share of runs that miss the deadline, or nil without one.
