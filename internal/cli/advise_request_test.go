@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -32,6 +33,7 @@ func TestAdviseRequestFromFlags(t *testing.T) {
 		bursty                          bool
 		budget                          string
 		providers                       []string
+		ask, accelerators               string // the ask as "NAME×COUNT/FOR"
 	}
 	for _, tc := range []struct {
 		name string
@@ -41,7 +43,11 @@ func TestAdviseRequestFromFlags(t *testing.T) {
 		err  string
 	}{
 		{"job from --gpu and --for", func(f *adviseFlags) { f.scenario, f.gpu, f.duration = "cv-training", "A100:4", 168 }, []string{"gpu", "for"},
-			want{ref: "A100-SXM4-40GB", refCount: 4, work: 672}, ""},
+			want{ref: "A100-SXM4-40GB", refCount: 4, work: 672, ask: "A100×4/7d"}, ""},
+		{"--accelerators any and a 36 h ask", func(f *adviseFlags) {
+			f.scenario, f.gpu, f.duration, f.accelerators = "cv-training", "H100:8", 36, "any"
+		}, []string{"gpu", "for", "accelerators"},
+			want{ref: "H100-SXM5-80GB", refCount: 8, work: 288, ask: "H100×8/36h", accelerators: "any"}, ""},
 		{"job from --work, deadline and budget", func(f *adviseFlags) {
 			f.scenario, f.work, f.deadline, f.budget = "llm-pretraining", "20000gpu-h@H100", 720, money.New(decimal.NewFromInt(60000), money.USD)
 		}, []string{"work", "deadline", "budget"},
@@ -80,7 +86,10 @@ func TestAdviseRequestFromFlags(t *testing.T) {
 			}
 			w := tc.want
 			got := want{ref: req.Ref.Name, refCount: req.RefCount, work: req.WorkGPUHours, hpm: req.HoursPerMonth, base: req.Base, peak: req.Peak,
-				peakHours: req.PeakHours, horizon: req.HorizonMonths, deadline: req.Deadline, bursty: req.Bursty, providers: req.Select.Providers}
+				peakHours: req.PeakHours, horizon: req.HorizonMonths, deadline: req.Deadline, bursty: req.Bursty, providers: req.Select.Providers, accelerators: req.Accelerators}
+			if req.Ask != nil {
+				got.ask = fmt.Sprintf("%s×%g/%s", req.Ask.Name, req.Ask.Count, req.Ask.For)
+			}
 			if req.Budget.Valid {
 				got.budget = req.Budget.Decimal.String()
 			}
@@ -89,7 +98,8 @@ func TestAdviseRequestFromFlags(t *testing.T) {
 			}
 			got.providers, w.providers = nil, nil
 			if got.ref != w.ref || got.refCount != w.refCount || got.work != w.work || got.hpm != w.hpm || got.base != w.base || got.peak != w.peak ||
-				got.peakHours != w.peakHours || got.horizon != w.horizon || got.deadline != w.deadline || got.bursty != w.bursty || got.budget != w.budget {
+				got.peakHours != w.peakHours || got.horizon != w.horizon || got.deadline != w.deadline || got.bursty != w.bursty || got.budget != w.budget ||
+				got.ask != w.ask || got.accelerators != w.accelerators {
 				t.Errorf("got  %+v\nwant %+v", got, w)
 			}
 			if req.Usage.Spot.CheckpointHours == 0 || req.Scenario.Name != f.scenario {
