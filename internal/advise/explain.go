@@ -61,6 +61,16 @@ func (a *Advisor) annotate(req *Request, p *Plan) {
 	}
 }
 
+// firstAsked is the best as-asked plan among ranked plans, or nil.
+func firstAsked(plans []Plan) *Plan {
+	for i := range plans {
+		if plans[i].AsAsked {
+			return &plans[i]
+		}
+	}
+	return nil
+}
+
 func dashIfEmpty(s string) string {
 	if s == "" {
 		return "its region"
@@ -120,8 +130,12 @@ func (a *Advisor) compareWithReference(req *Request, plans []Plan) {
 func (a *Advisor) summarize(req *Request, res *Result, considered int) []string {
 	sc := req.Scenario
 	var out []string
-	out = append(out, fmt.Sprintf("1. Scenario fit: %s needs ≥ %.0f GiB per GPU at %s%s; %d offerings considered, %d plans fit the constraints, %d families excluded (see excluded).",
-		sc.Name, sc.MinGPUMemoryGiB, sc.Precision, map[bool]string{true: " with fast GPU links", false: ""}[sc.CommHeavy], considered, len(res.Plans), len(res.Excluded)))
+	stack := "CUDA GPUs only (--accelerators any adds Neuron, ROCm, Gaudi)"
+	if req.accelerators() == AcceleratorsAny {
+		stack = "any software stack (CUDA, Neuron, ROCm, Gaudi; non-CUDA plans carry the porting risk)"
+	}
+	out = append(out, fmt.Sprintf("1. Scenario fit: %s needs ≥ %.0f GiB per GPU at %s%s, on %s; %d offerings considered, %d plans fit the constraints, %d families excluded (see excluded).",
+		sc.Name, sc.MinGPUMemoryGiB, sc.Precision, map[bool]string{true: " with fast GPU links", false: ""}[sc.CommHeavy], stack, considered, len(res.Plans), len(res.Excluded)))
 	if len(res.Plans) == 0 {
 		out = append(out, "2. Cost sensitivity: nothing fits; "+res.Violation+".")
 		return out
@@ -134,6 +148,13 @@ func (a *Advisor) summarize(req *Request, res *Result, considered int) []string 
 			line += "too short for any 1-year commitment, which would cost the whole term; on-demand or spot decide."
 		} else {
 			line += "long enough that commitments are priced against it."
+		}
+		if ask := firstAsked(res.Plans); ask != nil && ask != &res.Plans[0] {
+			line += " Against the ask " + strings.TrimPrefix(askDifference(req, &res.Plans[0], ask), "vs the ask ") + "."
+		} else if ask == nil && req.Ask != nil {
+			line += fmt.Sprintf(" No plan on the shape asked for (%s ×%s) meets the constraints; the excluded list says why.", req.Ask.Name, fmtCount(req.Ask.Count))
+		} else if ask != nil {
+			line += " The best plan is the shape asked for."
 		}
 		out = append(out, line)
 	default:

@@ -47,6 +47,10 @@ func (a *Advisor) plan(req *Request, c *candidate, o *cost.Option) Plan {
 		p.PricePerHour = o.EffectiveHourly
 	}
 	p.Explanation = append(p.Explanation, c.speedNote)
+	if g := a.Catalog.Conservative(c.o.GPU); g != c.o.GPU {
+		p.Explanation = append(p.Explanation, fmt.Sprintf("%s's form factor is not stated: figures it lacks are its variants' lowest (memory bandwidth %s GB/s: %s)",
+			c.o.GPU.Name, g.MemoryBandwidth, g.MemoryBandwidth.Source))
+	}
 	if c.o.GPUCount > 1 {
 		p.Explanation = append(p.Explanation, fmt.Sprintf("%s GPUs on %s at %.0f%% scaling efficiency: %.2f reference-GPU equivalents per instance",
 			fmtCount(c.o.GPUCount), c.o.Interconnect, 100*c.eff, c.nodeSpeed))

@@ -7,12 +7,13 @@ import (
 )
 
 // The README's advise commands fit a 120-column terminal; --wide keeps the
-// long lines whole. (Not yet: the table rows of --deadline with spot plans and
-// of bursty mixes, whose PLAN cells are long; their notes do wrap.)
+// long lines whole.
 func TestAdviseFitsTerminal(t *testing.T) {
 	cmds := [][]string{
 		{"advise", "--scenario", "cv-training", "--gpu", "A100:4", "--for", "7d"},
+		{"advise", "--scenario", "llm-pretraining", "--work", "20000gpu-h@A100", "--deadline", "30d", "--budget", "60000USD"},
 		{"advise", "--scenario", "inference-online", "--hours-per-month", "730", "--china", "--currency", "CNY"},
+		{"advise", "--scenario", "llm-finetuning", "--pattern", "bursty", "--peak", "16", "--base", "2", "--credits", "1000USD@aws"},
 	}
 	for _, args := range cmds {
 		out, errOut, code := run(t, args...)

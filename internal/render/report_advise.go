@@ -80,7 +80,7 @@ func AdviseTable(res *advise.Result, req *advise.Request, limit int) *Table {
 			continue
 		}
 		detailed++
-		t.Notes = append(t.Notes, fmt.Sprintf("#%s %s/%s/%s %s:", rankString(res, p), p.Offering.Provider, p.Offering.InstanceType, p.Offering.Region, p.Model))
+		t.Notes = append(t.Notes, fmt.Sprintf("#%s %s/%s/%s %s:", rankString(res, p), p.Offering.Provider, p.Offering.InstanceType, dashEmpty(p.Offering.Region), p.Model))
 		for _, line := range planLines(p) {
 			t.Notes = append(t.Notes, "    "+line)
 		}
@@ -162,43 +162,90 @@ func firstAsked(plans []advise.Plan) int {
 	return -1
 }
 
-// NarrowAdvise fits advise's table to a terminal: it drops the REGION column
-// (each detailed plan's first line names its region), columns that say
-// nothing (every cell "-", "", or 0.00 upfront), and wraps notes at
-// TerminalWidth. --wide keeps the full table.
+// NarrowAdvise fits advise's table to a terminal: it drops columns that say
+// nothing (every cell "-", "", or 0.00 upfront), writes long PLAN cells
+// compactly, drops the REGION column when the rows are still wider than
+// TerminalWidth (each detailed plan's first line names its region), and
+// wraps notes at TerminalWidth. --wide keeps the full table.
 func NarrowAdvise(t *Table) {
 	t.Wrap = TerminalWidth
-	keep := make([]bool, len(t.Columns))
-	for j, c := range t.Columns {
-		if c.Header == "REGION" {
-			continue
-		}
+	t.keepColumns(func(j int, c Column) bool {
 		for _, r := range t.Rows {
 			if v := r[j]; v != "-" && v != "" && !(c.Header == "UPFRONT" && v == "0.00") {
-				keep[j] = true
-				break
+				return true
 			}
 		}
-		if len(t.Rows) == 0 {
-			keep[j] = true
-		}
+		return len(t.Rows) == 0
+	})
+	shortenPlans(t)
+	if t.rowWidth() > TerminalWidth {
+		t.keepColumns(func(_ int, c Column) bool { return c.Header != "REGION" })
 	}
+}
+
+// keepColumns keeps the columns keep says yes to, in every row.
+func (t *Table) keepColumns(keep func(int, Column) bool) {
+	yes := make([]bool, len(t.Columns))
 	var cols []Column
 	for j, c := range t.Columns {
-		if keep[j] {
+		if yes[j] = keep(j, c); yes[j] {
 			cols = append(cols, c)
 		}
 	}
 	for i, r := range t.Rows {
 		var row []string
 		for j, v := range r {
-			if keep[j] {
+			if yes[j] {
 				row = append(row, v)
 			}
 		}
 		t.Rows[i] = row
 	}
 	t.Columns = cols
+}
+
+// rowWidth is the display width of the text table's widest row: each
+// column as wide as its widest cell, two spaces between columns.
+func (t *Table) rowWidth() int {
+	w := 2 * (len(t.Columns) - 1)
+	for j, c := range t.Columns {
+		m := displayWidth(c.Header)
+		for _, r := range t.Rows {
+			m = max(m, displayWidth(r[j]))
+		}
+		w += m
+	}
+	return w
+}
+
+// shortenPlans writes long PLAN cells compactly for a terminal: Uniform
+// Progress spot as spot/UP (with a legend), a bursty mix without its
+// "for N h/month" (the summary states the peak hours).
+func shortenPlans(t *Table) {
+	col := -1
+	for j, c := range t.Columns {
+		if c.Header == "PLAN" {
+			col = j
+		}
+	}
+	if col < 0 {
+		return
+	}
+	up := false
+	for _, r := range t.Rows {
+		v := r[col]
+		if strings.Contains(v, "(uniform-progress)") {
+			v, up = strings.ReplaceAll(v, " (uniform-progress)", "/UP"), true
+		}
+		if i := strings.Index(v, " for "); i > 0 && strings.HasSuffix(v, " h/month") {
+			v = v[:i]
+		}
+		v = strings.TrimPrefix(strings.ReplaceAll(v, " × ", "×"), "base ")
+		r[col] = v
+	}
+	if up {
+		t.Notes = append([]string{"spot/UP: spot with Uniform Progress, falling back to on-demand when behind the deadline's progress line."}, t.Notes...)
+	}
 }
 
 // planLines are a plan's explanation, capacity risks and ecosystem notes.
