@@ -20,8 +20,8 @@ const (
 )
 
 var stageWords = map[int]string{
-	stageRule: "dropped by a scenario rule", stageConstraint: "break a constraint", stageSize: "cannot be sized for the work",
-	stageFit: "do not fit the scenario", stageSpeed: "have no known throughput", stagePrice: "have no sourced price",
+	stageRule: "scenario rules", stageConstraint: "constraints", stageSize: "sizing for the work",
+	stageFit: "scenario fit (memory, software stack)", stageSpeed: "throughput unknown", stagePrice: "no sourced price",
 }
 
 // exclusions collects why offering families were left out, one reason per
@@ -99,7 +99,7 @@ func (x *exclusions) whyNoneFits(considered int) string {
 	var parts []string
 	for s := stageRule; s <= stagePrice; s++ {
 		if count[s] > 0 {
-			parts = append(parts, fmt.Sprintf("%d %s (closest: %s)", count[s], stageWords[s], first[s]))
+			parts = append(parts, fmt.Sprintf("%s: %d %s (closest: %s)", stageWords[s], count[s], map[bool]string{true: "family", false: "families"}[count[s] == 1], first[s]))
 		}
 	}
 	return "no offering could be priced for this work: " + strings.Join(parts, "; ")
