@@ -26,6 +26,9 @@ func (r *Request) accelerators() string {
 	return AcceleratorsCUDA
 }
 
+// AcceleratorChoice is the --accelerators choice in force: the request's or the scenario's default.
+func (r *Request) AcceleratorChoice() string { return r.accelerators() }
+
 func (r *Request) validateAccelerators() error {
 	switch r.Accelerators {
 	case "", AcceleratorsCUDA, AcceleratorsAny:

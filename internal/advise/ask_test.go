@@ -1,6 +1,7 @@
 package advise
 
 import (
+	"fmt"
 	"math"
 	"math/rand"
 	"strings"
@@ -67,6 +68,21 @@ func TestAskIsBaseline(t *testing.T) {
 		}
 		if !p.AsAsked && !strings.Contains(strings.Join(p.Explanation, "\n"), "vs the ask (#") {
 			t.Errorf("#%d %s does not state its difference from the ask", p.Rank, p.Offering.InstanceType)
+		}
+		// The explanation's figures are the engine's: hours and money apart from the ask's best plan.
+		if base := &res.Plans[first]; !p.AsAsked {
+			line := askDifference(req, &p, base)
+			dh := base.ExpectedHours - p.ExpectedHours
+			want := fmt.Sprintf("%.1f h faster", dh)
+			if dh < 0 {
+				want = fmt.Sprintf("%.1f h slower", -dh)
+			}
+			if math.Abs(dh) >= 0.05 && !strings.Contains(line, want) {
+				t.Errorf("#%d: %q lacks %q", p.Rank, line, want)
+			}
+			if d := base.Total.Sub(p.Total); d.IsPositive() && !strings.Contains(line, money.Format(d, p.Currency)+" cheaper") {
+				t.Errorf("#%d: %q lacks %s cheaper", p.Rank, line, money.Format(d, p.Currency))
+			}
 		}
 	}
 	// The 1×H100 that ranked first before (238 h) is excluded with the time the user has.

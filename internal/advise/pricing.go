@@ -47,6 +47,9 @@ func (a *Advisor) plan(req *Request, c *candidate, o *cost.Option) Plan {
 		p.PricePerHour = o.EffectiveHourly
 	}
 	p.Explanation = append(p.Explanation, c.speedNote)
+	if m := c.o.GPUMemoryClassGB(); m > 0 {
+		p.Explanation = append(p.Explanation, fmt.Sprintf("memory: %.0f GB per GPU, %.0f GB on the instance; %s needs at least %.0f GB per GPU", m, m*c.o.GPUCount, req.Scenario.Name, req.Scenario.MinGPUMemoryGiB))
+	}
 	if g := a.Catalog.Conservative(c.o.GPU); g != c.o.GPU {
 		p.Explanation = append(p.Explanation, fmt.Sprintf("%s's form factor is not stated: figures it lacks are its variants' lowest (memory bandwidth %s GB/s: %s)",
 			c.o.GPU.Name, g.MemoryBandwidth, g.MemoryBandwidth.Source))

@@ -422,6 +422,10 @@ func adviseJSON(res *advise.Result, req *advise.Request, a *advise.Advisor) advi
 	if req.Budget.Valid {
 		out.Inputs["budget"] = money.Number(req.Budget.Decimal)
 	}
+	out.Inputs["accelerators"] = req.AcceleratorChoice()
+	if req.Ask != nil {
+		out.Inputs["ask"] = map[string]any{"gpu": req.Ask.Name, "count": req.Ask.Count, "hours": req.Ask.Hours}
+	}
 	return out
 }
 
