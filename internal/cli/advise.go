@@ -55,6 +55,11 @@ suits it) and its size:
   --hours-per-month 730 [--gpu L4:2]             a steady load of that capacity
   --pattern bursty --base 2 --peak 16 [--peak-hours 120]   GPUs always on, at peak, hours at peak a month
 Constraints: --deadline 30d, --budget 60000USD, --china, --provider, --region.
+With --gpu NAME:COUNT --for D, that shape (every variant of a family name such
+as A100) is priced on every provider that has it and marked ASK; every other
+plan says how it differs from the best of them, and D is the time you have:
+plans that take longer are excluded unless --deadline allows more. Training
+scenarios use CUDA GPUs; --accelerators any adds Neuron, ROCm and Gaudi.
 
 Each GPU's speed relative to the reference is (compute/ref)^(1−β)·(bandwidth/ref)^β
 with the scenario's precision and bandwidth weight β, times a scaling
