@@ -36,7 +36,8 @@ var allowed = map[string][]string{
 	"cost":        {"catalog", "money", "spot", "yamlfields"},
 	"benchreport": {"catalog", "money"},
 	"agentconfig": {"catalog", "money"},
-	"advise":      {"cost", "spot", "catalog", "money", "benchreport", "agentconfig", "yamlfields"},
+	"models":      {},
+	"advise":      {"cost", "spot", "catalog", "money", "benchreport", "agentconfig", "yamlfields", "models"},
 	"render":      {"advise", "cost", "spot", "catalog", "money", "benchreport", "agentconfig"},
 	"cli":         {"*"},
 }

@@ -38,6 +38,7 @@ func (a *Advisor) Advise(in *Request) (*Result, error) {
 	var excl exclusions
 	exclude := func(o *catalog.Offering, reason string) { excl.add(o, reason, stageSize, 0) }
 	var cands []candidate
+	mfit := newMemoryFit(req)
 	for _, r := range rows {
 		o := r.Offering
 		asked := req.Ask.matches(o)
@@ -58,13 +59,18 @@ func (a *Advisor) Advise(in *Request) (*Result, error) {
 			excl.add(o, "no sourced price; supply one with --prices FILE", stagePrice, 0)
 			continue
 		}
+		minNodes, why := mfit.nodes(o, req.MaxNodes)
+		if why != "" {
+			excl.add(o, why, stageFit, 0)
+			continue
+		}
 		s, how, err := sm.speed(a.Catalog.Conservative(o.GPU)) // a generic entry's missing figures: its variants' lowest
 		if err != nil {
 			excl.add(o, err.Error(), stageSpeed, 0)
 			continue
 		}
 		eff := a.Scenarios.efficiency(sc, o.GPUCount, o.Interconnect)
-		c := candidate{o: o, speed: s, speedNote: how, eff: eff, nodeSpeed: o.GPUCount * s * eff}
+		c := candidate{o: o, speed: s, speedNote: how, eff: eff, nodeSpeed: o.GPUCount * s * eff, minNodes: minNodes}
 		if err := a.size(req, &c); err != nil {
 			exclude(o, "cannot be sized for the work: "+err.Error())
 			continue
@@ -115,6 +121,7 @@ func (a *Advisor) Advise(in *Request) (*Result, error) {
 	fit = append(asked, fit...)
 	for i := range fit {
 		a.annotate(req, &fit[i])
+		mfit.explain(req, &fit[i])
 	}
 	rank(req.Objective, fit)
 	if !a.compareWithAsk(req, fit) {

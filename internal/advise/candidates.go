@@ -15,6 +15,7 @@ type candidate struct {
 	eff       float64
 	nodeSpeed float64 // ref-GPU equivalents per instance
 	instances int
+	minNodes  int     // instances that hold the model's memory (sizing.go); 0 or 1: one
 	hours     float64 // wall hours of the job (jobs)
 	usage     cost.Usage
 	billNote  string // a job shorter than the billing minimum: what is billed
@@ -27,7 +28,7 @@ func (a *Advisor) size(req *Request, c *candidate) error {
 	switch {
 	case req.WorkGPUHours > 0:
 		nodeHours := req.WorkGPUHours / c.nodeSpeed
-		k := 1
+		k := max(1, c.minNodes)
 		if req.Deadline > 0 {
 			for k <= req.MaxNodes && nodeHours/(float64(k)*a.Scenarios.nodeEfficiency(sc, k)) > req.Deadline {
 				k++
@@ -50,9 +51,7 @@ func (a *Advisor) size(req *Request, c *candidate) error {
 		u.HoursPerMonth = req.HoursPerMonth
 		u.HorizonMonths = req.HorizonMonths
 	}
-	if c.instances < 1 {
-		c.instances = 1
-	}
+	c.instances = max(c.instances, c.minNodes, 1)
 	if c.instances > req.MaxNodes {
 		return fmt.Errorf("needs %d instances, more than %d", c.instances, req.MaxNodes)
 	}

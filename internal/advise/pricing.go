@@ -47,7 +47,7 @@ func (a *Advisor) plan(req *Request, c *candidate, o *cost.Option) Plan {
 		p.PricePerHour = o.EffectiveHourly
 	}
 	p.Explanation = append(p.Explanation, c.speedNote)
-	if m := c.o.GPUMemoryClassGB(); m > 0 {
+	if m := c.o.GPUMemoryClassGB(); m > 0 && req.Model == nil { // with --model, the model's memory line says more
 		p.Explanation = append(p.Explanation, fmt.Sprintf("memory: %.0f GB per GPU, %.0f GB on the instance; %s needs at least %.0f GB per GPU", m, m*c.o.GPUCount, req.Scenario.Name, req.Scenario.MinGPUMemoryGiB))
 	}
 	if g := a.Catalog.Conservative(c.o.GPU); g != c.o.GPU {

@@ -56,6 +56,8 @@ type Request struct {
 	Bench    map[*catalog.GPU]*benchreport.Report
 	MaxNodes int
 
+	Model *ModelJob // sizing by the model (sizing.go); nil: none
+
 	// Ask is the shape and time the user named (--gpu NAME:COUNT --for D); nil if none.
 	Ask *Ask
 	// Accelerators is cuda or any (--accelerators); "": the scenario's default.
@@ -69,6 +71,7 @@ func (r *Request) IsJob() bool { return r.WorkGPUHours > 0 }
 // of the reference, objective cost, at most 64 instances, a 12-month horizon
 // for loads, the default spot assumptions.
 func (r *Request) Defaults() {
+	r.defaultsModel() // first: --tokens may make the request a job
 	if r.RefCount == 0 {
 		r.RefCount = 1
 	}
@@ -97,6 +100,9 @@ func (r *Request) Validate() error {
 	}
 	if !(r.RefCount > 0) || r.RefCount > MaxGPUs {
 		return fmt.Errorf("--gpu %s:%g: want a count in (0, %d]", r.Ref.Name, r.RefCount, MaxGPUs)
+	}
+	if err := r.validateModel(); err != nil {
+		return err
 	}
 	switch {
 	case r.IsJob():

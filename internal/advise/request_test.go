@@ -49,7 +49,7 @@ func TestRequestValidate(t *testing.T) {
 // schemas it reads and writes import at most catalog and money.
 func TestImportLayering(t *testing.T) {
 	allowed := map[string][]string{
-		".":              {"cost", "spot", "catalog", "money", "benchreport", "agentconfig"},
+		".":              {"cost", "spot", "catalog", "money", "benchreport", "agentconfig", "models"},
 		"../benchreport": {"catalog", "money"},
 		"../agentconfig": {"catalog", "money"},
 	}

@@ -32,6 +32,7 @@ type Scenario struct {
 	Spot               bool     `yaml:"spot"`
 	PreferGPUsAtLeast  int      `yaml:"prefer_gpus_at_least"`
 	PreferAccelerators []string `yaml:"prefer_accelerators"`
+	MFU                float64  `yaml:"mfu"` // sustained model-FLOPs utilisation for --tokens; 0: none
 }
 
 // Scenarios is the scenario table and the scaling parameters.
@@ -52,6 +53,9 @@ func LoadScenarios() (*Scenarios, error) {
 	for _, sc := range s.List {
 		if _, ok := precisionOrder[sc.Precision]; !ok {
 			return nil, fmt.Errorf("scenarios.yaml: %s: precision %q; want bf16, fp16, fp8, tf32 or fp32", sc.Name, sc.Precision)
+		}
+		if sc.MFU < 0 || sc.MFU > 1 {
+			return nil, fmt.Errorf("scenarios.yaml: %s: mfu must be within 0..1", sc.Name)
 		}
 		if sc.BandwidthWeight < 0 || sc.BandwidthWeight > 1 {
 			return nil, fmt.Errorf("scenarios.yaml: %s: bandwidth_weight must be within 0..1", sc.Name)

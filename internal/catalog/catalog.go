@@ -86,6 +86,13 @@ type Offering struct {
 	// offerings out unless asked (Query.IncludeRetired).
 	Retired       string
 	RetiredSource string
+	// SkyPilotAccelerator is SkyPilot's own name for the instance type's
+	// accelerator (its catalog's AcceleratorName: GCP's a3-megagpu-8g is
+	// "H100-MEGA", Fluidstack's H100 "H100-NVLINK"), and SkyPilotRegion the
+	// region as SkyPilot's catalog writes it (Vast: ", CA, NA"). Both are
+	// set only on offerings read from SkyPilot's catalog; "" otherwise.
+	SkyPilotAccelerator string
+	SkyPilotRegion      string
 	// Steps, where set, price pay-as-you-go use by cumulative hours of use
 	// (Tencent Cloud's stepped 阶梯 prices: (0,96], (96,360], >360 h); the
 	// first step equals OnDemand. Prices are in OnDemand.Currency.

@@ -62,10 +62,10 @@ func TermMonths(t string) int {
 		return 0
 	}
 	n, err := strconv.Atoi(num)
-	if err != nil || n < 0 {
+	if err != nil {
 		return 0
 	}
-	return n * per
+	return n * per // a negative term stays negative, for the caller's range check to name
 }
 
 // CommitmentColumns is the header of the generated commitments.csv.

@@ -134,6 +134,9 @@ func ParseSpecs(f Files) (*Catalog, error) {
 		if len(p.Schemes) > 0 && c.Source(p.SchemesSource) == nil {
 			return nil, fmt.Errorf("providers.yaml: %s schemes cite unknown source %q", p.Name, p.SchemesSource)
 		}
+		if p.SkyPilot != nil && c.Source(p.SkyPilot.Source) == nil {
+			return nil, fmt.Errorf("providers.yaml: %s skypilot cites unknown source %q", p.Name, p.SkyPilot.Source)
+		}
 		if p.Ecosystem != nil && c.Source(p.Ecosystem.Source) == nil {
 			return nil, fmt.Errorf("providers.yaml: %s ecosystem cites unknown source %q", p.Name, p.Ecosystem.Source)
 		}

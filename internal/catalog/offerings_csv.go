@@ -17,7 +17,7 @@ var OfferingColumns = []string{
 	"provider", "instance_type", "region", "zone", "china", "gpu", "gpu_count", "gpu_memory_gib",
 	"vcpus", "memory_gib", "local_disk_gb", "interconnect", "network_gbps", "arch", "spec_source",
 	"price", "spot_price", "currency", "price_source", "price_as_of", "spot_source", "spot_as_of",
-	"retired", "retired_source",
+	"retired", "retired_source", "skypilot_accelerator", "skypilot_region",
 }
 
 // WriteOfferingsCSV writes offerings in the embedded snapshot format. Prices
@@ -38,7 +38,7 @@ func WriteOfferingsCSV(w io.Writer, offs []Offering) error {
 			fnum(o.GPUCount), fnum(o.GPUMemoryGiB), fnum(o.VCPUs), fnum(o.MemoryGiB), fnum(o.LocalDiskGB),
 			o.Interconnect, fnum(o.NetworkGbps), o.Arch, o.SpecSource,
 			pnum(o.OnDemand), pnum(o.Spot), cur, o.OnDemand.Source, o.OnDemand.AsOf, o.Spot.Source, o.Spot.AsOf,
-			o.Retired, o.RetiredSource,
+			o.Retired, o.RetiredSource, o.SkyPilotAccelerator, o.SkyPilotRegion,
 		}
 		if err := cw.Write(rec); err != nil {
 			return err
@@ -124,6 +124,7 @@ func parseOfferingRecord(rec []string, byName map[string]*GPU) (Offering, error)
 		return o, fmt.Errorf("column spot_price: %w", err)
 	}
 	o.Retired, o.RetiredSource = rec[22], rec[23]
+	o.SkyPilotAccelerator, o.SkyPilotRegion = rec[24], rec[25]
 	if o.Retired != "" && (len(o.Retired) != len("2006-01-02") || o.RetiredSource == "") {
 		return o, fmt.Errorf("column retired: %q needs a date YYYY-MM-DD and a retired_source", o.Retired)
 	}

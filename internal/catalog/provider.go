@@ -21,8 +21,24 @@ type Provider struct {
 	// SkyPilotCloud is the provider's name in SkyPilot's `cloud` field, ""
 	// where SkyPilot cannot launch on it.
 	SkyPilotCloud string `yaml:"skypilot_cloud"`
+	// SkyPilot is what SkyPilot cannot do on that cloud (its cloud's
+	// unsupported-feature flags), nil where SkyPilot cannot launch on it.
+	SkyPilot *SkyPilotLimits `yaml:"skypilot"`
 	// Risks are capacity risks that plans on this provider carry.
 	Risks []ProviderRisk `yaml:"risks"`
+}
+
+// SkyPilotLimits are the features SkyPilot does not support on a cloud, as
+// its cloud class declares them (_CLOUD_UNSUPPORTED_FEATURES), and the
+// regions its catalog lacks. The zero value: everything is supported.
+type SkyPilotLimits struct {
+	NoMultiNode bool `yaml:"no_multi_node"` // no clusters of more than one node
+	NoSpot      bool `yaml:"no_spot"`       // no spot instances
+	NoOpenPorts bool `yaml:"no_open_ports"` // no open ports, so no sky serve replicas
+	// NoChinaRegions: SkyPilot's catalog of the cloud has no mainland-China
+	// region (AWS's cn-* regions are a separate partition it does not fetch).
+	NoChinaRegions bool   `yaml:"no_china_regions"`
+	Source         string `yaml:"source"` // source id of these facts
 }
 
 // ProviderRisk is a capacity risk of a provider's plans: for one pricing

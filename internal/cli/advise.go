@@ -41,6 +41,10 @@ type adviseFlags struct {
 	noSpot, wide                                        bool
 	accelerators                                        string
 	limit, maxNodes                                     int
+	// Sizing by the model (--model and its flags).
+	model, method, weights         string
+	tokens                         float64
+	context, concurrency, loraRank int
 }
 
 const adviseLong = `Describe the work; gpuscout answers where and how to buy the capacity, with
@@ -54,12 +58,22 @@ suits it) and its size:
   --work 20000gpu-h@A100          a job measured in GPU-hours on a reference GPU
   --hours-per-month 730 [--gpu L4:2]             a steady load of that capacity
   --pattern bursty --base 2 --peak 16 [--peak-hours 120]   GPUs always on, at peak, hours at peak a month
+  --model llama-3-70b --method lora --tokens 2e9   a job sized by a model (gpuscout models)
 Constraints: --deadline 30d, --budget 60000USD, --china, --provider, --region.
 With --gpu NAME:COUNT --for D, that shape (every variant of a family name such
 as A100) is priced on every provider that has it and marked ASK; every other
 plan says how it differs from the best of them, and D is the time you have:
 plans that take longer are excluded unless --deadline allows more. Training
 scenarios use CUDA GPUs; --accelerators any adds Neuron, ROCm and Gaudi.
+
+--model NAME|SIZE sizes the memory: --method full (mixed-precision Adam, 16
+bytes a parameter as in ZeRO, sharded FSDP/ZeRO-3 over every GPU of the plan,
+plus checkpointed activations for --context), lora or qlora (frozen 16-bit or
+4-bit weights plus rank --lora-rank adapters on q, k, v, o), or inference
+(weights at --weights plus the KV cache for --context × --concurrency, within
+one instance); 10% headroom on top. Offerings that cannot hold it are excluded
+with the numbers. --tokens turns the model into work: 6·N·tokens FLOPs to train
+(2·N to serve; N active parameters) at the scenario's MFU of the reference GPU.
 
 Each GPU's speed relative to the reference is (compute/ref)^(1−β)·(bandwidth/ref)^β
 with the scenario's precision and bandwidth weight β, times a scaling
@@ -82,6 +96,8 @@ func newAdviseCmd(e *env) *cobra.Command {
 		Example: `  gpuscout advise --scenario cv-training --gpu A100:4 --for 7d
   gpuscout advise --scenario llm-pretraining --work 20000gpu-h@A100 --deadline 30d --budget 60000USD
   gpuscout advise --scenario inference-online --hours-per-month 730 --china --currency CNY
+  gpuscout advise --scenario llm-finetuning --model llama-3-70b --method lora --tokens 2e9 --deadline 10d --budget 20000USD
+  gpuscout advise --scenario inference-online --model qwen2.5-72b --context 32k --concurrency 32 --hours-per-month 730
   gpuscout advise --scenario llm-finetuning --pattern bursty --peak 16 --base 2 --credits 1000USD@aws
   gpuscout advise ... --bench reports/a100.json --report plan.html ; gpuscout advise ... --export skypilot > task.yaml`,
 		Args: noArgs,
@@ -112,10 +128,17 @@ func newAdviseCmd(e *env) *cobra.Command {
 	fl.BoolVar(&f.wide, "wide", false, "do not wrap explanation lines at 120 columns")
 	fl.StringSliceVar(&f.bench, "bench", nil, "benchmark report(s) (JSON) whose measured throughput replaces datasheet estimates")
 	fl.Var(&outPathValue{p: &f.report, exts: []string{".html", ".htm", ".md"}}, "report", "write a report with charts: FILE.html or FILE.md (charts as SVG files beside it)")
-	fl.StringVar(&f.export, "export", "", "print the best plan as: skypilot (a SkyPilot task YAML) or agent (gpuscout agent config)")
+	fl.StringVar(&f.export, "export", "", "print the best plan as: skypilot (a SkyPilot task YAML of the best plan SkyPilot can launch) or agent (gpuscout agent config)")
 	f.limit, f.maxNodes = 10, 64
 	fl.Var(&intValue{n: &f.limit, min: 0, max: 1 << 20}, "limit", "show at most this many plans in the table (0: all)")
 	fl.Var(&intValue{n: &f.maxNodes, min: 1, max: advise.MaxNodes}, "max-nodes", "the most instances a plan may use (1 to 10000)")
+	fl.StringVar(&f.model, "model", "", "size the work by a model: a name from `gpuscout models` or a size such as 70B")
+	fl.StringVar(&f.method, "method", "", "with --model: full, lora, qlora or inference (default: inference for inference scenarios, else full)")
+	fl.Var(&floatValue{f: &f.tokens, min: 1, max: advise.MaxTokens}, "tokens", "with --model: a job of this many tokens, e.g. 2e9 (training 6·N·tokens FLOPs, inference 2·N)")
+	fl.Var(&contextValue{n: &f.context}, "context", "with --model: tokens per sequence or request, e.g. 4096 or 32k (default 4096)")
+	fl.Var(&intValue{n: &f.concurrency, min: 1, max: advise.MaxConcurrency}, "concurrency", "with --model: requests served at once (inference) or sequences per GPU per step (training); default 1")
+	fl.Var(&intValue{n: &f.loraRank, min: 1, max: advise.MaxLoRARank}, "lora-rank", "with --method lora or qlora: the adapter rank (default 16)")
+	fl.StringVar(&f.weights, "weights", "", "with --method inference: bf16 (default), fp16, fp8, int8 or int4")
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		format, err := getFormat()
 		if err != nil {
@@ -140,7 +163,8 @@ func newAdviseCmd(e *env) *cobra.Command {
 			}
 			switch f.export {
 			case "skypilot":
-				return asUsage(advise.WriteSkyPilot(e.stdout, a.Catalog, &res.Plans[0], req.Scenario.Name))
+				opt := advise.SkyPilotOptions{Scenario: req.Scenario.Name, RegionPinned: len(req.Select.Regions) > 0}
+				return asUsage(advise.WriteSkyPilot(e.stdout, a.Catalog, res.Plans, opt))
 			case "agent":
 				return agentconfig.Write(e.stdout, advise.AgentConfig(&res.Plans[0], req.Usage.Egress[catalog.PathInternet]))
 			}
@@ -258,13 +282,13 @@ func adviseRequestFromFlags(f *adviseFlags, changed func(string) bool, l *loaded
 		return nil, usagef("--pattern %q: want steady or bursty", f.pattern)
 	}
 	sizes := 0
-	for _, set := range []bool{changed("for"), changed("work"), changed("hours-per-month"), f.pattern == "bursty"} {
+	for _, set := range []bool{changed("for"), changed("work"), changed("hours-per-month"), f.pattern == "bursty", changed("tokens")} {
 		if set {
 			sizes++
 		}
 	}
 	if sizes != 1 {
-		return nil, usagef("give the size of the work once: --gpu NAME:COUNT --for DURATION, --work N gpu-h@GPU, --hours-per-month H, or --pattern bursty --base B --peak P")
+		return nil, usagef("give the size of the work once: --gpu NAME:COUNT --for DURATION, --work N gpu-h@GPU, --model M --tokens N, --hours-per-month H, or --pattern bursty --base B --peak P")
 	}
 	switch {
 	case changed("for"):
@@ -280,14 +304,14 @@ func adviseRequestFromFlags(f *adviseFlags, changed func(string) bool, l *loaded
 		req.Bursty, req.Base, req.Peak, req.PeakHours = true, f.base, f.peak, f.peakHours
 	}
 	if changed("horizon") {
-		if req.WorkGPUHours > 0 {
+		if req.WorkGPUHours > 0 || changed("tokens") {
 			return nil, usagef("--horizon applies to a steady or bursty load, not to a job (--for or --work)")
 		}
 		req.HorizonMonths = f.horizon / catalog.HoursPerMonth
 	}
 	if changed("deadline") {
 		req.Deadline = f.deadline
-		if req.WorkGPUHours == 0 {
+		if req.WorkGPUHours == 0 && !changed("tokens") {
 			return nil, usagef("--deadline applies to a job (--for or --work), not to a steady load")
 		}
 	}
@@ -304,6 +328,9 @@ func adviseRequestFromFlags(f *adviseFlags, changed func(string) bool, l *loaded
 			return nil, usagef("--budget: %v", err)
 		}
 		req.Budget = decimal.NullDecimal{Decimal: conv.Value, Valid: true}
+	}
+	if req.Model, err = modelJobFromFlags(f, changed); err != nil {
+		return nil, err
 	}
 	// Usage shared by every plan.
 	u := &req.Usage
@@ -430,6 +457,9 @@ func adviseJSON(res *advise.Result, req *advise.Request, a *advise.Advisor) advi
 	out.Inputs["accelerators"] = req.AcceleratorChoice()
 	if req.Ask != nil {
 		out.Inputs["ask"] = map[string]any{"gpu": req.Ask.Name, "count": req.Ask.Count, "hours": req.Ask.Hours}
+	}
+	if mi := advise.ModelInputs(req); mi != nil {
+		out.Inputs["model"] = mi
 	}
 	return out
 }

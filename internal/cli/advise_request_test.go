@@ -34,6 +34,9 @@ func TestAdviseRequestFromFlags(t *testing.T) {
 		budget                          string
 		providers                       []string
 		ask, accelerators               string // the ask as "NAME×COUNT/FOR"
+		model, method                   string // --model (as looked up) and --method as given
+		tokens                          float64
+		context, concurrency            int
 	}
 	for _, tc := range []struct {
 		name string
@@ -66,6 +69,23 @@ func TestAdviseRequestFromFlags(t *testing.T) {
 		{"no scenario", func(f *adviseFlags) { f.duration = 168 }, []string{"for"}, want{}, "--scenario is required"},
 		{"deadline on a load", func(f *adviseFlags) { f.scenario, f.hoursPerMonth, f.deadline = "inference-online", 100, 72 }, []string{"hours-per-month", "deadline"}, want{}, "--deadline applies to a job"},
 		{"pattern", func(f *adviseFlags) { f.scenario, f.pattern = "cv-training", "wavy" }, []string{"pattern"}, want{}, `--pattern "wavy"`},
+		// Sizing by the model: --tokens is the size (the work follows in Defaults).
+		{"model and tokens", func(f *adviseFlags) {
+			f.scenario, f.model, f.method, f.tokens, f.deadline = "llm-finetuning", "llama-3-70b", "lora", 2e9, 240
+		}, []string{"model", "method", "tokens", "deadline"},
+			want{ref: "A100-SXM4-40GB", refCount: 1, deadline: 240, model: "llama-3-70b", method: "lora", tokens: 2e9}, ""},
+		{"bare size", func(f *adviseFlags) { f.scenario, f.model, f.tokens = "llm-pretraining", "8B", 1e12 }, []string{"model", "tokens"},
+			want{ref: "A100-SXM4-40GB", refCount: 1, model: "8B", tokens: 1e12}, ""},
+		{"serving with context", func(f *adviseFlags) {
+			f.scenario, f.model, f.context, f.concurrency, f.hoursPerMonth = "inference-online", "qwen2.5-72b", 32768, 32, 730
+		}, []string{"model", "context", "concurrency", "hours-per-month"},
+			want{ref: "A100-SXM4-40GB", refCount: 1, hpm: 730, model: "qwen2.5-72b", context: 32768, concurrency: 32}, ""},
+		{"tokens without model", func(f *adviseFlags) { f.scenario, f.tokens = "llm-pretraining", 1e9 }, []string{"tokens"}, want{}, "--tokens needs --model"},
+		{"unknown model", func(f *adviseFlags) { f.scenario, f.model, f.duration = "llm-pretraining", "gpt-9", 10 }, []string{"model", "for"}, want{}, `--model: unknown model "gpt-9"`},
+		{"bad method", func(f *adviseFlags) { f.scenario, f.model, f.method, f.duration = "llm-pretraining", "8B", "dpo", 10 }, []string{"model", "method", "for"}, want{}, `--method "dpo": want full, lora, qlora, inference`},
+		{"tokens and work", func(f *adviseFlags) {
+			f.scenario, f.model, f.tokens, f.work = "llm-pretraining", "8B", 1e9, "10gpu-h@A100"
+		}, []string{"model", "tokens", "work"}, want{}, "give the size of the work once"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f := defaults()
@@ -90,6 +110,9 @@ func TestAdviseRequestFromFlags(t *testing.T) {
 			if req.Ask != nil {
 				got.ask = fmt.Sprintf("%s×%g/%s", req.Ask.Name, req.Ask.Count, req.Ask.For)
 			}
+			if m := req.Model; m != nil {
+				got.model, got.method, got.tokens, got.context, got.concurrency = m.Model.Name, m.Method, m.Tokens, m.Context, m.Concurrency
+			}
 			if req.Budget.Valid {
 				got.budget = req.Budget.Decimal.String()
 			}
@@ -99,7 +122,8 @@ func TestAdviseRequestFromFlags(t *testing.T) {
 			got.providers, w.providers = nil, nil
 			if got.ref != w.ref || got.refCount != w.refCount || got.work != w.work || got.hpm != w.hpm || got.base != w.base || got.peak != w.peak ||
 				got.peakHours != w.peakHours || got.horizon != w.horizon || got.deadline != w.deadline || got.bursty != w.bursty || got.budget != w.budget ||
-				got.ask != w.ask || got.accelerators != w.accelerators {
+				got.ask != w.ask || got.accelerators != w.accelerators ||
+				got.model != w.model || got.method != w.method || got.tokens != w.tokens || got.context != w.context || got.concurrency != w.concurrency {
 				t.Errorf("got  %+v\nwant %+v", got, w)
 			}
 			if req.Usage.Spot.CheckpointHours == 0 || req.Scenario.Name != f.scenario {

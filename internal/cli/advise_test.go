@@ -103,13 +103,18 @@ func TestAdviseExports(t *testing.T) {
 	if code != 0 || yaml.Unmarshal([]byte(out), &cfg) != nil || cfg.Version != 0 || len(cfg.Alerts) < 3 || cfg.Node["instance_type"] == nil {
 		t.Errorf("agent config: %d %+v\n%s", code, cfg, out)
 	}
-	// SkyPilot cannot launch on Alibaba: a clear error.
+	// SkyPilot cannot launch on Alibaba: the cheaper Alibaba plan is
+	// skipped with the reason, and alone it is a clear error.
 	dir := t.TempDir()
 	p := filepath.Join(dir, "p.yaml")
 	os.WriteFile(p, []byte("prices:\n  - {provider: alibaba, instance_type: ecs.gn7i-c8g1.2xlarge, region: cn-hangzhou, price: 0.01, currency: CNY}\n"), 0o644)
-	_, errOut, code = run(t, "advise", "--scenario", "inference-online", "--hours-per-month", "730", "--prices", p, "--export", "skypilot")
-	if code == 0 || !strings.Contains(errOut, "SkyPilot cannot launch on alibaba") {
-		t.Errorf("skypilot export for alibaba: %d %s", code, errOut)
+	out, errOut, code = run(t, "advise", "--scenario", "inference-online", "--hours-per-month", "730", "--prices", p, "--export", "skypilot")
+	if code != 0 || !strings.Contains(out, "#   #1 alibaba ecs.gn7i-c8g1.2xlarge (on-demand): SkyPilot cannot launch on alibaba") || !strings.Contains(out, "# run it with: sky serve up task.yaml") {
+		t.Errorf("skypilot export skipping alibaba: %d %s\n%s", code, errOut, out)
+	}
+	_, errOut, code = run(t, "advise", "--scenario", "inference-online", "--hours-per-month", "730", "--prices", p, "--provider", "alibaba", "--export", "skypilot")
+	if code != 2 || !strings.Contains(errOut, "SkyPilot cannot launch on alibaba") {
+		t.Errorf("skypilot export for alibaba only: %d %s", code, errOut)
 	}
 }
 
@@ -298,5 +303,36 @@ func TestAdviseExportSkyPilotDeadline(t *testing.T) {
 	}
 	if !strings.Contains(out, "# deadline 192 h") || !strings.Contains(out, "cannot") || !strings.Contains(out, "sky jobs launch") {
 		t.Errorf("no comment on the deadline SkyPilot cannot express:\n%s", out)
+	}
+}
+
+// Issue 9 part 8: a spot plan is a managed job whose recovery may move
+// regions, unless the user pinned one with --region: then the task keeps
+// that region and recovers in it (FAILOVER).
+func TestAdviseExportSkyPilotRegion(t *testing.T) {
+	type task struct {
+		Resources struct {
+			Region      string `yaml:"region"`
+			JobRecovery struct {
+				Strategy string `yaml:"strategy"`
+			} `yaml:"job_recovery"`
+		} `yaml:"resources"`
+	}
+	for _, tt := range []struct {
+		args                  []string
+		wantRegion, wantStrat string
+	}{
+		{nil, "", "EAGER_NEXT_REGION"},
+		{[]string{"--region", "eu-north1"}, "eu-north1", "FAILOVER"},
+	} {
+		args := append([]string{"advise", "--scenario", "cv-training", "--gpu", "A100:4", "--for", "7d", "--provider", "nebius", "--export", "skypilot"}, tt.args...)
+		out, errOut, code := run(t, args...)
+		var got task
+		if code != 0 || yaml.Unmarshal([]byte(out), &got) != nil {
+			t.Fatalf("%v: %d %s\n%s", tt.args, code, errOut, out)
+		}
+		if !strings.Contains(out, "# run it with: sky jobs launch task.yaml") || got.Resources.Region != tt.wantRegion || got.Resources.JobRecovery.Strategy != tt.wantStrat {
+			t.Errorf("%v: region %q recovery %q, want %q %q\n%s", tt.args, got.Resources.Region, got.Resources.JobRecovery.Strategy, tt.wantRegion, tt.wantStrat, out)
+		}
 	}
 }

@@ -70,6 +70,10 @@ func TestGolden(t *testing.T) {
 		{"breakeven-a2-1y.txt", []string{"cost", "breakeven", "--offering", "gcp/a2-highgpu-8g", "--term", "1y"}},
 		{"advise-article.txt", []string{"advise", "--scenario", "cv-training", "--gpu", "A100:4", "--for", "7d"}},
 		{"advise-china.txt", []string{"advise", "--scenario", "inference-online", "--hours-per-month", "730", "--china", "--currency", "CNY"}},
+		{"models.txt", []string{"models"}},
+		{"models-qwen2.5-72b.json", []string{"models", "qwen2.5-72b", "-o", "json"}},
+		{"advise-lora-70b.txt", []string{"advise", "--scenario", "llm-finetuning", "--model", "llama-3-70b", "--method", "lora", "--tokens", "2e9", "--deadline", "10d", "--budget", "20000USD", "--limit", "3"}},
+		{"advise-serve-qwen72b.txt", []string{"advise", "--scenario", "inference-online", "--model", "qwen2.5-72b", "--context", "32k", "--concurrency", "32", "--hours-per-month", "730", "--limit", "3"}},
 		{"spot-article.txt", []string{"spot", "--offering", "aws/p4d.24xlarge/us-east-1", "--work", "72h", "--deadline", "100h", "--band", "10-15%", "--runs", "2000"}},
 		{"spot-trace.md", []string{"spot", "--work", "48h", "--deadline", "52h", "--trace", "../spot/testdata/volatile_1node.json", "--spot-price", "0.918", "--od-price", "3.06", "-o", "markdown"}},
 	} {

@@ -9,6 +9,7 @@ import (
 	"maps"
 	"math"
 	"os"
+	"path/filepath"
 	"slices"
 	"sort"
 	"strconv"
@@ -103,7 +104,7 @@ func newCostCmd(e *env) *cobra.Command {
 	f.registerUsage(cmd)
 	fl := cmd.Flags()
 	fl.BoolVar(&f.cashflow, "cashflow", false, "print each option's month-by-month cash flows instead of the summary")
-	fl.Var(&outPathValue{p: &f.chart, exts: []string{".svg"}}, "chart", "write the cumulative cash flow of the best options as an SVG chart to this file (.svg)")
+	fl.Var(&outPathValue{p: &f.chart, exts: []string{".svg"}}, "chart", "write the cost of each pricing model against hours per month (break-even points and your load marked) as SVG to this file (.svg); where payment schemes differ, also NAME-cashflow.svg beside it: the cumulative cash flow")
 	fl.BoolVar(&f.explain, "explain", false, "print the explanation of every option, not only the best few")
 	fl.BoolVar(&f.unpriced, "unpriced", false, "list schemes without a sourced price in the table too (JSON always has them)")
 	fl.IntVar(&f.limit, "limit", 0, "show at most this many priced options (0: all)")
@@ -562,13 +563,184 @@ func cashflowTable(opts []cost.Option, run *costRun) *render.Table {
 	return t
 }
 
+// writeCostChart writes the --chart charts: at path, the cost of each
+// pricing model of the best offering against hours used per month; beside
+// it (NAME-cashflow.svg), where the payment schemes of the options differ,
+// their cumulative cash flow over the horizon.
 func writeCostChart(path string, opts []cost.Option, run *costRun) error {
-	chart := &render.LineChart{Title: "Cumulative cash flow of the best options", XLabel: "month", YLabel: "cumulative cost (" + string(run.l.currency) + ")"}
+	chart := costHoursChart(opts, run)
+	if chart == nil {
+		return usagef("--chart: no priced, feasible option to plot")
+	}
+	if err := writeChart(path, chart); err != nil {
+		return err
+	}
+	if flow := cashflowChart(opts, run); flow != nil {
+		return writeChart(cashflowChartPath(path), flow)
+	}
+	return nil
+}
+
+// cashflowChartPath is where the second chart of --chart goes: cost.svg →
+// cost-cashflow.svg.
+func cashflowChartPath(path string) string {
+	return strings.TrimSuffix(path, filepath.Ext(path)) + "-cashflow.svg"
+}
+
+// costLine is one pricing model of an offering as a line against hours used
+// per month h: cost = Fixed + PerHour·h over the horizon.
+type costLine struct {
+	opt            *cost.Option
+	name           string
+	fixed, perHour float64
+}
+
+// costLines picks the best priced, feasible option's offering and returns its
+// pricing models as lines, compute only: on-demand and spot rise with the
+// hours (spot at its simulated hours factor), each commitment (the cheapest
+// per model and term) is flat at its effective price per term hour × 730 h.
+func costLines(opts []cost.Option, run *costRun) []costLine {
+	var best *catalog.Offering
+	for i := range opts {
+		if opts[i].Known && opts[i].Feasible {
+			best = opts[i].Offering
+			break
+		}
+	}
+	if best == nil {
+		return nil
+	}
+	scale := run.usage.HorizonMonths * float64(max(1, run.usage.Instances))
+	var lines []costLine
+	seen := map[string]bool{}
 	for i := range opts {
 		o := &opts[i]
-		if !o.Known || !o.Feasible {
+		if o.Offering != best || !o.Known || !o.Feasible {
 			continue
 		}
+		switch o.Model {
+		case cost.ModelOnDemand, cost.ModelSpot:
+			if !o.ListHourly.Valid || seen[o.Model] {
+				continue
+			}
+			seen[o.Model] = true
+			h := o.ListHourly.Decimal.InexactFloat64()
+			if o.SpotEstimate != nil {
+				h *= o.SpotEstimate.HoursFactor
+			}
+			lines = append(lines, costLine{opt: o, name: o.Model, perHour: h * scale})
+		default:
+			eff := o.EffectiveTermHourly()
+			key := o.Model + " " + o.Term
+			if !eff.Valid || seen[key] || len(lines) >= 6 {
+				continue // opts come cheapest first: the first of a model and term is its best
+			}
+			seen[key] = true
+			name := strings.TrimSpace(o.Term + " " + o.Model + " " + o.Payment + " " + o.Class)
+			lines = append(lines, costLine{opt: o, name: name, fixed: eff.Decimal.InexactFloat64() * catalog.HoursPerMonth * scale})
+		}
+	}
+	return lines
+}
+
+// costLoad is the user's load in hours per instance per month (a job's
+// hours spread over the horizon), at most 730.
+func costLoad(u *cost.Usage) float64 {
+	if u.HorizonMonths <= 0 {
+		return 0
+	}
+	return math.Min(catalog.HoursPerMonth, u.TotalHours()/u.HorizonMonths)
+}
+
+// costHoursChart is the first chart of --chart: which pricing model is
+// cheapest at which load, the user's load and the break-even points marked.
+func costHoursChart(opts []cost.Option, run *costRun) *render.LineChart {
+	lines := costLines(opts, run)
+	if len(lines) == 0 {
+		return nil
+	}
+	cur := string(run.l.currency)
+	o0 := lines[0].opt.Offering
+	months := run.usage.HorizonMonths
+	chart := &render.LineChart{
+		Title:  fmt.Sprintf("Which pricing model of %s/%s is cheapest at your hours per month?", o0.Provider, o0.InstanceType),
+		XLabel: "hours used per month, per instance",
+		YLabel: fmt.Sprintf("cost over %s months, %d instance(s) (%s)", render.FormatTick(months), max(1, run.usage.Instances), cur),
+	}
+	for _, l := range lines {
+		chart.Series = append(chart.Series, render.Series{Name: l.name, Points: [][2]float64{{0, l.fixed}, {catalog.HoursPerMonth, l.fixed + l.perHour*catalog.HoursPerMonth}}})
+	}
+	load := costLoad(run.usage)
+	chart.Marks = []render.XMark{{X: load, Label: fmt.Sprintf("your load: %s h/month", render.FormatTick(math.Round(load)))}}
+	for _, l := range lines {
+		if b := l.opt.Breakeven; b != nil && *b > 0 && *b <= catalog.HoursPerMonth {
+			chart.Callouts = append(chart.Callouts, render.Callout{X: *b, Y: l.fixed,
+				Label: fmt.Sprintf("%s %s wins above %.0f h/month", l.opt.Term, l.opt.Model, *b)})
+		}
+	}
+	chart.Caption = "Compute only (egress, storage and credits add the same to every model)."
+	for _, l := range lines {
+		if l.opt.SpotEstimate != nil {
+			chart.Caption += " Spot at its simulated overhead for your load."
+		}
+	}
+	chart.Caption += " " + costSources(lines, run.l.cat)
+	return chart
+}
+
+// costSources cites the prices behind the lines: the offering's on-demand
+// and spot prices and the catalog commitments of the lines' model and term.
+func costSources(lines []costLine, cat *catalog.Catalog) string {
+	o := lines[0].opt.Offering
+	var parts []string
+	add := func(what, source, asOf string) {
+		p := fmt.Sprintf("%s %s (%s)", what, source, asOf)
+		if !slices.Contains(parts, p) {
+			parts = append(parts, p)
+		}
+	}
+	if o.OnDemand.Known {
+		add("on-demand", o.OnDemand.Source, o.OnDemand.AsOf)
+	}
+	if o.Spot.Known {
+		add("spot", o.Spot.Source, o.Spot.AsOf)
+	}
+	for _, l := range lines {
+		if !l.opt.EffectiveTermHourly().Valid || cat == nil {
+			continue
+		}
+		for _, c := range cat.CommitmentsFor(o) {
+			if c.Model == l.opt.Model && c.Term == l.opt.Term && c.Payment == l.opt.Payment && c.Class == l.opt.Class {
+				add(l.opt.Term+" "+l.opt.Model, c.Source, c.AsOf)
+			}
+		}
+	}
+	if len(parts) == 0 {
+		return "Prices: the catalog's."
+	}
+	return "Prices: " + strings.Join(parts, "; ") + "."
+}
+
+// cashflowChart is the second chart of --chart: the cumulative cash flow of
+// the lines' options month by month, drawn only where their payment
+// schemes differ (pay as you go, monthly, upfront).
+func cashflowChart(opts []cost.Option, run *costRun) *render.LineChart {
+	lines := costLines(opts, run)
+	schemes := map[string]bool{}
+	for _, l := range lines {
+		s := "pay as you go"
+		if l.opt.Payment != "" {
+			s = l.opt.Payment
+		}
+		schemes[s] = true
+	}
+	if len(schemes) < 2 {
+		return nil
+	}
+	chart := &render.LineChart{Title: "How much cash does each option need, month by month?", XLabel: "month",
+		YLabel: "cumulative cost (" + string(run.l.currency) + ")"}
+	for _, l := range lines {
+		o := l.opt
 		s := render.Series{Name: optionLabel(o) + ": " + money.Format(o.Total, run.l.currency)}
 		cum := decimal.Zero
 		for _, m := range o.Schedule.Expand(run.usage.Months()) {
@@ -576,11 +748,9 @@ func writeCostChart(path string, opts []cost.Option, run *costRun) error {
 			s.Points = append(s.Points, [2]float64{float64(m.Index), cum.InexactFloat64()})
 		}
 		chart.Series = append(chart.Series, s)
-		if len(chart.Series) == 6 {
-			break
-		}
 	}
-	return writeChart(path, chart)
+	chart.Caption = "Totals include egress, storage, credits and promotions. " + costSources(lines, run.l.cat)
+	return chart
 }
 
 // writeChart writes an SVG chart to a file (the --chart flag of cost and spot).

@@ -3,6 +3,7 @@ package cli
 import (
 	"encoding/json"
 	"encoding/xml"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -64,12 +65,9 @@ func TestCostJSONContract(t *testing.T) {
 	}
 }
 
-func TestCostChart(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "cost.svg")
-	_, errOut, code := run(t, "cost", "--offering", "gcp/a2-highgpu-8g/us-central1", "--hours-per-month", "420", "--horizon", "3y", "--chart", path)
-	if code != 0 {
-		t.Fatal(errOut)
-	}
+// costChartLines reads the polylines of an SVG chart: title → points.
+func costChartLines(t *testing.T, path string) map[string][]string {
+	t.Helper()
 	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
@@ -82,15 +80,83 @@ func TestCostChart(t *testing.T) {
 		} `xml:"polyline"`
 	}
 	if err := xml.Unmarshal(b, &doc); err != nil {
-		t.Fatalf("not valid SVG/XML: %v", err)
+		t.Fatalf("%s: not valid SVG/XML: %v", path, err)
 	}
-	if len(doc.Polyline) != 4 {
-		t.Fatalf("%d lines, want 4 (spot, on-demand, 1y, 3y)", len(doc.Polyline))
-	}
+	out := map[string][]string{}
 	for _, p := range doc.Polyline {
-		if n := len(strings.Fields(p.Points)); n != 37 {
-			t.Errorf("%s: %d points, want months 0..36", p.Title, n)
+		out[p.Title] = strings.Fields(p.Points)
+	}
+	return out
+}
+
+func TestCostChart(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "cost.svg")
+	_, errOut, code := run(t, "cost", "--offering", "gcp/a2-highgpu-8g/us-central1", "--hours-per-month", "420", "--horizon", "3y", "--chart", path)
+	if code != 0 {
+		t.Fatal(errOut)
+	}
+	// The first chart: one line per pricing model against hours per month
+	// (two points each: 0 and 730 h), the break-evens of the table (3y 256,
+	// 1y 460 h/month) and the load labelled.
+	lines := costChartLines(t, path)
+	for _, name := range []string{"on-demand", "spot", "3y commitment monthly", "1y commitment monthly"} {
+		if n := len(lines[name]); n != 2 {
+			t.Errorf("line %q: %d points, want 2 (0 and 730 h/month); lines %v", name, n, lines)
 		}
+	}
+	texts := strings.Join(chartTexts(t, path), "\n")
+	for _, want := range []string{"3y commitment wins above 256 h/month", "1y commitment wins above 460 h/month", "your load: 420 h/month", "cyclenerd-gcp@2026-07-30"} {
+		if !strings.Contains(texts, want) {
+			t.Errorf("chart lacks %q:\n%s", want, texts)
+		}
+	}
+	// The second, beside it: the cumulative cash flow, month 0 to 36.
+	flow := costChartLines(t, filepath.Join(filepath.Dir(path), "cost-cashflow.svg"))
+	if len(flow) != 4 {
+		t.Fatalf("cash-flow chart: %d lines, want 4 (spot, on-demand, 1y, 3y)", len(flow))
+	}
+	for name, pts := range flow {
+		if len(pts) != 37 {
+			t.Errorf("%s: %d points, want months 0..36", name, len(pts))
+		}
+	}
+}
+
+// TestCostLinesBreakEven: the chart's lines are the table's figures: the
+// on-demand line at the user's load is the on-demand total, and it crosses
+// each commitment's flat line at that commitment's break-even hours.
+func TestCostLinesBreakEven(t *testing.T) {
+	f := costFlags{catalogFlags: catalogFlags{currency: "USD"}, offering: "gcp/a2-highgpu-8g/us-central1"}
+	f.usage.HoursPerMonth, f.horizonHours = 420, 3*8760
+	run, opts, err := f.priceAll(func(n string) bool { return n == "hours-per-month" || n == "horizon" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := costLines(opts, run)
+	var od *costLine
+	for i := range lines {
+		if lines[i].name == "on-demand" {
+			od = &lines[i]
+		}
+	}
+	if od == nil || len(lines) != 4 {
+		t.Fatalf("lines %+v, want on-demand, spot and two commitments", lines)
+	}
+	if got, want := od.perHour*costLoad(run.usage), od.opt.Total.InexactFloat64(); math.Abs(got-want) > 0.01 {
+		t.Errorf("on-demand at 420 h/month = %.2f, want the table's total %.2f", got, want)
+	}
+	checked := 0
+	for _, l := range lines {
+		if l.opt.Breakeven == nil {
+			continue
+		}
+		checked++
+		if cross := l.fixed / od.perHour; math.Abs(cross-*l.opt.Breakeven) > 0.5 {
+			t.Errorf("%s crosses on-demand at %.2f h/month, want its break-even %.2f", l.name, cross, *l.opt.Breakeven)
+		}
+	}
+	if checked != 2 {
+		t.Errorf("%d lines with a break-even, want 2 (1y, 3y)", checked)
 	}
 }
 

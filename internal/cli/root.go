@@ -104,7 +104,7 @@ Every price carries its source and date; a price nobody can source is shown as u
 		},
 	}
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return asUsage(err) })
-	root.AddCommand(newAdviseCmd(e), newGPUsCmd(e), newOffersCmd(e), newCostCmd(e), newSpotCmd(e), newCatalogCmd(e), newVersionCmd(e))
+	root.AddCommand(newAdviseCmd(e), newGPUsCmd(e), newModelsCmd(e), newOffersCmd(e), newCostCmd(e), newSpotCmd(e), newCatalogCmd(e), newVersionCmd(e))
 	strictCompletion(root)
 	return root
 }

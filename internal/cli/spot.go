@@ -9,6 +9,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -172,7 +173,7 @@ func newSpotCmd(e *env) *cobra.Command {
 	fl.Var(&floatValue{f: &f.odPercent, min: 0, max: 100}, "od-percent", "asg-mix: on-demand percentage above the base, 0 to 100")
 	fl.BoolVar(&f.explain, "explain", false, "print the timeline of one run of each policy")
 	fl.Int64Var(&f.maxEvents, "max-events", f.maxEvents, "stop with an error beyond this many simulation events (checkpoints, availability changes), all runs together: 1000 to 10000000000")
-	fl.Var(&outPathValue{p: &f.chart, exts: []string{".svg"}}, "chart", "write a histogram of the run costs per policy as SVG to this file (.svg)")
+	fl.Var(&outPathValue{p: &f.chart, exts: []string{".svg"}}, "chart", "write a strip chart of the run costs per policy, with P(meet the deadline), as SVG to this file (.svg)")
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		format, err := getFormat()
 		if err != nil {
@@ -746,50 +747,71 @@ func mulp(p *float64, k float64) *float64 {
 	return &v
 }
 
+// writeSpotChart writes the --chart strip chart: one row per policy.
 func writeSpotChart(path string, sums []spot.Summary, in *spotInputs) error {
-	lo, hi := math.Inf(1), math.Inf(-1)
-	for _, s := range sums {
-		for i, c := range s.Costs {
-			if !math.IsInf(s.Hours[i], 1) {
-				lo, hi = math.Min(lo, c), math.Max(hi, c)
-			}
-		}
+	chart := spotChart(sums, in)
+	if len(chart.Rows) == 0 {
+		return fmt.Errorf("--chart: no policy has a finished run to plot")
 	}
-	if math.IsInf(lo, 1) {
-		return fmt.Errorf("--chart: no finished run to plot")
+	return writeChart(path, chart)
+}
+
+// spotChart is the data of the spot chart: one row per distinct result
+// (policies with identical runs merged: "spot = asg-mix"), each with its
+// finished runs' costs and, with a deadline, the share of runs that met it.
+func spotChart(sums []spot.Summary, in *spotInputs) *render.StripChart {
+	j := in.cfg.Job
+	title := "What does one run cost under each spot policy?"
+	if j.Deadline > 0 {
+		title = fmt.Sprintf("Which spot policy meets the %s h deadline, and what does a run cost?", render.FormatTick(j.Deadline))
 	}
-	if hi == lo {
-		hi = lo + 1
-	}
-	const bins = 30
-	w := (hi - lo) / bins
-	chart := &render.LineChart{Title: "Cost of each simulated run", XLabel: "cost per run (" + in.currency + ")", YLabel: "share of runs (%)"}
-	for _, s := range sums {
+	chart := &render.StripChart{Title: title, XLabel: "cost per run (" + in.currency + ")",
+		Ref: &render.XMark{X: j.ODCost(), Label: "on-demand " + fmtMoneyF(j.ODCost(), in.currency)}}
+	var rowOf []int // the summary each row stands for
+	for i := range sums {
+		s := &sums[i]
 		if s.Note != "" {
 			continue
 		}
-		counts := make([]float64, bins)
-		n := 0
-		for i, c := range s.Costs {
-			if math.IsInf(s.Hours[i], 1) {
-				continue
+		merged := false
+		for r, k := range rowOf {
+			if sameRuns(&sums[k], s) {
+				chart.Rows[r].Label += " = " + s.Policy
+				merged = true
+				break
 			}
-			b := int((c - lo) / w)
-			if b >= bins {
-				b = bins - 1
+		}
+		if merged {
+			continue
+		}
+		row := render.StripRow{Label: s.Policy, Unfinished: s.Unfinished, Mean: s.CostMean, P95: s.CostP95}
+		for k, c := range s.Costs {
+			if !math.IsInf(s.Hours[k], 1) {
+				row.Values = append(row.Values, c)
 			}
-			counts[b]++
-			n++
 		}
-		ser := render.Series{Name: fmt.Sprintf("%s: mean %s", s.Policy, fmtMoneyF(s.CostMean, in.currency))}
-		for b := 0; b < bins; b++ {
-			x0 := lo + float64(b)*w
-			y := 100 * counts[b] / float64(n)
-			ser.Points = append(ser.Points, [2]float64{x0, y}, [2]float64{x0 + w, y})
+		if len(row.Values) == 0 {
+			continue
 		}
-		chart.Series = append(chart.Series, ser)
+		if j.Deadline > 0 {
+			p := s.PMeetDeadline
+			row.PMeet = &p
+		}
+		chart.Rows = append(chart.Rows, row)
+		rowOf = append(rowOf, i)
 	}
-	return writeChart(path, chart)
+	caption := fmt.Sprintf("Simulated by gpuscout: %.4g h of work on %d node(s), %d runs per policy, seed %d; availability: %s.", j.Work, j.Nodes, in.cfg.Runs, in.cfg.Seed, in.model)
+	if len(in.priceSources) > 0 {
+		caption += " Prices: " + strings.Join(in.priceSources, "; ") + "."
+	}
+	chart.Caption = caption
+	return chart
+}
+
+// sameRuns reports whether two policies had identical runs (every cost and
+// completion time equal), so that the chart shows them as one row.
+func sameRuns(a, b *spot.Summary) bool {
+	return slices.Equal(a.Costs, b.Costs) && slices.Equal(a.Hours, b.Hours)
 }
 
 func newSpotSynthCmd(e *env) *cobra.Command {

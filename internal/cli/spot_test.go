@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -77,20 +78,79 @@ func TestSpotBandAndExplain(t *testing.T) {
 	}
 }
 
+// chartTexts returns the text elements of an SVG chart, in order.
+func chartTexts(t *testing.T, path string) []string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Text []string `xml:"text"`
+	}
+	if err := xml.Unmarshal(b, &doc); err != nil {
+		t.Fatalf("%s: not valid SVG/XML: %v", path, err)
+	}
+	return doc.Text
+}
+
+// spotChartRows maps each policy named in a row header of the spot chart to
+// the P(meet) text that follows it.
+func spotChartRows(texts []string, policies []string) map[string]string {
+	rows := map[string]string{}
+	for i, tx := range texts {
+		for _, name := range strings.Split(tx, " = ") {
+			if slices.Contains(policies, name) && i+1 < len(texts) {
+				rows[name] = texts[i+1]
+			}
+		}
+	}
+	return rows
+}
+
 func TestSpotChart(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "spot.svg")
 	_, errOut, code := run(t, "spot", "--work", "24h", "--deadline", "30h", "--trace", volatileTrace, "--spot-price", "1", "--od-price", "3", "--runs", "100", "--chart", path)
 	if code != 0 {
 		t.Fatal(errOut)
 	}
-	b, _ := os.ReadFile(path)
-	var doc struct {
-		Polyline []struct {
-			Title string `xml:"title"`
-		} `xml:"polyline"`
+	texts := chartTexts(t, path)
+	rows := spotChartRows(texts, spot.PolicyNames())
+	if len(rows) != len(spot.PolicyNames()) {
+		t.Errorf("chart rows name %d policies, want all %d: %q", len(rows), len(spot.PolicyNames()), texts)
 	}
-	if err := xml.Unmarshal(b, &doc); err != nil || len(doc.Polyline) != 7 {
-		t.Fatalf("chart: %v, %d series", err, len(doc.Polyline))
+	if want := "Which spot policy meets the 30 h deadline"; !strings.Contains(strings.Join(texts, " "), want) {
+		t.Errorf("the title does not ask %q: %q", want, texts)
+	}
+}
+
+// TestSpotChartMTBF3h: with an interruption every 3 h on average, spot-only
+// policies look cheapest but never finish 48 h of work within 52 h; the
+// chart must say so on their row, merged into one ("spot = ... = asg-mix").
+func TestSpotChartMTBF3h(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "spot.svg")
+	_, errOut, code := run(t, "spot", "--work", "48h", "--deadline", "52h", "--mtbf", "3h", "--spot-price", "0.918", "--od-price", "3.06", "--runs", "200", "--chart", path)
+	if code != 0 {
+		t.Fatal(errOut)
+	}
+	texts := chartTexts(t, path)
+	rows := spotChartRows(texts, spot.PolicyNames())
+	for _, p := range []string{"spot", "asg-mix"} {
+		if got := rows[p]; !strings.HasPrefix(got, "meets the deadline in 0% of runs") {
+			t.Errorf("row of %s says %q, want it to meet the deadline in 0%% of runs", p, got)
+		}
+	}
+	if got := rows["on-demand"]; got != "meets the deadline in 100% of runs" {
+		t.Errorf("on-demand row says %q, want 100%%", got)
+	}
+	merged := false
+	for _, tx := range texts {
+		if strings.Contains(tx, "spot = ") && strings.Contains(tx, "asg-mix") {
+			merged = true
+		}
+	}
+	if !merged {
+		t.Errorf("spot and asg-mix have identical runs but no merged row: %q", texts)
 	}
 }
 

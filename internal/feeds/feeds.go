@@ -109,6 +109,10 @@ type Offering struct {
 	Provider     string // the feed's provider or cloud name; build resolves it against the catalog's providers
 	InstanceType string
 	Region       string
+	// SourceRegion is the region exactly as the source writes it, where
+	// Region is a normalised form of it (Vast's ", CA, NA" is Region
+	// "CA, NA"); "" where Region is the source's own text.
+	SourceRegion string
 	Zone         string
 	Country      string // ISO 3166 country code where the source gives one (Vast)
 	Accelerator  string // the feed's own accelerator name or key ("A100", "a100", "h100-80gb")

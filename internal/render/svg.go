@@ -14,17 +14,32 @@ type Series struct {
 	Points [][2]float64 // x, y
 }
 
-// LineChart is a plain, readable SVG line chart: axes with round ticks, one
-// coloured line per series (with a dash pattern too, for readers who cannot
-// tell the colours apart), and a legend.
+// XMark is a vertical line at X with a label (the user's load, a deadline).
+type XMark struct {
+	X     float64
+	Label string
+}
+
+// Callout is a marked point with a label (a break-even point).
+type Callout struct {
+	X, Y  float64
+	Label string
+}
+
+// LineChart is a plain, readable SVG line chart: axes with round ticks (log
+// where the data span more than 100×), one line per series told apart by
+// colour, dash and end marker, a legend when there is more than one series,
+// vertical marks and labelled points placed without overlap, and a caption
+// with the data's source and date. The title should be the question the
+// chart answers.
 type LineChart struct {
 	Title, XLabel, YLabel string
 	Series                []Series
-	Width, Height         int
+	Marks                 []XMark
+	Callouts              []Callout
+	Caption               string // the data's source and date
+	Width, Height         int    // viewBox size; 0: ChartWidth, and a plot 260 px high
 }
-
-var palette = []string{"#1b6ca8", "#d1495b", "#2e8b57", "#edae49", "#6a4c93", "#00798c", "#8d6e63", "#555555"}
-var dashes = []string{"", "6 3", "2 3", "8 3 2 3", "1 2", "10 4", "4 4", "12 2"}
 
 // niceStep picks a round tick step (1, 2 or 5 × 10^k) for a range.
 func niceStep(span float64, ticks int) float64 {
@@ -55,70 +70,101 @@ func FormatTick(v float64) string {
 
 // Write renders the chart as a standalone SVG document.
 func (c *LineChart) Write(w io.Writer) error {
-	W, H := c.Width, c.Height
-	if W == 0 {
-		W = 860
+	f := newFrame(c.Width, c.Title)
+	plotH := 260.0
+	if c.Height > 0 {
+		plotH = math.Max(120, float64(c.Height)-200)
 	}
-	if H == 0 {
-		H = 480
-	}
-	left, right, top, bottom := 80.0, 20.0, 40.0, 60.0
-	legendH := 18.0 * float64(len(c.Series))
-	plotW, plotH := float64(W)-left-right, float64(H)-top-bottom-legendH
-	xmin, xmax, ymin, ymax := math.Inf(1), math.Inf(-1), 0.0, math.Inf(-1)
+	xmin, xmax, ymin, ymax := math.Inf(1), math.Inf(-1), math.Inf(1), math.Inf(-1)
 	for _, s := range c.Series {
 		for _, p := range s.Points {
 			xmin, xmax = math.Min(xmin, p[0]), math.Max(xmax, p[0])
 			ymin, ymax = math.Min(ymin, p[1]), math.Max(ymax, p[1])
 		}
 	}
+	for _, m := range c.Marks {
+		xmin, xmax = math.Min(xmin, m.X), math.Max(xmax, m.X)
+	}
 	if math.IsInf(xmin, 1) {
-		xmin, xmax, ymax = 0, 1, 1
+		xmin, xmax, ymin, ymax = 0, 1, 0, 1
 	}
-	if xmax == xmin {
-		xmax = xmin + 1
+	top := f.y + fontSmall*1.6
+	ys := NewScale(ymin, ymax, top+plotH, top, false)
+	left := 0.0
+	for _, v := range ys.Ticks() {
+		left = math.Max(left, textWidth(FormatTick(v), fontSmall))
 	}
-	ystep := niceStep(ymax-ymin, 5)
-	ymin = math.Floor(ymin/ystep) * ystep
-	ymax = math.Ceil(ymax/ystep) * ystep
-	if ymax == ymin {
-		ymax = ymin + ystep
+	left += marginX + 8
+	right := f.W - marginX - 8
+	xs := NewScale(xmin, xmax, left, right, false)
+	f.text(marginX, f.y+fontSmall*0.9, "start", ink, fontSmall, c.YLabel+logNote(ys), "")
+	for _, v := range ys.Ticks() {
+		y := ys.Pos(v)
+		f.printf(`<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="%s"/>`+"\n", left, y, right, y, faint)
+		f.text(left-6, y+fontSmall*0.35, "end", ink, fontSmall, FormatTick(v), "")
 	}
-	xs := func(x float64) float64 { return left + (x-xmin)/(xmax-xmin)*plotW }
-	ys := func(y float64) float64 { return top + plotH - (y-ymin)/(ymax-ymin)*plotH }
-	var b strings.Builder
-	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" font-family="sans-serif" font-size="12">`+"\n", W, H, W, H)
-	fmt.Fprintf(&b, `<rect width="%d" height="%d" fill="white"/>`+"\n", W, H)
-	fmt.Fprintf(&b, `<text x="%g" y="24" font-size="15" font-weight="bold">%s</text>`+"\n", left, html.EscapeString(c.Title))
-	for y := ymin; y <= ymax+ystep/2; y += ystep {
-		fmt.Fprintf(&b, `<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="#e0e0e0"/>`+"\n", left, ys(y), left+plotW, ys(y))
-		fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" text-anchor="end">%s</text>`+"\n", left-6, ys(y)+4, FormatTick(y))
+	f.printf(`<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="%s"/>`+"\n", left, top, left, top+plotH, ink)
+	bottom := f.drawXAxis(xs, top+plotH, top+plotH, c.XLabel)
+	var wishes []LabelWish
+	for _, m := range c.Marks {
+		x := xs.Pos(m.X)
+		f.printf(`<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="%s" stroke-width="1.5" stroke-dasharray="3 3"/>`+"\n", x, top, x, top+plotH, ink)
+		wishes = append(wishes, LabelWish{X: x, Y: top + fontSmall*0.7, Text: m.Label, Size: fontSmall})
 	}
-	xstep := niceStep(xmax-xmin, 8)
-	for x := math.Ceil(xmin/xstep) * xstep; x <= xmax+1e-9; x += xstep {
-		fmt.Fprintf(&b, `<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="#999"/>`+"\n", xs(x), top+plotH, xs(x), top+plotH+5)
-		fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" text-anchor="middle">%s</text>`+"\n", xs(x), top+plotH+18, FormatTick(x))
-	}
-	fmt.Fprintf(&b, `<line x1="%g" y1="%g" x2="%g" y2="%g" stroke="#333"/>`+"\n", left, top+plotH, left+plotW, top+plotH)
-	fmt.Fprintf(&b, `<line x1="%g" y1="%g" x2="%g" y2="%g" stroke="#333"/>`+"\n", left, top, left, top+plotH)
-	fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" text-anchor="middle">%s</text>`+"\n", left+plotW/2, top+plotH+38, html.EscapeString(c.XLabel))
-	fmt.Fprintf(&b, `<text x="16" y="%.1f" text-anchor="middle" transform="rotate(-90 16 %.1f)">%s</text>`+"\n", top+plotH/2, top+plotH/2, html.EscapeString(c.YLabel))
 	for i, s := range c.Series {
-		col, dash := palette[i%len(palette)], dashes[i%len(dashes)]
+		col, dash, mk := seriesStyle(i)
 		var pts []string
 		for _, p := range s.Points {
-			pts = append(pts, fmt.Sprintf("%.1f,%.1f", xs(p[0]), ys(p[1])))
+			pts = append(pts, fmt.Sprintf("%.1f,%.1f", xs.Pos(p[0]), ys.Pos(p[1])))
 		}
-		dashAttr := ""
-		if dash != "" {
-			dashAttr = fmt.Sprintf(` stroke-dasharray="%s"`, dash)
+		f.printf(`<polyline fill="none" stroke="%s" stroke-width="2.5"%s points="%s"><title>%s</title></polyline>`+"\n", col, dashAttr(dash), strings.Join(pts, " "), html.EscapeString(s.Name))
+		if n := len(s.Points); n > 0 {
+			p := s.Points[n-1]
+			f.printf(`<g transform="translate(%.1f,%.1f)" fill="%s" stroke="%s">%s</g>`+"\n", xs.Pos(p[0]), ys.Pos(p[1]), col, col, mk)
 		}
-		fmt.Fprintf(&b, `<polyline fill="none" stroke="%s" stroke-width="2"%s points="%s"><title>%s</title></polyline>`+"\n", col, dashAttr, strings.Join(pts, " "), html.EscapeString(s.Name))
-		ly := top + plotH + 50 + float64(i)*18
-		fmt.Fprintf(&b, `<line x1="%g" y1="%.1f" x2="%g" y2="%.1f" stroke="%s" stroke-width="2"%s/>`+"\n", left, ly-4, left+28, ly-4, col, dashAttr)
-		fmt.Fprintf(&b, `<text x="%g" y="%.1f">%s</text>`+"\n", left+36, ly, html.EscapeString(s.Name))
 	}
-	b.WriteString("</svg>\n")
-	_, err := io.WriteString(w, b.String())
-	return err
+	for _, co := range c.Callouts {
+		x, y := xs.Pos(co.X), ys.Pos(co.Y)
+		f.printf(`<circle cx="%.1f" cy="%.1f" r="5" fill="white" stroke="%s" stroke-width="2"><title>%s</title></circle>`+"\n", x, y, ink, html.EscapeString(co.Label))
+		wishes = append(wishes, LabelWish{X: x, Y: y, Text: co.Label, Size: fontSmall})
+	}
+	placed := PlaceLabels(wishes, Box{marginX, top, f.W - marginX, top + plotH}, nil)
+	for i, p := range placed {
+		if p.Dropped {
+			continue
+		}
+		f.printf(`<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="white" fill-opacity="0.85"/>`+"\n", p.Box.X0, p.Box.Y0, p.Box.X1-p.Box.X0, p.Box.Y1-p.Box.Y0)
+		f.text(p.X, p.Y, p.Anchor, ink, fontSmall, wishes[i].Text, "")
+	}
+	f.y = bottom
+	if len(c.Series) > 1 {
+		for i, s := range c.Series {
+			col, dash, mk := seriesStyle(i)
+			lines := wrapWords(s.Name, int((f.W-2*marginX-44)/(0.55*fontSmall)))
+			y := f.y + fontSmall
+			f.printf(`<line x1="%g" y1="%.1f" x2="%g" y2="%.1f" stroke="%s" stroke-width="2.5"%s/>`+"\n", marginX, y-5, marginX+30, y-5, col, dashAttr(dash))
+			f.printf(`<g transform="translate(%g,%.1f)" fill="%s" stroke="%s">%s</g>`+"\n", marginX+30, y-5, col, col, mk)
+			for j, l := range lines {
+				f.text(marginX+44, y+float64(j)*fontSmall*1.25, "start", ink, fontSmall, l, "")
+			}
+			f.y += float64(len(lines))*fontSmall*1.25 + 4
+		}
+	}
+	return f.finish(w, c.Caption)
+}
+
+// dashAttr is the stroke-dasharray attribute of a dash pattern ("" for none).
+func dashAttr(dash string) string {
+	if dash == "" {
+		return ""
+	}
+	return fmt.Sprintf(` stroke-dasharray="%s"`, dash)
+}
+
+// logNote tells the reader that an axis is logarithmic.
+func logNote(s Scale) string {
+	if s.Log {
+		return " (log scale)"
+	}
+	return ""
 }

@@ -244,6 +244,12 @@ func (b *builder) addOffering(naming feeds.Naming, fo feeds.Offering) error {
 		o.GPUMemoryGiB = o.GPU.MemoryGiB.Value
 	}
 	o.China = china(p, o.Region, fo.Country)
+	if naming == feeds.SkyPilotClouds { // SkyPilot's own names, for exports SkyPilot can launch
+		o.SkyPilotAccelerator, o.SkyPilotRegion = fo.Accelerator, fo.Region
+		if fo.SourceRegion != "" {
+			o.SkyPilotRegion = fo.SourceRegion
+		}
+	}
 	b.offs = append(b.offs, o)
 	b.rep.Rows[o.OnDemand.Source]++
 	return nil

@@ -61,12 +61,13 @@ func (f *Feed) Read(in feeds.Inputs) (*feeds.Result, error) {
 				res.Leave(origin, r.InstanceType+" "+r.Region, "no accelerator (a CPU-only instance type)")
 				continue
 			}
-			region, country := r.Region, ""
+			region, country, source := r.Region, "", ""
 			if x.StateCountryContinent {
 				region, country = VastRegion(r.Region)
+				source = r.Region
 			}
 			o := feeds.Offering{
-				Origin: origin, Provider: x.Cloud, InstanceType: r.InstanceType, Region: region, Zone: r.Zone, Country: country,
+				Origin: origin, Provider: x.Cloud, InstanceType: r.InstanceType, Region: region, SourceRegion: source, Zone: r.Zone, Country: country,
 				Accelerator: r.AcceleratorName, GPUCount: r.AcceleratorCount, GPUMemoryMiB: r.PerGPUMemoryMiB(x.MemoryIsTotal),
 				VCPUs: r.VCPUs, MemoryGiB: r.MemoryGiB, LocalDiskGB: r.LocalDiskGB, Arch: r.Arch, SpecSource: x.Source,
 				OnDemand: feeds.Unknown("USD"),
