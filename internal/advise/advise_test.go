@@ -183,7 +183,7 @@ func TestContradictoryConstraints(t *testing.T) {
 	req.WorkGPUHours, req.Deadline = 20000, 24
 	req.Budget = decimal.NullDecimal{Decimal: decimal.NewFromInt(100), Valid: true}
 	res := run(t, a, req)
-	if len(res.Plans) != 0 || len(res.Closest) == 0 || !strings.Contains(res.Violation, "no plan meets both the budget and the deadline") ||
+	if len(res.Plans) != 0 || len(res.Closest) == 0 || !strings.Contains(res.Violation, "the cheapest plan that meets the 24 h deadline") ||
 		!strings.Contains(res.Violation, "over the budget") {
 		t.Errorf("violation %q, %d closest", res.Violation, len(res.Closest))
 	}

@@ -2,8 +2,6 @@ package advise
 
 import (
 	"fmt"
-	"sort"
-	"strings"
 
 	"github.com/gpuscout/gpuscout/internal/catalog"
 	"github.com/gpuscout/gpuscout/internal/cost"
@@ -38,46 +36,45 @@ func (a *Advisor) Advise(in *Request) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	excl := map[string]string{}
-	exclude := func(o *catalog.Offering, reason string) {
-		k := fmt.Sprintf("%s ×%s (%s)", o.GPU.Name, fmtCount(o.GPUCount), o.Provider)
-		if _, ok := excl[k]; !ok {
-			excl[k] = reason
-		}
-	}
+	var excl exclusions
+	exclude := func(o *catalog.Offering, reason string) { excl.add(o, reason, stageSize, 0) }
 	var cands []candidate
 	mfit := newMemoryFit(req)
 	for _, r := range rows {
 		o := r.Offering
+		asked := req.Ask.matches(o)
 		switch {
+		case !asked && stackExcludes(req, o.GPU) != "":
+			excl.add(o, stackExcludes(req, o.GPU), stageFit, 0)
+			continue
 		case o.GPUMemoryClassGB() == 0 && sc.MinGPUMemoryGiB > 0:
-			exclude(o, fmt.Sprintf("memory per GPU is not sourced; %s needs %.0f GB", sc.Name, sc.MinGPUMemoryGiB))
+			excl.add(o, fmt.Sprintf("memory per GPU is not sourced; %s needs %.0f GB", sc.Name, sc.MinGPUMemoryGiB), stageFit, 0)
 			continue
 		case o.GPUMemoryClassGB() < sc.MinGPUMemoryGiB: // the card's nominal class: an H100 listed at 79.6 GiB is an 80 GB card
-			exclude(o, fmt.Sprintf("%.0f GB per GPU is below the %.0f GB %s needs", o.GPUMemoryClassGB(), sc.MinGPUMemoryGiB, sc.Name))
+			excl.add(o, fmt.Sprintf("%.0f GB per GPU is below the %.0f GB %s needs", o.GPUMemoryClassGB(), sc.MinGPUMemoryGiB, sc.Name), stageFit, 0)
 			continue
 		case o.GPUCount < 1 && sc.CommHeavy:
-			exclude(o, "a slice of a GPU cannot train")
+			excl.add(o, "a slice of a GPU cannot train", stageFit, 0)
 			continue
 		case !o.OnDemand.Known && !o.Spot.Known:
-			exclude(o, "no sourced price; supply one with --prices FILE")
+			excl.add(o, "no sourced price; supply one with --prices FILE", stagePrice, 0)
 			continue
 		}
 		minNodes, why := mfit.nodes(o, req.MaxNodes)
 		if why != "" {
-			exclude(o, why)
+			excl.add(o, why, stageFit, 0)
 			continue
 		}
-		s, how, err := sm.speed(o.GPU)
+		s, how, err := sm.speed(a.Catalog.Conservative(o.GPU)) // a generic entry's missing figures: its variants' lowest
 		if err != nil {
-			exclude(o, err.Error())
+			excl.add(o, err.Error(), stageSpeed, 0)
 			continue
 		}
 		sh := cm.shapeOf(o, s)
 		eff, r := cm.efficiency(sh)
 		c := candidate{o: o, speed: s, speedNote: how, eff: eff, nodeSpeed: o.GPUCount * s * eff, comm: cm, shape: sh, minNodes: minNodes, commNote: cm.note(r, sh)}
 		if err := a.size(req, &c); err != nil {
-			exclude(o, err.Error())
+			exclude(o, "cannot be sized for the work: "+err.Error())
 			continue
 		}
 		cands = append(cands, c)
@@ -103,42 +100,44 @@ func (a *Advisor) Advise(in *Request) (*Result, error) {
 		plans = append(plans, sp...)
 	}
 	// Constraints first: budget and deadline.
-	var fit []Plan
+	var fit, asked []Plan
+	best := map[string]float64{} // the best total of each family's plans that meet the constraints
 	for _, p := range plans {
-		if why := violates(req, &p); why != "" {
-			exclude(p.Offering, fmt.Sprintf("%s: %s", planName(&p), why))
+		if why, margin := violation(req, &p); why != "" {
+			excl.add(p.Offering, fmt.Sprintf("%s: %s", planName(&p), why), stageConstraint, margin)
+			continue
+		}
+		k := familyKey(p.Offering)
+		if v, ok := best[k]; !ok || p.Total.InexactFloat64() < v {
+			best[k] = p.Total.InexactFloat64()
+		}
+		if p.AsAsked {
+			asked = append(asked, p) // the user's own shape: shown whatever the scenario's rules prefer
 			continue
 		}
 		fit = append(fit, p)
 	}
-	fit = commRule(req, fit, exclude)
-	fit = networkRule(req, a.Catalog, fit, exclude)
-	fit = nodeSizeRule(req, fit, exclude)
+	ruleDrop := func(o *catalog.Offering, reason string) { excl.add(o, reason, stageRule, best[familyKey(o)]) }
+	fit = commRule(req, fit, ruleDrop)
+	fit = networkRule(req, a.Catalog, fit, ruleDrop)
+	fit = nodeSizeRule(req, fit, ruleDrop)
+	fit = append(asked, fit...)
 	for i := range fit {
 		a.annotate(req, &fit[i])
 		mfit.explain(req, &fit[i])
 	}
 	rank(req.Objective, fit)
-	a.compareWithReference(req, fit)
+	if !a.compareWithAsk(req, fit) {
+		a.compareWithReference(req, fit)
+	}
 	res.Plans = fit
-	if len(fit) == 0 && len(plans) > 0 {
+	switch {
+	case len(fit) == 0 && len(plans) > 0:
 		res.Violation, res.Closest = closest(req, plans)
+	case len(fit) == 0:
+		res.Violation = excl.whyNoneFits(len(rows))
 	}
-	keys := make([]string, 0, len(excl))
-	for k := range excl {
-		keys = append(keys, k)
-	}
-	// Reasons about the work first; offerings without a sourced price last.
-	unpriced := func(k string) bool { return strings.HasPrefix(excl[k], "no sourced price") }
-	sort.Slice(keys, func(i, j int) bool {
-		if unpriced(keys[i]) != unpriced(keys[j]) {
-			return !unpriced(keys[i])
-		}
-		return keys[i] < keys[j]
-	})
-	for _, k := range keys {
-		res.Excluded = append(res.Excluded, Excluded{What: k, Reason: excl[k]})
-	}
+	res.Excluded = excl.list() // closest first
 	res.Summary = a.summarize(req, res, len(rows))
 	return res, nil
 }

@@ -46,7 +46,7 @@ func (a *Advisor) size(req *Request, c *candidate) error {
 				h, e = hours(k)
 			}
 			if k > req.MaxNodes {
-				return fmt.Errorf("cannot finish by the deadline even on %d instances", req.MaxNodes)
+				k = req.MaxNodes // priced anyway: the plan misses the deadline, and says by how much
 			}
 		}
 		_, r := c.comm.efficiency(c.shape.at(k))

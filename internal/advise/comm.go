@@ -88,7 +88,7 @@ type workload struct {
 // scenarioWorkload is the scenario's reference model.
 func scenarioWorkload(sc *Scenario) workload {
 	w := workload{commHeavy: sc.CommHeavy, gradParams: sc.ReferenceParameters, flopsPerSample: sc.FlopsPerSample,
-		samples: sc.SamplesPerGPUStep, mfu: sc.MFU, overlap: sc.Overlap, what: fmt.Sprintf("%s's reference model (scenarios.yaml)", sc.Name)}
+		samples: sc.SamplesPerGPUStep, mfu: sc.MFU, overlap: sc.Overlap, what: fmt.Sprintf("%s's reference model in scenarios.yaml", sc.Name)}
 	if w.mfu == 0 {
 		w.mfu = sc.StepMFU
 	}

@@ -37,6 +37,15 @@ func (a *Advisor) annotate(req *Request, p *Plan) {
 	if prov != nil {
 		p.Risks = append(p.Risks, prov.RisksFor(p.Model)...)
 	}
+	if prov != nil && strings.Contains(strings.ToLower(prov.DisplayName), "marketplace") {
+		p.Risks = append(p.Risks, "marketplace host: hardware, network and uptime vary from host to host, no provider SLA covers them, and a host can leave the market mid-job; checkpoint often and test the host first")
+		if p.Instances > 1 {
+			p.Risks = append(p.Risks, fmt.Sprintf("%d marketplace hosts are not one cluster: the network between them is unknown", p.Instances))
+		}
+	}
+	if stack, risk := softwareStack(o.GPU); risk != "" {
+		p.Risks = append(p.Risks, fmt.Sprintf("software stack %s, not CUDA: %s", stack, risk))
+	}
 	if prov != nil && prov.Ecosystem != nil {
 		if prov.Ecosystem.Images != "" {
 			p.Ecosystem = append(p.Ecosystem, "images: "+prov.Ecosystem.Images)
@@ -50,6 +59,16 @@ func (a *Advisor) annotate(req *Request, p *Plan) {
 			p.Explanation = append(p.Explanation, fmt.Sprintf("%s is a preferred accelerator for %s (low cost per inference); models must be compiled with the AWS Neuron SDK", o.GPU.Name, req.Scenario.Name))
 		}
 	}
+}
+
+// firstAsked is the best as-asked plan among ranked plans, or nil.
+func firstAsked(plans []Plan) *Plan {
+	for i := range plans {
+		if plans[i].AsAsked {
+			return &plans[i]
+		}
+	}
+	return nil
 }
 
 func dashIfEmpty(s string) string {
@@ -111,8 +130,12 @@ func (a *Advisor) compareWithReference(req *Request, plans []Plan) {
 func (a *Advisor) summarize(req *Request, res *Result, considered int) []string {
 	sc := req.Scenario
 	var out []string
-	out = append(out, fmt.Sprintf("1. Scenario fit: %s needs ≥ %.0f GiB per GPU at %s%s; %d offerings considered, %d plans fit the constraints, %d families excluded (see excluded).",
-		sc.Name, sc.MinGPUMemoryGiB, sc.Precision, map[bool]string{true: " with fast GPU links", false: ""}[sc.CommHeavy], considered, len(res.Plans), len(res.Excluded)))
+	stack := "CUDA GPUs only (--accelerators any adds Neuron, ROCm, Gaudi)"
+	if req.accelerators() == AcceleratorsAny {
+		stack = "any software stack (CUDA, Neuron, ROCm, Gaudi; non-CUDA plans carry the porting risk)"
+	}
+	out = append(out, fmt.Sprintf("1. Scenario fit: %s needs ≥ %.0f GiB per GPU at %s%s, on %s; %d offerings considered, %d plans fit the constraints, %d families excluded (see excluded).",
+		sc.Name, sc.MinGPUMemoryGiB, sc.Precision, map[bool]string{true: " with fast GPU links", false: ""}[sc.CommHeavy], stack, considered, len(res.Plans), len(res.Excluded)))
 	if len(res.Plans) == 0 {
 		out = append(out, "2. Cost sensitivity: nothing fits; "+res.Violation+".")
 		return out
@@ -125,6 +148,13 @@ func (a *Advisor) summarize(req *Request, res *Result, considered int) []string 
 			line += "too short for any 1-year commitment, which would cost the whole term; on-demand or spot decide."
 		} else {
 			line += "long enough that commitments are priced against it."
+		}
+		if ask := firstAsked(res.Plans); ask != nil && ask != &res.Plans[0] {
+			line += " Against the ask " + strings.TrimPrefix(askDifference(req, &res.Plans[0], ask), "vs the ask ") + "."
+		} else if ask == nil && req.Ask != nil {
+			line += fmt.Sprintf(" No plan on the shape asked for (%s ×%s) meets the constraints; the excluded list says why.", req.Ask.Name, fmtCount(req.Ask.Count))
+		} else if ask != nil {
+			line += " The best plan is the shape asked for."
 		}
 		out = append(out, line)
 	default:

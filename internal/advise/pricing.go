@@ -39,7 +39,7 @@ func (a *Advisor) plan(req *Request, c *candidate, o *cost.Option) Plan {
 	p := Plan{Offering: c.o, Instances: c.instances, Model: o.Model, Term: o.Term, Payment: strings.TrimSpace(o.Payment + " " + o.Class),
 		Total: o.Total, Currency: a.Currency, ExpectedHours: c.hours, UpfrontCash: o.Upfront, Speed: c.speed, NodeSpeed: c.nodeSpeed,
 		Breakdown: breakdown(o.Schedule), Breakeven: o.Breakeven, option: o, Deadline: req.Deadline,
-		OnDemandPerHour: a.hourly(c.o.OnDemand)}
+		OnDemandPerHour: a.hourly(c.o.OnDemand), AsAsked: req.Ask.matches(c.o)}
 	switch {
 	case o.Model == cost.ModelOnDemand && (req.Usage.License == "" || req.Usage.License == "linux"):
 		p.PricePerHour = p.OnDemandPerHour
@@ -47,6 +47,13 @@ func (a *Advisor) plan(req *Request, c *candidate, o *cost.Option) Plan {
 		p.PricePerHour = o.EffectiveHourly
 	}
 	p.Explanation = append(p.Explanation, c.speedNote)
+	if m := c.o.GPUMemoryClassGB(); m > 0 && req.Model == nil { // with --model, the model's memory line says more
+		p.Explanation = append(p.Explanation, fmt.Sprintf("memory: %.0f GB per GPU, %.0f GB on the instance; %s needs at least %.0f GB per GPU", m, m*c.o.GPUCount, req.Scenario.Name, req.Scenario.MinGPUMemoryGiB))
+	}
+	if g := a.Catalog.Conservative(c.o.GPU); g != c.o.GPU {
+		p.Explanation = append(p.Explanation, fmt.Sprintf("%s's form factor is not stated: figures it lacks are its variants' lowest (memory bandwidth %s GB/s: %s)",
+			c.o.GPU.Name, g.MemoryBandwidth, g.MemoryBandwidth.Source))
+	}
 	if c.o.GPUCount > 1 || (c.instances > 1 && req.Scenario.CommHeavy) {
 		of := ""
 		if req.Scenario.CommHeavy {

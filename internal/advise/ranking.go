@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"strings"
 
+	"github.com/gpuscout/gpuscout/internal/cost"
 	"github.com/gpuscout/gpuscout/internal/money"
 )
 
@@ -40,44 +42,74 @@ func rank(objective string, plans []Plan) {
 	}
 }
 
-// closest returns the plans nearest to the constraints when none meets them.
+// closest returns, when no plan meets the constraints, which constraint
+// fails and by how much, and the plans nearest to meeting them, each with
+// what it violates.
 func closest(req *Request, plans []Plan) (string, []Plan) {
 	cp := append([]Plan(nil), plans...)
-	var why string
-	switch {
-	case req.Budget.Valid && req.Deadline > 0:
-		why = "no plan meets both the budget and the deadline"
-	case req.Budget.Valid:
-		why = "no plan fits the budget"
-	default:
-		why = "no plan meets the deadline"
+	limit := req.Deadline
+	limitName := "the " + cost.FormatHours(req.Deadline) + " deadline"
+	if limit == 0 && req.timeLimit() > 0 {
+		limit, limitName = req.timeLimit(), fmt.Sprintf("the %s you have (--for %s)", cost.FormatHours(req.timeLimit()), req.Ask.For)
 	}
-	rank(ObjectiveCost, cp)
-	if req.Deadline > 0 && !req.Budget.Valid {
-		rank(ObjectiveTime, cp)
+	meetsTime := func(p *Plan) bool { return limit == 0 || p.AsAsked || p.ExpectedHours <= limit+1e-6 }
+	var parts []string
+	if req.Budget.Valid {
+		var cheapest *Plan
+		for i := range cp {
+			if meetsTime(&cp[i]) && (cheapest == nil || cp[i].Total.LessThan(cheapest.Total)) {
+				cheapest = &cp[i]
+			}
+		}
+		if cheapest != nil && cheapest.Total.GreaterThan(req.Budget.Decimal) {
+			what := "the cheapest plan"
+			if limit > 0 {
+				what += " that meets " + limitName
+			}
+			parts = append(parts, fmt.Sprintf("budget: %s needs %d × %s (%s) and %s, over the budget of %s by %s", what, cheapest.Instances, cheapest.Offering.InstanceType,
+				cheapest.Offering.Provider, money.Format(cheapest.Total, cheapest.Currency), money.Format(req.Budget.Decimal, cheapest.Currency),
+				money.Format(cheapest.Total.Sub(req.Budget.Decimal), cheapest.Currency)))
+		}
 	}
+	if limit > 0 {
+		var fastest *Plan
+		for i := range cp {
+			if cp[i].ExpectedHours > 0 && (fastest == nil || cp[i].ExpectedHours < fastest.ExpectedHours) {
+				fastest = &cp[i]
+			}
+		}
+		if fastest != nil && fastest.ExpectedHours > limit+1e-6 {
+			parts = append(parts, fmt.Sprintf("time: the fastest plan, %d × %s (%s), takes %.1f h, %.1f h past %s", fastest.Instances, fastest.Offering.InstanceType,
+				fastest.Offering.Provider, fastest.ExpectedHours, fastest.ExpectedHours-limit, limitName))
+		}
+	}
+	if len(parts) == 0 {
+		switch {
+		case req.Budget.Valid && limit > 0:
+			parts = append(parts, "budget and time: the plans within "+limitName+" cost more than the budget, and those within the budget take longer")
+		case req.Deadline > 0:
+			parts = append(parts, "deadline: every plan misses it in more than 5% of simulated runs")
+		default:
+			parts = append(parts, "no plan meets the constraints")
+		}
+	}
+	// Closest first: by how far each misses, relative to the constraint it breaks.
+	margin := func(p *Plan) float64 { _, m := violation(req, p); return m }
+	sort.SliceStable(cp, func(i, j int) bool {
+		mi, mj := margin(&cp[i]), margin(&cp[j])
+		if mi != mj {
+			return mi < mj
+		}
+		return cp[i].Total.LessThan(cp[j].Total)
+	})
 	if len(cp) > 5 {
 		cp = cp[:5]
 	}
 	for i := range cp {
+		cp[i].Rank = i + 1
 		if v := violates(req, &cp[i]); v != "" {
 			cp[i].Explanation = append([]string{"violates: " + v}, cp[i].Explanation...)
 		}
 	}
-	best := cp[0]
-	if req.Budget.Valid && best.Total.GreaterThan(req.Budget.Decimal) {
-		why += fmt.Sprintf("; the cheapest plan costs %s, %s over the budget", money.Format(best.Total, best.Currency), money.Format(best.Total.Sub(req.Budget.Decimal), best.Currency))
-	}
-	if req.Deadline > 0 {
-		fastest := math.Inf(1)
-		for _, p := range plans {
-			if p.ExpectedHours > 0 {
-				fastest = math.Min(fastest, p.ExpectedHours)
-			}
-		}
-		if fastest > req.Deadline {
-			why += fmt.Sprintf("; the fastest plan takes %.1f h, %.1f h past the deadline", fastest, fastest-req.Deadline)
-		}
-	}
-	return why, cp
+	return strings.Join(parts, "; "), cp
 }

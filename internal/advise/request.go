@@ -61,6 +61,11 @@ type Request struct {
 	AllowSlowNetwork bool
 
 	Model *ModelJob // sizing by the model (sizing.go); nil: none
+
+	// Ask is the shape and time the user named (--gpu NAME:COUNT --for D); nil if none.
+	Ask *Ask
+	// Accelerators is cuda or any (--accelerators); "": the scenario's default.
+	Accelerators string
 }
 
 // IsJob says whether the request is a job (a fixed amount of work).
@@ -142,6 +147,9 @@ func (r *Request) Validate() error {
 	}
 	if r.Budget.Valid && !r.Budget.Decimal.IsPositive() {
 		return fmt.Errorf("--budget %s: want a positive amount", r.Budget.Decimal)
+	}
+	if err := r.validateAccelerators(); err != nil {
+		return err
 	}
 	switch r.Objective {
 	case ObjectiveCost, ObjectiveTime, ObjectiveBalanced:

@@ -37,7 +37,9 @@ type Plan struct {
 	OnDemandPerHour decimal.NullDecimal
 	// Deadline is the job's deadline in hours that the plan was made for; 0: none.
 	Deadline float64
-	option   *cost.Option
+	// AsAsked marks a plan on the shape the user named (--gpu NAME:COUNT with --for).
+	AsAsked bool
+	option  *cost.Option
 }
 
 // Excluded is an offering family left out, and why.

@@ -2,23 +2,47 @@ package advise
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/gpuscout/gpuscout/internal/catalog"
+	"github.com/gpuscout/gpuscout/internal/cost"
 	"github.com/gpuscout/gpuscout/internal/money"
 )
 
 // violates says which constraint a plan breaks, or "".
 func violates(req *Request, p *Plan) string {
+	why, _ := violation(req, p)
+	return why
+}
+
+// violation says which constraints a plan breaks ("" if none) and by how
+// much: the sum of its misses relative to each constraint (0.25: a quarter
+// over the budget or past the time), so that near misses can be told from
+// far ones.
+func violation(req *Request, p *Plan) (string, float64) {
+	var whys []string
+	margin := 0.0
 	if req.Budget.Valid && p.Total.GreaterThan(req.Budget.Decimal) {
-		return fmt.Sprintf("over budget by %s", money.Format(p.Total.Sub(req.Budget.Decimal), p.Currency))
+		over := p.Total.Sub(req.Budget.Decimal)
+		whys = append(whys, fmt.Sprintf("costs %s, over the budget by %s", money.Format(p.Total, p.Currency), money.Format(over, p.Currency)))
+		margin += over.InexactFloat64() / req.Budget.Decimal.InexactFloat64()
 	}
-	if req.Deadline > 0 && p.ExpectedHours > req.Deadline+1e-6 {
-		return fmt.Sprintf("takes %.1f h, %.1f h past the deadline", p.ExpectedHours, p.ExpectedHours-req.Deadline)
+	switch h := req.timeLimit(); {
+	case req.Deadline > 0 && p.ExpectedHours > req.Deadline+1e-6:
+		why := fmt.Sprintf("takes %.1f h, %.1f h past the %s deadline", p.ExpectedHours, p.ExpectedHours-req.Deadline, cost.FormatHours(req.Deadline))
+		if p.Instances >= req.MaxNodes {
+			why += fmt.Sprintf(" even on %d instances (--max-nodes)", p.Instances)
+		}
+		whys = append(whys, why)
+		margin += (p.ExpectedHours - req.Deadline) / req.Deadline
+	case req.Deadline > 0 && p.PMissDeadline > 0.05:
+		whys = append(whys, fmt.Sprintf("misses the deadline in %.0f%% of simulated runs", 100*p.PMissDeadline))
+		margin += p.PMissDeadline
+	case h > 0 && !p.AsAsked && p.ExpectedHours > h+1e-6:
+		whys = append(whys, fmt.Sprintf("takes %.0f h; you have %.0f h (--for %s); add --deadline to allow longer", p.ExpectedHours, h, req.Ask.For))
+		margin += (p.ExpectedHours - h) / h
 	}
-	if req.Deadline > 0 && p.PMissDeadline > 0.05 {
-		return fmt.Sprintf("misses the deadline in %.0f%% of simulated runs", 100*p.PMissDeadline)
-	}
-	return ""
+	return strings.Join(whys, "; "), margin
 }
 
 // commRule: a communication-heavy job on ≥ 4 GPUs per node never lands on a

@@ -33,6 +33,9 @@ func (a *Advisor) spotPlans(req *Request, eng *cost.Engine, cands []candidate, p
 	var list []bound
 	for i := range cands {
 		c := &cands[i]
+		if req.Deadline > 0 && c.hours > req.Deadline {
+			continue // even without interruptions it misses the deadline (sized at --max-nodes)
+		}
 		sp := a.hourly(a.Catalog.SpotQuoteFor(c.o).Price)
 		if !sp.Valid || !c.o.OnDemand.Known {
 			continue

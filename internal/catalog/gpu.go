@@ -331,3 +331,70 @@ func formFactorHint(s string) string {
 	}
 	return ""
 }
+
+// Conservative returns g with each figure it lacks taken from its variants,
+// conservatively: the lowest value among the variants that LookupGPU(g.Name)
+// gives, and only where every variant has the figure. A figure filled so
+// says so in its Source ("lowest of A100-SXM4-80GB, A100-PCIe-80GB"). A
+// non-generic GPU, or one with nothing to fill, is returned as is; g itself
+// is never changed.
+func (c *Catalog) Conservative(g *GPU) *GPU {
+	if g == nil || !g.Generic {
+		return g
+	}
+	vs, err := c.LookupGPU(g.Name)
+	if err != nil {
+		return g
+	}
+	var variants []*GPU
+	var names []string
+	for _, v := range vs {
+		if v != g && !v.Generic {
+			variants = append(variants, v)
+			names = append(names, v.Name)
+		}
+	}
+	if len(variants) == 0 {
+		return g
+	}
+	out := *g
+	changed := false
+	pick := func(get func(*GPU) Figure) (Figure, bool) {
+		low := Figure{}
+		for _, v := range variants {
+			f := get(v)
+			if !f.Known {
+				return Figure{}, false
+			}
+			if !low.Known || f.Value < low.Value {
+				low = f
+			}
+		}
+		low.Source = fmt.Sprintf("lowest of %s (%s)", strings.Join(names, ", "), low.Source)
+		return low, true
+	}
+	for _, f := range []struct {
+		dst *Figure
+		get func(*GPU) Figure
+	}{
+		{&out.MemoryBandwidth, func(x *GPU) Figure { return x.MemoryBandwidth }},
+		{&out.FP32, func(x *GPU) Figure { return x.FP32 }},
+		{&out.TF32, func(x *GPU) Figure { return x.TF32 }},
+		{&out.BF16, func(x *GPU) Figure { return x.BF16 }},
+		{&out.FP16, func(x *GPU) Figure { return x.FP16 }},
+		{&out.FP8, func(x *GPU) Figure { return x.FP8 }},
+		{&out.MemoryGiB, func(x *GPU) Figure { return x.MemoryGiB }},
+		{&out.MemoryClassGB, func(x *GPU) Figure { return x.MemoryClassGB }},
+	} {
+		if f.dst.Known || f.dst.Unsupported {
+			continue
+		}
+		if v, ok := pick(f.get); ok {
+			*f.dst, changed = v, true
+		}
+	}
+	if !changed {
+		return g
+	}
+	return &out
+}

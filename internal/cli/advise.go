@@ -38,7 +38,8 @@ type adviseFlags struct {
 	credits                                             []cost.Credit
 	egress                                              map[string]float64
 	bench                                               []string
-	noSpot, allowSlowNetwork                            bool
+	noSpot, wide, allowSlowNetwork                      bool
+	accelerators                                        string
 	limit, maxNodes                                     int
 	// Sizing by the model (--model and its flags).
 	model, method, weights         string
@@ -59,6 +60,11 @@ suits it) and its size:
   --pattern bursty --base 2 --peak 16 [--peak-hours 120]   GPUs always on, at peak, hours at peak a month
   --model llama-3-70b --method lora --tokens 2e9   a job sized by a model (gpuscout models)
 Constraints: --deadline 30d, --budget 60000USD, --china, --provider, --region.
+With --gpu NAME:COUNT --for D, that shape (every variant of a family name such
+as A100) is priced on every provider that has it and marked ASK; every other
+plan says how it differs from the best of them, and D is the time you have:
+plans that take longer are excluded unless --deadline allows more. Training
+scenarios use CUDA GPUs; --accelerators any adds Neuron, ROCm and Gaudi.
 
 --model NAME|SIZE sizes the memory: --method full (mixed-precision Adam, 16
 bytes a parameter as in ZeRO, sharded FSDP/ZeRO-3 over every GPU of the plan,
@@ -122,6 +128,8 @@ func newAdviseCmd(e *env) *cobra.Command {
 	fl.StringVar(&f.license, "license", "", "OS licence: linux (default) or windows")
 	fl.Var(&bandValue{s: &f.spotBand}, "spot-band", "spot interruptions a month where the Spot Advisor has none (default 5-10%, an assumption)")
 	fl.BoolVar(&f.noSpot, "no-spot", false, "leave spot capacity out")
+	fl.StringVar(&f.accelerators, "accelerators", "", "cuda (NVIDIA GPUs) or any (also Neuron, ROCm, Gaudi); default: cuda for training, any for inference")
+	fl.BoolVar(&f.wide, "wide", false, "do not wrap explanation lines at 120 columns")
 	fl.BoolVar(&f.allowSlowNetwork, "allow-slow-network", false, "let communication-heavy work spread over nodes on a slow or unsourced network, or marketplace hosts")
 	fl.StringSliceVar(&f.bench, "bench", nil, "benchmark report(s) (JSON) whose measured throughput replaces datasheet estimates")
 	fl.Var(&outPathValue{p: &f.report, exts: []string{".html", ".htm", ".md"}}, "report", "write a report with charts: FILE.html or FILE.md (charts as SVG files beside it)")
@@ -168,7 +176,11 @@ func newAdviseCmd(e *env) *cobra.Command {
 			return usagef("--export %q: want skypilot or agent", f.export)
 		}
 		out := adviseJSON(res, req, a)
-		return e.write(format, render.AdviseTable(res, req, f.limit), out)
+		t := render.AdviseTable(res, req, f.limit)
+		if !f.wide {
+			render.NarrowAdvise(t)
+		}
+		return e.write(format, t, out)
 	}
 	return cmd
 }
@@ -238,7 +250,7 @@ func adviseRequestFromFlags(f *adviseFlags, changed func(string) bool, l *loaded
 	if err != nil {
 		return nil, usagef("--scenario: %v", err)
 	}
-	req := &advise.Request{Scenario: sc, RefCount: 1, Objective: f.objective, NoSpot: f.noSpot, AllowSlowNetwork: f.allowSlowNetwork, MaxNodes: f.maxNodes, Bench: map[*catalog.GPU]*benchreport.Report{}}
+	req := &advise.Request{Scenario: sc, RefCount: 1, Accelerators: f.accelerators, Objective: f.objective, NoSpot: f.noSpot, AllowSlowNetwork: f.allowSlowNetwork, MaxNodes: f.maxNodes, Bench: map[*catalog.GPU]*benchreport.Report{}}
 	// The reference GPU and the size of the work.
 	refName := "A100-SXM4-40GB"
 	if f.gpu != "" {
@@ -286,6 +298,11 @@ func adviseRequestFromFlags(f *adviseFlags, changed func(string) bool, l *loaded
 	switch {
 	case changed("for"):
 		req.WorkGPUHours = f.duration * req.RefCount
+		if f.gpu != "" { // the shape and time asked for: the baseline
+			if req.Ask, err = advise.NewAsk(l.cat, refName, req.RefCount, f.duration, durationText(f.duration)); err != nil {
+				return nil, usagef("--gpu: %v", err)
+			}
+		}
 	case changed("hours-per-month"):
 		req.HoursPerMonth = f.hoursPerMonth
 	case f.pattern == "bursty":
@@ -373,6 +390,7 @@ type advisePlanJSON struct {
 	Explanation   []string       `json:"explanation"`
 	Risks         []string       `json:"capacity_risks"`
 	Ecosystem     []string       `json:"ecosystem"`
+	AsAsked       bool           `json:"as_asked"`
 }
 
 // networkJSON is an offering's network between instances: kind (efa,
@@ -404,7 +422,15 @@ func planJSON(p *advise.Plan) advisePlanJSON {
 		PricingModel: p.Model, Term: p.Term, Payment: p.Payment, Mix: p.Mix, TotalCost: money.Number(p.Total), Currency: string(p.Currency),
 		PricePerHour:  money.NullNumber(p.PricePerHour),
 		ExpectedHours: math.Round(p.ExpectedHours*100) / 100, PMissDeadline: pMiss(p), UpfrontCash: money.Number(p.UpfrontCash),
-		RelSpeed: math.Round(p.Speed*1000) / 1000, Breakdown: bd, Explanation: p.Explanation, Risks: nonNil(p.Risks), Ecosystem: nonNil(p.Ecosystem)}
+		RelSpeed: math.Round(p.Speed*1000) / 1000, Breakdown: bd, Explanation: p.Explanation, Risks: nonNil(p.Risks), Ecosystem: nonNil(p.Ecosystem), AsAsked: p.AsAsked}
+}
+
+// durationText writes --for's hours back as the user likely wrote them: 7d, 36h.
+func durationText(h float64) string {
+	if h >= 24 && math.Mod(h, 24) == 0 {
+		return strconv.FormatFloat(h/24, 'f', -1, 64) + "d"
+	}
+	return strconv.FormatFloat(h, 'f', -1, 64) + "h"
 }
 
 // pMiss is the share of runs that miss the deadline, or nil without one.
@@ -444,6 +470,10 @@ func adviseJSON(res *advise.Result, req *advise.Request, a *advise.Advisor) advi
 	}
 	if req.Budget.Valid {
 		out.Inputs["budget"] = money.Number(req.Budget.Decimal)
+	}
+	out.Inputs["accelerators"] = req.AcceleratorChoice()
+	if req.Ask != nil {
+		out.Inputs["ask"] = map[string]any{"gpu": req.Ask.Name, "count": req.Ask.Count, "hours": req.Ask.Hours}
 	}
 	if mi := advise.ModelInputs(req); mi != nil {
 		out.Inputs["model"] = mi

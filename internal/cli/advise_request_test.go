@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -32,6 +33,7 @@ func TestAdviseRequestFromFlags(t *testing.T) {
 		bursty, allowSlow               bool
 		budget                          string
 		providers                       []string
+		ask, accelerators               string // the ask as "NAME×COUNT/FOR"
 		model, method                   string // --model (as looked up) and --method as given
 		tokens                          float64
 		context, concurrency            int
@@ -44,7 +46,11 @@ func TestAdviseRequestFromFlags(t *testing.T) {
 		err  string
 	}{
 		{"job from --gpu and --for", func(f *adviseFlags) { f.scenario, f.gpu, f.duration = "cv-training", "A100:4", 168 }, []string{"gpu", "for"},
-			want{ref: "A100-SXM4-40GB", refCount: 4, work: 672}, ""},
+			want{ref: "A100-SXM4-40GB", refCount: 4, work: 672, ask: "A100×4/7d"}, ""},
+		{"--accelerators any and a 36 h ask", func(f *adviseFlags) {
+			f.scenario, f.gpu, f.duration, f.accelerators = "cv-training", "H100:8", 36, "any"
+		}, []string{"gpu", "for", "accelerators"},
+			want{ref: "H100-SXM5-80GB", refCount: 8, work: 288, ask: "H100×8/36h", accelerators: "any"}, ""},
 		{"job from --work, deadline and budget", func(f *adviseFlags) {
 			f.scenario, f.work, f.deadline, f.budget = "llm-pretraining", "20000gpu-h@H100", 720, money.New(decimal.NewFromInt(60000), money.USD)
 		}, []string{"work", "deadline", "budget"},
@@ -104,7 +110,10 @@ func TestAdviseRequestFromFlags(t *testing.T) {
 			}
 			w := tc.want
 			got := want{ref: req.Ref.Name, refCount: req.RefCount, work: req.WorkGPUHours, hpm: req.HoursPerMonth, base: req.Base, peak: req.Peak,
-				peakHours: req.PeakHours, horizon: req.HorizonMonths, deadline: req.Deadline, bursty: req.Bursty, allowSlow: req.AllowSlowNetwork, providers: req.Select.Providers}
+				peakHours: req.PeakHours, horizon: req.HorizonMonths, deadline: req.Deadline, bursty: req.Bursty, allowSlow: req.AllowSlowNetwork, providers: req.Select.Providers, accelerators: req.Accelerators}
+			if req.Ask != nil {
+				got.ask = fmt.Sprintf("%s×%g/%s", req.Ask.Name, req.Ask.Count, req.Ask.For)
+			}
 			if m := req.Model; m != nil {
 				got.model, got.method, got.tokens, got.context, got.concurrency = m.Model.Name, m.Method, m.Tokens, m.Context, m.Concurrency
 			}
@@ -117,6 +126,7 @@ func TestAdviseRequestFromFlags(t *testing.T) {
 			got.providers, w.providers = nil, nil
 			if got.ref != w.ref || got.refCount != w.refCount || got.work != w.work || got.hpm != w.hpm || got.base != w.base || got.peak != w.peak ||
 				got.peakHours != w.peakHours || got.horizon != w.horizon || got.deadline != w.deadline || got.bursty != w.bursty || got.budget != w.budget || got.allowSlow != w.allowSlow ||
+				got.ask != w.ask || got.accelerators != w.accelerators ||
 				got.model != w.model || got.method != w.method || got.tokens != w.tokens || got.context != w.context || got.concurrency != w.concurrency {
 				t.Errorf("got  %+v\nwant %+v", got, w)
 			}

@@ -55,6 +55,9 @@ type Table struct {
 	Notes   []string
 	// Currency of the table's amounts; CSV writes it in a column of its own.
 	Currency string
+	// Wrap, when above 0, wraps the text format's notes at that many columns
+	// on word boundaries (continuation lines indented under their note).
+	Wrap int
 }
 
 // Options tune the text table.
@@ -176,7 +179,9 @@ func (t *Table) writeText(w io.Writer, opt Options) error {
 		line(r, false)
 	}
 	for _, n := range t.Notes {
-		b.WriteString(n + "\n")
+		for _, l := range wrapLine(n, t.Wrap) {
+			b.WriteString(l + "\n")
+		}
 	}
 	_, err := io.WriteString(w, b.String())
 	return err

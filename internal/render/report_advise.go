@@ -27,11 +27,19 @@ func AdviseTable(res *advise.Result, req *advise.Request, limit int) *Table {
 	}
 	t := &Table{Columns: []Column{{Header: "#", Right: true}, {Header: "PROVIDER"}, {Header: "INSTANCE"}, {Header: "REGION"},
 		{Header: "GPU"}, {Header: "×N", Right: true}, {Header: "LINK"}, {Header: "PLAN"}, {Header: strings.TrimSpace("TOTAL " + cur), Right: true},
-		{Header: "HOURS", Right: true}, {Header: "P(MISS)", Right: true}, {Header: "UPFRONT", Right: true}}, Currency: cur}
+		{Header: "HOURS", Right: true}, {Header: "P(MISS)", Right: true}, {Header: "UPFRONT", Right: true}, {Header: "ASK"}}, Currency: cur}
+	shown := map[string]bool{} // providers whose as-asked plan is shown
 	for i := range plans {
 		p := &plans[i]
-		if limit > 0 && i >= limit {
-			break
+		if limit > 0 && i >= limit && (!p.AsAsked || shown[p.Offering.Provider]) {
+			continue // past the limit, only the best as-asked plan of each provider
+		}
+		if p.AsAsked {
+			shown[p.Offering.Provider] = true
+		}
+		ask := ""
+		if p.AsAsked {
+			ask = "*"
 		}
 		plan := p.Model
 		if p.Term != "" {
@@ -48,18 +56,31 @@ func AdviseTable(res *advise.Result, req *advise.Request, limit int) *Table {
 		}
 		inst := fmt.Sprintf("%s×%d", countString(p.Offering.GPUCount), p.Instances)
 		t.Rows = append(t.Rows, []string{rankString(res, p), p.Offering.Provider, p.Offering.InstanceType, dashEmpty(p.Offering.Region), p.Offering.GPU.Name, inst,
-			p.Offering.Interconnect, plan, amount(p.Total), hours, missCell(req, p), amount(p.UpfrontCash)})
+			p.Offering.Interconnect, plan, amount(p.Total), hours, missCell(req, p), amount(p.UpfrontCash), ask})
 	}
-	if len(res.Plans) == 0 {
-		t.Notes = append(t.Notes, "Nothing meets the constraints: "+res.Violation+". The closest plans are shown (~).")
+	switch {
+	case len(res.Plans) == 0 && len(res.Closest) > 0:
+		t.Notes = append(t.Notes, "Nothing meets the constraints: "+res.Violation+". The closest plans are shown (~), each with what it violates.")
+	case len(res.Plans) == 0:
+		t.Notes = append(t.Notes, "Nothing can be planned: "+res.Violation+".")
+	}
+	if req.Ask != nil {
+		if len(shown) > 0 {
+			t.Notes = append(t.Notes, fmt.Sprintf("ASK *: the shape asked for (%s ×%s for %s), on every provider that has it; the other plans say how they differ from the best of them.",
+				req.Ask.Name, countString(req.Ask.Count), req.Ask.For))
+		} else {
+			t.Notes = append(t.Notes, fmt.Sprintf("ASK: no plan on the shape asked for (%s ×%s) meets the constraints; the excluded list says why.", req.Ask.Name, countString(req.Ask.Count)))
+		}
 	}
 	t.Notes = append(t.Notes, res.Summary...)
+	detailed := 0
 	for i := range plans {
-		if i >= 3 {
-			break
-		}
 		p := &plans[i]
-		t.Notes = append(t.Notes, fmt.Sprintf("#%s %s/%s/%s %s:", rankString(res, p), p.Offering.Provider, p.Offering.InstanceType, p.Offering.Region, p.Model))
+		if detailed >= 3 && !(p.AsAsked && i == firstAsked(plans)) {
+			continue
+		}
+		detailed++
+		t.Notes = append(t.Notes, fmt.Sprintf("#%s %s/%s/%s %s:", rankString(res, p), p.Offering.Provider, p.Offering.InstanceType, dashEmpty(p.Offering.Region), p.Model))
 		for _, line := range planLines(p) {
 			t.Notes = append(t.Notes, "    "+line)
 		}
@@ -129,6 +150,102 @@ func AdviseReport(res *advise.Result, req *advise.Request, cur string) *Report {
 		r.Excluded = append(r.Excluded, ReportItem{What: x.What, Reason: x.Reason})
 	}
 	return r
+}
+
+// firstAsked is the index of the best as-asked plan, or -1.
+func firstAsked(plans []advise.Plan) int {
+	for i := range plans {
+		if plans[i].AsAsked {
+			return i
+		}
+	}
+	return -1
+}
+
+// NarrowAdvise fits advise's table to a terminal: it drops columns that say
+// nothing (every cell "-", "", or 0.00 upfront), writes long PLAN cells
+// compactly, drops the REGION column when the rows are still wider than
+// TerminalWidth (each detailed plan's first line names its region), and
+// wraps notes at TerminalWidth. --wide keeps the full table.
+func NarrowAdvise(t *Table) {
+	t.Wrap = TerminalWidth
+	t.keepColumns(func(j int, c Column) bool {
+		for _, r := range t.Rows {
+			if v := r[j]; v != "-" && v != "" && !(c.Header == "UPFRONT" && v == "0.00") {
+				return true
+			}
+		}
+		return len(t.Rows) == 0
+	})
+	shortenPlans(t)
+	if t.rowWidth() > TerminalWidth {
+		t.keepColumns(func(_ int, c Column) bool { return c.Header != "REGION" })
+	}
+}
+
+// keepColumns keeps the columns keep says yes to, in every row.
+func (t *Table) keepColumns(keep func(int, Column) bool) {
+	yes := make([]bool, len(t.Columns))
+	var cols []Column
+	for j, c := range t.Columns {
+		if yes[j] = keep(j, c); yes[j] {
+			cols = append(cols, c)
+		}
+	}
+	for i, r := range t.Rows {
+		var row []string
+		for j, v := range r {
+			if yes[j] {
+				row = append(row, v)
+			}
+		}
+		t.Rows[i] = row
+	}
+	t.Columns = cols
+}
+
+// rowWidth is the display width of the text table's widest row: each
+// column as wide as its widest cell, two spaces between columns.
+func (t *Table) rowWidth() int {
+	w := 2 * (len(t.Columns) - 1)
+	for j, c := range t.Columns {
+		m := displayWidth(c.Header)
+		for _, r := range t.Rows {
+			m = max(m, displayWidth(r[j]))
+		}
+		w += m
+	}
+	return w
+}
+
+// shortenPlans writes long PLAN cells compactly for a terminal: Uniform
+// Progress spot as spot/UP (with a legend), a bursty mix without its
+// "for N h/month" (the summary states the peak hours).
+func shortenPlans(t *Table) {
+	col := -1
+	for j, c := range t.Columns {
+		if c.Header == "PLAN" {
+			col = j
+		}
+	}
+	if col < 0 {
+		return
+	}
+	up := false
+	for _, r := range t.Rows {
+		v := r[col]
+		if strings.Contains(v, "(uniform-progress)") {
+			v, up = strings.ReplaceAll(v, " (uniform-progress)", "/UP"), true
+		}
+		if i := strings.Index(v, " for "); i > 0 && strings.HasSuffix(v, " h/month") {
+			v = v[:i]
+		}
+		v = strings.TrimPrefix(strings.ReplaceAll(v, " × ", "×"), "base ")
+		r[col] = v
+	}
+	if up {
+		t.Notes = append([]string{"spot/UP: spot with Uniform Progress, falling back to on-demand when behind the deadline's progress line."}, t.Notes...)
+	}
 }
 
 // planLines are a plan's explanation, capacity risks and ecosystem notes.

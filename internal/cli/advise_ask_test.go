@@ -1,0 +1,61 @@
+package cli
+
+import (
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+// The README's advise commands fit a 120-column terminal; --wide keeps the
+// long lines whole.
+func TestAdviseFitsTerminal(t *testing.T) {
+	cmds := [][]string{
+		{"advise", "--scenario", "cv-training", "--gpu", "A100:4", "--for", "7d"},
+		{"advise", "--scenario", "llm-pretraining", "--work", "20000gpu-h@A100", "--deadline", "30d", "--budget", "60000USD"},
+		{"advise", "--scenario", "inference-online", "--hours-per-month", "730", "--china", "--currency", "CNY"},
+		{"advise", "--scenario", "llm-finetuning", "--pattern", "bursty", "--peak", "16", "--base", "2", "--credits", "1000USD@aws"},
+	}
+	for _, args := range cmds {
+		out, errOut, code := run(t, args...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s", args[1:], code, errOut)
+		}
+		for _, l := range strings.Split(out, "\n") {
+			if n := utf8.RuneCountInString(l); n > 120 {
+				t.Errorf("%v: a line of %d columns: %s", args[1:], n, l)
+			}
+		}
+	}
+	out, _, _ := run(t, append(cmds[0], "--wide")...)
+	long := false
+	for _, l := range strings.Split(out, "\n") {
+		long = long || utf8.RuneCountInString(l) > 120
+	}
+	if !long {
+		t.Error("--wide: no line over 120 columns; the long form should not wrap")
+	}
+}
+
+// An impossible deadline names the constraint and the margin in the table
+// output: 5000 H100 GPU-hours in 1 h cannot be done on 64 instances, and the
+// as-asked rows are marked.
+func TestAdviseImpossibleDeadlineTable(t *testing.T) {
+	out, errOut, code := run(t, "advise", "--scenario", "llm-finetuning", "--work", "5000gpu-h@H100", "--deadline", "1h")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	flat := strings.Join(strings.Fields(out), " ") // undo the wrapping
+	for _, want := range []string{"Nothing meets the constraints: time: the fastest plan", "h past the 1 h deadline", "violates: takes"} {
+		if !strings.Contains(flat, want) {
+			t.Errorf("no %q in:\n%s", want, out)
+		}
+	}
+	out, _, _ = run(t, "advise", "--scenario", "cv-training", "--gpu", "A100:4", "--for", "7d", "--provider", "alibaba")
+	if flat := strings.Join(strings.Fields(out), " "); !strings.Contains(flat, "supply prices with --prices FILE") || strings.Contains(out, "constraints: .") {
+		t.Errorf("alibaba:\n%s", out)
+	}
+	out, _, _ = run(t, "advise", "--scenario", "cv-training", "--gpu", "A100:4", "--for", "7d", "-o", "json")
+	if !strings.Contains(out, `"as_asked": true`) {
+		t.Error(`JSON: no plan with "as_asked": true`)
+	}
+}
