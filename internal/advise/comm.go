@@ -10,7 +10,8 @@ package advise
 //	          F_ref: the reference GPU's dense TFLOP/s at the scenario's precision
 //	          (measured where a bench report has it), speed: the GPU's throughput
 //	          relative to the reference (the speed model); flops_per_sample is
-//	          6 × reference_parameters where the scenario gives none
+//	          6 × reference_parameters where the scenario gives none; mfu is
+//	          step_mfu where the scenario has no mfu
 //	comm      Tm = 2(n−1)/n × G / B, G = 2 bytes × reference_parameters (bf16
 //	          gradients), n = GPUs in the plan, B = the slowest link per GPU:
 //	          inside a node the GPU link (NCCL bus bandwidth measured in a bench
@@ -20,6 +21,13 @@ package advise
 //	exposed   E = max(0, Tm − overlap × Tc): the communication the backward pass
 //	          does not hide
 //	step      Tc + E; efficiency e = Tc / (Tc + E)
+//
+// With --model (requestWorkload) the model replaces the scenario's reference:
+// G = 2 bytes × its parameters for full training, × its LoRA adapters'
+// parameters for LoRA/QLoRA; 6 × active parameters FLOPs a token; context ×
+// sequences per GPU tokens a step. Sharded training (FSDP/ZeRO-3) moves about
+// 1.5× the all-reduce's bytes (all-gather and reduce-scatter); the model
+// does not count that, nor pipeline or tensor parallelism across nodes.
 //
 // A job measured on the user's own shape (--gpu NAME:COUNT --for T) took T
 // at that shape's efficiency e_ref, so every offering's efficiency is taken
