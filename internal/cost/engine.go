@@ -59,7 +59,8 @@ type Engine struct {
 	FX       *money.FX
 	Currency money.Currency
 	Spot     SpotModel
-	// SkipSpot leaves the spot option out (a caller that simulates spot itself).
+	// SkipSpot leaves the spot option out: advise's first pass, which prices
+	// spot only for the candidates that could win.
 	SkipSpot bool
 }
 
@@ -68,6 +69,8 @@ type pricer struct {
 	u      *Usage
 	rate   float64 // monthly discount rate
 	months int
+	// usedHours is the instance-hours of the usage over the horizon.
+	usedHours float64
 }
 
 func (p *pricer) money(d decimal.Decimal) string { return money.Format(d, p.e.Currency) }
@@ -88,7 +91,7 @@ func (e *Engine) Price(u *Usage, o *catalog.Offering) ([]Option, error) {
 	if e.Spot == nil {
 		e.Spot = &SimModel{}
 	}
-	p := &pricer{e: e, u: u, rate: MonthlyRate(u.DiscountRate), months: u.Months()}
+	p := &pricer{e: e, u: u, rate: MonthlyRate(u.DiscountRate), months: u.Months(), usedHours: u.TotalHours() * float64(u.Instances)}
 	od, err := p.convert(o.OnDemand)
 	if err != nil {
 		return nil, err
@@ -102,7 +105,9 @@ func (e *Engine) Price(u *Usage, o *catalog.Offering) ([]Option, error) {
 	if err != nil {
 		return nil, err
 	}
-	var opts []Option
+	// On-demand, hybrid benefit, spot and every scheme the provider sells: sized
+	// once, since a catalog-wide query prices hundreds of offerings.
+	opts := make([]Option, 0, 3+p.schemeCount(o))
 	licensed, licKnown, licNote, byol, byolName := p.license(o, od)
 	odOpt := p.payAsYouGo(o, ModelOnDemand, licensed, 1, "on-demand")
 	if !licKnown {
@@ -149,7 +154,7 @@ func (e *Engine) Price(u *Usage, o *catalog.Offering) ([]Option, error) {
 		priced[c.Model+"/"+c.Term+"/"+c.Payment+"/"+c.Class] = true
 		opts = append(opts, opt)
 	}
-	opts = append(opts, p.unpricedSchemes(o, priced)...)
+	opts = p.appendUnpricedSchemes(opts, o, priced)
 	for i := range opts {
 		opt := &opts[i]
 		opt.Schedule = append(opt.Schedule, extras...)
@@ -518,13 +523,27 @@ func impliedRate(c *catalog.Commitment, siblings []*catalog.Commitment, adv int)
 	return 0, false
 }
 
-// unpricedSchemes lists the commitment schemes the provider sells that have no sourced price here.
-func (p *pricer) unpricedSchemes(o *catalog.Offering, priced map[string]bool) []Option {
+// schemeCount is the number of commitment options (scheme × term × payment ×
+// class) the offering's provider sells.
+func (p *pricer) schemeCount(o *catalog.Offering) int {
 	pr := p.e.Catalog.Provider(o.Provider)
 	if pr == nil {
-		return nil
+		return 0
 	}
-	var out []Option
+	n := 0
+	for _, s := range pr.Schemes {
+		n += len(s.Terms) * len(s.Payments) * max(1, len(s.Classes))
+	}
+	return n
+}
+
+// appendUnpricedSchemes appends the commitment schemes the provider sells
+// that have no sourced price here.
+func (p *pricer) appendUnpricedSchemes(out []Option, o *catalog.Offering, priced map[string]bool) []Option {
+	pr := p.e.Catalog.Provider(o.Provider)
+	if pr == nil {
+		return out
+	}
 	for _, s := range pr.Schemes {
 		classes := s.Classes
 		if len(classes) == 0 {
@@ -538,7 +557,8 @@ func (p *pricer) unpricedSchemes(o *catalog.Offering, priced map[string]bool) []
 					}
 					opt := Option{Offering: o, Model: s.Model, Term: term, Payment: pay, Class: cl, Currency: p.e.Currency,
 						Feasible: float64(catalog.TermMonths(term)) <= p.u.HorizonMonths+1e-9}
-					opt.Unknown = append(opt.Unknown, fmt.Sprintf("%s sells %s (%s %s) but no price is sourced for %s; add it to a price file (commitments:)", o.Provider, s.Name, term, pay, o.InstanceType))
+					// String concatenation: this runs for every scheme of every offering of a catalog-wide query.
+					opt.Unknown = []string{o.Provider + " sells " + s.Name + " (" + term + " " + pay + ") but no price is sourced for " + o.InstanceType + "; add it to a price file (commitments:)"}
 					out = append(out, opt)
 				}
 			}
@@ -556,7 +576,7 @@ func (p *pricer) finish(opt *Option) {
 	opt.Total = opt.Schedule.Total()
 	opt.Upfront = opt.Schedule.AtStart()
 	opt.NPV = opt.Schedule.NPV(p.rate)
-	used := p.u.TotalHours() * float64(p.u.Instances)
+	used := p.usedHours
 	if used > 0 && opt.Feasible {
 		opt.EffectiveHourly = decimal.NullDecimal{Decimal: opt.Total.Div(decimal.NewFromFloat(used)), Valid: true}
 		if g := opt.Offering.GPUCount; g > 0 {
