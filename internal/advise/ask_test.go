@@ -249,3 +249,16 @@ func TestAdviseProperties(t *testing.T) {
 		}
 	}
 }
+
+// The largest AWS GPU instances carry the sourced capacity note (quota or a
+// Capacity Block); smaller ones do not.
+func TestCapacityBlockRisk(t *testing.T) {
+	a := advisor(t, money.USD)
+	prov := a.Catalog.Provider("aws")
+	if got := prov.RisksFor("on-demand", "p5.48xlarge"); len(got) != 1 || !strings.Contains(got[0], "Capacity Block") {
+		t.Errorf("p5.48xlarge risks %q, want the Capacity Block note", got)
+	}
+	if got := prov.RisksFor("on-demand", "g5.xlarge"); len(got) != 0 {
+		t.Errorf("g5.xlarge risks %q, want none", got)
+	}
+}

@@ -35,9 +35,9 @@ func (a *Advisor) annotate(req *Request, p *Plan) {
 		p.Risks = append(p.Risks, "spot capacity can be reclaimed at any time; the interruption rate used is in the explanation")
 	}
 	if prov != nil {
-		p.Risks = append(p.Risks, prov.RisksFor(p.Model)...)
+		p.Risks = append(p.Risks, prov.RisksFor(p.Model, p.Offering.InstanceType)...)
 	}
-	if prov != nil && strings.Contains(strings.ToLower(prov.DisplayName), "marketplace") {
+	if prov != nil && prov.Marketplace {
 		p.Risks = append(p.Risks, "marketplace host: hardware, network and uptime vary from host to host, no provider SLA covers them, and a host can leave the market mid-job; checkpoint often and test the host first")
 		if p.Instances > 1 {
 			p.Risks = append(p.Risks, fmt.Sprintf("%d marketplace hosts are not one cluster: the network between them is unknown", p.Instances))

@@ -124,6 +124,11 @@ func ParseSpecs(f Files) (*Catalog, error) {
 		if p.Marketplace && c.Source(p.MarketplaceSource) == nil {
 			return nil, fmt.Errorf("providers.yaml: %s: marketplace needs a marketplace_source in sources.yaml, got %q", p.Name, p.MarketplaceSource)
 		}
+		for _, r := range p.Risks {
+			if c.Source(r.Source) == nil {
+				return nil, fmt.Errorf("providers.yaml: %s: risk %q cites unknown source %q", p.Name, r.Text, r.Source)
+			}
+		}
 		if p.BillingSource != "" && c.Source(p.BillingSource) == nil {
 			return nil, fmt.Errorf("providers.yaml: %s cites unknown source %q", p.Name, p.BillingSource)
 		}

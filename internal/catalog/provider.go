@@ -1,6 +1,9 @@
 package catalog
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // Provider is a cloud that sells GPU capacity.
 type Provider struct {
@@ -50,15 +53,22 @@ type SkyPilotLimits struct {
 // ProviderRisk is a capacity risk of a provider's plans: for one pricing
 // model (spot, commitment, ...) or, with Model "", for every plan.
 type ProviderRisk struct {
-	Model  string `yaml:"model"`
-	Text   string `yaml:"text"`
-	Source string `yaml:"source"`
+	Model string `yaml:"model"`
+	// Instances, where set, are the instance-type prefixes the risk is about
+	// (p5. for every p5 size); empty: every instance type.
+	Instances []string `yaml:"instances"`
+	Text      string   `yaml:"text"`
+	Source    string   `yaml:"source"`
 }
 
-// RisksFor returns the provider's risk texts that apply to a pricing model.
-func (p *Provider) RisksFor(model string) []string {
+// RisksFor returns the provider's risk texts that apply to a pricing model
+// on an instance type.
+func (p *Provider) RisksFor(model, instanceType string) []string {
 	var out []string
 	for _, r := range p.Risks {
+		if len(r.Instances) > 0 && !slices.ContainsFunc(r.Instances, func(pre string) bool { return strings.HasPrefix(instanceType, pre) }) {
+			continue
+		}
 		if r.Model == "" || r.Model == model {
 			out = append(out, r.Text)
 		}
