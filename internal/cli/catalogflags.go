@@ -63,6 +63,9 @@ func (cf *catalogFlags) load() (*loadedCatalog, error) {
 		if err != nil {
 			return nil, asUsage(err)
 		}
+		if err := l.fx.CheckDrift(c, r); err != nil {
+			return nil, usagef("--fx %q: %v", s, err)
+		}
 		if err := l.fx.SetUSDValue(c, r, "--fx "+s); err != nil {
 			return nil, asUsage(err)
 		}

@@ -90,3 +90,18 @@ func TestFXBounds(t *testing.T) {
 		t.Error("SetUSDValue accepted 1e300 USD per CNY")
 	}
 }
+
+// A rate written the other way round (CNY per USD) is refused with the fix.
+func TestCheckDrift(t *testing.T) {
+	f := DefaultFX()
+	if err := f.CheckDrift(CNY, decimal.RequireFromString("0.1380")); err != nil {
+		t.Errorf("0.138 USD per CNY refused: %v", err)
+	}
+	err := f.CheckDrift(CNY, decimal.RequireFromString("7.18"))
+	if err == nil || !strings.Contains(err.Error(), "that looks like CNY per USD; write CNY=0.139276") {
+		t.Errorf("7.18 USD per CNY: %v", err)
+	}
+	if err := f.CheckDrift(Currency("JPY"), decimal.RequireFromString("50")); err != nil {
+		t.Errorf("a currency without a built-in rate is not checked: %v", err)
+	}
+}

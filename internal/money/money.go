@@ -154,6 +154,31 @@ func CheckRate(c Currency, usdPerUnit decimal.Decimal) error {
 	return nil
 }
 
+// MaxDrift is how far (as a factor, either way) a rate the user gives may be
+// from the built-in one before it is refused as a likely mistake: currencies
+// do not move 3× between fixings, but a rate written the other way round
+// (7.18 CNY per USD for 0.139 USD per CNY) is 50× off.
+const MaxDrift = 3
+
+// CheckDrift refuses a user's rate for c that is more than MaxDrift times
+// away from the built-in one, and says which way round it was probably meant.
+func (f *FX) CheckDrift(c Currency, usdPerUnit decimal.Decimal) error {
+	def, ok := DefaultFX().perUSD[c]
+	if !ok || c == USD {
+		return nil
+	}
+	builtin := decimal.NewFromInt(1).Div(def) // USD per unit
+	ratio := usdPerUnit.Div(builtin).InexactFloat64()
+	if ratio <= MaxDrift && ratio >= 1.0/MaxDrift {
+		return nil
+	}
+	msg := fmt.Sprintf("%s USD per %s is %.3g× the built-in %s (%s); want USD per one %s", usdPerUnit, c, ratio, builtin.Round(6), DefaultAsOf, c)
+	if inv := decimal.NewFromInt(1).Div(usdPerUnit); inv.Div(builtin).InexactFloat64() <= MaxDrift && inv.Div(builtin).InexactFloat64() >= 1.0/MaxDrift {
+		msg += fmt.Sprintf(": that looks like %s per USD; write %s=%s", c, c, inv.Round(6))
+	}
+	return fmt.Errorf("%s", msg)
+}
+
 // Known reports whether c can be converted.
 func (f *FX) Known(c Currency) bool { _, ok := f.perUSD[c]; return ok }
 

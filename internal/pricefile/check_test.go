@@ -132,7 +132,7 @@ func TestBounds(t *testing.T) {
 		"CNY 71843":      entry("price: 71843, currency: CNY"),
 		"gpu_count 0.25": "prices:\n  - {provider: aws, instance_type: slice, region: us-east-1, gpu: T4, gpu_count: 0.25, price: 1}\n",
 		"term 5y":        commit("term: 5y, payment: all-upfront, upfront: 446400000"),
-		"fx edges":       "fx: {CNY: 0.000001, EUR: 100}\nprices:\n  - " + p4d + ", price: 20}\n",
+		"fx edges":       "fx: {VND: 0.000001, XAU: 100}\nprices:\n  - " + p4d + ", price: 20}\n",
 	} {
 		if err := validate(in); err != nil {
 			t.Errorf("%s: %v", name, err)

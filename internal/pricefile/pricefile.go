@@ -191,6 +191,9 @@ func parseFX(p *yamlfields.Reader, n *yaml.Node, f *File) error {
 		if err := checkPlaces(p.Path, v.Line, field, r); err != nil {
 			return err
 		}
+		if err := money.DefaultFX().CheckDrift(c, r); err != nil {
+			return p.Errf(v, field, "%v", err)
+		}
 		f.FX = append(f.FX, FXRate{Currency: c, USD: r, Line: v.Line})
 	}
 	return nil
