@@ -243,8 +243,16 @@ func sortRows(rows []Row) {
 		if an != bn {
 			return bn
 		}
-		if !an && a != b {
+		if !an && math.Abs(a-b) > 1e-6*math.Max(math.Abs(a), math.Abs(b)) {
 			return a < b
+		}
+		// Equal prices, to the sources' rounding (AWS prices p4d at 21.957642 in
+		// us-east-1 and 21.95764 in us-east-2): the cheaper spot price decides
+		// which region represents the type.
+		if si, sj := rows[i].Spot, rows[j].Spot; si.Valid != sj.Valid {
+			return si.Valid
+		} else if si.Valid && !si.Decimal.Equal(sj.Decimal) {
+			return si.Decimal.LessThan(sj.Decimal)
 		}
 		x, y := rows[i].Offering, rows[j].Offering
 		if x.Provider != y.Provider {

@@ -256,7 +256,7 @@ func TestAdviseExportAgentSpotCNY(t *testing.T) {
 			name string
 			got  float64
 			p    catalog.Price
-		}{{"spot", *n.PricePerHour, o.Spot}, {"on-demand", *n.OnDemandPricePerHour, o.OnDemand}} {
+		}{{"spot", *n.PricePerHour, c.SpotQuoteFor(&o).Price}, {"on-demand", *n.OnDemandPricePerHour, o.OnDemand}} {
 			want, err := fx.Convert(x.p.Value, x.p.Currency, money.CNY)
 			if err != nil || math.Abs(x.got-want.InexactFloat64()) > 1e-6 {
 				t.Errorf("%s price per hour %v, want %v CNY (%v)", x.name, x.got, want, err)
