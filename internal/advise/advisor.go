@@ -37,47 +37,69 @@ func (a *Advisor) Advise(in *Request) (*Result, error) {
 		return nil, err
 	}
 	var excl exclusions
-	exclude := func(o *catalog.Offering, reason string) { excl.add(o, reason, stageSize, 0) }
-	var cands []candidate
 	mfit := newMemoryFit(req)
-	for _, r := range rows {
-		o := r.Offering
-		asked := req.Ask.matches(o)
-		switch {
-		case !asked && stackExcludes(req, o.GPU) != "":
-			excl.add(o, stackExcludes(req, o.GPU), stageFit, 0)
-			continue
-		case o.GPUMemoryClassGB() == 0 && sc.MinGPUMemoryGiB > 0:
-			excl.add(o, fmt.Sprintf("memory per GPU is not sourced; %s needs %.0f GB", sc.Name, sc.MinGPUMemoryGiB), stageFit, 0)
-			continue
-		case o.GPUMemoryClassGB() < sc.MinGPUMemoryGiB: // the card's nominal class: an H100 listed at 79.6 GiB is an 80 GB card
-			excl.add(o, fmt.Sprintf("%.0f GB per GPU is below the %.0f GB %s needs", o.GPUMemoryClassGB(), sc.MinGPUMemoryGiB, sc.Name), stageFit, 0)
-			continue
-		case o.GPUCount < 1 && sc.CommHeavy:
-			excl.add(o, "a slice of a GPU cannot train", stageFit, 0)
-			continue
-		case !o.OnDemand.Known && !o.Spot.Known:
-			excl.add(o, "no sourced price; supply one with --prices FILE", stagePrice, 0)
-			continue
+	// candidates sizes every row that fits the scenario; record says whether
+	// its exclusions are reported (the spot pass sees the same families again).
+	candidates := func(rows []catalog.Row, record bool) []candidate {
+		var cands []candidate
+		excl := &excl
+		if !record {
+			excl = &exclusions{}
 		}
-		minNodes, why := mfit.nodes(o, req.MaxNodes)
-		if why != "" {
-			excl.add(o, why, stageFit, 0)
-			continue
+		exclude := func(o *catalog.Offering, reason string) { excl.add(o, reason, stageSize, 0) }
+		for _, r := range rows {
+			o := r.Offering
+			asked := req.Ask.matches(o)
+			switch {
+			case !asked && stackExcludes(req, o.GPU) != "":
+				excl.add(o, stackExcludes(req, o.GPU), stageFit, 0)
+				continue
+			case o.GPUMemoryClassGB() == 0 && sc.MinGPUMemoryGiB > 0:
+				excl.add(o, fmt.Sprintf("memory per GPU is not sourced; %s needs %.0f GB", sc.Name, sc.MinGPUMemoryGiB), stageFit, 0)
+				continue
+			case o.GPUMemoryClassGB() < sc.MinGPUMemoryGiB: // the card's nominal class: an H100 listed at 79.6 GiB is an 80 GB card
+				excl.add(o, fmt.Sprintf("%.0f GB per GPU is below the %.0f GB %s needs", o.GPUMemoryClassGB(), sc.MinGPUMemoryGiB, sc.Name), stageFit, 0)
+				continue
+			case o.GPUCount < 1 && sc.CommHeavy:
+				excl.add(o, "a slice of a GPU cannot train", stageFit, 0)
+				continue
+			case !o.OnDemand.Known && !o.Spot.Known:
+				excl.add(o, "no sourced price; supply one with --prices FILE", stagePrice, 0)
+				continue
+			}
+			minNodes, why := mfit.nodes(o, req.MaxNodes)
+			if why != "" {
+				excl.add(o, why, stageFit, 0)
+				continue
+			}
+			s, how, err := sm.speed(a.Catalog.Conservative(o.GPU)) // a generic entry's missing figures: its variants' lowest
+			if err != nil {
+				excl.add(o, err.Error(), stageSpeed, 0)
+				continue
+			}
+			sh := cm.shapeOf(o, s)
+			eff, r := cm.efficiency(sh)
+			c := candidate{o: o, speed: s, speedNote: how, eff: eff, nodeSpeed: o.GPUCount * s * eff, comm: cm, shape: sh, minNodes: minNodes, commNote: cm.note(r, sh)}
+			if err := a.size(req, &c); err != nil {
+				exclude(o, "cannot be sized for the work: "+err.Error())
+				continue
+			}
+			cands = append(cands, c)
 		}
-		s, how, err := sm.speed(a.Catalog.Conservative(o.GPU)) // a generic entry's missing figures: its variants' lowest
+		return cands
+	}
+	cands := candidates(rows, true)
+	// Spot plans come from each type's region with the cheapest spot price
+	// (within the user's filters), not from its cheapest on-demand region.
+	spotCands := cands
+	if !req.NoSpot && sc.Spot && !req.Bursty {
+		qs := q
+		qs.Spot = true
+		spotRows, err := a.Catalog.Query(qs)
 		if err != nil {
-			excl.add(o, err.Error(), stageSpeed, 0)
-			continue
+			return nil, err
 		}
-		sh := cm.shapeOf(o, s)
-		eff, r := cm.efficiency(sh)
-		c := candidate{o: o, speed: s, speedNote: how, eff: eff, nodeSpeed: o.GPUCount * s * eff, comm: cm, shape: sh, minNodes: minNodes, commNote: cm.note(r, sh)}
-		if err := a.size(req, &c); err != nil {
-			exclude(o, "cannot be sized for the work: "+err.Error())
-			continue
-		}
-		cands = append(cands, c)
+		spotCands = candidates(spotRows, false)
 	}
 	// One spot model for every plan: the engine's, deadline-aware, cached per job shape.
 	spotModel := &cost.SimModel{Runs: a.SpotRuns, Deadline: req.Deadline}
@@ -93,7 +115,7 @@ func (a *Advisor) Advise(in *Request) (*Result, error) {
 	if !req.NoSpot && sc.Spot && !req.Bursty {
 		spotEng := *eng
 		spotEng.SkipSpot = false
-		sp, err := a.spotPlans(req, &spotEng, cands, plans)
+		sp, err := a.spotPlans(req, &spotEng, spotCands, plans)
 		if err != nil {
 			return nil, err
 		}
