@@ -35,6 +35,19 @@ func (a *Advisor) size(req *Request, c *candidate) error {
 			e, _ := c.comm.efficiency(c.shape.at(k))
 			return req.WorkGPUHours / (c.o.GPUCount * c.speed * float64(k) * e), e
 		}
+		// The user's own shape takes the time they said (--gpu A100:4 --for 7d:
+		// seven days on any A100 variant): their statement, not the model,
+		// measures it; more instances (a deadline) scale from there.
+		if req.Ask.matches(c.o) && req.Ask.Hours > 0 {
+			if h1, _ := hours(1); h1 > 0 {
+				scale := req.Ask.Hours / h1
+				model := hours
+				hours = func(k int) (float64, float64) {
+					h, e := model(k)
+					return h * scale, e
+				}
+			}
+		}
 		k := max(1, c.minNodes)
 		h, e := hours(k)
 		if req.Deadline > 0 && h > req.Deadline {

@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"encoding/json"
+	"math"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -57,5 +59,61 @@ func TestAdviseImpossibleDeadlineTable(t *testing.T) {
 	out, _, _ = run(t, "advise", "--scenario", "cv-training", "--gpu", "A100:4", "--for", "7d", "-o", "json")
 	if !strings.Contains(out, `"as_asked": true`) {
 		t.Error(`JSON: no plan with "as_asked": true`)
+	}
+}
+
+// Every as-asked plan takes exactly --for, whichever variant of the named GPU
+// it is, and is billed what `cost` bills for that offering and duration.
+func TestAskTakesItsOwnTime(t *testing.T) {
+	out, errOut, code := run(t, "advise", "--scenario", "cv-training", "--gpu", "A100:4", "--for", "7d", "--no-spot", "--limit", "0", "-o", "json")
+	if code != 0 {
+		t.Fatal(errOut)
+	}
+	var res struct {
+		Plans []struct {
+			Provider     string  `json:"provider"`
+			InstanceType string  `json:"instance_type"`
+			Region       string  `json:"region"`
+			Model        string  `json:"pricing_model"`
+			AsAsked      bool    `json:"as_asked"`
+			Hours        float64 `json:"expected_hours"`
+			Total        float64 `json:"total_cost"`
+		} `json:"plans"`
+	}
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, p := range res.Plans {
+		if !p.AsAsked || p.Model != "on-demand" {
+			continue
+		}
+		n++
+		if p.Hours != 168 {
+			t.Errorf("%s/%s takes %v h, want 168 (--for 7d)", p.Provider, p.InstanceType, p.Hours)
+		}
+		ref := p.Provider + "/" + p.InstanceType
+		if p.Region != "" {
+			ref += "/" + p.Region
+		}
+		cout, cerr, ccode := run(t, "cost", "--offering", ref, "--for", "7d", "-o", "json")
+		if ccode != 0 {
+			t.Fatal(cerr)
+		}
+		var opts []struct {
+			Model string  `json:"pricing_model"`
+			Total float64 `json:"total"`
+		}
+		if err := json.Unmarshal([]byte(cout), &opts); err != nil {
+			t.Fatal(err)
+		}
+		for _, o := range opts {
+			if o.Model == "on-demand" && math.Abs(o.Total-p.Total) > 0.005 {
+				t.Errorf("%s: advise %.2f, cost %.2f for the same 168 h", ref, p.Total, o.Total)
+			}
+		}
+	}
+	if n == 0 {
+		t.Fatal("no as-asked on-demand plan")
 	}
 }
