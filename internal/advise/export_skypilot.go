@@ -203,7 +203,7 @@ func writeSkyPilotTask(w io.Writer, c *catalog.Catalog, p *Plan, opt SkyPilotOpt
 	}
 	var head strings.Builder
 	fmt.Fprintf(&head, "# SkyPilot task for gpuscout's plan #%d: %s %s, %s\n# expected %s total\n",
-		p.Rank, o.Provider, o.InstanceType, strings.TrimSpace(planName(p)+" "+p.Payment), money.Format(p.Total, p.Currency))
+		p.Rank, o.Provider, o.InstanceType, exportPlanName(p), money.Format(p.Total, p.Currency))
 	fmt.Fprintf(&head, "# run it with: %s\n", command)
 	if len(skipped) > 0 {
 		head.WriteString("# better plans skipped, as SkyPilot cannot launch them as priced:\n")
@@ -239,4 +239,14 @@ func markPlaceholder(n *yaml.Node, path ...string) {
 		n = next
 	}
 	n.LineComment = "PLACEHOLDER: your server's health endpoint"
+}
+
+// exportPlanName is the plan's model, term and payment or spot policy, each
+// once ("spot", not "spot spot").
+func exportPlanName(p *Plan) string {
+	name := planName(p)
+	if p.Payment != "" && p.Payment != p.Model {
+		name += " " + p.Payment
+	}
+	return name
 }

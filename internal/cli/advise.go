@@ -272,7 +272,11 @@ func adviseRequestFromFlags(f *adviseFlags, changed func(string) bool, l *loaded
 	}
 	gs, err := l.cat.LookupGPU(refName)
 	if err != nil {
-		return nil, usagef("reference GPU: %v", err)
+		flag := "--gpu"
+		if f.work != "" {
+			flag = "--work"
+		}
+		return nil, usagef("%s: %v", flag, err)
 	}
 	for _, g := range gs {
 		if !g.Generic && (g.BF16.Known || g.FP16.Known) {

@@ -137,7 +137,7 @@ func TestBadInputExitsTwo(t *testing.T) {
 		{[]string{"offers", "--gpu", "A100:x"}, `--gpu "A100:x": count "x": want a number more than 0 and at most 1024`},
 		{[]string{"offers", "--gpu", ":8"}, `want NAME[:COUNT]`},
 		{[]string{"offers", "--gpu", "A1000"}, `unknown GPU "A1000"; closest known names: A100`},
-		{[]string{"offers", "--max-price", "-5"}, `--max-price "-5": want a price per hour >= 0`},
+		{[]string{"offers", "--max-price", "-5"}, `--max-price "-5": want a price per hour from 0 to 100,000`},
 		{[]string{"offers", "--currency", "DOLLAR"}, `--currency: currency "DOLLAR" is not a three-letter ISO 4217 code`},
 		{[]string{"offers", "--currency", "JPY"}, `--currency JPY: no exchange rate`},
 		{[]string{"offers", "--fx", "CNY=-1"}, `--fx "CNY=-1"`},

@@ -13,8 +13,10 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 	"golang.org/x/term"
 
+	"github.com/gpuscout/gpuscout/internal/catalog"
 	"github.com/gpuscout/gpuscout/internal/render"
 )
 
@@ -103,7 +105,7 @@ Every price carries its source and date; a price nobody can source is shown as u
 			return cmd.Help()
 		},
 	}
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return asUsage(err) })
+	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error { return asUsage(suggestFlag(cmd, err)) })
 	root.AddCommand(newAdviseCmd(e), newGPUsCmd(e), newModelsCmd(e), newOffersCmd(e), newCostCmd(e), newSpotCmd(e), newCatalogCmd(e), newVersionCmd(e))
 	strictCompletion(root)
 	return root
@@ -148,4 +150,23 @@ func (e *env) write(f render.Format, t *render.Table, jsonValue any) error {
 		return render.JSON(e.stdout, jsonValue)
 	}
 	return t.Write(e.stdout, f, render.Options{Color: e.color})
+}
+
+// suggestFlag adds the nearest flag names to an unknown-flag error
+// ("unknown flag: --fo" → "did you mean --for?").
+func suggestFlag(cmd *cobra.Command, err error) error {
+	name, ok := strings.CutPrefix(err.Error(), "unknown flag: --")
+	if !ok {
+		return err
+	}
+	var names []string
+	cmd.Flags().VisitAll(func(f *pflag.Flag) { names = append(names, f.Name) })
+	near := catalog.Closest(name, names, 3)
+	if len(near) == 0 {
+		return err
+	}
+	for i := range near {
+		near[i] = "--" + near[i]
+	}
+	return fmt.Errorf("%v; did you mean %s?", err, strings.Join(near, ", "))
 }

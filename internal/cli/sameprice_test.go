@@ -133,3 +133,25 @@ func TestCatalogInfoFXWarning(t *testing.T) {
 		}
 	}
 }
+
+// Bad input a user types, found by trying the README as a new user: each
+// names the flag, the value and what is allowed (exit 2).
+func TestUserTrialMessages(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"offers", "--gpu", "A100:8", "--currency", "CNY", "--fx", "CNY=7.18"}, `--fx "CNY=7.18": 7.18 USD per CNY is 51.6× the built-in`},
+		{[]string{"advise", "--scenario", "cv-training", "--gpu", "A100x4", "--for", "7d"}, `--gpu: unknown GPU "A100x4"`},
+		{[]string{"advise", "--scenario", "cv-training", "--gpu", "A100:4", "--for", "1000y"}, `"1000y" for "--for" flag: duration "1000y" is too long: at most 100y`},
+		{[]string{"advise", "--scenario", "cv-training", "--gpu", "A100:4", "--for", "7d", "--budget", "60k"}, `no k or M suffixes`},
+		{[]string{"offers", "--max-price", "1e20"}, `want a price per hour from 0 to 100,000`},
+		{[]string{"spot", "--work", "10h", "--band", "5-10%", "--spot-price", "5", "--od-price", "3.06"}, `--spot-price 5 is above --od-price 3.06`},
+		{[]string{"advise", "--scenario", "cv-training", "--gpu", "A100:4", "--fo", "7d"}, `unknown flag: --fo; did you mean --for`},
+	} {
+		_, errOut, code := run(t, tc.args...)
+		if code != ExitUsage || !strings.Contains(errOut, tc.want) {
+			t.Errorf("%v: exit %d, %q; want 2 and %q", tc.args, code, errOut, tc.want)
+		}
+	}
+}

@@ -317,6 +317,9 @@ func (f *spotFlags) prepare(changed func(string) bool) (*spotInputs, error) {
 		job.SpotPrice = f.spotPrice
 		in.priceSources = append(in.priceSources, "spot from --spot-price")
 	}
+	if changed("spot-price") && changed("od-price") && f.spotPrice > f.odPrice {
+		return nil, usagef("--spot-price %g is above --od-price %g: spot never costs more than on-demand (AWS and Azure cap it there; the others sell it at a discount); check the two prices", f.spotPrice, f.odPrice)
+	}
 	if changed("od-price") {
 		job.ODPrice = f.odPrice
 		in.priceSources = append(in.priceSources, "on-demand from --od-price")

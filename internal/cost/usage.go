@@ -307,7 +307,7 @@ func ParseNonNegativeDuration(s string) (float64, error) {
 		}
 	}
 	if !(total >= 0 && total <= MaxDurationHours) {
-		return 0, fmt.Errorf("duration %q is out of range: allowed 0 to 100y", s)
+		return 0, fmt.Errorf("duration %q is too long: at most 100y", s)
 	}
 	return total, nil
 }

@@ -150,6 +150,9 @@ func ParseAmount(s string, def Currency) (Amount, error) {
 	c := def
 	if cur != "" {
 		if c, err = ParseCurrency(cur); err != nil {
+			if k := strings.ToLower(cur); k == "k" || k == "m" || strings.HasPrefix(k, "k ") || strings.HasPrefix(k, "m ") {
+				return Amount{}, fmt.Errorf("write the whole number with its currency, e.g. 60000USD: no k or M suffixes")
+			}
 			return Amount{}, err
 		}
 	}
