@@ -169,6 +169,9 @@ func (a *Advisor) summarize(req *Request, res *Result, considered int) []string 
 			line += fmt.Sprintf("the best plan is %s.", best.Model)
 		}
 		out = append(out, line)
+		if note := a.unpricedCommitments(res.Plans); note != "" {
+			out = append(out, "   "+note)
+		}
 	}
 	switch {
 	case req.Bursty:
@@ -183,4 +186,30 @@ func (a *Advisor) summarize(req *Request, res *Result, considered int) []string 
 		out = append(out, "3. Elasticity: steady load: commitments (reserved, CUD, 包年包月) pay above their break-even; licences (Azure Hybrid Benefit) where Windows.")
 	}
 	return out
+}
+
+// unpricedCommitments says which providers of the plans sell commitments that
+// have no sourced price here: a steady load's answer "on-demand is best" only
+// holds among what is priced.
+func (a *Advisor) unpricedCommitments(plans []Plan) string {
+	var names []string
+	seen := map[string]bool{}
+	for i := range plans {
+		o := plans[i].Offering
+		pr := a.Catalog.Provider(o.Provider)
+		if pr == nil || len(pr.Schemes) == 0 || seen[o.Provider] || len(a.Catalog.CommitmentsFor(o)) > 0 {
+			continue
+		}
+		seen[o.Provider] = true
+		var schemes []string
+		for _, sc := range pr.Schemes {
+			schemes = append(schemes, sc.Name)
+		}
+		names = append(names, o.Provider+" ("+strings.Join(schemes, ", ")+")")
+	}
+	if len(names) == 0 {
+		return ""
+	}
+	return "Not compared: commitments sold without a sourced price here: " + strings.Join(names, "; ") +
+		". For a steady load they usually beat on-demand above their break-even; give your quotes with --prices FILE (commitments:)."
 }

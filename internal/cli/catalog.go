@@ -147,6 +147,14 @@ func catalogInfo(l *loadedCatalog, now time.Time) *infoJSON {
 		info.Sources = append(info.Sources, sourceInfo{Source: s, PriceRows: rows[s.ID]})
 	}
 	info.Coverage, info.Warnings = coverage(c, info.Providers, l, now)
+	for _, src := range info.Sources {
+		if src.PriceRows == 0 {
+			continue
+		}
+		if d, err := time.Parse("2006-01-02", src.AsOf); err == nil && now.Sub(d) > 365*24*time.Hour {
+			info.Warnings = append(info.Warnings, fmt.Sprintf("%d prices come from %s, dated %s (%d days ago): check them against the provider's console.", src.PriceRows, src.ID, src.AsOf, int(now.Sub(d).Hours()/24)))
+		}
+	}
 	return info
 }
 
