@@ -152,7 +152,7 @@ func catalogInfo(l *loadedCatalog, now time.Time) *infoJSON {
 			continue
 		}
 		if d, err := time.Parse("2006-01-02", src.AsOf); err == nil && now.Sub(d) > 365*24*time.Hour {
-			info.Warnings = append(info.Warnings, fmt.Sprintf("%d prices come from %s, dated %s (%d days ago): check them against the provider's console.", src.PriceRows, src.ID, src.AsOf, int(now.Sub(d).Hours()/24)))
+			info.Warnings = append(info.Warnings, fmt.Sprintf("%d prices or spot bands come from %s, dated %s (%d days ago): check them against the provider's console.", src.PriceRows, src.ID, src.AsOf, int(now.Sub(d).Hours()/24)))
 		}
 	}
 	return info

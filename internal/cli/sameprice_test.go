@@ -124,8 +124,11 @@ func TestCatalogInfoFXWarning(t *testing.T) {
 		t.Errorf("catalog info (exit %d) has no FX age warning:\n%s", code, out)
 	}
 	out, _, _ = run(t, "catalog", "info", "--fx", "CNY=0.14")
-	if strings.Contains(out, "WARNING") {
-		t.Errorf("catalog info --fx still warns:\n%s", out)
+	if strings.Contains(out, "WARNING: The built-in exchange rate") {
+		t.Errorf("catalog info --fx still warns about the rate:\n%s", out)
+	}
+	if !strings.Contains(out, "WARNING: 28 prices or spot bands come from karpenter-aws-cn@2024-11-06") {
+		t.Errorf("catalog info does not warn about the 2024 AWS China prices:\n%s", out)
 	}
 	for _, want := range []string{"every price unknown): alibaba, tencent", "Commitment prices: gcp", "sold but not priced (cost lists them as unknown): aws, azure, alibaba, tencent"} {
 		if !strings.Contains(out, want) {
