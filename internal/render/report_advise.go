@@ -3,6 +3,7 @@ package render
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -164,8 +165,9 @@ func firstAsked(plans []advise.Plan) int {
 
 // NarrowAdvise fits advise's table to a terminal: it drops columns that say
 // nothing (every cell "-", "", or 0.00 upfront), writes long PLAN cells
-// compactly, drops the REGION column when the rows are still wider than
-// TerminalWidth (each detailed plan's first line names its region), and
+// compactly, drops the LINK column and then the REGION column while the rows
+// are still wider than TerminalWidth (each detailed plan's first line names
+// its region and its explanation its GPU link), and
 // wraps notes at TerminalWidth. --wide keeps the full table.
 func NarrowAdvise(t *Table) {
 	t.Wrap = TerminalWidth
@@ -178,8 +180,20 @@ func NarrowAdvise(t *Table) {
 		return len(t.Rows) == 0
 	})
 	shortenPlans(t)
-	if t.rowWidth() > TerminalWidth {
-		t.keepColumns(func(_ int, c Column) bool { return c.Header != "REGION" })
+	// The ASK mark fits beside the rank ("15*").
+	if ask := slices.IndexFunc(t.Columns, func(c Column) bool { return c.Header == "ASK" }); ask > 0 && t.rowWidth() > TerminalWidth {
+		for _, r := range t.Rows {
+			r[0] += r[ask]
+		}
+		t.keepColumns(func(_ int, c Column) bool { return c.Header != "ASK" })
+	}
+	// Where to rent is the question: REGION goes last. The GPU link is in each
+	// plan's explanation, and the count column says how many GPUs share it.
+	for _, drop := range []string{"LINK", "REGION"} {
+		if t.rowWidth() <= TerminalWidth {
+			break
+		}
+		t.keepColumns(func(_ int, c Column) bool { return c.Header != drop })
 	}
 }
 
