@@ -343,6 +343,9 @@ func offersTable(l *loadedCatalog, q catalog.Query, rows []catalog.Row) *render.
 			if r.Price.Valid {
 				price += "*"
 			}
+			if r.Spot.Valid {
+				spot += "*"
+			}
 		}
 		perGPU := fmtMoney(r.PerGPU)
 		if perGPU == "" {
@@ -439,17 +442,10 @@ type offerJSON struct {
 	RetiredSource    string       `json:"retired_source,omitempty"` // the retirement notice
 }
 
-func jsonNum(d decimal.NullDecimal, converted bool) *json.Number {
-	if !d.Valid {
-		return nil
-	}
-	v := d.Decimal
-	if converted {
-		v = v.Round(6)
-	}
-	n := json.Number(v.String())
-	return &n
-}
+// jsonNum writes a price the one way every command does (money.Number: at
+// most 6 decimals); converted says nothing about the format any more, the
+// row's converted_from does.
+func jsonNum(d decimal.NullDecimal, _ bool) *json.Number { return money.NullNumber(d) }
 
 func optNum(f float64) *float64 {
 	if f == 0 {
