@@ -67,8 +67,11 @@ func (r *Request) defaultsModel() {
 		tf, how := refTFLOPs(r)
 		if tf > 0 {
 			flops, formula := models.TrainingFLOPs(mj.Model, mj.Tokens), "6"
-			if mj.Method == models.MethodInference {
+			switch mj.Method {
+			case models.MethodInference:
 				flops, formula = models.InferenceFLOPs(mj.Model, mj.Tokens), "2"
+			case models.MethodLoRA, models.MethodQLoRA:
+				flops, formula = models.AdapterTrainingFLOPs(mj.Model, mj.Tokens), "4" // no weight gradients for frozen weights
 			}
 			r.WorkGPUHours = flops / (r.Scenario.MFU * tf * 1e12) / 3600
 			mj.workNote = fmt.Sprintf("work: %s·N·tokens = %s × %s active params × %g tokens = %.3g FLOPs at %.0f%% MFU (%s, %s) of %s = %s",

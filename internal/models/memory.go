@@ -210,6 +210,12 @@ func kvFormula(m *Model) string {
 // parameters (Kaplan et al. 2020, §2.1).
 func TrainingFLOPs(m *Model, tokens float64) float64 { return 6 * m.ActiveParameters * tokens }
 
+// AdapterTrainingFLOPs is 4·N·tokens for LoRA/QLoRA: the forward pass (2N)
+// and the backward pass through the frozen weights for the activations'
+// gradients (2N), without the weight gradients (2N) a full fine-tune computes;
+// the adapters' own FLOPs are negligible at ranks of 8–64.
+func AdapterTrainingFLOPs(m *Model, tokens float64) float64 { return 4 * m.ActiveParameters * tokens }
+
 // InferenceFLOPs is 2·N per token with N the active parameters.
 func InferenceFLOPs(m *Model, tokens float64) float64 { return 2 * m.ActiveParameters * tokens }
 
