@@ -341,7 +341,7 @@ func (f *costFlags) costTable(opts []cost.Option, run *costRun) *render.Table {
 	cur := string(run.l.currency)
 	t := &render.Table{Columns: []render.Column{
 		{Header: "#", Right: true}, {Header: "PROVIDER"}, {Header: "INSTANCE"}, {Header: "REGION"}, {Header: "MODEL"}, {Header: "TERM"}, {Header: "PAYMENT"},
-		{Header: "TOTAL " + cur, Right: true}, {Header: "UPFRONT", Right: true}, {Header: cur + "/h", Right: true}, {Header: cur + "/GPU-h", Right: true},
+		{Header: "TOTAL " + cur, Right: true}, {Header: "UPFRONT", Right: true}, {Header: "EFF " + cur + "/h", Right: true}, {Header: "EFF " + cur + "/GPU-h", Right: true},
 		{Header: "NPV", Right: true}, {Header: "BREAK-EVEN h/mo", Right: true}, {Header: "FEASIBLE"},
 	}}
 	unpriced := map[string]map[string]bool{}
@@ -392,6 +392,7 @@ func (f *costFlags) costTable(opts []cost.Option, run *costRun) *render.Table {
 	}
 	t.Notes = append(t.Notes, fmt.Sprintf("Usage: %s × %d instance(s); discount rate %s%%/yr; %s licence. Totals include egress, storage, credits and promotions.",
 		plan, u.Instances, u.DiscountRate.Mul(decimal.NewFromInt(100)).String(), u.License))
+	t.Notes = append(t.Notes, "EFF /h and /GPU-h = the total over the hours used (egress, storage, credits included); the list price each option bills at is list_hourly in -o json.")
 	if excluded {
 		t.Notes = append(t.Notes, "+? = the total leaves out parts with no sourced price (listed under the option as 'not priced').")
 	}

@@ -306,7 +306,7 @@ func offersTable(l *loadedCatalog, q catalog.Query, rows []catalog.Row) *render.
 		{Header: "PROVIDER"}, {Header: "INSTANCE"}, {Header: "GPU"}, {Header: "QTY", Right: true},
 		{Header: "GPU GiB", Right: true}, {Header: "vCPU", Right: true}, {Header: "MEM GiB", Right: true},
 		{Header: "LINK"}, {Header: "REGION"}, {Header: cur + "/h", Right: true}, {Header: "SPOT " + cur + "/h", Right: true},
-		{Header: cur + "/GPU-h", Right: true},
+		{Header: map[bool]string{true: "SPOT ", false: ""}[q.Spot] + cur + "/GPU-h", Right: true},
 	}, Currency: cur}
 	extra := ""
 	switch q.Sort {

@@ -120,24 +120,25 @@ func (p *pricer) applyCredits(opt *Option) {
 		amount  decimal.Decimal
 		expires float64
 		cur     string
+		kind    string // FlowCredit, or FlowPromotion for a voucher
 	}
 	var bs []balance
 	for _, c := range p.u.Credits {
 		if eligible(c.Providers, opt.Offering.Provider) {
 			if a, err := p.e.FX.Convert(c.Amount, c.Currency, p.e.Currency); err == nil {
-				bs = append(bs, balance{c.Name, a, c.ExpiresMonths, string(c.Currency)})
+				bs = append(bs, balance{c.Name, a, c.ExpiresMonths, string(c.Currency), FlowCredit})
 			}
 		}
 	}
 	for _, pr := range p.u.Promotions {
 		if pr.Kind == PromoVoucher && eligible(pr.Providers, opt.Offering.Provider) {
 			if a, err := p.e.FX.Convert(pr.Amount, pr.Currency, p.e.Currency); err == nil {
-				bs = append(bs, balance{"voucher", a, 0, string(pr.Currency)})
+				bs = append(bs, balance{"voucher", a, 0, string(pr.Currency), FlowPromotion})
 			}
 		}
 	}
 	for _, b := range bs {
-		used := applyBalance(&opt.Schedule, n, b.amount, b.expires, FlowCredit)
+		used := applyBalance(&opt.Schedule, n, b.amount, b.expires, b.kind)
 		lost := b.amount.Sub(used)
 		exp := "no expiry"
 		if b.expires > 0 {

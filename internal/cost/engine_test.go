@@ -543,3 +543,18 @@ func TestSteppedOnDemand(t *testing.T) {
 		}
 	}
 }
+
+// A voucher is a promotion: its months show it under promotion, not credit.
+func TestVoucherIsPromotion(t *testing.T) {
+	e := engine(t)
+	o := offering(t, e.Catalog, "aws", "g5.xlarge", "us-east-1")
+	u := usage(t, Usage{HoursPerMonth: 730, HorizonMonths: 2, Promotions: []Promotion{{Kind: PromoVoucher, Amount: dec("100"), Currency: money.USD}}})
+	opts, _ := e.Price(u, o)
+	od := find(t, opts, ModelOnDemand, "", "", "")
+	if got := od.Schedule.TotalOf(FlowPromotion); !got.Equal(dec("-100")) {
+		t.Errorf("promotion flows %s, want -100", got)
+	}
+	if got := od.Schedule.TotalOf(FlowCredit); !got.IsZero() {
+		t.Errorf("credit flows %s, want 0", got)
+	}
+}
