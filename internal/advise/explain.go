@@ -33,6 +33,12 @@ func (a *Advisor) annotate(req *Request, p *Plan) {
 	}
 	if p.Model == cost.ModelSpot {
 		p.Risks = append(p.Risks, "spot capacity can be reclaimed at any time; the interruption rate used is in the explanation")
+		if p.Instances*int(o.GPUCount) >= 32 {
+			p.Risks = append(p.Risks, fmt.Sprintf("%d spot GPUs held at once for the whole job: a gang this large is interrupted more often than the band's per-instance rate suggests when capacity is short", p.Instances*int(o.GPUCount)))
+		}
+	}
+	if req.Model != nil && req.Model.Method == "inference" && o.GPUCount > 1 && o.Interconnect != catalog.LinkNVSwitch && o.Interconnect != catalog.LinkNVLink {
+		p.Risks = append(p.Risks, fmt.Sprintf("the model is served tensor-parallel over %s GPUs linked by %s: without NVLink the all-reduce of every layer slows decoding; measure it before you commit", fmtCount(o.GPUCount), o.Interconnect))
 	}
 	if prov != nil {
 		p.Risks = append(p.Risks, prov.RisksFor(p.Model, p.Offering.InstanceType)...)

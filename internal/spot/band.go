@@ -57,7 +57,7 @@ func BandHazard(label string) (lambda float64, p float64, note string, err error
 	}
 	p, note = (lo+hi)/2/100, "midpoint"
 	if hi >= 100 {
-		p, note = lo/100, "lower bound"
+		p, note = lo/100, "lower bound (optimistic: the band has no upper bound)"
 	}
 	if p >= 1 {
 		return 0, 0, "", fmt.Errorf("band %q: a monthly interruption probability of 100%% has no hourly hazard", label)
