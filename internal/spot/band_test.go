@@ -30,7 +30,7 @@ func TestBandHazard(t *testing.T) {
 		label string
 		p     float64
 		note  string
-	}{{"10-15%", 0.125, "midpoint"}, {">20%", 0.2, "lower bound"}, {"<5%", 0.025, "midpoint"}} {
+	}{{"10-15%", 0.125, "midpoint"}, {">20%", 0.2, "lower bound (optimistic: the band has no upper bound)"}, {"<5%", 0.025, "midpoint"}} {
 		l, p, note, err := BandHazard(tc.label)
 		if err != nil || p != tc.p || note != tc.note || math.Abs(l-(-math.Log(1-tc.p)/730)) > 1e-15 {
 			t.Errorf("BandHazard(%q) = %v, %v, %q, %v", tc.label, l, p, note, err)
