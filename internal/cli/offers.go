@@ -370,9 +370,9 @@ func offersTable(l *loadedCatalog, q catalog.Query, rows []catalog.Row) *render.
 	if len(rows) == 0 {
 		t.Notes = append(t.Notes, "No offering matches. Widen the filters, or list GPUs with 'gpuscout gpus'.")
 		if len(q.Regions) > 0 {
-			any := q
-			any.Regions, any.GPUs, any.GPUCount, any.MinGPUMemoryGiB, any.MaxPrice, any.Spot, any.Interconnects = q.Regions, nil, 0, 0, decimal.NullDecimal{}, false, nil
-			if r, err := l.cat.Query(any); err == nil && len(r) == 0 {
+			wide := q // the region alone
+			wide.GPUs, wide.GPUCount, wide.MinGPUMemoryGiB, wide.MaxPrice, wide.Spot, wide.Interconnects = nil, 0, 0, decimal.NullDecimal{}, false, nil
+			if r, err := l.cat.Query(wide); err == nil && len(r) == 0 {
 				t.Notes = append(t.Notes, fmt.Sprintf("The region (%s) is known, but the catalog lists no GPU offering there; add yours with --prices FILE.", strings.Join(q.Regions, ", ")))
 			}
 		}
