@@ -174,7 +174,9 @@ func (t *Table) writeText(w io.Writer, opt Options) error {
 	for i, c := range t.Columns {
 		head[i] = c.Header
 	}
-	line(head, opt.Color)
+	if len(t.Rows) > 0 { // an empty listing is its notes: no header over nothing
+		line(head, opt.Color)
+	}
 	for _, r := range t.Rows {
 		line(r, false)
 	}

@@ -70,3 +70,15 @@ func TestCSVIsRaw(t *testing.T) {
 		t.Errorf("csv:\n%s\nwant:\n%s", b.String(), want)
 	}
 }
+
+// An empty listing prints its notes without a header over nothing.
+func TestEmptyTableHasNoHeader(t *testing.T) {
+	var b bytes.Buffer
+	tb := &Table{Columns: []Column{{Header: "NAME"}}, Notes: []string{"No offering matches."}}
+	if err := tb.Write(&b, FormatTable, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if b.String() != "No offering matches.\n" {
+		t.Errorf("got %q", b.String())
+	}
+}
