@@ -108,7 +108,7 @@ func TestSteadyLoadPicksCommitment(t *testing.T) {
 	}
 	opts, _ := eng.Price(&u, best.Offering)
 	for _, o := range opts {
-		if o.Model == best.Model && o.Term == best.Term && !o.Total.Equal(best.Total) {
+		if o.Model == best.Model && o.Term == best.Term && !o.Total.Value.Equal(best.Total.Value) {
 			t.Errorf("plan total %s differs from the cost engine's %s", best.Total, o.Total)
 		}
 	}
@@ -162,7 +162,7 @@ func TestNoPlanViolatesConstraints(t *testing.T) {
 			}
 			res := run(t, a, req)
 			for _, p := range res.Plans {
-				if req.Budget.Valid && p.Total.GreaterThan(req.Budget.Decimal) {
+				if req.Budget.Valid && p.Total.Value.GreaterThan(req.Budget.Decimal) {
 					t.Errorf("budget %d: plan %d costs %s", budget, p.Rank, p.Total)
 				}
 				if deadline > 0 && (p.ExpectedHours > deadline+1e-6 || p.PMissDeadline > 0.05) {
@@ -213,7 +213,7 @@ func TestSpotPlanMatchesSimulator(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if math.Abs(sp.Total.InexactFloat64()-s[0].CostMean) > 1e-6 || math.Abs(sp.ExpectedHours-s[0].CompletionMean) > 1e-6 {
+	if math.Abs(sp.Total.Value.InexactFloat64()-s[0].CostMean) > 1e-6 || math.Abs(sp.ExpectedHours-s[0].CompletionMean) > 1e-6 {
 		t.Errorf("plan %s / %.3f h, simulator %.4f / %.3f h", sp.Total, sp.ExpectedHours, s[0].CostMean, s[0].CompletionMean)
 	}
 }
@@ -311,7 +311,7 @@ func TestJobBelowBillingMinimum(t *testing.T) {
 		}
 		found = true
 		want := p.Offering.OnDemand.Value.Mul(decimal.NewFromInt(60)).Div(decimal.NewFromInt(3600))
-		if p.Total.Sub(want).Abs().GreaterThan(decimal.New(1, -6)) {
+		if p.Total.Value.Sub(want).Abs().GreaterThan(decimal.New(1, -6)) {
 			t.Errorf("p4d.24xlarge on-demand total %s, want %s (60 s at %s/h)", p.Total, want, p.Offering.OnDemand.Value)
 		}
 		if p.ExpectedHours >= 60.0/3600 {

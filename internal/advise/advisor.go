@@ -130,8 +130,8 @@ func (a *Advisor) Advise(in *Request) (*Result, error) {
 			continue
 		}
 		k := familyKey(p.Offering)
-		if v, ok := best[k]; !ok || p.Total.InexactFloat64() < v {
-			best[k] = p.Total.InexactFloat64()
+		if v, ok := best[k]; !ok || p.Total.Value.InexactFloat64() < v {
+			best[k] = p.Total.Value.InexactFloat64()
 		}
 		if p.AsAsked {
 			asked = append(asked, p) // the user's own shape: shown whatever the scenario's rules prefer

@@ -83,7 +83,7 @@ func TestAskIsBaseline(t *testing.T) {
 			if math.Abs(dh) >= 0.05 && !strings.Contains(line, want) {
 				t.Errorf("#%d: %q lacks %q", p.Rank, line, want)
 			}
-			if d := base.Total.Sub(p.Total); d.IsPositive() && !strings.Contains(line, money.Format(d, p.Currency)+" cheaper") {
+			if d := base.Total.Value.Sub(p.Total.Value); d.IsPositive() && !strings.Contains(line, money.Format(d, p.Currency)+" cheaper") {
 				t.Errorf("#%d: %q lacks %s cheaper", p.Rank, line, money.Format(d, p.Currency))
 			}
 		}

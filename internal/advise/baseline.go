@@ -114,7 +114,7 @@ func askDifference(req *Request, p, base *Plan) string {
 	case dh > 0.05:
 		when = fmt.Sprintf("%.1f h slower", dh)
 	}
-	diff := p.Total.Sub(base.Total)
+	diff := p.Total.Value.Sub(base.Total.Value)
 	cost := "the same cost"
 	switch {
 	case diff.IsNegative():
@@ -123,7 +123,7 @@ func askDifference(req *Request, p, base *Plan) string {
 		cost = money.Format(diff, p.Currency) + " dearer"
 	}
 	line := fmt.Sprintf("vs the ask (#%d %s %s %s, %.1f h, %s): %s and %s; per GPU %.2f× the speed of %s",
-		base.Rank, base.Offering.Provider, base.Offering.InstanceType, planName(base), base.ExpectedHours, money.Format(base.Total, base.Currency),
+		base.Rank, base.Offering.Provider, base.Offering.InstanceType, planName(base), base.ExpectedHours, money.Format(base.Total.Value, base.Currency),
 		when, cost, p.Speed/base.Speed, base.Offering.GPU.Name)
 	ph, bh := perGPUHour(p), perGPUHour(base)
 	if !math.IsNaN(ph) && !math.IsNaN(bh) && bh > 0 {

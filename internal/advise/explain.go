@@ -98,10 +98,10 @@ func (a *Advisor) compareWithReference(req *Request, plans []Plan) {
 			if q.Offering.GPU.Family != req.Ref.Family || !q.Offering.OnDemand.Known {
 				continue
 			}
-			if any == nil || q.Total.LessThan(any.Total) {
+			if any == nil || q.Total.Value.LessThan(any.Total.Value) {
 				any = q
 			}
-			if q.Model == model && (best == nil || q.Total.LessThan(best.Total)) {
+			if q.Model == model && (best == nil || q.Total.Value.LessThan(best.Total.Value)) {
 				best = q
 			}
 		}
@@ -120,14 +120,14 @@ func (a *Advisor) compareWithReference(req *Request, plans []Plan) {
 		if ref == nil || p.Offering.GPU.Family == req.Ref.Family || !p.Offering.OnDemand.Known {
 			continue
 		}
-		ratioCost := p.Total.InexactFloat64() / ref.Total.InexactFloat64()
+		ratioCost := p.Total.Value.InexactFloat64() / ref.Total.Value.InexactFloat64()
 		verdict, pct := "cheaper", 100*(1-ratioCost)
 		if ratioCost > 1 {
 			verdict, pct = "dearer", 100*(ratioCost-1)
 		}
 		p.Explanation = append(p.Explanation, fmt.Sprintf("%s is %.2f× as fast as %s per GPU for %s, so %.0f%% %s per job than %s %s (%s) despite %.2f× the on-demand price per GPU-hour",
 			p.Offering.GPU.Name, p.Speed/ref.Speed, ref.Offering.GPU.Name, req.Scenario.Name, pct, verdict, ref.Offering.InstanceType, ref.Model,
-			money.Format(ref.Total, ref.Currency), hourly(p)/hourly(ref)))
+			money.Format(ref.Total.Value, ref.Currency), hourly(p)/hourly(ref)))
 	}
 }
 

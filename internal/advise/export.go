@@ -30,7 +30,7 @@ func AgentConfig(p *Plan, egressBudgetGB float64) *agentconfig.Config {
 		cfg.Alerts = append(cfg.Alerts, agentconfig.Alert{Name: "EgressOverBudget", Expr: fmt.Sprintf("gpuscout_egress_projected_monthly_bytes > %.0f", egressBudgetGB*1e9*1.2),
 			For: "1h", Action: agentconfig.ActionNotify, Note: "20% over the internet egress the plan assumed"})
 	}
-	cfg.Alerts = append(cfg.Alerts, agentconfig.Alert{Name: "SpendOverPlan", Expr: fmt.Sprintf("gpuscout_cost_projected_total > %s", p.Total.Round(2).StringFixed(2)),
+	cfg.Alerts = append(cfg.Alerts, agentconfig.Alert{Name: "SpendOverPlan", Expr: fmt.Sprintf("gpuscout_cost_projected_total > %s", p.Total.Value.Round(2).StringFixed(2)),
 		For: "1h", Action: agentconfig.ActionNotify, Note: "projected spend above the plan's total, in " + string(p.Currency)})
 	return cfg
 }

@@ -203,7 +203,7 @@ func writeSkyPilotTask(w io.Writer, c *catalog.Catalog, p *Plan, opt SkyPilotOpt
 	}
 	var head strings.Builder
 	fmt.Fprintf(&head, "# SkyPilot task for gpuscout's plan #%d: %s %s, %s\n# expected %s total\n",
-		p.Rank, o.Provider, o.InstanceType, exportPlanName(p), money.Format(p.Total, p.Currency))
+		p.Rank, o.Provider, o.InstanceType, exportPlanName(p), money.Format(p.Total.Value, p.Currency))
 	fmt.Fprintf(&head, "# run it with: %s\n", command)
 	if len(skipped) > 0 {
 		head.WriteString("# better plans skipped, as SkyPilot cannot launch them as priced:\n")

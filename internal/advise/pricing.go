@@ -149,8 +149,13 @@ func (a *Advisor) burstyPlans(req *Request, eng *cost.Engine, c *candidate, base
 			p := a.plan(req, c, b)
 			p.Model = "mix"
 			p.Mix = fmt.Sprintf("base %d × %s + burst %d × %s for %g h/month", c.instances, describeOpt(b), burstInst, describeOpt(x), req.PeakHours)
-			p.Total = b.Total.Add(x.Total)
-			p.UpfrontCash = b.Upfront.Add(x.Upfront)
+			var err error
+			if p.Total, err = b.Total.Add(x.Total); err != nil {
+				return nil, err
+			}
+			if p.UpfrontCash, err = b.Upfront.Add(x.Upfront); err != nil {
+				return nil, err
+			}
 			for k, v := range breakdown(x.Schedule) {
 				p.Breakdown[k] = p.Breakdown[k].Add(v)
 			}

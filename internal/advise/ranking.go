@@ -14,13 +14,13 @@ import (
 func rank(objective string, plans []Plan) {
 	minCost, minHours := math.Inf(1), math.Inf(1)
 	for _, p := range plans {
-		minCost = math.Min(minCost, p.Total.InexactFloat64())
+		minCost = math.Min(minCost, p.Total.Value.InexactFloat64())
 		if p.ExpectedHours > 0 {
 			minHours = math.Min(minHours, p.ExpectedHours)
 		}
 	}
 	score := func(p *Plan) float64 {
-		c := p.Total.InexactFloat64()
+		c := p.Total.Value.InexactFloat64()
 		switch objective {
 		case ObjectiveTime:
 			if p.ExpectedHours > 0 {
@@ -57,18 +57,18 @@ func closest(req *Request, plans []Plan) (string, []Plan) {
 	if req.Budget.Valid {
 		var cheapest *Plan
 		for i := range cp {
-			if meetsTime(&cp[i]) && (cheapest == nil || cp[i].Total.LessThan(cheapest.Total)) {
+			if meetsTime(&cp[i]) && (cheapest == nil || cp[i].Total.Value.LessThan(cheapest.Total.Value)) {
 				cheapest = &cp[i]
 			}
 		}
-		if cheapest != nil && cheapest.Total.GreaterThan(req.Budget.Decimal) {
+		if cheapest != nil && cheapest.Total.Value.GreaterThan(req.Budget.Decimal) {
 			what := "the cheapest plan"
 			if limit > 0 {
 				what += " that meets " + limitName
 			}
 			parts = append(parts, fmt.Sprintf("budget: %s needs %d × %s (%s) and %s, over the budget of %s by %s", what, cheapest.Instances, cheapest.Offering.InstanceType,
-				cheapest.Offering.Provider, money.Format(cheapest.Total, cheapest.Currency), money.Format(req.Budget.Decimal, cheapest.Currency),
-				money.Format(cheapest.Total.Sub(req.Budget.Decimal), cheapest.Currency)))
+				cheapest.Offering.Provider, money.Format(cheapest.Total.Value, cheapest.Currency), money.Format(req.Budget.Decimal, cheapest.Currency),
+				money.Format(cheapest.Total.Value.Sub(req.Budget.Decimal), cheapest.Currency)))
 		}
 	}
 	if limit > 0 {
@@ -100,7 +100,7 @@ func closest(req *Request, plans []Plan) (string, []Plan) {
 		if mi != mj {
 			return mi < mj
 		}
-		return cp[i].Total.LessThan(cp[j].Total)
+		return cp[i].Total.Value.LessThan(cp[j].Total.Value)
 	})
 	if len(cp) > 5 {
 		cp = cp[:5]

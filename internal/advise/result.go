@@ -16,11 +16,11 @@ type Plan struct {
 	Model         string // pricing model; "mix" for bursty base + burst
 	Term, Payment string
 	Mix           string // bursty: "base: ... + burst: ..."
-	Total         decimal.Decimal
+	Total         money.Amount
 	Currency      money.Currency
 	ExpectedHours float64 // wall-clock hours to finish the job (0 for steady loads)
 	PMissDeadline float64
-	UpfrontCash   decimal.Decimal
+	UpfrontCash   money.Amount
 	Speed         float64 // per GPU, relative to the reference
 	NodeSpeed     float64 // whole instance, in reference-GPU equivalents
 	Breakdown     map[string]decimal.Decimal

@@ -22,9 +22,9 @@ func violates(req *Request, p *Plan) string {
 func violation(req *Request, p *Plan) (string, float64) {
 	var whys []string
 	margin := 0.0
-	if req.Budget.Valid && p.Total.GreaterThan(req.Budget.Decimal) {
-		over := p.Total.Sub(req.Budget.Decimal)
-		whys = append(whys, fmt.Sprintf("costs %s, over the budget by %s", money.Format(p.Total, p.Currency), money.Format(over, p.Currency)))
+	if req.Budget.Valid && p.Total.Value.GreaterThan(req.Budget.Decimal) {
+		over := p.Total.Value.Sub(req.Budget.Decimal)
+		whys = append(whys, fmt.Sprintf("costs %s, over the budget by %s", money.Format(p.Total.Value, p.Currency), money.Format(over, p.Currency)))
 		margin += over.InexactFloat64() / req.Budget.Decimal.InexactFloat64()
 	}
 	switch h := req.timeLimit(); {

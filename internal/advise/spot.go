@@ -23,7 +23,7 @@ func (a *Advisor) spotPlans(req *Request, eng *cost.Engine, cands []candidate, p
 	best := math.Inf(1)
 	for _, p := range plans {
 		if violates(req, &p) == "" {
-			best = math.Min(best, p.Total.InexactFloat64())
+			best = math.Min(best, p.Total.Value.InexactFloat64())
 		}
 	}
 	type bound struct {

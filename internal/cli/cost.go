@@ -368,7 +368,7 @@ func (f *costFlags) costTable(opts []cost.Option, run *costRun) *render.Table {
 		shown = append(shown, o)
 		total, up, npv := "unknown", "-", "-"
 		if o.Known {
-			total, up, npv = fmtDec(o.Total), fmtDec(o.Upfront), fmtDec(o.NPV)
+			total, up, npv = fmtDec(o.Total.Value), fmtDec(o.Upfront.Value), fmtDec(o.NPV.Value)
 			if len(o.Excludes) > 0 {
 				total += " +?"
 				excluded = true
@@ -502,7 +502,7 @@ func costJSON(opts []cost.Option, run *costRun, withCashflow bool) []costOptionJ
 			j.ImpliedAnnualRate = &v
 		}
 		if o.Known {
-			j.Total, j.Upfront, j.NPV = num(o.Total), num(o.Upfront), num(o.NPV)
+			j.Total, j.Upfront, j.NPV = num(o.Total.Value), num(o.Upfront.Value), num(o.NPV.Value)
 		}
 		j.EffectiveHourly, j.ListHourly, j.PriceZone = money.NullNumber(o.EffectiveHourly), money.NullNumber(o.ListHourly), o.PriceZone
 		if o.PerGPUHour.Valid {
@@ -742,7 +742,7 @@ func cashflowChart(opts []cost.Option, run *costRun) *render.LineChart {
 		YLabel: "cumulative cost (" + string(run.l.currency) + ")"}
 	for _, l := range lines {
 		o := l.opt
-		s := render.Series{Name: optionLabel(o) + ": " + money.Format(o.Total, run.l.currency)}
+		s := render.Series{Name: optionLabel(o) + ": " + money.Format(o.Total.Value, run.l.currency)}
 		cum := decimal.Zero
 		for _, m := range o.Schedule.Expand(run.usage.Months()) {
 			cum = cum.Add(m.Total)

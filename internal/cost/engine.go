@@ -33,9 +33,9 @@ type Option struct {
 	Feasible bool     // the option can serve the usage (a 7-day job cannot use a 1-year term)
 
 	Schedule        Schedule
-	Total           decimal.Decimal
-	Upfront         decimal.Decimal // cash needed at the start (month 0)
-	NPV             decimal.Decimal
+	Total           money.Amount // over the horizon, in Currency
+	Upfront         money.Amount // cash needed at the start (month 0)
+	NPV             money.Amount
 	ListHourly      decimal.NullDecimal // pay-as-you-go: the list price per instance-hour it bills at (spot: the region's cheapest zone)
 	PriceZone       string              // spot: the zone of ListHourly, "" where the region has one price
 	SpotEstimate    *SpotEstimate       // spot: the simulation behind the price
@@ -186,8 +186,8 @@ func SortOptions(opts []Option) {
 		if a.Feasible != b.Feasible {
 			return a.Feasible
 		}
-		if a.Known && !a.Total.Equal(b.Total) {
-			return a.Total.LessThan(b.Total)
+		if a.Known && !a.Total.Value.Equal(b.Total.Value) {
+			return a.Total.Value.LessThan(b.Total.Value)
 		}
 		return false
 	})
@@ -573,12 +573,13 @@ func (p *pricer) finish(opt *Option) {
 		opt.Schedule = nil
 		return
 	}
-	opt.Total = opt.Schedule.Total()
-	opt.Upfront = opt.Schedule.AtStart()
-	opt.NPV = opt.Schedule.NPV(p.rate)
+	c := p.e.Currency
+	opt.Total = money.New(opt.Schedule.Total(), c)
+	opt.Upfront = money.New(opt.Schedule.AtStart(), c)
+	opt.NPV = money.New(opt.Schedule.NPV(p.rate), c)
 	used := p.usedHours
 	if used > 0 && opt.Feasible {
-		opt.EffectiveHourly = decimal.NullDecimal{Decimal: opt.Total.Div(decimal.NewFromFloat(used)), Valid: true}
+		opt.EffectiveHourly = decimal.NullDecimal{Decimal: opt.Total.Value.Div(decimal.NewFromFloat(used)), Valid: true}
 		if g := opt.Offering.GPUCount; g > 0 {
 			opt.PerGPUHour = decimal.NullDecimal{Decimal: opt.EffectiveHourly.Decimal.Div(decimal.NewFromFloat(g)), Valid: true}
 		}

@@ -57,7 +57,7 @@ func AdviseTable(res *advise.Result, req *advise.Request, limit int) *Table {
 		}
 		inst := fmt.Sprintf("%s×%d", countString(p.Offering.GPUCount), p.Instances)
 		t.Rows = append(t.Rows, []string{rankString(res, p), p.Offering.Provider, p.Offering.InstanceType, dashEmpty(p.Offering.Region), p.Offering.GPU.Name, inst,
-			p.Offering.Interconnect, plan, amount(p.Total), hours, missCell(req, p), amount(p.UpfrontCash), ask})
+			p.Offering.Interconnect, plan, amount(p.Total.Value), hours, missCell(req, p), amount(p.UpfrontCash.Value), ask})
 	}
 	switch {
 	case len(res.Plans) == 0 && len(res.Closest) > 0:
@@ -119,9 +119,9 @@ func AdviseReport(res *advise.Result, req *advise.Request, cur string) *Report {
 		p := &plans[i]
 		x := p.ExpectedHours
 		if !req.IsJob() {
-			x = p.UpfrontCash.InexactFloat64()
+			x = p.UpfrontCash.Value.InexactFloat64()
 		}
-		scatter.Points = append(scatter.Points, Point{X: x, Y: p.Total.InexactFloat64(), Mark: i == 0,
+		scatter.Points = append(scatter.Points, Point{X: x, Y: p.Total.Value.InexactFloat64(), Mark: i == 0,
 			Label: fmt.Sprintf("#%d %s %s %s", p.Rank, p.Offering.Provider, p.Offering.InstanceType, p.Model)})
 	}
 	bars := &BarChart{Title: "Cost breakdown of the top plans", XLabel: "cost (" + cur + ")"}
