@@ -36,7 +36,7 @@ var allowed = map[string][]string{
 	"cost":        {"catalog", "money", "spot", "yamlfields"},
 	"benchreport": {"catalog", "money"},
 	"agentconfig": {"catalog", "money"},
-	"models":      {},
+	"models":      {"money"},
 	"advise":      {"cost", "spot", "catalog", "money", "benchreport", "agentconfig", "yamlfields", "models"},
 	"render":      {"advise", "cost", "spot", "catalog", "money", "benchreport", "agentconfig"},
 	"cli":         {"*"},

@@ -6,8 +6,11 @@ import (
 	"math"
 	"strings"
 
+	"github.com/shopspring/decimal"
+
 	"github.com/gpuscout/gpuscout/internal/catalog"
 	"github.com/gpuscout/gpuscout/internal/models"
+	"github.com/gpuscout/gpuscout/internal/money"
 )
 
 // Bounds of sizing by the model, documented in README (advise).
@@ -269,19 +272,7 @@ func ModelInputs(req *Request) map[string]any {
 func fmtGB(b float64) string {
 	gb := b / bytesPerGB
 	if gb >= 100 {
-		return fmt.Sprintf("%s GB", commas(math.Round(gb)))
+		return money.Grouped(decimal.NewFromFloat(gb), 0) + " GB"
 	}
 	return fmt.Sprintf("%.1f GB", gb)
-}
-
-func commas(v float64) string {
-	s := fmt.Sprintf("%.0f", v)
-	var b strings.Builder
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	return b.String()
 }

@@ -23,12 +23,7 @@ yet); "n/a" means the hardware lacks it (T4 has no BF16).
 NAME may be any spelling clouds and NVML use: "NVIDIA A100-SXM4-80GB",
 "a100-80gb", "A100" (the whole family).`,
 		Example: "  gpuscout gpus\n  gpuscout gpus H100 -o json\n  gpuscout gpus 'NVIDIA A100-SXM4-80GB'",
-		Args: func(cmd *cobra.Command, args []string) error {
-			if len(args) > 1 {
-				return usagef("gpus takes at most one GPU name, got %d", len(args))
-			}
-			return nil
-		},
+		Args:    atMostOne("gpus", "GPU name"),
 	}
 	getFormat := outputFlag(cmd)
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {

@@ -21,12 +21,7 @@ vocabulary and context, each from the model's published config.json or paper
 config (embeddings, attention, MLP, norms). ? = no source gives it.
 advise --model also takes a bare size such as 70B, 8b or 1.5e9.`,
 		Example: "  gpuscout models\n  gpuscout models llama-3-70b -o json",
-		Args: func(cmd *cobra.Command, args []string) error {
-			if len(args) > 1 {
-				return usagef("models takes at most one model name, got %d", len(args))
-			}
-			return nil
-		},
+		Args:    atMostOne("models", "model name"),
 	}
 	getFormat := outputFlag(cmd)
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {

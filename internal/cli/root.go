@@ -170,3 +170,14 @@ func suggestFlag(cmd *cobra.Command, err error) error {
 	}
 	return fmt.Errorf("%v; did you mean %s?", err, strings.Join(near, ", "))
 }
+
+// atMostOne accepts no argument or one (the NAME of `gpus NAME`), and says
+// what the command takes when given more.
+func atMostOne(command, what string) cobra.PositionalArgs {
+	return func(_ *cobra.Command, args []string) error {
+		if len(args) > 1 {
+			return usagef("%s takes at most one %s, got %d", command, what, len(args))
+		}
+		return nil
+	}
+}

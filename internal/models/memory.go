@@ -4,6 +4,10 @@ import (
 	"fmt"
 	"math"
 	"strings"
+
+	"github.com/shopspring/decimal"
+
+	"github.com/gpuscout/gpuscout/internal/money"
 )
 
 // Methods of a job.
@@ -232,14 +236,4 @@ func fmtParams(n float64) string {
 // FormatParams writes a parameter count as 70.55B or 340.0M.
 func FormatParams(n float64) string { return fmtParams(n) }
 
-func fmtInt(v float64) string {
-	s := fmt.Sprintf("%.0f", v)
-	var b strings.Builder
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	return b.String()
-}
+func fmtInt(v float64) string { return money.Grouped(decimal.NewFromFloat(v), 0) }
