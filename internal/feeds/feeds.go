@@ -114,11 +114,19 @@ type Offering struct {
 	// "CA, NA"); "" where Region is the source's own text.
 	SourceRegion string
 	Zone         string
-	Country      string // ISO 3166 country code where the source gives one (Vast)
-	Accelerator  string // the feed's own accelerator name or key ("A100", "a100", "h100-80gb")
-	GPU          string // a canonical GPU name, where the feed is curated
-	GPUCount     float64
+	Country      string  // ISO 3166 country code where the source gives one (Vast)
+	Accelerator  string  // the feed's own accelerator name or key ("A100", "a100", "h100-80gb")
 	GPUMemoryMiB float64 // per GPU (or slice); 0 = unknown
+	Machine              // what the feed states of the machine (GPU: only where the feed is curated)
+	OnDemand     Price
+	Spot         Price
+}
+
+// Machine is what an instance type is, as a feed states it: the part an
+// offering and a curated spec share, so catalog/build copies it in one place.
+type Machine struct {
+	GPU          string // a canonical GPU name
+	GPUCount     float64
 	VCPUs        float64
 	MemoryGiB    float64
 	LocalDiskGB  float64
@@ -129,8 +137,6 @@ type Offering struct {
 	NetworkKind, NetworkSource string
 	Arch                       string
 	SpecSource                 string
-	OnDemand                   Price
-	Spot                       Price
 	// Retired is the date (YYYY-MM-DD) the provider retired the size, with
 	// the source id of the notice; "" while it is sold.
 	Retired, RetiredSource string
@@ -174,21 +180,8 @@ type Spec struct {
 	Origin       string
 	Provider     string
 	InstanceType string
-	GPU          string // canonical GPU name
-	GPUCount     float64
 	GPUMemoryGiB float64 // per GPU or slice; 0 = the GPU's own memory
-	VCPUs        float64
-	MemoryGiB    float64
-	LocalDiskGB  float64
-	Interconnect string
-	NetworkGbps  float64
-	// NetworkKind and NetworkSource: what the network is (efa, infiniband,
-	// gpudirect-tcpx, rdma, ethernet; "" unknown) and the source id citing it.
-	NetworkKind, NetworkSource string
-	Arch                       string
-	SpecSource                 string
-	// Retired and RetiredSource as in Offering.
-	Retired, RetiredSource string
+	Machine
 }
 
 // Accelerator maps a feed's accelerator key to a canonical GPU name (GCP's "a100").

@@ -3,7 +3,7 @@
 // model's published config or paper, cited) and the arithmetic that sizes a
 // job by its model: the memory a training or serving job needs per GPU (ZeRO,
 // LoRA, QLoRA, KV cache), how it spreads over GPUs, and the FLOPs of a number
-// of tokens. It imports nothing else of gpuscout.
+// of tokens. Of gpuscout it imports only money (number formatting).
 package models
 
 import (

@@ -197,10 +197,8 @@ func (b *builder) addOffering(naming feeds.Naming, fo feeds.Offering) error {
 	}
 	o := catalog.Offering{
 		Provider: p.Name, InstanceType: fo.InstanceType, Region: fo.Region, Zone: fo.Zone,
-		GPUCount: fo.GPUCount, VCPUs: fo.VCPUs, MemoryGiB: fo.MemoryGiB, LocalDiskGB: fo.LocalDiskGB,
-		Interconnect: fo.Interconnect, NetworkGbps: fo.NetworkGbps, NetworkKind: fo.NetworkKind, NetworkSource: fo.NetworkSource, Arch: fo.Arch, SpecSource: fo.SpecSource,
-		Retired: fo.Retired, RetiredSource: fo.RetiredSource,
 	}
+	setMachine(&o, fo.Machine)
 	spec := b.curated[specKey{p.Name, fo.InstanceType}]
 	switch {
 	case fo.GPU != "": // a curated row: its own spec
@@ -228,9 +226,8 @@ func (b *builder) addOffering(naming feeds.Naming, fo feeds.Offering) error {
 			return nil
 		}
 		o.GPU = b.specs.GPU(spec.GPU)
-		o.GPUCount, o.GPUMemoryGiB, o.VCPUs, o.MemoryGiB = spec.GPUCount, spec.GPUMemoryGiB, spec.VCPUs, spec.MemoryGiB
-		o.LocalDiskGB, o.Interconnect, o.NetworkGbps, o.Arch, o.SpecSource = spec.LocalDiskGB, spec.Interconnect, spec.NetworkGbps, spec.Arch, spec.SpecSource
-		o.NetworkKind, o.NetworkSource = spec.NetworkKind, spec.NetworkSource
+		setMachine(&o, spec.Machine)
+		o.GPUMemoryGiB = spec.GPUMemoryGiB
 	}
 	if spec != nil && o.Retired == "" {
 		o.Retired, o.RetiredSource = spec.Retired, spec.RetiredSource // a feed's price row of a size the curated data marks retired
@@ -396,4 +393,12 @@ func (b *builder) addBand(sb feeds.SpotBand) error {
 	b.bands = append(b.bands, catalog.SpotBand{Provider: p.Name, InstanceType: sb.InstanceType, Region: sb.Region, Label: sb.Label,
 		Low: sb.Low, High: sb.High, SavingsPct: sb.SavingsPct, Source: sb.Source, AsOf: sb.AsOf})
 	return nil
+}
+
+// setMachine copies what a feed states of the machine onto an offering (the
+// GPU, a canonical name, is resolved by the caller).
+func setMachine(o *catalog.Offering, m feeds.Machine) {
+	o.GPUCount, o.VCPUs, o.MemoryGiB, o.LocalDiskGB = m.GPUCount, m.VCPUs, m.MemoryGiB, m.LocalDiskGB
+	o.Interconnect, o.NetworkGbps, o.NetworkKind, o.NetworkSource = m.Interconnect, m.NetworkGbps, m.NetworkKind, m.NetworkSource
+	o.Arch, o.SpecSource, o.Retired, o.RetiredSource = m.Arch, m.SpecSource, m.Retired, m.RetiredSource
 }

@@ -69,19 +69,17 @@ func (f *Feed) Read(in feeds.Inputs) (*feeds.Result, error) {
 			if arch == "" {
 				arch = "x86_64"
 			}
-			spec := feeds.Spec{Origin: origin, Provider: cf.Provider, InstanceType: in.Type, GPU: in.GPU, GPUCount: in.GPUCount,
-				GPUMemoryGiB: in.GPUMemoryGiB, VCPUs: in.VCPUs, MemoryGiB: in.MemoryGiB, LocalDiskGB: in.LocalDiskGB,
-				Interconnect: in.Interconnect, NetworkGbps: in.NetworkGbps, NetworkKind: in.NetworkKind, NetworkSource: in.NetworkSource, Arch: arch, SpecSource: cf.SpecSource,
-				Retired: in.Retired, RetiredSource: in.RetiredSource}
+			m := feeds.Machine{GPU: in.GPU, GPUCount: in.GPUCount, VCPUs: in.VCPUs, MemoryGiB: in.MemoryGiB, LocalDiskGB: in.LocalDiskGB,
+				Interconnect: in.Interconnect, NetworkGbps: in.NetworkGbps, NetworkKind: in.NetworkKind, NetworkSource: in.NetworkSource,
+				Arch: arch, SpecSource: cf.SpecSource, Retired: in.Retired, RetiredSource: in.RetiredSource}
+			spec := feeds.Spec{Origin: origin, Provider: cf.Provider, InstanceType: in.Type, GPUMemoryGiB: in.GPUMemoryGiB, Machine: m}
 			res.Specs = append(res.Specs, spec)
 			if hasOffers && len(in.Offers) == 0 {
 				return nil, fmt.Errorf("%s: %s has no offers", origin, in.Type)
 			}
 			for _, of := range in.Offers {
-				o := feeds.Offering{Origin: origin, Provider: cf.Provider, InstanceType: in.Type, Region: of.Region, GPU: in.GPU,
-					GPUCount: in.GPUCount, GPUMemoryMiB: in.GPUMemoryGiB * 1024, VCPUs: in.VCPUs, MemoryGiB: in.MemoryGiB,
-					LocalDiskGB: in.LocalDiskGB, Interconnect: in.Interconnect, NetworkGbps: in.NetworkGbps, NetworkKind: in.NetworkKind, NetworkSource: in.NetworkSource, Arch: arch,
-					SpecSource: cf.SpecSource, OnDemand: feeds.Unknown(of.Currency), Retired: in.Retired, RetiredSource: in.RetiredSource}
+				o := feeds.Offering{Origin: origin, Provider: cf.Provider, InstanceType: in.Type, Region: of.Region,
+					GPUMemoryMiB: in.GPUMemoryGiB * 1024, Machine: m, OnDemand: feeds.Unknown(of.Currency)}
 				if of.Price.Valid {
 					o.OnDemand = feeds.Known(of.Price.Decimal, of.Currency, of.Source, of.AsOf)
 				}

@@ -42,8 +42,8 @@ func (f *Feed) Read(in feeds.Inputs) (*feeds.Result, error) {
 			origin := f.Path + "#" + m.Type + "/" + rp.Region
 			o := feeds.Offering{
 				Origin: origin, Provider: "gcp", InstanceType: m.Type, Region: rp.Region, Accelerator: m.GPUName,
-				GPUCount: m.GPUCount, VCPUs: m.VCPUs, MemoryGiB: m.RAMGiB, LocalDiskGB: m.LocalSSD, Arch: "x86_64",
-				SpecSource: f.Source, OnDemand: feeds.Unknown("USD"),
+				Machine:  feeds.Machine{GPUCount: m.GPUCount, VCPUs: m.VCPUs, MemoryGiB: m.RAMGiB, LocalDiskGB: m.LocalSSD, Arch: "x86_64", SpecSource: f.Source},
+				OnDemand: feeds.Unknown("USD"),
 			}
 			if rp.Hour.Valid && rp.Hour.Decimal.IsPositive() {
 				o.OnDemand = feeds.Known(rp.Hour.Decimal, "USD", f.Source, f.AsOf)

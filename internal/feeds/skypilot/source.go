@@ -68,8 +68,8 @@ func (f *Feed) Read(in feeds.Inputs) (*feeds.Result, error) {
 			}
 			o := feeds.Offering{
 				Origin: origin, Provider: x.Cloud, InstanceType: r.InstanceType, Region: region, SourceRegion: source, Zone: r.Zone, Country: country,
-				Accelerator: r.AcceleratorName, GPUCount: r.AcceleratorCount, GPUMemoryMiB: r.PerGPUMemoryMiB(x.MemoryIsTotal),
-				VCPUs: r.VCPUs, MemoryGiB: r.MemoryGiB, LocalDiskGB: r.LocalDiskGB, Arch: r.Arch, SpecSource: x.Source,
+				Accelerator: r.AcceleratorName, GPUMemoryMiB: r.PerGPUMemoryMiB(x.MemoryIsTotal),
+				Machine:  feeds.Machine{GPUCount: r.AcceleratorCount, VCPUs: r.VCPUs, MemoryGiB: r.MemoryGiB, LocalDiskGB: r.LocalDiskGB, Arch: r.Arch, SpecSource: x.Source},
 				OnDemand: feeds.Unknown("USD"),
 			}
 			if r.Price.Known {
