@@ -3,6 +3,7 @@ package pricefile
 import (
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/shopspring/decimal"
@@ -238,7 +239,7 @@ func newOffering(c *catalog.Catalog, provider, region string, e *Entry, fail fun
 		if e.GPUCount <= 1 {
 			link = catalog.LinkNone
 		}
-	} else if !containsString(catalog.Interconnects, link) {
+	} else if !slices.Contains(catalog.Interconnects, link) {
 		return o, fail("interconnect", "value \""+link+"\" is not one of "+strings.Join(catalog.Interconnects, ", "))
 	}
 	mem := e.GPUMemoryGiB
@@ -256,13 +257,4 @@ func newOffering(c *catalog.Catalog, provider, region string, e *Entry, fail fun
 		GPU: gpus[0], GPUCount: e.GPUCount, GPUMemoryGiB: mem, VCPUs: e.VCPUs, MemoryGiB: e.MemoryGiB,
 		Interconnect: link,
 	}, nil
-}
-
-func containsString(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }

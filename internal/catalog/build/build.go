@@ -11,6 +11,7 @@ package build
 import (
 	"fmt"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 
@@ -142,10 +143,10 @@ func (b *builder) addSpecs(res *feeds.Result) error {
 		if b.specs.GPU(sp.GPU) == nil {
 			return fmt.Errorf("%s: gpu %q is not a canonical name in gpus.yaml", sp.Origin, sp.GPU)
 		}
-		if sp.Interconnect != "" && !contains(catalog.Interconnects, sp.Interconnect) {
+		if sp.Interconnect != "" && !slices.Contains(catalog.Interconnects, sp.Interconnect) {
 			return fmt.Errorf("%s: interconnect %q; allowed: %s", sp.Origin, sp.Interconnect, strings.Join(catalog.Interconnects, ", "))
 		}
-		if sp.NetworkKind != "" && (!contains(catalog.NetworkKinds, sp.NetworkKind) || sp.NetworkKind == catalog.NetworkUnknown) {
+		if sp.NetworkKind != "" && (!slices.Contains(catalog.NetworkKinds, sp.NetworkKind) || sp.NetworkKind == catalog.NetworkUnknown) {
 			return fmt.Errorf("%s: network_kind %q; allowed: %s", sp.Origin, sp.NetworkKind, strings.Join(catalog.NetworkKinds[:len(catalog.NetworkKinds)-1], ", "))
 		}
 		if (sp.NetworkKind != "") != (sp.NetworkSource != "") {
@@ -170,15 +171,6 @@ func (b *builder) addSpecs(res *feeds.Result) error {
 		b.accels[specKey{p.Name, a.Key}] = a.GPU
 	}
 	return nil
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // addOffering converts a feed offering: provider and GPU resolved, specs
@@ -294,7 +286,7 @@ func (b *builder) leaveType(provider string, fo feeds.Offering, reason string) {
 		l = &catalog.LeftOutType{Provider: provider, InstanceType: fo.InstanceType, Source: fo.OnDemand.Source, Reason: reason}
 		b.leftOut[k] = l
 	}
-	if !contains(l.Regions, fo.Region) {
+	if !slices.Contains(l.Regions, fo.Region) {
 		l.Regions = append(l.Regions, fo.Region)
 		sort.Strings(l.Regions)
 	}

@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -97,7 +98,7 @@ func RunWith(t testing.TB, src feeds.Source, in feeds.Inputs, want Want) {
 	origin := func(kind, o string) {
 		t.Helper()
 		file := originFile(o)
-		if !contains(files, file) {
+		if !slices.Contains(files, file) {
 			t.Errorf("%s origin %q: not one of the files the feed says it reads (%s)", kind, o, strings.Join(files, ", "))
 		}
 		origins[o] = true
@@ -172,15 +173,6 @@ func originFile(o string) string {
 		return o[:i]
 	}
 	return o
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 func checkPrice(t testing.TB, what string, p feeds.Price) {
