@@ -133,6 +133,17 @@ func (c *Catalog) Query(q Query) ([]Row, error) {
 	}
 	if !q.AllRegions {
 		rows = mergeZones(rows)
+		// A merged region is quoted at the spot price resolve.go decides, as
+		// cost, spot and advise quote it.
+		for i := range rows {
+			sq := c.SpotQuoteFor(rows[i].Offering)
+			spot, conv, err := convert(sq.Price, q)
+			if err != nil {
+				return nil, err
+			}
+			rows[i].Spot, rows[i].SpotZone = spot, sq.Zone
+			rows[i].Converted = rows[i].Converted || conv
+		}
 	}
 	kept := rows[:0]
 	for _, r := range rows {
@@ -268,9 +279,9 @@ func sortRows(rows []Row) {
 	})
 }
 
-// mergeZones folds the zones of one region into one row: the lowest
-// on-demand price (the same in every zone where a cloud prices per region)
-// and the lowest spot price, remembering its zone.
+// mergeZones folds the zones of one region into one row, at the lowest
+// on-demand price (the same in every zone where a cloud prices per region);
+// the spot price is the region's quote (SpotQuoteFor), set by the caller.
 func mergeZones(rows []Row) []Row {
 	idx := map[string]int{}
 	var out []Row
@@ -279,10 +290,6 @@ func mergeZones(rows []Row) []Row {
 		k := o.Provider + "/" + o.InstanceType + "/" + o.Region + "/" + o.GPU.Name
 		i, ok := idx[k]
 		if !ok {
-			r.SpotZone = ""
-			if r.Spot.Valid {
-				r.SpotZone = r.Zone
-			}
 			r.Zone = ""
 			idx[k] = len(out)
 			out = append(out, r)
@@ -292,9 +299,6 @@ func mergeZones(rows []Row) []Row {
 		if r.Price.Valid && (!m.Price.Valid || r.Price.Decimal.LessThan(m.Price.Decimal)) {
 			m.Price = r.Price
 			m.Offering = r.Offering
-		}
-		if r.Spot.Valid && (!m.Spot.Valid || r.Spot.Decimal.LessThan(m.Spot.Decimal)) {
-			m.Spot, m.SpotZone = r.Spot, r.Zone
 		}
 	}
 	return out
