@@ -30,7 +30,7 @@ var allowed = map[string][]string{
 	"catalog":         {"money"},
 	// The snapshot builder walks the feeds registry into catalog files.
 	"catalog/build": {"catalog", "money", "feeds", "feeds/*"},
-	"pricefile":     {"catalog", "money", "yamlfields"},
+	"pricefile":     {"catalog", "money", "spot", "yamlfields"},
 	"spot":          {"catalog", "money"},
 	// cost prices spot with the simulator (its SimModel); spot never imports cost.
 	"cost":        {"catalog", "money", "spot", "yamlfields"},

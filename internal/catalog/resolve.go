@@ -136,7 +136,8 @@ type BandChoice struct {
 }
 
 // SpotBandChoice decides the band of o: the one the user gave (flag or usage
-// file), else AWS Spot Advisor's band of o's type and region, else the
+// file), else the catalog's band of o's type and region (AWS Spot Advisor's,
+// or the provider's own figure from a price file), else the
 // default, labelled as an assumption (for a provider other than AWS it is
 // AWS's average, not that provider's figure).
 func (c *Catalog) SpotBandChoice(o *Offering, given string) BandChoice {
@@ -144,7 +145,11 @@ func (c *Catalog) SpotBandChoice(o *Offering, given string) BandChoice {
 		return BandChoice{Label: given, Origin: "given"}
 	}
 	if b := c.SpotBandFor(o); b != nil {
-		return BandChoice{Label: b.Label, Origin: fmt.Sprintf("AWS Spot Advisor band of %s in %s, %s", b.InstanceType, b.Region, b.AsOf)}
+		from := b.Source
+		if s := c.Source(b.Source); s != nil && s.Title != "" {
+			from = s.Title
+		}
+		return BandChoice{Label: b.Label, Origin: fmt.Sprintf("%s, for %s in %s, %s", from, orEvery(b.InstanceType, "every type"), orEvery(b.Region, "every region"), b.AsOf)}
 	}
 	origin := "assumed: AWS Spot Advisor's global average (<10% a month); no Advisor data for this type and region; set --spot-band"
 	if o.Provider != "aws" {
@@ -167,4 +172,11 @@ func PerRegion(rows []Row) []Row {
 		}
 	}
 	return out
+}
+
+func orEvery(s, every string) string {
+	if s == "" {
+		return every
+	}
+	return s
 }

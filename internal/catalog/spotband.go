@@ -65,13 +65,28 @@ func ReadSpotBandsCSV(r io.Reader) ([]SpotBand, error) {
 	return out, nil
 }
 
-// SpotBandFor returns the Spot Advisor band of an offering's type and region, or nil.
+// SpotBandFor returns the spot interruption band of an offering's type and
+// region, or nil: the most specific one (type and region, then type, then
+// region, then the whole provider) — AWS Spot Advisor's, or one a price file
+// gave (the later one wins at the same specificity).
 func (c *Catalog) SpotBandFor(o *Offering) *SpotBand {
+	var best *SpotBand
+	bestRank := -1
 	for i := range c.SpotBands {
 		b := &c.SpotBands[i]
-		if b.Provider == o.Provider && b.InstanceType == o.InstanceType && b.Region == o.Region {
-			return b
+		if b.Provider != o.Provider || (b.InstanceType != "" && b.InstanceType != o.InstanceType) || (b.Region != "" && b.Region != o.Region) {
+			continue
+		}
+		rank := 0
+		if b.InstanceType != "" {
+			rank += 2
+		}
+		if b.Region != "" {
+			rank++
+		}
+		if rank >= bestRank {
+			best, bestRank = b, rank
 		}
 	}
-	return nil
+	return best
 }

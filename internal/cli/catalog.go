@@ -343,8 +343,8 @@ func newCatalogValidateCmd(e *env) *cobra.Command {
 			if err != nil {
 				return asUsage(err)
 			}
-			_, err = fmt.Fprintf(e.stdout, "%s: ok, %d entries, which change %d catalog prices (overridden), %d discounted, %d offerings added, %d commitment prices, %d exchange rates\n",
-				args[0], len(pf.Entries)+len(pf.Commitments), sum.Overridden, sum.Discounted, sum.Added, sum.Committed, len(pf.FX))
+			_, err = fmt.Fprintf(e.stdout, "%s: ok, %d entries, which change %d catalog prices (overridden), %d discounted, %d offerings added, %d commitment prices, %d spot bands, %d exchange rates\n",
+				args[0], len(pf.Entries)+len(pf.Commitments), sum.Overridden, sum.Discounted, sum.Added, sum.Committed, sum.SpotBands, len(pf.FX))
 			return err
 		},
 	}

@@ -56,7 +56,7 @@ func (cf *catalogFlags) load() (*loadedCatalog, error) {
 		if err != nil {
 			return nil, asUsage(err)
 		}
-		l.applied = append(l.applied, fmt.Sprintf("%s: %d prices overridden, %d discounted, %d offerings added, %d commitment prices", path, sum.Overridden, sum.Discounted, sum.Added, sum.Committed))
+		l.applied = append(l.applied, fmt.Sprintf("%s: %d prices overridden, %d discounted, %d offerings added, %d commitment prices, %d spot bands", path, sum.Overridden, sum.Discounted, sum.Added, sum.Committed, sum.SpotBands))
 	}
 	for _, s := range cf.fx {
 		c, r, err := money.ParseOverride(s)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/gpuscout/gpuscout/internal/catalog"
 	"github.com/gpuscout/gpuscout/internal/money"
+	"github.com/gpuscout/gpuscout/internal/spot"
 )
 
 // Summary counts what a file changed.
@@ -18,6 +19,7 @@ type Summary struct {
 	Discounted int // catalog offerings whose price the file discounted
 	Added      int // offerings the file added
 	Committed  int // commitment prices the file added
+	SpotBands  int // spot interruption bands the file gave
 }
 
 // Apply applies the file to c (a copy the caller owns) and its rates to fx.
@@ -68,6 +70,18 @@ func Apply(c *catalog.Catalog, fx *money.FX, f *File) (Summary, error) {
 		}
 		if err := checkEntrySpot(f.Path, fx, e, cur); err != nil {
 			return sum, err
+		}
+		if e.SpotBand != "" {
+			lo, hi, err := spot.ParseBand(e.SpotBand)
+			if err != nil {
+				return sum, fail("spot_band", err.Error())
+			}
+			c.SpotBands = append(c.SpotBands, catalog.SpotBand{Provider: p.Name, InstanceType: e.InstanceType, Region: region,
+				Label: e.SpotBand, Low: lo, High: hi, Source: src.ID, AsOf: e.AsOf})
+			sum.SpotBands++
+			if !e.Price.Valid && !e.SpotPrice.Valid && !e.Discount.Valid {
+				continue // a band alone changes no price
+			}
 		}
 		matches := x.match(p.Name, e.InstanceType, region, e.Zone)
 		mk := func(d decimal.NullDecimal) catalog.Price {

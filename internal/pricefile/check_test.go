@@ -204,3 +204,44 @@ func TestFieldListsSorted(t *testing.T) {
 		}
 	}
 }
+
+// A price file gives a provider's own spot interruption band: it replaces the
+// assumed default, the most specific band wins, and a bad label is refused.
+func TestSpotBandFromPriceFile(t *testing.T) {
+	c, err := catalog.Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := Parse("b.yaml", []byte("as_of: 2026-11-01\nprices:\n  - {provider: gcp, spot_band: 10-15%}\n  - {provider: gcp, instance_type: a2-highgpu-8g, region: us-central1, spot_band: \">20%\"}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum, err := Apply(c, money.DefaultFX().Clone(), f)
+	if err != nil || sum.SpotBands != 2 {
+		t.Fatalf("apply: %+v, %v", sum, err)
+	}
+	var a2, a3 *catalog.Offering
+	for i := range c.Offerings {
+		o := &c.Offerings[i]
+		if o.Provider == "gcp" && o.Region == "us-central1" {
+			switch o.InstanceType {
+			case "a2-highgpu-8g":
+				a2 = o
+			case "a3-highgpu-8g":
+				a3 = o
+			}
+		}
+	}
+	if a2 == nil || a3 == nil {
+		t.Fatal("gcp a2/a3 offerings missing")
+	}
+	if b := c.SpotBandChoice(a2, ""); b.Label != ">20%" || b.Assumed || !strings.Contains(b.Origin, "user price file b.yaml") {
+		t.Errorf("a2 band %+v, want the type's >20%% from the file", b)
+	}
+	if b := c.SpotBandChoice(a3, ""); b.Label != "10-15%" || b.Assumed {
+		t.Errorf("a3 band %+v, want the provider's 10-15%% from the file", b)
+	}
+	if _, err := Parse("b.yaml", []byte("prices:\n  - {provider: gcp, spot_band: 200%}\n")); err == nil || !strings.Contains(err.Error(), "b.yaml:2: field spot_band") {
+		t.Errorf("spot_band 200%%: %v", err)
+	}
+}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/gpuscout/gpuscout/internal/catalog"
 	"github.com/gpuscout/gpuscout/internal/money"
+	"github.com/gpuscout/gpuscout/internal/spot"
 	"github.com/gpuscout/gpuscout/internal/yamlfields"
 )
 
@@ -71,9 +72,13 @@ type Entry struct {
 	Price        decimal.NullDecimal
 	SpotPrice    decimal.NullDecimal
 	Discount     decimal.NullDecimal // fraction 0..1 off the catalog's on-demand and spot prices
-	Currency     money.Currency
-	AsOf         string
-	Note         string
+	// SpotBand is the provider's own monthly spot interruption band for the
+	// entry's instance type (every type when none) and region (every region
+	// when none), e.g. "5-10%": it replaces the assumed default.
+	SpotBand string
+	Currency money.Currency
+	AsOf     string
+	Note     string
 	// For offerings the catalog lacks:
 	GPU          string
 	GPUCount     float64
@@ -201,7 +206,7 @@ func parseFX(p *yamlfields.Reader, n *yaml.Node, f *File) error {
 
 // entryFields are the keys of a price entry, in the order messages list them.
 var entryFields = []string{"as_of", "currency", "discount", "gpu", "gpu_count", "gpu_memory_gib", "hourly_steps", "instance_type",
-	"interconnect", "memory_gib", "note", "price", "provider", "region", "spot_price", "vcpus", "zone"}
+	"interconnect", "memory_gib", "note", "price", "provider", "region", "spot_band", "spot_price", "vcpus", "zone"}
 
 // entryField reads one field of a price entry into e.
 func entryField(p *yamlfields.Reader, e *Entry, key string, v *yaml.Node) (err error) {
@@ -220,6 +225,12 @@ func entryField(p *yamlfields.Reader, e *Entry, key string, v *yaml.Node) (err e
 	case "spot_price":
 		e.SpotPrice, err = p.Price(v, key)
 		e.lines.spot = v.Line
+	case "spot_band":
+		if e.SpotBand, err = p.NonEmpty(v, key); err == nil {
+			if _, _, berr := spot.ParseBand(e.SpotBand); berr != nil {
+				err = p.Errf(v, key, "%v", berr)
+			}
+		}
 	case "discount":
 		e.Discount, err = fraction(p, v, key)
 	case "currency":
@@ -266,14 +277,14 @@ func parseEntries(p *yamlfields.Reader, n *yaml.Node, f *File) error {
 			}
 			e.Price = decimal.NullDecimal{Decimal: e.Steps[0].Amount, Valid: true}
 		}
-		if !e.Price.Valid && !e.SpotPrice.Valid && !e.Discount.Valid {
-			return p.Errf(item, "price", "missing; an entry needs price, spot_price, hourly_steps or discount")
+		if !e.Price.Valid && !e.SpotPrice.Valid && !e.Discount.Valid && e.SpotBand == "" {
+			return p.Errf(item, "price", "missing; an entry needs price, spot_price, hourly_steps, discount or spot_band")
 		}
 		if e.Discount.Valid && (e.Price.Valid || e.SpotPrice.Valid) {
 			return p.Errf(item, "discount", "cannot be combined with price or spot_price in one entry")
 		}
-		if e.InstanceType == "" && !e.Discount.Valid {
-			return p.Errf(item, "instance_type", "missing; only a discount may apply to every instance of a provider")
+		if e.InstanceType == "" && !e.Discount.Valid && (e.Price.Valid || e.SpotPrice.Valid) {
+			return p.Errf(item, "instance_type", "missing; only a discount or a spot_band may apply to every instance of a provider")
 		}
 		f.Entries = append(f.Entries, e)
 		return nil
