@@ -56,7 +56,13 @@ if [ "$FUZZTIME" != "0" ]; then
   done)
   for target in $targets; do
     pkg=${target%%:*}; fn=${target##*:}
-    go test -run '^$' -fuzz "^${fn}\$" -fuzztime "$FUZZTIME" "$pkg" >/dev/null
+    log=$(mktemp)
+    if ! go test -run '^$' -fuzz "^${fn}\$" -fuzztime "$FUZZTIME" "$pkg" >"$log" 2>&1; then
+      cat "$log" >&2
+      echo "FAIL $pkg $fn" >&2
+      exit 1
+    fi
+    rm -f "$log"
     echo "ok  $pkg $fn"
   done
 fi

@@ -84,7 +84,7 @@ func (v *fractionValue) Type() string   { return "percent" }
 func (v *fractionValue) Set(s string) error {
 	t := strings.TrimSpace(s)
 	pct := strings.HasSuffix(t, "%")
-	d, err := decimal.NewFromString(strings.TrimSpace(strings.TrimSuffix(t, "%")))
+	d, err := money.ParseDecimal(strings.TrimSuffix(t, "%"))
 	if err != nil {
 		return fmt.Errorf("want a percentage such as 8%% or a fraction such as 0.08")
 	}

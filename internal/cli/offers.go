@@ -244,7 +244,7 @@ func (f *offersFlags) query(l *loadedCatalog) (catalog.Query, error) {
 		}
 	}
 	if f.maxPrice != "" {
-		d, err := decimal.NewFromString(strings.TrimSpace(f.maxPrice))
+		d, err := money.ParseDecimal(f.maxPrice)
 		if err != nil || d.IsNegative() || d.GreaterThan(money.MaxHourly) {
 			return q, usagef("--max-price %q: want a price per hour from 0 to %s in %s", f.maxPrice, money.Grouped(money.MaxHourly, 0), l.currency)
 		}

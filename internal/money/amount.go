@@ -143,7 +143,10 @@ func ParseAmount(s string, def Currency) (Amount, error) {
 	if num == "" {
 		return Amount{}, fmt.Errorf("want a number followed by a currency, e.g. 60000USD")
 	}
-	v, err := decimal.NewFromString(num)
+	v, err := ParseDecimal(num)
+	if errors.Is(err, ErrOutOfRange) {
+		return Amount{}, fmt.Errorf("amount %s is out of range: allowed 0 to %s", num, Grouped(MaxAmount, 0))
+	}
 	if err != nil {
 		return Amount{}, fmt.Errorf("%q is not a number; want e.g. 60000USD", num)
 	}
@@ -170,4 +173,25 @@ func (a Amount) CheckRange(what string, lo, hi decimal.Decimal) error {
 			Grouped(lo, 0), Grouped(hi, 0), a.Currency)
 	}
 	return nil
+}
+
+// MaxExponent bounds the decimal exponent of any number a user writes: no
+// price, rate or amount needs more than 10^±30, and comparing a number like
+// 1e-9999999 with a bound makes big-integer work that takes seconds.
+const MaxExponent = 30
+
+// ErrOutOfRange marks a number too large or too small to be any amount or rate.
+var ErrOutOfRange = errors.New("out of range")
+
+// ParseDecimal reads a decimal number a user wrote, refusing exponents beyond
+// ±MaxExponent (as out of range) before any arithmetic is done with it.
+func ParseDecimal(s string) (decimal.Decimal, error) {
+	d, err := decimal.NewFromString(strings.TrimSpace(s))
+	if err != nil {
+		return decimal.Decimal{}, err
+	}
+	if e := d.Exponent(); e > MaxExponent || e < -MaxExponent-20 || (!d.IsZero() && int(e)+len(d.Coefficient().String()) > MaxExponent+1) {
+		return decimal.Decimal{}, fmt.Errorf("%q: %w (beyond 1e±%d)", strings.TrimSpace(s), ErrOutOfRange, MaxExponent)
+	}
+	return d, nil
 }

@@ -1,8 +1,10 @@
 package money
 
 import (
+	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/shopspring/decimal"
 )
@@ -103,5 +105,24 @@ func TestCheckDrift(t *testing.T) {
 	}
 	if err := f.CheckDrift(Currency("JPY"), decimal.RequireFromString("50")); err != nil {
 		t.Errorf("a currency without a built-in rate is not checked: %v", err)
+	}
+}
+
+// Numbers with absurd exponents are refused before any arithmetic (comparing
+// 0.13e-9999999 with a bound took 2 s), and ordinary ones pass.
+func TestParseDecimalBounds(t *testing.T) {
+	for _, s := range []string{"0.13e-9999999", "1e999999", "1e31", "1e-60"} {
+		start := time.Now()
+		if _, err := ParseDecimal(s); !errors.Is(err, ErrOutOfRange) {
+			t.Errorf("ParseDecimal(%q) = %v, want out of range", s, err)
+		}
+		if d := time.Since(start); d > 50*time.Millisecond {
+			t.Errorf("ParseDecimal(%q) took %v", s, d)
+		}
+	}
+	for _, s := range []string{"0", "0.000001", "21.957642", "1e12", "123456789012345678901234567890"} {
+		if _, err := ParseDecimal(s); err != nil {
+			t.Errorf("ParseDecimal(%q) = %v", s, err)
+		}
 	}
 }

@@ -3,6 +3,7 @@
 package money
 
 import (
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -127,7 +128,10 @@ func ParseOverride(s string) (Currency, decimal.Decimal, error) {
 	if err != nil {
 		return "", decimal.Decimal{}, fmt.Errorf("--fx %q: %v", s, err)
 	}
-	r, err := decimal.NewFromString(strings.TrimSpace(v))
+	r, err := ParseDecimal(v)
+	if errors.Is(err, ErrOutOfRange) {
+		return "", decimal.Decimal{}, fmt.Errorf("--fx %q: rate is out of range: allowed %s to %s USD per %s", s, MinRate, MaxRate, c)
+	}
 	if err != nil || !r.IsPositive() {
 		return "", decimal.Decimal{}, fmt.Errorf("--fx %q: rate %q must be a positive number of USD per one %s", s, v, c)
 	}

@@ -195,7 +195,10 @@ func (r *Reader) Amount(n *yaml.Node, field, what string) (decimal.Decimal, erro
 	if err != nil {
 		return decimal.Decimal{}, err
 	}
-	d, err := decimal.NewFromString(s)
+	d, err := money.ParseDecimal(s)
+	if errors.Is(err, money.ErrOutOfRange) {
+		return decimal.Decimal{}, r.Errf(n, field, "value %s is outside the allowed range (beyond 1e±%d); want %s", s, money.MaxExponent, what)
+	}
 	if err != nil {
 		return decimal.Decimal{}, r.Errf(n, field, "value %q is not a number; want %s", s, what)
 	}
@@ -274,7 +277,7 @@ func (r *Reader) Fraction(n *yaml.Node, field string, allowOne bool) (decimal.De
 func ParseFraction(s string) (decimal.Decimal, error) {
 	s = strings.TrimSpace(s)
 	pct := strings.HasSuffix(s, "%")
-	d, err := decimal.NewFromString(strings.TrimSpace(strings.TrimSuffix(s, "%")))
+	d, err := money.ParseDecimal(strings.TrimSuffix(s, "%"))
 	if err != nil {
 		return decimal.Decimal{}, err
 	}
