@@ -37,9 +37,19 @@ var allowed = map[string][]string{
 	"benchreport": {"catalog", "money"},
 	"agentconfig": {"catalog", "money"},
 	"models":      {"money"},
-	"advise":      {"cost", "spot", "catalog", "money", "benchreport", "agentconfig", "yamlfields", "models"},
-	"render":      {"advise", "cost", "spot", "catalog", "money", "benchreport", "agentconfig"},
-	"cli":         {"*"},
+	// The accelerator interface; its implementations (cuda, nvml, the loader,
+	// the host CPU) sit below bench and the agent and import nothing higher.
+	"gpu":   {},
+	"gpu/*": {"gpu", "gpu/*"},
+	// Measurements drive gpu.Device; the CLI chooses the implementation.
+	"bench":     {"gpu", "benchreport", "catalog", "money"},
+	"bench/*":   {"gpu", "benchreport", "catalog", "money", "bench"},
+	"doctor":    {"gpu", "gpu/*"},
+	"cloudmeta": {},
+	"hostinfo":  {},
+	"advise":    {"cost", "spot", "catalog", "money", "benchreport", "agentconfig", "yamlfields", "models"},
+	"render":    {"advise", "cost", "spot", "catalog", "money", "benchreport", "agentconfig"},
+	"cli":       {"*"},
 }
 
 func rule(pkg string) ([]string, bool) {

@@ -1,0 +1,149 @@
+// Package gpu is gpuscout's view of an accelerator: the small interface the
+// benchmarks drive. The CUDA driver bindings (internal/gpu/cuda) implement it
+// for NVIDIA GPUs, the host CPU implements it for `bench --device cpu`, and
+// tests implement it with fakes. Everything a measurement computes (operands,
+// FLOP and byte counts, medians, correctness) lives above it, in
+// internal/bench; everything that talks to a vendor library lives below it.
+package gpu
+
+import (
+	"errors"
+	"fmt"
+	"time"
+)
+
+// DType is the element type of a matrix product.
+type DType int
+
+// The element types bench measures. TF32 is FP32 storage with TF32 tensor-core
+// arithmetic (cuBLAS's CUBLAS_COMPUTE_32F_FAST_TF32).
+const (
+	FP32 DType = iota
+	TF32
+	BF16
+	FP16
+	FP8
+	FP64
+)
+
+var dtypeNames = [...]string{"fp32", "tf32", "bf16", "fp16", "fp8", "fp64"}
+
+// String is the name used in measurement names (gemm_bf16) and flags.
+func (d DType) String() string {
+	if d < 0 || int(d) >= len(dtypeNames) {
+		return fmt.Sprintf("dtype(%d)", int(d))
+	}
+	return dtypeNames[d]
+}
+
+// ParseDType reads a dtype name (fp32, tf32, bf16, fp16, fp8, fp64).
+func ParseDType(s string) (DType, error) {
+	for i, n := range dtypeNames {
+		if n == s {
+			return DType(i), nil
+		}
+	}
+	return 0, fmt.Errorf("dtype %q is not one of fp32, tf32, bf16, fp16, fp8, fp64", s)
+}
+
+// ElemBytes is the storage size of one element.
+func (d DType) ElemBytes() int {
+	switch d {
+	case BF16, FP16:
+		return 2
+	case FP8:
+		return 1
+	case FP64:
+		return 8
+	}
+	return 4
+}
+
+// Ptr is an address in a device's memory. Zero is never a valid allocation.
+type Ptr uint64
+
+// ErrUnsupported is returned (wrapped) by a device for an operation it cannot
+// do, e.g. a BF16 product on a GPU without BF16 or on the CPU device: the
+// measurement is reported as not applicable, not as a failure.
+var ErrUnsupported = errors.New("not supported on this device")
+
+// Info describes a device. Unknown fields are zero or empty and shown as
+// unknown; a device fills what its library reports.
+type Info struct {
+	Index        int    // 0-based, as the driver numbers it
+	Name         string // as the vendor names it: "NVIDIA H200"
+	UUID         string
+	MemoryBytes  int64
+	Driver       string // driver version: "580.159.04"
+	Runtime      string // CUDA driver API version: "13.0"
+	Multiprocs   int    // streaming multiprocessors (or CPU cores)
+	ComputeCap   string // "9.0"
+	ClockMHz     int    // SM clock now
+	MaxClockMHz  int    // SM boost clock
+	MemClockMHz  int
+	PowerLimitW  float64
+	PCIeGen      int
+	PCIeWidth    int
+	ECC          string // "enabled", "disabled" or ""
+	MIG          string // "enabled", "disabled" or ""
+	Virtualized  string // NVML's virtualization mode: "NONE", "PASSTHROUGH", "VGPU", ...
+	NUMANode     int    // -1 when unknown
+	Libraries    map[string]string
+	IsCPU        bool // the host CPU device of `bench --device cpu`
+	BusID        string
+	Architecture string
+}
+
+// Device is one accelerator as bench drives it. Implementations serialise
+// their calls onto whatever thread owns the device's context, so a Device may
+// be called from any goroutine, but calls to one Device do not overlap.
+//
+// Asynchronous operations (Copy, Fill32, Gemm) are queued on the device's one
+// stream; Time measures a region of them with the device's own clock (CUDA
+// events on a GPU) and waits for it to finish; Sync waits for the stream.
+type Device interface {
+	Info() Info
+	// Alloc reserves device memory; its contents are undefined.
+	Alloc(bytes int64) (Ptr, error)
+	Free(p Ptr) error
+	// HostAlloc returns page-locked host memory for fast transfers (plain
+	// memory on the CPU device); HostFree releases it.
+	HostAlloc(bytes int64) ([]byte, error)
+	HostFree(b []byte) error
+	// Upload copies host bytes to the device, Download device bytes to the
+	// host; both are synchronous.
+	Upload(dst Ptr, src []byte) error
+	Download(dst []byte, src Ptr) error
+	// Copy queues a device-to-device copy of n bytes.
+	Copy(dst, src Ptr, n int64) error
+	// Fill32 queues setting n 32-bit words at dst to v.
+	Fill32(dst Ptr, v uint32, n int64) error
+	// Gemm queues C = A·B for column-major m×k A, k×n B and m×n C of element
+	// type dt (C in dt, accumulation in fp32 or wider).
+	Gemm(dt DType, m, n, k int, a, b, c Ptr) error
+	// Time runs f, which queues work, and returns the device time of what it
+	// queued, after waiting for it.
+	Time(f func() error) (time.Duration, error)
+	Sync() error
+	Close() error
+}
+
+// Sampler reads a device's telemetry now (NVML on a GPU): what bench and the
+// agent record while work runs. Fields a device cannot read are NaN or -1.
+type Sampler interface {
+	Sample() (Sample, error)
+}
+
+// Sample is one reading of a device's telemetry.
+type Sample struct {
+	At            time.Time
+	UtilGPU       float64 // 0..1
+	UtilMemory    float64 // 0..1
+	MemUsedBytes  int64
+	PowerW        float64
+	TempC         float64
+	SMClockMHz    int
+	MemClockMHz   int
+	ClockReasons  uint64   // NVML clocks-event reason bits
+	ReasonsActive []string // their names: "sw_power_cap", ...
+}
