@@ -39,8 +39,9 @@ var allowed = map[string][]string{
 	"models":      {"money"},
 	// The accelerator interface; its implementations (cuda, nvml, the loader,
 	// the host CPU) sit below bench and the agent and import nothing higher.
-	"gpu":   {},
-	"gpu/*": {"gpu", "gpu/*"},
+	"gpu":    {},
+	"gpu/*":  {"gpu", "gpu/dl"},
+	"gpu/dl": {}, // finds and opens vendor libraries; the bindings use it
 	// Measurements drive gpu.Device; the CLI chooses the implementation.
 	"bench":     {"gpu", "benchreport", "catalog", "money"},
 	"bench/*":   {"gpu", "benchreport", "catalog", "money", "bench"},
