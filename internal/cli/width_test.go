@@ -1,0 +1,107 @@
+package cli
+
+import (
+	"bytes"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"golang.org/x/text/width"
+)
+
+// testColumns stands in for $COLUMNS in this package's tests, so that the
+// developer's shell cannot change a golden file: tests set it with t.Setenv.
+const testColumns = "GPUSCOUT_TEST_COLUMNS"
+
+func init() { columnsEnv = func() string { return os.Getenv(testColumns) } }
+
+func TestTableWidth(t *testing.T) {
+	for _, tc := range []struct {
+		columns string
+		want    int
+	}{
+		{"", 120},                       // unset: the default
+		{"80", 80},                      // a terminal's own
+		{" 200 ", 200},                  // spaces around it
+		{"abc", 120},                    // nonsense is ignored
+		{"0", 120},                      // so is zero
+		{"-5", 120},                     // and a negative width
+		{"12", 40},                      // too narrow to be useful: the floor
+		{"99999", 1000},                 // the ceiling
+		{"1e3", 120},                    // not a whole number
+		{"80.5", 120},                   // nor a fraction
+		{"9999999999999999999999", 120}, // past int: nonsense
+	} {
+		// A bytes.Buffer is no terminal, so COLUMNS decides.
+		if got := tableWidth(&bytes.Buffer{}, tc.columns); got != tc.want {
+			t.Errorf("tableWidth(COLUMNS=%q) = %d, want %d", tc.columns, got, tc.want)
+		}
+	}
+}
+
+// cells counts display cells: an East Asian wide character is two.
+func cells(s string) int {
+	n := 0
+	for _, r := range s {
+		switch width.LookupRune(r).Kind() {
+		case width.EastAsianWide, width.EastAsianFullwidth:
+			n += 2
+		default:
+			n++
+		}
+	}
+	return n
+}
+
+// TestListingsFitTheTerminal renders every listing at 80, 120 and 200
+// columns and checks that no line is wider, except a line that is one
+// unbreakable word (a URL in a note) after its indentation; --wide is
+// wider than 120 for the listings that need it.
+func TestListingsFitTheTerminal(t *testing.T) {
+	listings := [][]string{
+		{"offers", "--gpu", "A100:8"},
+		{"offers", "--china", "--gpu", "T4", "--currency", "CNY"},
+		{"gpus"},
+		{"models"},
+		{"catalog", "info"},
+		{"catalog", "sources"},
+		{"cost", "--offering", "aws/p4d.24xlarge/us-east-1", "--for", "7d"},
+		{"cost", "--gpu", "A100:4", "--for", "7d", "--limit", "5"},
+		{"cost", "breakeven", "--offering", "gcp/a2-highgpu-8g"},
+	}
+	for _, w := range []int{80, 120, 200} {
+		t.Run(strconv.Itoa(w), func(t *testing.T) {
+			t.Setenv(testColumns, strconv.Itoa(w))
+			for _, args := range listings {
+				out, errOut, code := run(t, args...)
+				if code != 0 {
+					t.Fatalf("%v: exit %d: %s", args, code, errOut)
+				}
+				for _, line := range strings.Split(strings.TrimRight(out, "\n"), "\n") {
+					if !utf8.ValidString(line) {
+						t.Errorf("%v at %d: a line is not UTF-8 (a character cut in two): %q", args, w, line)
+					}
+					if cells(line) <= w {
+						continue
+					}
+					if f := strings.Fields(line); len(f) == 1 {
+						continue // one unbreakable word, allowed
+					}
+					t.Errorf("%v at %d columns: a line of %d:\n%s", args, w, cells(line), line)
+				}
+			}
+		})
+	}
+	for _, args := range listings[:7] {
+		out, _, _ := run(t, append(args, "--wide")...)
+		widest := 0
+		for _, line := range strings.Split(out, "\n") {
+			widest = max(widest, cells(line))
+		}
+		if widest <= 120 {
+			t.Errorf("%v --wide: widest line %d, want the full table (over 120)", args, widest)
+		}
+	}
+}
