@@ -317,7 +317,7 @@ func offersTable(l *loadedCatalog, q catalog.Query, rows []catalog.Row) *render.
 		extra = cur + "/BF16-PFLOP-h"
 	}
 	if extra != "" {
-		t.Columns = append(t.Columns, render.Column{Header: extra, Right: true})
+		t.Columns = append(t.Columns, render.Column{Header: extra, Right: true, Short: strings.TrimPrefix(extra, cur)})
 	}
 	unknown := map[string]int{}
 	converted := map[money.Currency]bool{}
