@@ -141,7 +141,7 @@ func (e *sourceEntry) where() string {
 		parts = append(parts, "shared/data/"+f)
 	}
 	if len(parts) == 0 {
-		return "not located (no URL or file)"
+		return render.Unknown // no URL or file locates it
 	}
 	return strings.Join(parts, " ")
 }

@@ -51,7 +51,7 @@ func gpusTable(gpus []*catalog.GPU) *render.Table {
 	t := &render.Table{Columns: []render.Column{
 		{Header: "GPU"}, {Header: "VENDOR", Drop: 8}, {Header: "FORM", Drop: 3}, {Header: "MEM GiB", Right: true, Short: "GiB"}, {Header: "BW GB/s", Right: true, Short: "GB/s"},
 		{Header: "FP32", Right: true, Drop: 2}, {Header: "TF32", Right: true, Drop: 4}, {Header: "BF16", Right: true}, {Header: "FP16", Right: true},
-		{Header: "FP8", Right: true}, {Header: "LINK", Drop: 6}, {Header: "LINK GB/s", Right: true, Short: "LINK/s", Drop: 5}, {Header: "TDP W", Right: true, Short: "W", Drop: 7},
+		{Header: "FP8", Right: true}, {Header: "LINK", Prose: true, Drop: 6}, {Header: "LINK GB/s", Right: true, Short: "LINK/s", Drop: 5}, {Header: "TDP W", Right: true, Short: "TDP", Drop: 7},
 		{Header: "SOURCES", Drop: 9},
 	}}
 	for _, g := range gpus {
