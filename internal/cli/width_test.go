@@ -70,6 +70,7 @@ func TestListingsFitTheTerminal(t *testing.T) {
 		{"cost", "--offering", "aws/p4d.24xlarge/us-east-1", "--for", "7d"},
 		{"cost", "--gpu", "A100:4", "--for", "7d", "--limit", "5"},
 		{"cost", "breakeven", "--offering", "gcp/a2-highgpu-8g"},
+		{"advise", "--scenario", "cv-training", "--gpu", "A100:4", "--for", "7d", "--limit", "5"},
 	}
 	for _, w := range []int{80, 120, 200} {
 		t.Run(strconv.Itoa(w), func(t *testing.T) {
@@ -103,5 +104,33 @@ func TestListingsFitTheTerminal(t *testing.T) {
 		if widest <= 120 {
 			t.Errorf("%v --wide: widest line %d, want the full table (over 120)", args, widest)
 		}
+	}
+}
+
+// CSV and JSON never depend on the width, and Markdown only hides empty
+// columns: the same output at 80 columns as at 1000.
+func TestMachineFormatsIgnoreWidth(t *testing.T) {
+	for _, args := range [][]string{
+		{"offers", "--gpu", "A100:8", "-o", "csv"},
+		{"offers", "--gpu", "A100:8", "-o", "json"},
+		{"offers", "--gpu", "A100:8", "-o", "markdown"},
+		{"catalog", "sources", "-o", "markdown"},
+		{"advise", "--scenario", "cv-training", "--gpu", "A100:4", "--for", "7d", "--limit", "3", "-o", "csv"},
+	} {
+		t.Setenv(testColumns, "80")
+		narrow, _, code := run(t, args...)
+		t.Setenv(testColumns, "1000")
+		wide, _, _ := run(t, args...)
+		if code != 0 || narrow != wide {
+			t.Errorf("%v: exit %d; output at 80 columns differs from 1000:\n%s\n---\n%s", args, code, narrow, wide)
+		}
+		if strings.Contains(narrow, "Left out to fit") {
+			t.Errorf("%v: a machine format was narrowed:\n%s", args, narrow)
+		}
+	}
+	// advise's CSV keeps every column (it used to lose LINK and REGION).
+	out, _, _ := run(t, "advise", "--scenario", "cv-training", "--gpu", "A100:4", "--for", "7d", "--limit", "3", "-o", "csv")
+	if head, _, _ := strings.Cut(out, "\n"); !strings.Contains(head, "LINK") || !strings.Contains(head, "REGION") {
+		t.Errorf("advise -o csv header %q lacks LINK or REGION", head)
 	}
 }

@@ -48,6 +48,20 @@ func (t *Table) legend() []string {
 	return nil
 }
 
+// fitNote names the columns Fit left out, and --wide, under the table.
+func (t *Table) fitNote() []string {
+	if len(t.left) == 0 {
+		return nil
+	}
+	return []string{fmt.Sprintf("Left out to fit %d columns: %s; --wide shows them.", t.fitWidth, strings.Join(t.left, ", "))}
+}
+
+// notes are the notes the text and Markdown tables write: the table's own,
+// the legend and what Fit left out.
+func (t *Table) notes() []string {
+	return slices.Concat(t.Notes, t.legend(), t.fitNote())
+}
+
 // HideEmpty drops the columns whose every cell is empty or NotApplied: they
 // say nothing. A table without rows keeps its columns.
 func (t *Table) HideEmpty() {
@@ -69,7 +83,9 @@ func (t *Table) HideEmpty() {
 // may be dropped (the highest Drop first) while the widest row is still too
 // wide, and wraps the notes at width. One note names the columns left out
 // and says that --wide shows them. A table that cannot shrink further stays
-// wider than width; width 0 only hides empty columns.
+// wider than width; width 0 only hides empty columns. Fit may be called
+// again after changing columns' Drop or Prose: the note names every column
+// left out.
 func (t *Table) Fit(width int) {
 	t.HideEmpty()
 	if width <= 0 {
@@ -95,7 +111,6 @@ func (t *Table) Fit(width int) {
 			t.Columns[j].wrapAt = min(t.naturalWidth(j), max(proseMin, displayWidth(t.Columns[j].Header)))
 		}
 	}
-	var dropped []string
 	for t.rowWidth() > width {
 		worst := -1
 		for j, c := range t.Columns {
@@ -106,7 +121,7 @@ func (t *Table) Fit(width int) {
 		if worst < 0 {
 			break
 		}
-		dropped = append(dropped, full[worst])
+		t.left = append(t.left, full[worst])
 		full = slices.Delete(full, worst, worst+1)
 		t.keepColumns(func(j int, _ Column) bool { return j != worst })
 	}
@@ -123,9 +138,7 @@ func (t *Table) Fit(width int) {
 			break
 		}
 	}
-	if len(dropped) > 0 {
-		t.Notes = append(t.Notes, fmt.Sprintf("Left out to fit %d columns: %s; --wide shows them.", width, strings.Join(dropped, ", ")))
-	}
+	t.fitWidth = width
 }
 
 // keepColumns keeps the columns keep says yes to, in every row.
@@ -207,7 +220,8 @@ func (t *Table) rowLines(r []string) [][]string {
 }
 
 // wrapCell breaks a cell into lines of at most width display cells, at
-// spaces where it can and inside a word (a URL) longer than a line.
+// spaces where it can and inside a word (a URL, an instance name) longer
+// than a line, after its last separator (- _ / . , ;) that fits.
 func wrapCell(s string, width int) []string {
 	if width <= 0 || displayWidth(s) <= width {
 		return []string{s}
@@ -227,6 +241,10 @@ func wrapCell(s string, width int) []string {
 			if cut == 0 { // a character wider than the line
 				_, size := utf8.DecodeRuneInString(w)
 				cut = size
+			}
+			// Break after a separator where there is one: gpu-h100-sxm_ / 8gpu.
+			if i := strings.LastIndexAny(w[:cut], "-_/.,;"); i > 0 {
+				cut = i + 1
 			}
 			words = append(words, w[:cut])
 			w = w[cut:]

@@ -52,10 +52,7 @@ func TestFitPriorities(t *testing.T) {
 		if got := headers(tb); got != tc.wantHeaders {
 			t.Errorf("Fit(%d) headers = %s, want %s", tc.width, got, tc.wantHeaders)
 		}
-		note := ""
-		if len(tb.Notes) > 0 {
-			note = tb.Notes[len(tb.Notes)-1]
-		}
+		note := strings.Join(tb.fitNote(), "")
 		if note != tc.wantNote {
 			t.Errorf("Fit(%d) note = %q, want %q", tc.width, note, tc.wantNote)
 		}
@@ -72,13 +69,13 @@ func TestFitDropOrder(t *testing.T) {
 	if got, want := headers(tb), "KEEP,ALSO"; got != want {
 		t.Errorf("headers = %s, want %s", got, want)
 	}
-	if got, want := tb.Notes[len(tb.Notes)-1], "Left out to fit 70 columns: FIRST, SECOND; --wide shows them."; got != want {
+	if got, want := strings.Join(tb.fitNote(), ""), "Left out to fit 70 columns: FIRST, SECOND; --wide shows them."; got != want {
 		t.Errorf("note = %q, want %q", got, want)
 	}
 	tb = &Table{Columns: []Column{{Header: "A"}, {Header: "B"}}, Rows: [][]string{{long, long}}}
 	tb.Fit(40) // nothing may go: the table stays 62 wide, whole
-	if got := headers(tb); got != "A,B" || len(tb.Notes) != 0 {
-		t.Errorf("undroppable table: headers %s, notes %q; want A,B and no note", got, tb.Notes)
+	if got := headers(tb); got != "A,B" || len(tb.notes()) != 0 {
+		t.Errorf("undroppable table: headers %s, notes %q; want A,B and no note", got, tb.notes())
 	}
 }
 
@@ -202,7 +199,9 @@ func TestWrapCell(t *testing.T) {
 		{"fits", 10, []string{"fits"}},
 		{"per second, settled hourly", 12, []string{"per second,", "settled", "hourly"}},
 		{"按量付费 per second", 9, []string{"按量付费", "per", "second"}}, // 按量付费 is 8 cells
-		{"https://example.com/a/b", 10, []string{"https://ex", "ample.com/", "a/b"}},
+		{"https://example.com/a/b", 10, []string{"https://", "example.", "com/a/b"}},
+		{"gpu-h100-sxm_8gpu-128vcpu-1600gb", 20, []string{"gpu-h100-sxm_8gpu-", "128vcpu-1600gb"}},
+		{"abcdefghijklmnop", 6, []string{"abcdef", "ghijkl", "mnop"}}, // no separator: cut at the width
 		{"华东华东华东", 5, []string{"华东", "华东", "华东"}}, // 4 cells a line: a third wide character would make 6
 	}
 	for _, tc := range tests {

@@ -70,6 +70,9 @@ type Table struct {
 	// Legend adds LegendNote under the text and Markdown table when a cell
 	// it shows is Unknown or NotApplied.
 	Legend bool
+
+	left     []string // the headers of the columns Fit left out
+	fitWidth int      // the width Fit fitted the table to
 }
 
 // Options tune the text table.
@@ -114,7 +117,7 @@ func (t *Table) writeMarkdown(w io.Writer) error {
 		}
 		b.WriteString("\n")
 	}
-	notes := append(append([]string{}, t.Notes...), t.legend()...)
+	notes := t.notes()
 	if len(notes) > 0 {
 		b.WriteString("\n")
 		for i, n := range notes {
@@ -190,7 +193,7 @@ func (t *Table) writeText(w io.Writer, opt Options) error {
 			line(cells, false)
 		}
 	}
-	for _, n := range append(append([]string{}, t.Notes...), t.legend()...) {
+	for _, n := range t.notes() {
 		for _, l := range wrapLine(n, t.Wrap) {
 			b.WriteString(l + "\n")
 		}

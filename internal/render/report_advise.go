@@ -201,6 +201,20 @@ func FitAdvise(t *Table, width int) {
 		}
 	}
 	t.Fit(width)
+	if t.rowWidth() <= t.fitWidth {
+		return
+	}
+	// Narrower than about 100 columns: the GPU count goes (the plan's
+	// explanation states it) and long instance names wrap.
+	for j, c := range t.Columns {
+		switch c.Header {
+		case "×N":
+			t.Columns[j].Drop = 3
+		case "INSTANCE":
+			t.Columns[j].Prose = true
+		}
+	}
+	t.Fit(width)
 }
 
 // shortenPlans writes long PLAN cells compactly for a terminal: Uniform
