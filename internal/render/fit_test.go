@@ -202,7 +202,7 @@ func TestWrapCell(t *testing.T) {
 		{"https://example.com/a/b", 10, []string{"https://", "example.", "com/a/b"}},
 		{"gpu-h100-sxm_8gpu-128vcpu-1600gb", 20, []string{"gpu-h100-sxm_8gpu-", "128vcpu-1600gb"}},
 		{"abcdefghijklmnop", 6, []string{"abcdef", "ghijkl", "mnop"}}, // no separator: cut at the width
-		{"华东华东华东", 5, []string{"华东", "华东", "华东"}}, // 4 cells a line: a third wide character would make 6
+		{"华东华东华东", 5, []string{"华东", "华东", "华东"}},                     // 4 cells a line: a third wide character would make 6
 	}
 	for _, tc := range tests {
 		got := wrapCell(tc.in, tc.width)
