@@ -93,7 +93,7 @@ func (t *Table) Fit(width int) {
 	}
 	width = min(max(width, MinWidth), MaxWidth)
 	t.Wrap = width
-	t.alignDecimals()
+	t.alignDecimals(true)
 	if t.rowWidth() <= width {
 		return
 	}
@@ -270,30 +270,36 @@ func wrapCell(s string, width int) []string {
 }
 
 // decimalCell is a number cell of a text table: sign and digits (with
-// thousands separators), its decimals, and a mark after it ("%", "*", " +?").
-var decimalCell = regexp.MustCompile(`^([-+]?[0-9][0-9,]*)(?:\.([0-9]+))?((?:%|\*| \+\?)*)$`)
+// thousands separators), its decimals, a mark after it ("%", "*", " +?"),
+// and the spaces alignDecimals pads marks with.
+var decimalCell = regexp.MustCompile(`^([-+]?[0-9][0-9,]*)(?:\.([0-9]+))?((?:%|\*| \+\?)*)( *)$`)
 
 // alignDecimals gives every number in a right-aligned column the same
 // number of decimals (the most any of its cells has, at most MaxDecimals),
-// so that the points line up. It pads with zeros; a cell with more than
+// and pads a shorter mark after a number ("*" beside none) with spaces, so
+// that the points line up. It pads with zeros; a cell with more than
 // MaxDecimals is rounded, and a note says so (CSV and JSON keep the digits).
-// It changes nothing a second time.
-func (t *Table) alignDecimals() {
+// It changes nothing a second time. Without padMarks (Markdown, whose
+// proportional fonts align nothing) marks stay as they are.
+func (t *Table) alignDecimals(padMarks bool) {
 	rounded := false
 	for j, c := range t.Columns {
 		if !c.Right {
 			continue
 		}
-		places := -1
+		places, markW := -1, 0
 		for _, r := range t.Rows {
 			if j >= len(r) {
 				continue
 			}
 			if m := decimalCell.FindStringSubmatch(r[j]); m != nil {
 				places = max(places, min(len(m[2]), MaxDecimals))
+				if padMarks {
+					markW = max(markW, displayWidth(m[3]))
+				}
 			}
 		}
-		if places <= 0 {
+		if places <= 0 && markW == 0 {
 			continue
 		}
 		for _, r := range t.Rows {
@@ -301,25 +307,25 @@ func (t *Table) alignDecimals() {
 				continue
 			}
 			m := decimalCell.FindStringSubmatch(r[j])
-			if m == nil || len(m[2]) == places {
+			if m == nil {
 				continue
 			}
-			frac := m[2]
-			if len(frac) > places {
-				d, err := decimal.NewFromString(strings.ReplaceAll(m[1], ",", "") + "." + frac)
+			num, frac := m[1], m[2]
+			switch {
+			case len(frac) > places:
+				d, err := decimal.NewFromString(strings.ReplaceAll(num, ",", "") + "." + frac)
 				if err != nil {
 					continue
 				}
-				s := d.StringFixed(int32(places))
-				whole, f, _ := strings.Cut(s, ".")
-				if strings.Contains(m[1], ",") {
+				whole, f, _ := strings.Cut(d.StringFixed(int32(places)), ".")
+				if strings.Contains(num, ",") {
 					whole = groupThousands(whole)
 				}
-				r[j] = whole + "." + f + m[3]
-				rounded = true
-				continue
+				num, rounded = whole+"."+f, true
+			case places > 0:
+				num += "." + frac + strings.Repeat("0", places-len(frac))
 			}
-			r[j] = m[1] + "." + frac + strings.Repeat("0", places-len(frac)) + m[3]
+			r[j] = num + m[3] + strings.Repeat(" ", max(0, markW-displayWidth(m[3])))
 		}
 	}
 	if rounded {

@@ -113,7 +113,10 @@ func TestAlignDecimals(t *testing.T) {
 		{"integers stay", true, []string{"8", "16", "?"}, []string{"8", "16", "?"}, false},
 		{"mixed", true, []string{"14", "15.7"}, []string{"14.0", "15.7"}, false},
 		{"thousands", true, []string{"1,234.5", "12.25"}, []string{"1,234.50", "12.25"}, false},
-		{"marks", true, []string{"12.5%", "3%", "0.7270*", "1.5*", "665.28 +?", "7 +?"}, []string{"12.5000%", "3.0000%", "0.7270*", "1.5000*", "665.2800 +?", "7.0000 +?"}, false},
+		{"marks", true, []string{"12.5%", "3%", "0.7270*", "1.5*"}, []string{"12.5000%", "3.0000%", "0.7270*", "1.5000*"}, false},
+		// A number without the mark others have gets spaces in its place.
+		{"mark padding", true, []string{"665.28 +?", "7", "1,337.28", "?"}, []string{"665.28 +?", "7.00   ", "1,337.28   ", "?"}, false},
+		{"integers with a mark", true, []string{"7*", "12"}, []string{"7*", "12 "}, false},
 		{"rounded", true, []string{"1,234.56789", "2.5"}, []string{"1,234.5679", "2.5000"}, true},
 		{"rounding carries", true, []string{"999,999.99999", "1"}, []string{"1,000,000.0000", "1.0000"}, true},
 		{"negative", true, []string{"-2.5", "3.25"}, []string{"-2.50", "3.25"}, false},
@@ -125,8 +128,8 @@ func TestAlignDecimals(t *testing.T) {
 		for _, v := range tc.in {
 			tb.Rows = append(tb.Rows, []string{v})
 		}
-		tb.alignDecimals()
-		tb.alignDecimals() // a second time changes nothing
+		tb.alignDecimals(true)
+		tb.alignDecimals(true) // a second time changes nothing
 		var got []string
 		for _, r := range tb.Rows {
 			got = append(got, r[0])

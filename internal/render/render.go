@@ -94,7 +94,7 @@ func (t *Table) Write(w io.Writer, f Format, opt Options) error {
 }
 
 func (t *Table) writeMarkdown(w io.Writer) error {
-	t.alignDecimals()
+	t.alignDecimals(false)
 	var b strings.Builder
 	esc := func(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
 	b.WriteString("|")
@@ -113,7 +113,7 @@ func (t *Table) writeMarkdown(w io.Writer) error {
 	for _, r := range t.Rows {
 		b.WriteString("|")
 		for _, cell := range r {
-			b.WriteString(" " + esc(cell) + " |")
+			b.WriteString(" " + esc(strings.TrimRight(cell, " ")) + " |")
 		}
 		b.WriteString("\n")
 	}
@@ -151,7 +151,7 @@ func displayWidth(s string) int {
 }
 
 func (t *Table) writeText(w io.Writer, opt Options) error {
-	t.alignDecimals()
+	t.alignDecimals(true)
 	widths := make([]int, len(t.Columns))
 	for i := range t.Columns {
 		widths[i] = t.colWidth(i)
