@@ -177,8 +177,8 @@ func newAdviseCmd(e *env) *cobra.Command {
 		}
 		out := adviseJSON(res, req, a)
 		t := render.AdviseTable(res, req, f.limit)
-		if !f.wide {
-			render.NarrowAdvise(t)
+		if !f.wide && format == render.FormatTable { // CSV and JSON are never narrowed
+			render.FitAdvise(t, tableWidth(e.stdout, columnsEnv()))
 		}
 		return e.write(format, t, out)
 	}

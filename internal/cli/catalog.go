@@ -39,6 +39,7 @@ func newCatalogInfoCmd(e *env) *cobra.Command {
 		Args:  noArgs,
 	}
 	getFormat := outputFlag(cmd)
+	wide := wideFlag(cmd)
 	var cf catalogFlags
 	cf.register(cmd)
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
@@ -51,7 +52,7 @@ func newCatalogInfoCmd(e *env) *cobra.Command {
 			return err
 		}
 		info := catalogInfo(l, e.now())
-		return e.write(format, info.table(), info)
+		return e.writeFitted(format, info.table(), info, *wide)
 	}
 	return cmd
 }
@@ -224,13 +225,14 @@ func keys(m map[string]bool) []string {
 
 func (info *infoJSON) table() *render.Table {
 	t := &render.Table{Columns: []render.Column{
-		{Header: "PROVIDER"}, {Header: "CURRENCY"}, {Header: "OFFERINGS", Right: true}, {Header: "PRICED", Right: true},
-		{Header: "SPOT", Right: true}, {Header: "COMMIT", Right: true}, {Header: "REGIONS", Right: true}, {Header: "CHINA REGIONS"}, {Header: "BILLING"},
+		{Header: "PROVIDER"}, {Header: "CURRENCY", Short: "CUR", Drop: 1}, {Header: "OFFERINGS", Right: true, Short: "OFFERS"}, {Header: "PRICED", Right: true},
+		{Header: "SPOT", Right: true}, {Header: "COMMIT", Right: true}, {Header: "REGIONS", Right: true, Drop: 2}, {Header: "CHINA REGIONS", Short: "CHINA", Drop: 3},
+		{Header: "BILLING", Prose: true, Drop: 4},
 	}}
 	for _, p := range info.Providers {
 		billing := p.Billing
 		if billing == "" {
-			billing = "not sourced"
+			billing = render.Unknown
 		}
 		china := strings.Join(p.ChinaRegions, "; ")
 		if china == "" {
@@ -251,7 +253,7 @@ func (info *infoJSON) table() *render.Table {
 	for _, s := range info.Sources {
 		asOf := s.AsOf
 		if asOf == "" {
-			asOf = "undated"
+			asOf = render.Unknown
 		}
 		line := fmt.Sprintf("  %-30s %4d  %-10s  %s", s.ID, s.PriceRows, asOf, s.Title)
 		if s.URL != "" {
@@ -268,6 +270,7 @@ func (info *infoJSON) table() *render.Table {
 	for _, a := range info.Applied {
 		t.Notes = append(t.Notes, "prices from "+a)
 	}
+	t.Legend = true
 	return t
 }
 

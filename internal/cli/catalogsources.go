@@ -27,6 +27,7 @@ catalog entries cite it.`,
 		Args:    noArgs,
 	}
 	getFormat := outputFlag(cmd)
+	wide := wideFlag(cmd)
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		format, err := getFormat()
 		if err != nil {
@@ -37,7 +38,7 @@ catalog entries cite it.`,
 			return fmt.Errorf("embedded catalog: %w", err)
 		}
 		list := catalogSources(cat)
-		return e.write(format, list.table(), list)
+		return e.writeFitted(format, list.table(), list, *wide)
 	}
 	return cmd
 }
@@ -140,7 +141,7 @@ func (e *sourceEntry) where() string {
 		parts = append(parts, "shared/data/"+f)
 	}
 	if len(parts) == 0 {
-		return "not located (no URL or file)"
+		return render.Unknown // no URL or file locates it
 	}
 	return strings.Join(parts, " ")
 }
@@ -157,17 +158,19 @@ func (e *sourceEntry) citedBy() string {
 }
 
 func (l sourceList) table() *render.Table {
-	t := &render.Table{Columns: []render.Column{{Header: "SOURCE"}, {Header: "AS OF"}, {Header: "LICENSE"}, {Header: "CITED BY"}, {Header: "WHERE"}, {Header: "TITLE"}}}
+	t := &render.Table{Columns: []render.Column{{Header: "SOURCE"}, {Header: "AS OF"}, {Header: "LICENSE", Prose: true, Drop: 3},
+		{Header: "CITED BY", Prose: true, Drop: 4}, {Header: "WHERE", Prose: true, Drop: 1}, {Header: "TITLE", Prose: true, Drop: 2}}}
 	for i := range l {
 		e := &l[i]
 		asOf, lic := e.AsOf, e.License
 		if asOf == "" {
-			asOf = "undated"
+			asOf = render.Unknown
 		}
 		if lic == "" {
-			lic = "-"
+			lic = render.Unknown // no licence stated by what we read
 		}
 		t.Rows = append(t.Rows, []string{e.ID, asOf, lic, e.citedBy(), e.where(), e.Title})
 	}
+	t.Legend = true
 	return t
 }

@@ -99,6 +99,7 @@ func newCostCmd(e *env) *cobra.Command {
 		Args: noArgs,
 	}
 	getFormat := outputFlag(cmd)
+	wide := wideFlag(cmd)
 	f.catalogFlags.register(cmd)
 	f.selectFlags.register(cmd)
 	f.registerUsage(cmd)
@@ -123,9 +124,9 @@ func newCostCmd(e *env) *cobra.Command {
 			}
 		}
 		if f.cashflow {
-			return e.write(format, cashflowTable(opts, run), costJSON(opts, run, true))
+			return e.writeFitted(format, cashflowTable(opts, run), costJSON(opts, run, true), *wide)
 		}
-		return e.write(format, f.costTable(opts, run), costJSON(opts, run, false))
+		return e.writeFitted(format, f.costTable(opts, run), costJSON(opts, run, false), *wide)
 	}
 	cmd.AddCommand(newBreakevenCmd(e))
 	return cmd
@@ -322,7 +323,7 @@ func fmtDec(d decimal.Decimal) string { return money.Format(d, "") }
 
 func fmtNull(d decimal.NullDecimal) string {
 	if !d.Valid {
-		return "-"
+		return render.Unknown
 	}
 	return fmtMoney(d)
 }
@@ -340,9 +341,10 @@ func fmtHours(p *float64) string {
 func (f *costFlags) costTable(opts []cost.Option, run *costRun) *render.Table {
 	cur := string(run.l.currency)
 	t := &render.Table{Columns: []render.Column{
-		{Header: "#", Right: true}, {Header: "PROVIDER"}, {Header: "INSTANCE"}, {Header: "REGION"}, {Header: "MODEL"}, {Header: "TERM"}, {Header: "PAYMENT"},
-		{Header: "TOTAL " + cur, Right: true}, {Header: "UPFRONT", Right: true}, {Header: "EFF " + cur + "/h", Right: true}, {Header: "EFF " + cur + "/GPU-h", Right: true},
-		{Header: "NPV", Right: true}, {Header: "BREAK-EVEN h/mo", Right: true}, {Header: "FEASIBLE"},
+		{Header: "#", Right: true}, {Header: "PROVIDER"}, {Header: "INSTANCE"}, {Header: "REGION", Drop: 3}, {Header: "MODEL"}, {Header: "TERM"},
+		{Header: "PAYMENT", Drop: 1}, {Header: "TOTAL " + cur, Right: true}, {Header: "UPFRONT", Right: true, Drop: 5},
+		{Header: "EFF " + cur + "/h", Right: true, Short: "EFF/h", Drop: 4}, {Header: "EFF " + cur + "/GPU-h", Right: true, Short: "EFF/GPU-h", Drop: 7},
+		{Header: "NPV", Right: true, Drop: 8}, {Header: "BREAK-EVEN h/mo", Right: true, Short: "B/E h/mo", Drop: 6}, {Header: "FEASIBLE", Short: "OK", Drop: 2},
 	}}
 	unpriced := map[string]map[string]bool{}
 	excluded := false
@@ -366,7 +368,7 @@ func (f *costFlags) costTable(opts []cost.Option, run *costRun) *render.Table {
 			continue
 		}
 		shown = append(shown, o)
-		total, up, npv := "unknown", "-", "-"
+		total, up, npv := render.Unknown, render.Unknown, render.Unknown
 		if o.Known {
 			total, up, npv = fmtDec(o.Total.Value), fmtDec(o.Upfront.Value), fmtDec(o.NPV.Value)
 			if len(o.Excludes) > 0 {
@@ -378,7 +380,7 @@ func (f *costFlags) costTable(opts []cost.Option, run *costRun) *render.Table {
 		if !o.Feasible {
 			feasible = "no"
 		}
-		t.Rows = append(t.Rows, []string{strconv.Itoa(rank), o.Offering.Provider, o.Offering.InstanceType, o.Offering.Region, o.Model,
+		t.Rows = append(t.Rows, []string{strconv.Itoa(rank), o.Offering.Provider, o.Offering.InstanceType, dash(o.Offering.Region), o.Model,
 			dash(o.Term), dash(strings.TrimSpace(o.Payment + " " + o.Class)), total, up, fmtNull(o.EffectiveHourly), fmtNull(o.PerGPUHour), npv, fmtHours(o.Breakeven), feasible})
 	}
 	t.Currency = cur
@@ -432,6 +434,7 @@ func (f *costFlags) costTable(opts []cost.Option, run *costRun) *render.Table {
 	for _, a := range run.l.applied {
 		t.Notes = append(t.Notes, "prices from "+a)
 	}
+	t.Legend = true
 	return t
 }
 
@@ -783,6 +786,7 @@ cash flows at --discount-rate.`,
 		Args:    noArgs,
 	}
 	getFormat := outputFlag(cmd)
+	wide := wideFlag(cmd)
 	cf.register(cmd)
 	cmd.Flags().StringVar(&offering, "offering", "", "provider/instance[/region] (required)")
 	cmd.Flags().StringVar(&term, "term", "", "only this term: 1y, 3y, ...")
@@ -825,9 +829,10 @@ cash flows at --discount-rate.`,
 			Currency               string       `json:"currency"`
 		}
 		var rows []row
-		t := &render.Table{Columns: []render.Column{{Header: "PROVIDER"}, {Header: "INSTANCE"}, {Header: "REGION"}, {Header: "MODEL"}, {Header: "TERM"},
-			{Header: "PAYMENT"}, {Header: "EFFECTIVE/h", Right: true}, {Header: "ON-DEMAND/h", Right: true}, {Header: "BREAK-EVEN h/mo", Right: true},
-			{Header: "NPV BREAK-EVEN", Right: true}, {Header: "IMPLIED RATE", Right: true}}}
+		t := &render.Table{Columns: []render.Column{{Header: "PROVIDER", Drop: 2}, {Header: "INSTANCE"}, {Header: "REGION", Drop: 3}, {Header: "MODEL"}, {Header: "TERM"},
+			{Header: "PAYMENT", Drop: 1}, {Header: "EFFECTIVE/h", Right: true, Short: "EFF/h"}, {Header: "ON-DEMAND/h", Right: true, Short: "OD/h"},
+			{Header: "BREAK-EVEN h/mo", Right: true, Short: "h*/mo"}, {Header: "NPV BREAK-EVEN", Right: true, Short: "NPV h*", Drop: 4},
+			{Header: "IMPLIED RATE", Right: true, Short: "RATE", Drop: 5}}}
 		for i := range opts {
 			o := &opts[i]
 			eff := o.EffectiveTermHourly()
@@ -855,7 +860,8 @@ cash flows at --discount-rate.`,
 		}
 		t.Currency = string(run.l.currency)
 		t.Notes = []string{"h* = 730·E/P: above this many hours a month the commitment beats on-demand. NPV break-even discounts both at --discount-rate."}
-		return e.write(format, t, rows)
+		t.Legend = true
+		return e.writeFitted(format, t, rows, *wide)
 	}
 	return cmd
 }

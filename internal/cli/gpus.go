@@ -18,7 +18,7 @@ func newGPUsCmd(e *env) *cobra.Command {
 per GPU; every figure cites a source (-o json lists them per figure, 'gpuscout
 catalog sources' names each source). "?" means no source gives the figure
 (measure it on the node, e.g. with PyTorch; gpuscout has no bench command
-yet); "n/a" means the hardware lacks it (T4 has no BF16).
+yet); "-" means the hardware lacks it (T4 has no BF16).
 
 NAME may be any spelling clouds and NVML use: "NVIDIA A100-SXM4-80GB",
 "a100-80gb", "A100" (the whole family).`,
@@ -26,6 +26,7 @@ NAME may be any spelling clouds and NVML use: "NVIDIA A100-SXM4-80GB",
 		Args:    atMostOne("gpus", "GPU name"),
 	}
 	getFormat := outputFlag(cmd)
+	wide := wideFlag(cmd)
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		format, err := getFormat()
 		if err != nil {
@@ -41,16 +42,17 @@ NAME may be any spelling clouds and NVML use: "NVIDIA A100-SXM4-80GB",
 				return asUsage(err)
 			}
 		}
-		return e.write(format, gpusTable(gpus), gpusJSON(gpus))
+		return e.writeFitted(format, gpusTable(gpus), gpusJSON(gpus), *wide)
 	}
 	return cmd
 }
 
 func gpusTable(gpus []*catalog.GPU) *render.Table {
 	t := &render.Table{Columns: []render.Column{
-		{Header: "GPU"}, {Header: "VENDOR"}, {Header: "FORM"}, {Header: "MEM GiB", Right: true}, {Header: "BW GB/s", Right: true},
-		{Header: "FP32", Right: true}, {Header: "TF32", Right: true}, {Header: "BF16", Right: true}, {Header: "FP16", Right: true},
-		{Header: "FP8", Right: true}, {Header: "LINK"}, {Header: "LINK GB/s", Right: true}, {Header: "TDP W", Right: true}, {Header: "SOURCES"},
+		{Header: "GPU"}, {Header: "VENDOR", Drop: 8}, {Header: "FORM", Drop: 3}, {Header: "MEM GiB", Right: true, Short: "GiB"}, {Header: "BW GB/s", Right: true, Short: "GB/s"},
+		{Header: "FP32", Right: true, Drop: 2}, {Header: "TF32", Right: true, Drop: 4}, {Header: "BF16", Right: true}, {Header: "FP16", Right: true},
+		{Header: "FP8", Right: true}, {Header: "LINK", Prose: true, Drop: 6}, {Header: "LINK GB/s", Right: true, Short: "LINK/s", Drop: 5}, {Header: "TDP W", Right: true, Short: "TDP", Drop: 7},
+		{Header: "SOURCES", Drop: 9},
 	}}
 	for _, g := range gpus {
 		form := g.FormFactor
@@ -58,18 +60,30 @@ func gpusTable(gpus []*catalog.GPU) *render.Table {
 			form = "(any)"
 		}
 		if form == "" {
-			form = "-"
+			form = render.Unknown
 		}
 		link := g.Interconnect
 		if link == "" {
-			link = "-"
+			link = render.Unknown
 		}
-		t.Rows = append(t.Rows, []string{g.Name, g.Vendor, form, g.MemoryGiB.String(), g.MemoryBandwidth.String(),
-			g.FP32.String(), g.TF32.String(), g.BF16.String(), g.FP16.String(), g.FP8.String(), link,
-			g.InterconnectBW.String(), g.TDP.String(), strings.Join(g.SourceIDs(), ",")})
+		t.Rows = append(t.Rows, []string{g.Name, g.Vendor, form, figureCell(g.MemoryGiB), figureCell(g.MemoryBandwidth),
+			figureCell(g.FP32), figureCell(g.TF32), figureCell(g.BF16), figureCell(g.FP16), figureCell(g.FP8), link,
+			figureCell(g.InterconnectBW), figureCell(g.TDP), strings.Join(g.SourceIDs(), ",")})
 	}
-	t.Notes = []string{"TFLOP/s dense per GPU. ? = no source gives it (measure it; gpuscout has no bench command yet); n/a = not supported. (any) = form factor unknown: only figures common to all variants."}
+	t.Notes = []string{"TFLOP/s dense per GPU. ? = unknown: no source gives it (measure it; gpuscout has no bench command yet); - = does not apply: the hardware lacks it (T4 has no BF16). (any) = form factor unknown: only figures common to all variants."}
 	return t
+}
+
+// figureCell is a spec figure in a text table: its value, render.Unknown
+// when no source gives it, render.NotApplied when the hardware lacks it.
+func figureCell(f catalog.Figure) string {
+	switch {
+	case f.Unsupported:
+		return render.NotApplied
+	case !f.Known:
+		return render.Unknown
+	}
+	return f.String()
 }
 
 type gpuJSON struct {

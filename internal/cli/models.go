@@ -24,6 +24,7 @@ advise --model also takes a bare size such as 70B, 8b or 1.5e9.`,
 		Args:    atMostOne("models", "model name"),
 	}
 	getFormat := outputFlag(cmd)
+	wide := wideFlag(cmd)
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		format, err := getFormat()
 		if err != nil {
@@ -41,28 +42,29 @@ advise --model also takes a bare size such as 70B, 8b or 1.5e9.`,
 			}
 			list = []*models.Model{m}
 		}
-		return e.write(format, modelsTable(list), modelsJSON(list))
+		return e.writeFitted(format, modelsTable(list), modelsJSON(list), *wide)
 	}
 	return cmd
 }
 
 func modelsTable(list []*models.Model) *render.Table {
 	t := &render.Table{Columns: []render.Column{
-		{Header: "MODEL"}, {Header: "PARAMS", Right: true}, {Header: "ACTIVE", Right: true}, {Header: "LAYERS", Right: true},
-		{Header: "HIDDEN", Right: true}, {Header: "HEADS", Right: true}, {Header: "KV HEADS", Right: true}, {Header: "HEAD DIM", Right: true},
-		{Header: "VOCAB", Right: true}, {Header: "CONTEXT", Right: true}, {Header: "AS OF"}, {Header: "SOURCE"},
+		{Header: "MODEL"}, {Header: "PARAMS", Right: true}, {Header: "ACTIVE", Right: true}, {Header: "LAYERS", Right: true, Drop: 4},
+		{Header: "HIDDEN", Right: true, Drop: 5}, {Header: "HEADS", Right: true, Drop: 3}, {Header: "KV HEADS", Right: true, Short: "KV"},
+		{Header: "HEAD DIM", Right: true, Short: "HDIM", Drop: 7}, {Header: "VOCAB", Right: true, Drop: 6}, {Header: "CONTEXT", Right: true},
+		{Header: "AS OF", Drop: 8}, {Header: "SOURCE", Drop: 9},
 	}}
 	for _, m := range list {
 		t.Rows = append(t.Rows, []string{m.Name, models.FormatParams(m.Parameters), models.FormatParams(m.ActiveParameters),
 			count(m.Layers), count(m.Hidden), count(m.Heads), count(m.KVHeads), count(m.HeadDim), count(m.Vocab), count(m.MaxContext), m.AsOf, m.Source})
 	}
-	t.Notes = []string{"? = no source gives it. ACTIVE = parameters per token (mixtures of experts). JSON adds the parameters' source, experts and notes."}
+	t.Notes = []string{"? = unknown: no source gives it. ACTIVE = parameters per token (mixtures of experts). JSON adds the parameters' source, experts and notes."}
 	return t
 }
 
 func count(n int) string {
 	if n == 0 {
-		return "?"
+		return render.Unknown
 	}
 	return strconv.Itoa(n)
 }

@@ -144,7 +144,7 @@ func newOffersCmd(e *env) *cobra.Command {
 prices, each with its source and as-of date. By default each instance type is
 shown once, in its cheapest region; --all-regions shows every region and zone.
 
-Prices the catalog has no source for are shown as "unknown" (Alibaba Cloud and
+Prices the catalog has no source for are shown as "?" (Alibaba Cloud and
 Tencent Cloud publish no GPU list price we could source): supply your own with
 --prices FILE.`,
 		Example: `  gpuscout offers --gpu A100:8
@@ -154,6 +154,7 @@ Tencent Cloud publish no GPU list price we could source): supply your own with
 		Args: noArgs,
 	}
 	getFormat := outputFlag(cmd)
+	wide := wideFlag(cmd)
 	f.catalogFlags.register(cmd)
 	f.selectFlags.register(cmd)
 	fl := cmd.Flags()
@@ -183,7 +184,7 @@ Tencent Cloud publish no GPU list price we could source): supply your own with
 		if err != nil {
 			return asUsage(err)
 		}
-		return e.write(format, offersTable(l, q, rows), offersJSON(rows, q))
+		return e.writeFitted(format, offersTable(l, q, rows), offersJSON(rows, q), *wide)
 	}
 	return cmd
 }
@@ -285,7 +286,7 @@ func fmtMoney(d decimal.NullDecimal) string {
 
 func fmtNum(f float64) string {
 	if f == 0 {
-		return "-"
+		return render.Unknown // a size no source gives
 	}
 	if f == math.Trunc(f) {
 		return strconv.FormatFloat(f, 'f', 0, 64)
@@ -303,10 +304,10 @@ func fmtCount(f float64) string {
 func offersTable(l *loadedCatalog, q catalog.Query, rows []catalog.Row) *render.Table {
 	cur := string(q.Currency)
 	t := &render.Table{Columns: []render.Column{
-		{Header: "PROVIDER"}, {Header: "INSTANCE"}, {Header: "GPU"}, {Header: "QTY", Right: true},
-		{Header: "GPU GiB", Right: true}, {Header: "vCPU", Right: true}, {Header: "MEM GiB", Right: true},
-		{Header: "LINK"}, {Header: "REGION"}, {Header: cur + "/h", Right: true}, {Header: "SPOT " + cur + "/h", Right: true},
-		{Header: map[bool]string{true: "SPOT ", false: ""}[q.Spot] + cur + "/GPU-h", Right: true},
+		{Header: "PROVIDER"}, {Header: "INSTANCE"}, {Header: "GPU", Drop: 1}, {Header: "QTY", Right: true},
+		{Header: "GPU GiB", Right: true, Short: "GiB", Drop: 4}, {Header: "vCPU", Right: true, Drop: 6}, {Header: "MEM GiB", Right: true, Drop: 7},
+		{Header: "LINK", Drop: 5}, {Header: "REGION", Drop: 2}, {Header: cur + "/h", Right: true}, {Header: "SPOT " + cur + "/h", Right: true, Short: "SPOT/h"},
+		{Header: map[bool]string{true: "SPOT ", false: ""}[q.Spot] + cur + "/GPU-h", Right: true, Short: "/GPU-h", Drop: 3},
 	}, Currency: cur}
 	extra := ""
 	switch q.Sort {
@@ -316,7 +317,7 @@ func offersTable(l *loadedCatalog, q catalog.Query, rows []catalog.Row) *render.
 		extra = cur + "/BF16-PFLOP-h"
 	}
 	if extra != "" {
-		t.Columns = append(t.Columns, render.Column{Header: extra, Right: true})
+		t.Columns = append(t.Columns, render.Column{Header: extra, Right: true, Short: strings.TrimPrefix(extra, cur)})
 	}
 	unknown := map[string]int{}
 	converted := map[money.Currency]bool{}
@@ -332,11 +333,14 @@ func offersTable(l *loadedCatalog, q catalog.Query, rows []catalog.Row) *render.
 		}
 		price, spot := fmtMoney(r.Price), fmtMoney(r.Spot)
 		if !r.Price.Valid {
-			price = "unknown"
+			price = render.Unknown
 			unknown[o.Provider]++
 		}
 		if spot == "" {
-			spot = "-"
+			spot = render.Unknown
+			if p := l.cat.Provider(o.Provider); p != nil && p.SkyPilot != nil && p.SkyPilot.NoSpot {
+				spot = render.NotApplied // the provider sells no spot capacity
+			}
 		}
 		if r.Converted {
 			converted[o.OnDemand.Currency] = true
@@ -349,7 +353,11 @@ func offersTable(l *loadedCatalog, q catalog.Query, rows []catalog.Row) *render.
 		}
 		perGPU := fmtMoney(r.PerGPU)
 		if perGPU == "" {
-			perGPU = "-"
+			perGPU = render.Unknown
+		}
+		link := o.Interconnect
+		if link == "" || link == "unknown" {
+			link = render.Unknown
 		}
 		typ := o.InstanceType
 		if o.Retired != "" {
@@ -357,9 +365,9 @@ func offersTable(l *loadedCatalog, q catalog.Query, rows []catalog.Row) *render.
 			retired[o.RetiredSource] = true
 		}
 		row := []string{o.Provider, typ, o.GPU.Name, fmtCount(o.GPUCount), fmtNum(o.GPUMemoryGiB),
-			fmtNum(o.VCPUs), fmtNum(o.MemoryGiB), o.Interconnect, region, price, spot, perGPU}
+			fmtNum(o.VCPUs), fmtNum(o.MemoryGiB), link, region, price, spot, perGPU}
 		if extra != "" {
-			v := "-"
+			v := render.Unknown
 			if !math.IsNaN(r.SortValue) {
 				v = fmtMoney(decimal.NullDecimal{Decimal: decimal.NewFromFloat(r.SortValue), Valid: true})
 			}
@@ -404,7 +412,7 @@ func offersTable(l *loadedCatalog, q catalog.Query, rows []catalog.Row) *render.
 				parts = append(parts, fmt.Sprintf("%s %d", p, n))
 			}
 		}
-		t.Notes = append(t.Notes, fmt.Sprintf("unknown: no public list price could be sourced (%s). Supply yours with --prices FILE; 'gpuscout catalog validate --help' shows the format.", strings.Join(parts, ", ")))
+		t.Notes = append(t.Notes, fmt.Sprintf("? price: no public list price could be sourced (%s). Supply yours with --prices FILE; 'gpuscout catalog validate --help' shows the format.", strings.Join(parts, ", ")))
 	}
 	for _, id := range slices.Sorted(maps.Keys(retired)) {
 		t.Notes = append(t.Notes, fmt.Sprintf("(retired DATE): the provider retired the size on that date (%s); shown because of --include-retired, never used by cost or advise.", sourceRef(l, id)))
@@ -415,6 +423,7 @@ func offersTable(l *loadedCatalog, q catalog.Query, rows []catalog.Row) *render.
 	for _, a := range l.applied {
 		t.Notes = append(t.Notes, "prices from "+a)
 	}
+	t.Legend = true
 	return t
 }
 

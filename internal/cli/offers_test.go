@@ -42,7 +42,7 @@ func TestRetiredSizes(t *testing.T) {
 	if code != 0 || strings.Contains(out, "NC6s_v3") || !strings.Contains(out, "4 retired size(s) match; list them with --include-retired") {
 		t.Errorf("offers without --include-retired: exit %d\n%s%s", code, out, errOut)
 	}
-	out, errOut, code = run(t, "offers", "--provider", "azure", "--gpu", "V100", "--include-retired")
+	out, errOut, code = run(t, "offers", "--provider", "azure", "--gpu", "V100", "--include-retired", "--wide")
 	if code != 0 || !strings.Contains(out, "Standard_NC24rs_v3 (retired 2025-09-30)") || !strings.Contains(out, "azure-ncv3-retirement <https://learn.microsoft.com/") {
 		t.Errorf("offers --include-retired: exit %d\n%s%s", code, out, errOut)
 	}

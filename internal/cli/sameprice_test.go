@@ -123,7 +123,7 @@ func TestCatalogInfoFXWarning(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "WARNING: The built-in exchange rate is from 2024-12-11, 719 days ago") {
 		t.Errorf("catalog info (exit %d) has no FX age warning:\n%s", code, out)
 	}
-	out, _, _ = run(t, "catalog", "info", "--fx", "CNY=0.14")
+	out, _, _ = run(t, "catalog", "info", "--fx", "CNY=0.14", "--wide")
 	if strings.Contains(out, "WARNING: The built-in exchange rate") {
 		t.Errorf("catalog info --fx still warns about the rate:\n%s", out)
 	}

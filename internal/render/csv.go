@@ -12,7 +12,7 @@ import (
 // columns: thousands separators go; "12.5%" is written 12.5 under a header
 // that ends in "%"; a converted price's "*" becomes CONVERTED=true; a
 // partial total's "+?" becomes PARTIAL=true; "-", "?", "n/a" and "unknown"
-// are an empty cell. The table's currency is a CURRENCY column.
+// are an empty cell, and "?" (unknown) is one in every column. The table's currency is a CURRENCY column.
 
 var numberCell = regexp.MustCompile(`^([-+]?[0-9][0-9,]*(?:\.[0-9]+)?)(%?)(\*?)((?: \+\?)?)$`)
 
@@ -67,6 +67,8 @@ func (t *Table) writeCSV(w io.Writer) error {
 				} else if missingCell[c] {
 					c = ""
 				}
+			} else if c == "?" { // unknown is an empty cell in every column
+				c = ""
 			}
 			out = append(out, c)
 		}

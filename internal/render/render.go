@@ -45,6 +45,15 @@ func ParseFormat(s string) (Format, error) {
 type Column struct {
 	Header string
 	Right  bool // right-align: a column of numbers (CSV writes them raw)
+	// Short is the header written when Fit has to narrow the table ("" keeps Header).
+	Short string
+	// Drop is the order in which Fit leaves the column out of a table too
+	// wide for the terminal: the highest first; 0 never.
+	Drop int
+	// Prose marks a column of long text (a licence, a billing rule): Fit
+	// wraps its cells at word boundaries rather than widen the table.
+	Prose  bool
+	wrapAt int // the width Fit gave a Prose column (0: its widest cell)
 }
 
 // Table is a listing: columns, rows of cells, and notes printed under it
@@ -58,6 +67,12 @@ type Table struct {
 	// Wrap, when above 0, wraps the text format's notes at that many columns
 	// on word boundaries (continuation lines indented under their note).
 	Wrap int
+	// Legend adds LegendNote under the text and Markdown table when a cell
+	// it shows is Unknown or NotApplied.
+	Legend bool
+
+	left     []string // the headers of the columns Fit left out
+	fitWidth int      // the width Fit fitted the table to
 }
 
 // Options tune the text table.
@@ -79,6 +94,7 @@ func (t *Table) Write(w io.Writer, f Format, opt Options) error {
 }
 
 func (t *Table) writeMarkdown(w io.Writer) error {
+	t.alignDecimals(false)
 	var b strings.Builder
 	esc := func(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
 	b.WriteString("|")
@@ -97,17 +113,18 @@ func (t *Table) writeMarkdown(w io.Writer) error {
 	for _, r := range t.Rows {
 		b.WriteString("|")
 		for _, cell := range r {
-			b.WriteString(" " + esc(cell) + " |")
+			b.WriteString(" " + esc(strings.TrimRight(cell, " ")) + " |")
 		}
 		b.WriteString("\n")
 	}
-	if len(t.Notes) > 0 {
+	notes := t.notes()
+	if len(notes) > 0 {
 		b.WriteString("\n")
-		for i, n := range t.Notes {
+		for i, n := range notes {
 			// Indented notes are details of the note above: a list in Markdown.
 			if strings.HasPrefix(n, "    ") {
 				b.WriteString("- " + strings.TrimSpace(n) + "\n")
-				if i+1 == len(t.Notes) || !strings.HasPrefix(t.Notes[i+1], "    ") {
+				if i+1 == len(notes) || !strings.HasPrefix(notes[i+1], "    ") {
 					b.WriteString("\n")
 				}
 				continue
@@ -134,16 +151,10 @@ func displayWidth(s string) int {
 }
 
 func (t *Table) writeText(w io.Writer, opt Options) error {
+	t.alignDecimals(true)
 	widths := make([]int, len(t.Columns))
-	for i, c := range t.Columns {
-		widths[i] = displayWidth(c.Header)
-	}
-	for _, r := range t.Rows {
-		for i, cell := range r {
-			if i < len(widths) && displayWidth(cell) > widths[i] {
-				widths[i] = displayWidth(cell)
-			}
-		}
+	for i := range t.Columns {
+		widths[i] = t.colWidth(i)
 	}
 	var b strings.Builder
 	line := func(cells []string, bold bool) {
@@ -152,7 +163,7 @@ func (t *Table) writeText(w io.Writer, opt Options) error {
 			if i >= len(widths) {
 				break
 			}
-			pad := strings.Repeat(" ", widths[i]-displayWidth(cell))
+			pad := strings.Repeat(" ", max(0, widths[i]-displayWidth(cell)))
 			if t.Columns[i].Right {
 				l.WriteString(pad + cell)
 			} else if i < len(cells)-1 {
@@ -178,9 +189,11 @@ func (t *Table) writeText(w io.Writer, opt Options) error {
 		line(head, opt.Color)
 	}
 	for _, r := range t.Rows {
-		line(r, false)
+		for _, cells := range t.rowLines(r) {
+			line(cells, false)
+		}
 	}
-	for _, n := range t.Notes {
+	for _, n := range t.notes() {
 		for _, l := range wrapLine(n, t.Wrap) {
 			b.WriteString(l + "\n")
 		}

@@ -163,14 +163,17 @@ func firstAsked(plans []advise.Plan) int {
 	return -1
 }
 
-// NarrowAdvise fits advise's table to a terminal: it drops columns that say
+// NarrowAdvise fits advise's table to TerminalWidth; see FitAdvise.
+func NarrowAdvise(t *Table) { FitAdvise(t, TerminalWidth) }
+
+// FitAdvise fits advise's table to width columns: it drops columns that say
 // nothing (every cell "-", "", or 0.00 upfront), writes long PLAN cells
-// compactly, drops the LINK column and then the REGION column while the rows
-// are still wider than TerminalWidth (each detailed plan's first line names
-// its region and its explanation its GPU link), and
-// wraps notes at TerminalWidth. --wide keeps the full table.
-func NarrowAdvise(t *Table) {
-	t.Wrap = TerminalWidth
+// compactly, folds the ASK mark into the rank, and then leaves out the LINK
+// column and then the REGION column while the rows are still too wide (each
+// detailed plan's first line names its region and its explanation its GPU
+// link); Table.Fit wraps the notes and names what it left out. --wide keeps
+// the full table.
+func FitAdvise(t *Table, width int) {
 	t.keepColumns(func(j int, c Column) bool {
 		for _, r := range t.Rows {
 			if v := r[j]; v != "-" && v != "" && !(c.Header == "UPFRONT" && v == "0.00") {
@@ -181,7 +184,7 @@ func NarrowAdvise(t *Table) {
 	})
 	shortenPlans(t)
 	// The ASK mark fits beside the rank ("15*").
-	if ask := slices.IndexFunc(t.Columns, func(c Column) bool { return c.Header == "ASK" }); ask > 0 && t.rowWidth() > TerminalWidth {
+	if ask := slices.IndexFunc(t.Columns, func(c Column) bool { return c.Header == "ASK" }); ask > 0 && t.rowWidth() > width {
 		for _, r := range t.Rows {
 			r[0] += r[ask]
 		}
@@ -189,47 +192,29 @@ func NarrowAdvise(t *Table) {
 	}
 	// Where to rent is the question: REGION goes last. The GPU link is in each
 	// plan's explanation, and the count column says how many GPUs share it.
-	for _, drop := range []string{"LINK", "REGION"} {
-		if t.rowWidth() <= TerminalWidth {
-			break
-		}
-		t.keepColumns(func(_ int, c Column) bool { return c.Header != drop })
-	}
-}
-
-// keepColumns keeps the columns keep says yes to, in every row.
-func (t *Table) keepColumns(keep func(int, Column) bool) {
-	yes := make([]bool, len(t.Columns))
-	var cols []Column
 	for j, c := range t.Columns {
-		if yes[j] = keep(j, c); yes[j] {
-			cols = append(cols, c)
+		switch c.Header {
+		case "LINK":
+			t.Columns[j].Drop = 2
+		case "REGION":
+			t.Columns[j].Drop = 1
 		}
 	}
-	for i, r := range t.Rows {
-		var row []string
-		for j, v := range r {
-			if yes[j] {
-				row = append(row, v)
-			}
-		}
-		t.Rows[i] = row
+	t.Fit(width)
+	if t.rowWidth() <= t.fitWidth {
+		return
 	}
-	t.Columns = cols
-}
-
-// rowWidth is the display width of the text table's widest row: each
-// column as wide as its widest cell, two spaces between columns.
-func (t *Table) rowWidth() int {
-	w := 2 * (len(t.Columns) - 1)
+	// Narrower than about 100 columns: the GPU count goes (the plan's
+	// explanation states it) and long instance names wrap.
 	for j, c := range t.Columns {
-		m := displayWidth(c.Header)
-		for _, r := range t.Rows {
-			m = max(m, displayWidth(r[j]))
+		switch c.Header {
+		case "×N":
+			t.Columns[j].Drop = 3
+		case "INSTANCE":
+			t.Columns[j].Prose = true
 		}
-		w += m
 	}
-	return w
+	t.Fit(width)
 }
 
 // shortenPlans writes long PLAN cells compactly for a terminal: Uniform
