@@ -1,0 +1,78 @@
+package feeds
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"time"
+)
+
+// Importer is a provider's official price feed or pricing API: `gpuscout
+// catalog refresh` fetches it live with the user's own credentials, and
+// `catalog refresh --from-file F --format X` parses a downloaded response
+// offline. Both yield the same feed-level records as a Source, which
+// catalog/build turns into catalog offerings; an importer imports nothing of
+// gpuscout but this package.
+type Importer interface {
+	// Provider is the catalog provider name the records are for ("aws").
+	Provider() string
+	// Formats lists the offline formats Parse reads ("aws-offer", ...), each
+	// a response body (or file) of one kind the provider publishes.
+	Formats() []Format
+	// Parse reads one response body or downloaded file of the format. It
+	// streams: a regional AWS offer file is hundreds of MB. Rows it cannot
+	// use (missing fields, unknown units, negative prices, an unexpected
+	// currency) are left out with a reason, never imported as zero.
+	Parse(format string, r io.Reader, o ParseOptions) (*Result, error)
+	// Fetch asks the provider's API for the GPU instance prices of
+	// req.Regions (all the provider's GPU regions when empty).
+	Fetch(ctx context.Context, req FetchRequest) (*Result, error)
+}
+
+// Format is one offline format an importer reads.
+type Format struct {
+	Name  string // "aws-offer": the --format value
+	Title string // one line: what the file is and where to download it
+}
+
+// ParseOptions say where a parsed body came from: every record's price is
+// cited by Source with the as-of date AsOf (YYYY-MM-DD).
+type ParseOptions struct {
+	Source string // source id, e.g. "aws-pricing-api@2026-11-30" or "file:offer.json"
+	AsOf   string
+	// Region is the region the body is for, where the body does not say
+	// (Tencent's InquiryPriceRunInstances answers for the region it was asked).
+	Region string
+	// Origin names the body in LeftOut and record origins ("offer.json").
+	Origin string
+}
+
+// Doer sends one HTTP request; the refresh passes a client that retries
+// throttled (429, 503) and failed requests with backoff, so importers send
+// each request once and page through results themselves.
+type Doer interface {
+	Do(*http.Request) (*http.Response, error)
+}
+
+// FetchRequest is what a live fetch needs from its caller.
+type FetchRequest struct {
+	Regions []string
+	HTTP    Doer
+	// Getenv reads credentials (ALIBABA_CLOUD_ACCESS_KEY_ID, ...) and
+	// settings; credentials are never logged or written anywhere.
+	Getenv func(string) string
+	// HomeDir is where the providers' usual config files are looked for
+	// (~/.aws/credentials, ~/.aliyun/config.json, ~/.tccli/...); "" skips them.
+	HomeDir string
+	// Endpoint, when set, replaces the provider's API base URL (fake servers
+	// in tests, private endpoints).
+	Endpoint string
+	Now      func() time.Time
+	// Progress, when set, is told what is fetched: done of total requests
+	// (total 0 when unknown yet).
+	Progress func(done, total int, what string)
+	// Limits: the most bytes read of one response body (0: the importer's
+	// default), the most pages followed.
+	MaxBody  int64
+	MaxPages int
+}
