@@ -1,0 +1,50 @@
+package cloudmeta
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/gpuscout/gpuscout/internal/catalog"
+)
+
+// Match is the catalog offering an identity names, or why none.
+type Match struct {
+	// Offering is provider/instance-type/region as the catalog spells it
+	// (aws/p4d.24xlarge/us-east-1); "" when none matches.
+	Offering string `json:"matched_offering"`
+	// Reason says why nothing matched; "" when Offering is set.
+	Reason string `json:"match_reason,omitempty"`
+}
+
+// MatchOffering finds the catalog offering of id: its provider (or an alias
+// of it), instance type (case aside) and region (or an alias of it). An
+// instance type the catalog has elsewhere only is no match, and the reason
+// lists where the catalog has it.
+func MatchOffering(cat *catalog.Catalog, id *Identity) Match {
+	if id == nil {
+		return Match{Reason: "no cloud identity: no metadata service answered and " + EnvOverride + " is not set"}
+	}
+	ref := catalog.OfferingRef{Provider: id.Provider, InstanceType: id.InstanceType}
+	provider, _, err := cat.Resolve(ref)
+	if err != nil {
+		return Match{Reason: "not in the catalog: " + err.Error()}
+	}
+	want := map[string]bool{strings.ToLower(id.Region): true}
+	for _, r := range cat.ResolveRegion(id.Region) {
+		want[strings.ToLower(r)] = true
+	}
+	var regions []string
+	for i := range cat.Offerings {
+		o := &cat.Offerings[i]
+		if o.Provider != provider || !strings.EqualFold(o.InstanceType, id.InstanceType) {
+			continue
+		}
+		if want[strings.ToLower(o.Region)] {
+			return Match{Offering: catalog.OfferingRef{Provider: provider, InstanceType: o.InstanceType, Region: o.Region}.String()}
+		}
+		regions = append(regions, o.Region)
+	}
+	slices.Sort(regions)
+	return Match{Reason: fmt.Sprintf("the catalog has %s/%s in %s, not in %s", provider, id.InstanceType, strings.Join(slices.Compact(regions), ", "), id.Region)}
+}
