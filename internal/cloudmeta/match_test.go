@@ -1,0 +1,46 @@
+package cloudmeta
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/gpuscout/gpuscout/internal/catalog"
+)
+
+func TestMatchOffering(t *testing.T) {
+	cat, err := catalog.Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name       string
+		id         *Identity
+		want       string // matched offering
+		wantReason string // a part of the reason when none
+	}{
+		{"aws", &Identity{Provider: "aws", InstanceType: "p4d.24xlarge", Region: "us-east-1", Zone: "us-east-1a"}, "aws/p4d.24xlarge/us-east-1", ""},
+		{"gcp", &Identity{Provider: "gcp", InstanceType: "a2-highgpu-8g", Region: "us-central1"}, "gcp/a2-highgpu-8g/us-central1", ""},
+		{"azure, the catalog's spelling", &Identity{Provider: "azure", InstanceType: "standard_nc24ads_a100_v4", Region: "eastus"}, "azure/Standard_NC24ads_A100_v4/eastus", ""},
+		{"alibaba", &Identity{Provider: "alibaba", InstanceType: "ecs.gn7i-c8g1.2xlarge", Region: "cn-hangzhou", Zone: "cn-hangzhou-i"}, "alibaba/ecs.gn7i-c8g1.2xlarge/cn-hangzhou", ""},
+		{"alias of provider and region", &Identity{Provider: "aliyun", InstanceType: "ecs.gn7i-c8g1.2xlarge", Region: "华东1"}, "alibaba/ecs.gn7i-c8g1.2xlarge/cn-hangzhou", ""},
+		{"tencent", &Identity{Provider: "tencent", InstanceType: "GN10X.2XLARGE40", Region: "ap-guangzhou", Zone: "ap-guangzhou-3"}, "tencent/GN10X.2XLARGE40/ap-guangzhou", ""},
+		{"type elsewhere only", &Identity{Provider: "alibaba", InstanceType: "ecs.gn7i-c8g1.2xlarge", Region: "cn-shanghai"}, "",
+			"the catalog has alibaba/ecs.gn7i-c8g1.2xlarge in cn-hangzhou, not in cn-shanghai"},
+		{"type not in the catalog", &Identity{Provider: "aws", InstanceType: "t2.micro", Region: "us-west-2"}, "", `has no instance type "t2.micro"`},
+		{"provider not in the catalog", &Identity{Provider: "oracle", InstanceType: "BM.GPU.H100.8", Region: "us-ashburn-1"}, "", `unknown provider "oracle"`},
+		{"no identity", nil, "", "no cloud identity"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := MatchOffering(cat, tc.id)
+			if got.Offering != tc.want {
+				t.Errorf("Offering = %q, want %q (reason %q)", got.Offering, tc.want, got.Reason)
+			}
+			if tc.want != "" && got.Reason != "" {
+				t.Errorf("Reason = %q on a match", got.Reason)
+			}
+			if tc.want == "" && !strings.Contains(got.Reason, tc.wantReason) {
+				t.Errorf("Reason = %q, want it to contain %q", got.Reason, tc.wantReason)
+			}
+		})
+	}
+}
