@@ -60,14 +60,7 @@ yourself (no metadata service is asked), e.g. where the service is blocked.`,
 		if err != nil {
 			return err
 		}
-		out := envOutput{Host: envProbe.host(), Probes: res.Attempts}
-		if res.Identity != nil {
-			m := cloudmeta.MatchOffering(cat, res.Identity)
-			out.Cloud = &envCloud{Identity: res.Identity, MatchReason: m.Reason}
-			if m.Offering != "" {
-				out.Cloud.MatchedOffering = &m.Offering
-			}
-		}
+		out := envOutput{Host: envProbe.host(), Cloud: cloudmeta.Place(cat, res.Identity), Probes: res.Attempts}
 		if out.Probes == nil {
 			out.Probes = []cloudmeta.Attempt{}
 		}
@@ -80,16 +73,8 @@ yourself (no metadata service is asked), e.g. where the service is blocked.`,
 // metadata service answered.
 type envOutput struct {
 	Host   *hostinfo.Host      `json:"host"`
-	Cloud  *envCloud           `json:"cloud"`
+	Cloud  *cloudmeta.Placed   `json:"cloud"`
 	Probes []cloudmeta.Attempt `json:"cloud_probes"`
-}
-
-type envCloud struct {
-	*cloudmeta.Identity
-	// MatchedOffering is provider/instance-type/region as the catalog
-	// spells it; null when the catalog has no such offering.
-	MatchedOffering *string `json:"matched_offering"`
-	MatchReason     string  `json:"match_reason,omitempty"`
 }
 
 func envTable(o envOutput, noCloud bool) *render.Table {

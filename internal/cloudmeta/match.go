@@ -48,3 +48,26 @@ func MatchOffering(cat *catalog.Catalog, id *Identity) Match {
 	slices.Sort(regions)
 	return Match{Reason: fmt.Sprintf("the catalog has %s/%s in %s, not in %s", provider, id.InstanceType, strings.Join(slices.Compact(regions), ", "), id.Region)}
 }
+
+// Placed is an identity with its catalog offering: the "cloud" object of a
+// report (null in JSON when there is no identity).
+type Placed struct {
+	*Identity
+	// MatchedOffering is provider/instance-type/region as the catalog
+	// spells it; null when the catalog has no such offering.
+	MatchedOffering *string `json:"matched_offering"`
+	MatchReason     string  `json:"match_reason,omitempty"`
+}
+
+// Place matches id to the catalog; nil when id is nil.
+func Place(cat *catalog.Catalog, id *Identity) *Placed {
+	if id == nil {
+		return nil
+	}
+	m := MatchOffering(cat, id)
+	p := &Placed{Identity: id, MatchReason: m.Reason}
+	if m.Offering != "" {
+		p.MatchedOffering = &m.Offering
+	}
+	return p
+}

@@ -44,3 +44,21 @@ func TestMatchOffering(t *testing.T) {
 		})
 	}
 }
+
+func TestPlace(t *testing.T) {
+	cat, err := catalog.Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := Place(cat, nil); p != nil {
+		t.Errorf("Place(nil) = %+v, want nil", p)
+	}
+	p := Place(cat, &Identity{Provider: "gcp", InstanceType: "a2-highgpu-8g", Region: "us-central1"})
+	if p.MatchedOffering == nil || *p.MatchedOffering != "gcp/a2-highgpu-8g/us-central1" || p.MatchReason != "" {
+		t.Errorf("Place = %+v, want gcp/a2-highgpu-8g/us-central1", p)
+	}
+	p = Place(cat, &Identity{Provider: "gcp", InstanceType: "e2-medium", Region: "us-central1"})
+	if p.MatchedOffering != nil || p.MatchReason == "" {
+		t.Errorf("Place = %+v, want no offering and a reason", p)
+	}
+}
