@@ -13,6 +13,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 )
 
 // Identity is what a metadata service says about the instance it serves.
@@ -150,7 +152,7 @@ const EnvOverride = "GPUSCOUT_CLOUD"
 
 // ParseOverride reads GPUSCOUT_CLOUD's value, provider/instance-type/region[/zone]
 // (aws/p4d.24xlarge/us-east-1/us-east-1a). The provider is lower-cased; the
-// catalog match resolves aliases (aliyun) later.
+// catalog match resolves aliases (aliyun, 华东1) later.
 func ParseOverride(s string) (*Identity, error) {
 	parts := strings.Split(strings.TrimSpace(s), "/")
 	bad := func(why string) error {
@@ -161,11 +163,12 @@ func ParseOverride(s string) (*Identity, error) {
 	}
 	names := []string{"provider", "instance-type", "region", "zone"}
 	for i, p := range parts {
-		if err := checkValue(p); err != nil {
+		if err := checkName(p); err != nil {
 			return nil, bad(fmt.Sprintf("%s %q: %v", names[i], p, err))
 		}
 	}
-	id := &Identity{Provider: strings.ToLower(parts[0]), InstanceType: parts[1], Region: parts[2], Source: EnvOverride}
+	id := &Identity{Provider: strings.ToLower(parts[0]), InstanceType: parts[1], Region: parts[2], Source: EnvOverride,
+		Raw: map[string]string{EnvOverride: strings.TrimSpace(s)}}
 	if len(parts) == 4 {
 		id.Zone = parts[3]
 	}
@@ -188,4 +191,22 @@ func Identify(ctx context.Context, override string, clients []Client, timeout ti
 		return r, nil
 	}
 	return Detect(ctx, clients, timeout), nil
+}
+
+// checkName accepts what a user may write for a provider, instance type,
+// region or zone: letters (华东1 included), digits, '.', '-', '_', at most
+// 128 characters.
+func checkName(v string) error {
+	if v == "" {
+		return errors.New("empty")
+	}
+	if n := utf8.RuneCountInString(v); n > 128 {
+		return fmt.Errorf("%d characters; at most 128", n)
+	}
+	for _, r := range v {
+		if !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '.' && r != '-' && r != '_' {
+			return fmt.Errorf("character %q; allowed: letters, digits, '.', '-', '_'", r)
+		}
+	}
+	return nil
 }

@@ -15,6 +15,8 @@ type Match struct {
 	Offering string `json:"matched_offering"`
 	// Reason says why nothing matched; "" when Offering is set.
 	Reason string `json:"match_reason,omitempty"`
+	// ref is the matched offering's reference (catalog spellings).
+	ref catalog.OfferingRef
 }
 
 // MatchOffering finds the catalog offering of id: its provider (or an alias
@@ -41,7 +43,8 @@ func MatchOffering(cat *catalog.Catalog, id *Identity) Match {
 			continue
 		}
 		if want[strings.ToLower(o.Region)] {
-			return Match{Offering: catalog.OfferingRef{Provider: provider, InstanceType: o.InstanceType, Region: o.Region}.String()}
+			ref := catalog.OfferingRef{Provider: provider, InstanceType: o.InstanceType, Region: o.Region}
+			return Match{Offering: ref.String(), ref: ref}
 		}
 		regions = append(regions, o.Region)
 	}
@@ -59,15 +62,22 @@ type Placed struct {
 	MatchReason     string  `json:"match_reason,omitempty"`
 }
 
-// Place matches id to the catalog; nil when id is nil.
+// Place matches id to the catalog; nil when id is nil. The placed identity
+// (a copy) spells the provider, and on a match the instance type and
+// region, as the catalog does (aliyun → alibaba, 华东1 → cn-hangzhou).
 func Place(cat *catalog.Catalog, id *Identity) *Placed {
 	if id == nil {
 		return nil
 	}
 	m := MatchOffering(cat, id)
-	p := &Placed{Identity: id, MatchReason: m.Reason}
+	c := *id
+	if p := cat.Provider(c.Provider); p != nil {
+		c.Provider = p.Name
+	}
+	p := &Placed{Identity: &c, MatchReason: m.Reason}
 	if m.Offering != "" {
 		p.MatchedOffering = &m.Offering
+		c.Provider, c.InstanceType, c.Region = m.ref.Provider, m.ref.InstanceType, m.ref.Region
 	}
 	return p
 }

@@ -62,3 +62,24 @@ func TestPlace(t *testing.T) {
 		t.Errorf("Place = %+v, want no offering and a reason", p)
 	}
 }
+
+// TestPlaceSpelling: the placed identity uses the catalog's spellings; the
+// given identity is left as it was.
+func TestPlaceSpelling(t *testing.T) {
+	cat, err := catalog.Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := &Identity{Provider: "aliyun", InstanceType: "ECS.GN7I-C8G1.2XLARGE", Region: "华东1"}
+	p := Place(cat, id)
+	if p.Provider != "alibaba" || p.InstanceType != "ecs.gn7i-c8g1.2xlarge" || p.Region != "cn-hangzhou" {
+		t.Errorf("Place = %+v, want alibaba/ecs.gn7i-c8g1.2xlarge/cn-hangzhou", p.Identity)
+	}
+	if id.Provider != "aliyun" || id.Region != "华东1" {
+		t.Errorf("Place changed its argument: %+v", id)
+	}
+	// No match: the provider is still spelt canonically.
+	if p := Place(cat, &Identity{Provider: "阿里云", InstanceType: "ecs.nope", Region: "cn-hangzhou"}); p.Provider != "alibaba" || p.MatchedOffering != nil {
+		t.Errorf("Place = %+v, want provider alibaba and no offering", p.Identity)
+	}
+}

@@ -15,6 +15,7 @@ func TestParseOverride(t *testing.T) {
 	}{
 		{"aws/p4d.24xlarge/us-east-1", &Identity{Provider: "aws", InstanceType: "p4d.24xlarge", Region: "us-east-1", Source: EnvOverride}, ""},
 		{" GCP/a3-highgpu-8g/us-central1/us-central1-a ", &Identity{Provider: "gcp", InstanceType: "a3-highgpu-8g", Region: "us-central1", Zone: "us-central1-a", Source: EnvOverride}, ""},
+		{"aliyun/ecs.gn7i-c8g1.2xlarge/华东1", &Identity{Provider: "aliyun", InstanceType: "ecs.gn7i-c8g1.2xlarge", Region: "华东1", Source: EnvOverride}, ""},
 		{"aws", nil, "1 parts"},
 		{"aws/p4d.24xlarge", nil, "2 parts"},
 		{"a/b/c/d/e", nil, "5 parts"},
@@ -30,6 +31,8 @@ func TestParseOverride(t *testing.T) {
 				}
 				return
 			}
+			// Raw keeps the value as given.
+			tc.want.Raw = map[string]string{EnvOverride: strings.TrimSpace(tc.in)}
 			if err != nil || !reflect.DeepEqual(got, tc.want) {
 				t.Errorf("ParseOverride(%q) = %+v, %v; want %+v", tc.in, got, err, tc.want)
 			}
