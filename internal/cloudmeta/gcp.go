@@ -12,7 +12,7 @@ import (
 // Metadata-Flavor: Google; the server answers with the same header. The
 // machine type and zone come as paths: projects/123/machineTypes/a2-highgpu-8g,
 // projects/123/zones/us-central1-a (region us-central1).
-// https://cloud.google.com/compute/docs/metadata/predefined-metadata-keys
+// https://cloud.google.com/compute/docs/metadata/querying-metadata
 type GCP struct {
 	BaseURL string       // "" for http://169.254.169.254 (metadata.google.internal)
 	HTTP    *http.Client // nil for the package's short-timeout client
