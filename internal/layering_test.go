@@ -46,7 +46,7 @@ var allowed = map[string][]string{
 	"bench":     {"gpu", "benchreport", "catalog", "money"},
 	"bench/*":   {"gpu", "benchreport", "catalog", "money", "bench"},
 	"doctor":    {"gpu", "gpu/*"},
-	"cloudmeta": {},
+	"cloudmeta": {"catalog"}, // matches the identity to a catalog offering
 	"hostinfo":  {},
 	"advise":    {"cost", "spot", "catalog", "money", "benchreport", "agentconfig", "yamlfields", "models"},
 	"render":    {"advise", "cost", "spot", "catalog", "money", "benchreport", "agentconfig"},
