@@ -88,6 +88,10 @@ func (c *BreakdownChart) Write(w io.Writer) error {
 			}
 			f.printf(`<rect x="%.1f" y="%.1f" width="%.1f" height="%g" fill="%s" stroke="%s" stroke-width="1"><title>%s: %s</title></rect>`+"\n", x0, y, math.Max(x1-x0, 0.5), barH, fill, col, html.EscapeString(p.Name), FormatTick(p.Value))
 		}
+		if neg < 0 { // zero, where credits start to the left of it
+			x := xs.Pos(0)
+			f.printf(`<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="%s" stroke-width="2"/>`+"\n", x, y-3, x, y+barH+3, ink)
+		}
 		total := pos + neg
 		t := "total " + FormatTick(total)
 		tx := xs.Pos(pos) + 6
@@ -102,11 +106,7 @@ func (c *BreakdownChart) Write(w io.Writer) error {
 		f.text(tx, y+barH*0.5+fontSmall*0.35, anchor, ink, fontSmall, t, "")
 		y += barH + 8
 	}
-	if lo < 0 {
-		x := xs.Pos(0)
-		f.printf(`<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="%s" stroke-width="1.5"/>`+"\n", x, f.y, x, y, ink)
-	}
-	f.y = f.drawXAxis(xs, y, f.y, c.XLabel)
+	f.y = f.drawXAxis(xs, y, y, c.XLabel)
 	// Legend, wrapped.
 	ly, lx := f.y+fontSmall, marginX
 	for k, n := range names {
@@ -180,7 +180,7 @@ func (c *DotPlot) Write(w io.Writer) error {
 	}
 	top := f.y + 4
 	y := top
-	const rowH = 16.0
+	const rowH = 18.0
 	for _, r := range c.Rows {
 		y += fontSmall
 		weight := ""
@@ -193,10 +193,17 @@ func (c *DotPlot) Write(w io.Writer) error {
 		for j, s := range scales {
 			f.printf(`<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="%s"/>`+"\n", s.Pos(s.Min), cy, s.Pos(s.Max), cy, faint)
 			if j >= len(r.Values) || math.IsNaN(r.Values[j]) {
+				f.text(s.Pos(s.Min), cy+fontSmall*0.35, "start", "#6B6B6B", fontSmall, "unknown", "")
 				continue
 			}
 			v := r.Values[j]
 			x := s.Pos(v)
+			// The value beside its dot, on the side with room.
+			if t := FormatTick(v); x+12+textWidth(t, fontSmall) <= s.Pos(s.Max)+8 {
+				f.text(x+12, cy+fontSmall*0.35, "start", ink, fontSmall, t, "")
+			} else {
+				f.text(x-12, cy+fontSmall*0.35, "end", ink, fontSmall, t, "")
+			}
 			col, _, _ := seriesStyle(j)
 			tip := html.EscapeString(fmt.Sprintf("%s: %s %s", r.Label, c.Columns[j].Label, FormatTick(v)))
 			if r.Mark {
