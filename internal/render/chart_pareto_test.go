@@ -183,7 +183,6 @@ func fmtSscanRect(line string, x, y, w, h *float64) (int, error) {
 	return n, nil
 }
 
-
 func breakdownSample() *BreakdownChart {
 	return &BreakdownChart{Title: "What makes up the cost of the top plans?", XLabel: "cost (USD)",
 		Rows: []BreakdownRow{
