@@ -188,7 +188,7 @@ func (c *DotPlot) Write(w io.Writer) error {
 			weight = ` font-weight="bold"`
 		}
 		f.text(marginX, y, "start", ink, fontSmall, r.Label, weight)
-		y += 4
+		y += 7
 		cy := y + rowH/2
 		for j, s := range scales {
 			f.printf(`<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="%s"/>`+"\n", s.Pos(s.Min), cy, s.Pos(s.Max), cy, faint)

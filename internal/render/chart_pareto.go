@@ -119,7 +119,7 @@ func (c *ParetoChart) Write(w io.Writer) error {
 	if math.IsInf(ymin, 1) {
 		ymin, ymax = 0, 1
 	}
-	top := f.y + fontSmall*1.6
+	top := f.y + fontSmall*2 // room between the axis title and the top tick
 	ys := NewScale(ymin, ymax, top+plotH, top, false)
 	left := 0.0
 	for _, v := range ys.Ticks() {
@@ -352,7 +352,7 @@ func (c *ParetoChart) legend(f *frame) float64 {
 		})
 	}
 	y += fontSmall * 0.9
-	note := "Line: plans no other plan beats on both cost and time; small marks are beaten on both. Each mark's tooltip names its plan."
+	note := "Line: plans no other plan beats on both axes; small marks are beaten on both. Each mark's tooltip names its plan."
 	for _, l := range wrapWords(note, int((f.W-2*marginX)/(0.55*fontSmall))) {
 		y += fontSmall * 1.25
 		f.text(marginX, y, "start", "#444444", fontSmall, l, "")

@@ -66,10 +66,12 @@ type SharedLine struct {
 
 // ReportChart is a chart of the report: Name is its file suffix beside a
 // Markdown report ("cost-time" → plan-cost-time.svg), Alt its text for
-// readers who cannot see it.
+// readers who cannot see it. A chart with nothing to show has no Chart and
+// a Note saying why.
 type ReportChart struct {
 	Name, Heading, Alt string
 	Chart              interface{ Write(io.Writer) error }
+	Note               string
 }
 
 // ReportSection is a heading with lines under it.
@@ -93,6 +95,9 @@ type ChartFile struct {
 func (r *Report) ChartFiles(base string) ([]ChartFile, error) {
 	var out []ChartFile
 	for _, c := range r.Charts {
+		if c.Chart == nil {
+			continue
+		}
 		var b bytes.Buffer
 		if err := c.Chart.Write(&b); err != nil {
 			return nil, err
@@ -108,8 +113,8 @@ type htmlCell struct {
 }
 
 type htmlChart struct {
-	Heading, Alt string
-	SVG          htmltemplate.HTML
+	Heading, Alt, Note string
+	SVG                htmltemplate.HTML
 }
 
 type htmlView struct {
@@ -160,8 +165,9 @@ var htmlReport = htmltemplate.Must(htmltemplate.New("report").Parse(`<!doctype h
 {{end}}</tbody></table></div>
 {{range .TableNotes}}<p class="muted">{{.}}</p>
 {{end}}{{range .Charts}}<h2>{{.Heading}}</h2>
-<figure role="group" aria-label="{{.Alt}}">{{.SVG}}</figure>
-{{end}}<h2>Why</h2>
+{{if .SVG}}<figure role="group" aria-label="{{.Alt}}">{{.SVG}}</figure>
+{{end}}{{with .Note}}<p>{{.}}</p>
+{{end}}{{end}}<h2>Why</h2>
 {{with .WhyShared}}<h3>Shared by the plans below</h3><ul>
 {{range .}}<li>{{.Text}}{{with .Plans}} <span class="muted">({{.}})</span>{{end}}</li>
 {{end}}</ul>
@@ -183,11 +189,15 @@ var htmlReport = htmltemplate.Must(htmltemplate.New("report").Parse(`<!doctype h
 func (r *Report) WriteHTML(w io.Writer) error {
 	v := htmlView{Report: r}
 	for _, c := range r.Charts {
-		var b bytes.Buffer
-		if err := c.Chart.Write(&b); err != nil {
-			return err
+		hc := htmlChart{Heading: c.Heading, Alt: c.Alt, Note: c.Note}
+		if c.Chart != nil {
+			var b bytes.Buffer
+			if err := c.Chart.Write(&b); err != nil {
+				return err
+			}
+			hc.SVG = htmltemplate.HTML(b.String()) // #nosec: our own SVG
 		}
-		v.Charts = append(v.Charts, htmlChart{Heading: c.Heading, Alt: c.Alt, SVG: htmltemplate.HTML(b.String())}) // #nosec: our own SVG
+		v.Charts = append(v.Charts, hc)
 	}
 	if r.Table != nil {
 		for _, c := range r.Table.Columns {
@@ -228,9 +238,11 @@ var mdReport = texttemplate.Must(texttemplate.New("report").Funcs(texttemplate.F
 
 {{.TableText}}{{range .Charts}}
 ## {{.Heading}}
-
+{{if .File}}
 ![{{.Alt}}]({{.File}})
-{{end}}
+{{end}}{{with .Note}}
+{{.}}
+{{end}}{{end}}
 ## Why
 {{with .WhyShared}}
 ### Shared by the plans below
@@ -258,10 +270,14 @@ func (r *Report) WriteMarkdown(w io.Writer, base string) error {
 			return err
 		}
 	}
-	type mdChart struct{ Heading, Alt, File string }
+	type mdChart struct{ Heading, Alt, File, Note string }
 	var charts []mdChart
 	for _, c := range r.Charts {
-		charts = append(charts, mdChart{c.Heading, c.Alt, base + "-" + c.Name + ".svg"})
+		mc := mdChart{c.Heading, c.Alt, "", c.Note}
+		if c.Chart != nil {
+			mc.File = base + "-" + c.Name + ".svg"
+		}
+		charts = append(charts, mc)
 	}
 	return mdReport.Execute(w, struct {
 		*Report

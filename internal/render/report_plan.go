@@ -55,7 +55,11 @@ func AdviseReport(res *advise.Result, req *advise.Request, cur string) *Report {
 	r.Prices = PriceSources(plans)
 	r.Unknown = unknowns(res, plans)
 	caption := "Prices: " + sourcesCaption(r.Prices) + "."
-	r.Charts = append(r.Charts, ReportChart{Name: "cost-time", Heading: paretoHeading(req), Alt: "cost against " + xWord(req) + " of every plan", Chart: paretoChart(plans, req, cur, caption)})
+	if req.IsJob() || !sameUpfront(plans) {
+		r.Charts = append(r.Charts, ReportChart{Name: "cost-time", Heading: paretoHeading(req), Alt: "cost against " + xWord(req) + " of every plan", Chart: paretoChart(plans, req, cur, caption)})
+	} else {
+		r.Charts = append(r.Charts, costDots(plans, req, cur, caption))
+	}
 	r.Charts = append(r.Charts, breakdownChart(plans, req, cur))
 	r.WhyShared, r.Sections = whySections(res, plans)
 	for _, x := range res.Excluded {
@@ -431,6 +435,11 @@ func unknowns(res *advise.Result, plans []advise.Plan) []string {
 			}
 		}
 	}
+	for _, s := range res.Summary {
+		if _, rest, ok := strings.Cut(s, "Not compared: "); ok {
+			out = append(out, "not compared: "+rest)
+		}
+	}
 	for _, s := range notPriced {
 		out = append(out, "left out of totals, no sourced price: "+s)
 	}
@@ -521,18 +530,11 @@ func breakdownChart(plans []advise.Plan, req *advise.Request, cur string) Report
 		}
 		multi = multi || n > 1
 	}
-	label := func(p *advise.Plan) string {
-		s := fmt.Sprintf("#%d %s %s, %s", p.Rank, p.Offering.Provider, p.Offering.InstanceType, planModel(p))
-		if r := []rune(s); len(r) > 54 {
-			s = string(r[:53]) + "…"
-		}
-		return s
-	}
 	if multi {
 		c := &BreakdownChart{Title: "What makes up the cost of the top plans?", XLabel: "cost (" + cur + ")", Caption: "Prices: " + sourcesCaption(PriceSources(top)) + "."}
 		for i := range top {
 			p := &top[i]
-			row := BreakdownRow{Label: label(p)}
+			row := BreakdownRow{Label: dotLabel(p)}
 			for _, k := range cost.FlowKinds {
 				if v, ok := p.Breakdown[k]; ok && !v.IsZero() {
 					row.Parts = append(row.Parts, Part{Name: k, Value: v.InexactFloat64()})
@@ -542,25 +544,55 @@ func breakdownChart(plans []advise.Plan, req *advise.Request, cur string) Report
 		}
 		return ReportChart{Name: "breakdown", Heading: "Cost breakdown", Alt: "the cost of the top plans split into parts", Chart: c}
 	}
+	if !req.IsJob() {
+		return ReportChart{Name: "breakdown", Heading: "Cost breakdown", Note: "Not drawn: every top plan's cost is compute usage only, with nothing else to split it into."}
+	}
 	c := &DotPlot{Caption: "Every top plan's cost is compute usage only, so it is not split. Prices: " + sourcesCaption(PriceSources(top)) + "."}
-	second := "hours to finish"
-	if !req.IsJob() {
-		second = "upfront cash (" + cur + ")"
-	}
 	c.Title = "What do the top plans cost, and how long do they take?"
-	if !req.IsJob() {
-		c.Title = "What do the top plans cost, and how much cash do they need upfront?"
-	}
-	c.Columns = []DotColumn{{Label: "total cost (" + cur + ")"}, {Label: second}}
+	c.Columns = []DotColumn{{Label: "total cost (" + cur + ")"}, {Label: "hours to finish"}}
 	for i := range top {
 		p := &top[i]
-		v2 := p.ExpectedHours
-		if !req.IsJob() {
-			v2 = p.UpfrontCash.Value.InexactFloat64()
-		}
-		c.Rows = append(c.Rows, DotRow{Label: label(p), Values: []float64{p.Total.Value.InexactFloat64(), v2}, Mark: i == 0})
+		c.Rows = append(c.Rows, DotRow{Label: dotLabel(p), Values: []float64{p.Total.Value.InexactFloat64(), p.ExpectedHours}, Mark: i == 0})
 	}
 	return ReportChart{Name: "breakdown", Heading: "Cost and time of the top plans", Alt: "total cost and hours of the top plans", Chart: c}
+}
+
+// dotLabel names a plan in a dot plot or bar row, cut to fit the chart.
+func dotLabel(p *advise.Plan) string {
+	s := fmt.Sprintf("#%d %s %s, %s", p.Rank, p.Offering.Provider, p.Offering.InstanceType, planModel(p))
+	if r := []rune(s); len(r) > 54 {
+		s = string(r[:53]) + "…"
+	}
+	return s
+}
+
+// sameUpfront reports whether every plan needs the same cash upfront (most
+// often none), which leaves a chart against upfront cash nothing to show.
+func sameUpfront(plans []advise.Plan) bool {
+	for i := range plans {
+		if !plans[i].UpfrontCash.Value.Equal(plans[0].UpfrontCash.Value) {
+			return false
+		}
+	}
+	return true
+}
+
+// costDots is a steady load's first chart when no plan differs in upfront
+// cash: the top plans' totals and prices per instance-hour as dots.
+func costDots(plans []advise.Plan, req *advise.Request, cur, caption string) ReportChart {
+	top := plans[:min(len(plans), reportRows)]
+	c := &DotPlot{Title: fmt.Sprintf("What do the top plans for %s cost over %s months, and at what price per hour?", req.Scenario.Name, num(req.HorizonMonths)),
+		Columns: []DotColumn{{Label: fmt.Sprintf("total over %s months (%s)", num(req.HorizonMonths), cur)}, {Label: "price per instance-hour (" + cur + ")"}},
+		Caption: "Every plan needs the same cash upfront, so cost is not drawn against it. " + caption}
+	for i := range top {
+		p := &top[i]
+		ph := math.NaN()
+		if p.PricePerHour.Valid {
+			ph = p.PricePerHour.Decimal.InexactFloat64()
+		}
+		c.Rows = append(c.Rows, DotRow{Label: dotLabel(p), Values: []float64{p.Total.Value.InexactFloat64(), ph}, Mark: i == 0})
+	}
+	return ReportChart{Name: "cost-time", Heading: "Cost of the top plans", Alt: "total cost and price per hour of the top plans", Chart: c}
 }
 
 // whySections explains the top plans (and the best plan on the asked

@@ -283,6 +283,41 @@ func TestAdviseReportMarkdown(t *testing.T) {
 	}
 }
 
+// TestAdviseReportSteadyLoad: when no plan needs cash upfront, cost is not
+// drawn against it (a dot plot of totals and hourly prices instead), and a
+// breakdown of one part is a sentence, not a chart.
+func TestAdviseReportSteadyLoad(t *testing.T) {
+	res, req := testResult()
+	req.WorkGPUHours, req.Ask, req.HoursPerMonth, req.HorizonMonths = 0, nil, 300, 12
+	res.Summary = append(res.Summary, "4. Not compared: commitments sold without a sourced price here: aws")
+	r := AdviseReport(res, req, "USD")
+	dp, ok := r.Charts[0].Chart.(*DotPlot)
+	if !ok || len(dp.Rows) != 4 || dp.Rows[0].Values[0] != 278.87 {
+		t.Fatalf("first chart %T, want a dot plot of 4 totals", r.Charts[0].Chart)
+	}
+	if r.Charts[1].Chart != nil || r.Charts[1].Note == "" {
+		t.Errorf("one-part breakdown of a steady load: %T %q, want a note", r.Charts[1].Chart, r.Charts[1].Note)
+	}
+	if !strings.Contains(strings.Join(r.Unknown, "\n"), "not compared: commitments sold without a sourced price here: aws") {
+		t.Errorf("unknowns %q lack the unpriced commitments", r.Unknown)
+	}
+	var b bytes.Buffer
+	if err := r.WriteMarkdown(&b, "s"); err != nil {
+		t.Fatal(err)
+	}
+	if s := b.String(); !strings.Contains(s, "](s-cost-time.svg)") || strings.Contains(s, "s-breakdown.svg") || !strings.Contains(s, r.Charts[1].Note) {
+		t.Errorf("markdown links a chart not drawn or lacks the note:\n%s", s)
+	}
+	if files, _ := r.ChartFiles("s"); len(files) != 1 {
+		t.Errorf("%d chart files, want 1", len(files))
+	}
+	// Plans that differ in upfront cash: the Pareto chart against it.
+	res.Plans[3].UpfrontCash = money.New(decimal.NewFromInt(1000), "USD")
+	if _, ok := AdviseReport(res, req, "USD").Charts[0].Chart.(*ParetoChart); !ok {
+		t.Error("plans that differ in upfront cash get no chart against it")
+	}
+}
+
 func TestAdviseReportWithoutPlans(t *testing.T) {
 	_, req := testResult()
 	r := AdviseReport(&advise.Result{Violation: "the budget"}, req, "USD")
@@ -326,6 +361,7 @@ func TestAdviseReportSize(t *testing.T) {
 	if err := AdviseReport(res, req, "USD").WriteHTML(&b); err != nil {
 		t.Fatal(err)
 	}
+	t.Logf("HTML of 200 plans: %d bytes", b.Len())
 	if b.Len() >= 300<<10 {
 		t.Errorf("HTML of 200 plans is %d bytes, want < 300 KB", b.Len())
 	}
