@@ -138,8 +138,9 @@ td.n,th.n{text-align:right;font-variant-numeric:tabular-nums}
 .num{white-space:nowrap;font-variant-numeric:tabular-nums}
 figure{margin:1em 0}figure svg{display:block;width:100%;max-width:760px;height:auto}
 li{margin:2px 0}.muted{color:#555}
+@media (max-width:480px){body{padding:.5em .25em}}
 @media print{body{max-width:none;padding:0;font-size:11pt}h2{break-before:page}h2.first{break-before:auto}
-.scroll{overflow:visible}table{font-size:9pt}tr,figure,.answer{break-inside:avoid}}`
+.scroll{overflow:visible}table{font-size:8pt;width:100%}td,th{white-space:normal;padding:2px 4px}td.n,th.n{white-space:nowrap}tr,figure,.answer{break-inside:avoid}}`
 
 var htmlReport = htmltemplate.Must(htmltemplate.New("report").Parse(`<!doctype html>
 <html lang="en"><head><meta charset="utf-8">
@@ -184,7 +185,8 @@ var htmlReport = htmltemplate.Must(htmltemplate.New("report").Parse(`<!doctype h
 
 // WriteHTML writes the report as one self-contained HTML page: inline CSS
 // and SVG, no script, a viewport for phones, a scrolling table and print
-// rules. Every text is escaped by html/template; the charts are SVG that
+// rules (the table wraps its text columns to the page, never its numbers).
+// Every text is escaped by html/template; the charts are SVG that
 // this package generated itself.
 func (r *Report) WriteHTML(w io.Writer) error {
 	v := htmlView{Report: r}
