@@ -557,6 +557,11 @@ func breakdownChart(plans []advise.Plan, req *advise.Request, cur string) Report
 	return ReportChart{Name: "breakdown", Heading: "Cost and time of the top plans", Alt: "total cost and hours of the top plans", Chart: c}
 }
 
+// sharedEnough says whether a line n of the total plans explained have is
+// said once for them: when more than half have it (two of two, three of
+// four), so that a pair of near-twins does not empty the others' sections.
+func sharedEnough(n, total int) bool { return n >= 2 && 2*n > total }
+
 // dotLabel names a plan in a dot plot or bar row, cut to fit the chart.
 func dotLabel(p *advise.Plan) string {
 	s := fmt.Sprintf("#%d %s %s, %s", p.Rank, p.Offering.Provider, p.Offering.InstanceType, planModel(p))
@@ -596,8 +601,8 @@ func costDots(plans []advise.Plan, req *advise.Request, cur, caption string) Rep
 }
 
 // whySections explains the top plans (and the best plan on the asked
-// shape): lines that two or more of them share are said once, with the plans
-// that share them when not all do; each plan keeps only its own lines.
+// shape): lines that more than half of them share are said once, with the
+// plans that share them when not all do; each plan keeps the rest.
 func whySections(res *advise.Result, plans []advise.Plan) ([]SharedLine, []ReportSection) {
 	var idx []int
 	for i := range plans {
@@ -624,7 +629,7 @@ func whySections(res *advise.Result, plans []advise.Plan) ([]SharedLine, []Repor
 	if len(idx) > 1 {
 		for _, l := range order {
 			who := count[l]
-			if len(who) < 2 {
+			if !sharedEnough(len(who), len(idx)) {
 				continue
 			}
 			sl := SharedLine{Text: l}
@@ -643,7 +648,7 @@ func whySections(res *advise.Result, plans []advise.Plan) ([]SharedLine, []Repor
 		p := &plans[i]
 		s := ReportSection{Title: strings.Replace(planTitle(p), "#"+strconv.Itoa(p.Rank), "#"+rankString(res, p), 1)}
 		for _, l := range planLines(p) {
-			if len(idx) > 1 && len(count[l]) >= 2 {
+			if len(idx) > 1 && sharedEnough(len(count[l]), len(idx)) {
 				continue
 			}
 			s.Lines = append(s.Lines, l)

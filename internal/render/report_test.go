@@ -45,6 +45,7 @@ func testResult() (*advise.Result, *advise.Request) {
 	c := testPlan(3, "vast", "8x-H100", "H100-SXM5-80GB", 8, "on-demand", "444.54", 29.76,
 		price("14.94", "od-vast", "2026-06-30"), catalog.Price{})
 	c.Explanation = []string{"on-demand 14.94 USD/h × 29.76 h = 444.54 USD", "checkpoint every 1 h"}
+	c.Risks = []string{"spot capacity can be reclaimed at any time"} // three of four: said once
 	d := testPlan(4, "lambda", "gpu_4x_a100", "A100-40GB", 4, "on-demand", "1337.28", 168,
 		price("7.96", "od-lambda", "2026-05-01"), catalog.Price{})
 	d.AsAsked = true
@@ -188,8 +189,20 @@ func TestAdviseReportWhySaysSharedLinesOnce(t *testing.T) {
 	if p, ok := shared["checkpoint every 1 h"]; !ok || p != "" {
 		t.Errorf("the line all plans share: %q, %v; want said once for all", p, ok)
 	}
-	if p := shared["risk: spot capacity can be reclaimed at any time"]; p != "#1, #2" {
-		t.Errorf("the spot risk is shared by %q, want #1, #2", p)
+	if p := shared["risk: spot capacity can be reclaimed at any time"]; p != "#1, #2, #3" {
+		t.Errorf("the spot risk is shared by %q, want #1, #2, #3", p)
+	}
+	// A line two of four plans have stays with each of them.
+	if _, ok := shared["spot 9.37 USD/h × 29.76 h = 278.87 USD"]; ok {
+		t.Error("a line of one plan is said as shared")
+	}
+	for _, tc := range []struct {
+		n, total int
+		want     bool
+	}{{2, 2, true}, {1, 1, false}, {2, 4, false}, {3, 4, true}, {3, 6, false}, {4, 6, true}} {
+		if got := sharedEnough(tc.n, tc.total); got != tc.want {
+			t.Errorf("sharedEnough(%d, %d) = %v, want %v", tc.n, tc.total, got, tc.want)
+		}
 	}
 	for _, s := range r.Sections {
 		for _, l := range s.Lines {
