@@ -77,6 +77,10 @@ func ParetoFront(pts []ParetoPoint) []int {
 	return front
 }
 
+// markReach is how far beyond the plans' range a vertical mark may lie and
+// still be drawn: at most twice the largest X (or half the smallest).
+const markReach = 2
+
 // sameX is the relative difference below which two X values count as equal
 // on the front.
 const sameX = 1e-3
@@ -110,7 +114,17 @@ func (c *ParetoChart) Write(w io.Writer) error {
 		xmin, xmax = math.Min(xmin, p.X), math.Max(xmax, p.X)
 		ymin, ymax = math.Min(ymin, p.Y), math.Max(ymax, p.Y)
 	}
+	// A mark far beyond the plans (the week asked for when every plan
+	// takes a day) would squeeze them into a corner: it is said in words.
+	var marks, off []XMark
 	for _, m := range c.Marks {
+		if len(c.Points) > 0 && (m.X > markReach*xmax || m.X < xmin/markReach) {
+			off = append(off, m)
+			continue
+		}
+		marks = append(marks, m)
+	}
+	for _, m := range marks {
 		xmin, xmax = math.Min(xmin, m.X), math.Max(xmax, m.X)
 	}
 	if math.IsInf(xmin, 1) {
@@ -141,11 +155,11 @@ func (c *ParetoChart) Write(w io.Writer) error {
 	var obstacles []Box
 	var obstacleOwners []int // the point each obstacle marks, -1 for none
 	// Marks first, their labels at the top of the plot.
-	for _, m := range c.Marks {
+	for _, m := range marks {
 		x := xs.Pos(m.X)
 		f.printf(`<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="%s" stroke-width="1.5" stroke-dasharray="5 4"><title>%s</title></line>`+"\n", x, top, x, top+plotH, ink, html.EscapeString(m.Label))
 	}
-	markPlaced := placeMarkLabels(c.Marks, xs, top, left, right)
+	markPlaced := placeMarkLabels(marks, xs, top, left, right)
 	for i, p := range markPlaced {
 		if p.Dropped {
 			continue
@@ -153,7 +167,7 @@ func (c *ParetoChart) Write(w io.Writer) error {
 		obstacles = append(obstacles, p.Box)
 		obstacleOwners = append(obstacleOwners, -1)
 		f.printf(`<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="white" fill-opacity="0.85"/>`+"\n", p.Box.X0, p.Box.Y0, p.Box.X1-p.Box.X0, p.Box.Y1-p.Box.Y0)
-		f.text(p.X, p.Y, p.Anchor, ink, fontSmall, c.Marks[i].Label, "")
+		f.text(p.X, p.Y, p.Anchor, ink, fontSmall, marks[i].Label, "")
 	}
 
 	front := ParetoFront(c.Points)
@@ -266,6 +280,17 @@ func (c *ParetoChart) Write(w io.Writer) error {
 	}
 	f.y = bottom
 	f.y = c.legend(f)
+	if len(off) > 0 {
+		var names []string
+		for _, m := range off {
+			names = append(names, m.Label)
+		}
+		for _, l := range wrapWords("Beyond the plans, not drawn: "+strings.Join(names, "; ")+".", int((f.W-2*marginX)/(0.55*fontSmall))) {
+			f.y += fontSmall * 1.25
+			f.text(marginX, f.y, "start", ink, fontSmall, l, "")
+		}
+		f.y += 4
+	}
 	return f.finish(w, c.Caption)
 }
 

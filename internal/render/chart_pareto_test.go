@@ -119,6 +119,14 @@ func TestParetoChartDraws(t *testing.T) {
 	if n := strings.Count(s[rec+1:], "<title>"); n != 0 {
 		t.Errorf("%d marks drawn after the recommended plan, want it last", n)
 	}
+	// A mark far beyond the plans is said, not drawn.
+	far := &ParetoChart{Title: "t", Points: []ParetoPoint{{X: 10, Y: 100, Kind: KindSpot}, {X: 20, Y: 300, Kind: KindOnDemand}},
+		Marks: []XMark{{X: 168, Label: "asked: 7d (168 h)"}, {X: 15, Label: "deadline 15 h"}}}
+	b.Reset()
+	far.Write(&b)
+	if s := b.String(); !strings.Contains(s, "Beyond the plans, not drawn: asked: 7d (168 h).") || strings.Contains(s, "<title>asked") || !strings.Contains(s, "<title>deadline 15 h") {
+		t.Error("the far mark is drawn, or the near one is not")
+	}
 	// Linear where the range is narrow.
 	lin := &ParetoChart{Title: "t", Points: []ParetoPoint{{X: 10, Y: 100, Kind: KindSpot}, {X: 50, Y: 300, Kind: KindOnDemand}}}
 	b.Reset()

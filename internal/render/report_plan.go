@@ -226,6 +226,9 @@ func headline(res *advise.Result, req *advise.Request, plans []advise.Plan, cur 
 	add(picks.Fastest, "fastest")
 	add(picks.OnDemand, "best on-demand")
 	var out []HeadlineItem
+	if len(res.Plans) == 0 {
+		out = append(out, HeadlineItem{Label: "No plan meets the constraints", Text: res.Violation + "; the closest plans follow, each with what it violates"})
+	}
 	for _, ro := range roles {
 		p := &plans[ro.idx]
 		label := joinAnd(ro.names)
@@ -239,7 +242,11 @@ func headline(res *advise.Result, req *advise.Request, plans []advise.Plan, cur 
 		out = append(out, HeadlineItem{Label: label, Text: text})
 	}
 	if picks.OnDemand < 0 {
-		out = append(out, HeadlineItem{Label: "Best on-demand", Text: "no on-demand plan is among those that fit"})
+		none := "no on-demand plan fits"
+		if len(res.Plans) == 0 {
+			none = "no on-demand plan is among the closest"
+		}
+		out = append(out, HeadlineItem{Label: "Best on-demand", Text: none})
 	}
 	return out
 }

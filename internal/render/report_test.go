@@ -331,6 +331,24 @@ func TestAdviseReportSteadyLoad(t *testing.T) {
 	}
 }
 
+// TestAdviseReportClosest: when nothing meets the constraints the headline
+// says so first and calls the best plan the closest, not recommended.
+func TestAdviseReportClosest(t *testing.T) {
+	res, req := testResult()
+	res.Closest, res.Plans, res.Violation = res.Plans[:2], nil, "the budget of 10.00 USD"
+	r := AdviseReport(res, req, "USD")
+	var labels []string
+	for _, h := range r.Headline {
+		labels = append(labels, h.Label)
+	}
+	if got, want := strings.Join(labels, "|"), "No plan meets the constraints|Closest (violates the constraints) and cheapest|Fastest|Best on-demand"; got != want {
+		t.Errorf("headline labels %q, want %q", got, want)
+	}
+	if !strings.HasPrefix(r.Headline[0].Text, "the budget of 10.00 USD") || r.Headline[3].Text != "no on-demand plan is among the closest" {
+		t.Errorf("headline %+v", r.Headline)
+	}
+}
+
 func TestAdviseReportWithoutPlans(t *testing.T) {
 	_, req := testResult()
 	r := AdviseReport(&advise.Result{Violation: "the budget"}, req, "USD")
