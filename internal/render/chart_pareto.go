@@ -134,14 +134,17 @@ func (c *ParetoChart) Write(w io.Writer) error {
 		ymin, ymax = 0, 1
 	}
 	top := f.y + fontSmall*2 // room between the axis title and the top tick
-	ys := NewScale(ymin, ymax, top+plotH, top, false)
+	// The data sit a little off the axes so that marks and labels at the
+	// cheapest or fastest end stay clear of the axis and its ticks.
+	const pad = 12.0
+	ys := NewScale(ymin, ymax, top+plotH-pad, top, false)
 	left := 0.0
 	for _, v := range ys.Ticks() {
 		left = math.Max(left, textWidth(FormatTick(v), fontSmall))
 	}
 	left += marginX + 8
 	right := f.W - marginX - 10
-	xs := NewScale(xmin, xmax, left, right, false)
+	xs := NewScale(xmin, xmax, left+pad, right, false)
 	f.text(marginX, f.y+fontSmall*0.9, "start", ink, fontSmall, c.YLabel+logNote(ys), "")
 	for _, v := range ys.Ticks() {
 		y := ys.Pos(v)
