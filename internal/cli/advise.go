@@ -505,18 +505,17 @@ func writeAdviseReport(path string, res *advise.Result, req *advise.Request, a *
 		}
 		return writeReportFile(path, buf.Bytes())
 	}
-	base := strings.TrimSuffix(path, filepath.Ext(path))
-	scatter, bars, err := r.ChartSVGs()
+	base := filepath.Base(strings.TrimSuffix(path, filepath.Ext(path)))
+	charts, err := r.ChartFiles(base)
 	if err != nil {
 		return err
 	}
-	if err := writeReportFile(base+"-cost-time.svg", scatter); err != nil {
-		return err
+	for _, c := range charts {
+		if err := writeReportFile(filepath.Join(dir, c.Name), c.SVG); err != nil {
+			return err
+		}
 	}
-	if err := writeReportFile(base+"-breakdown.svg", bars); err != nil {
-		return err
-	}
-	if err := r.WriteMarkdown(&buf, filepath.Base(base)+"-cost-time.svg", filepath.Base(base)+"-breakdown.svg"); err != nil {
+	if err := r.WriteMarkdown(&buf, base); err != nil {
 		return err
 	}
 	return writeReportFile(path, buf.Bytes())

@@ -28,6 +28,9 @@ type LabelWish struct {
 	X, Y float64 // the anchor
 	Text string
 	Size float64 // font size in px
+	// Gap is the space between the anchor and the label; 0: 6 px. A
+	// larger mark (a haloed point) needs more.
+	Gap float64
 }
 
 // Placed is where a label went: the text's baseline start or end (Anchor is
@@ -49,6 +52,9 @@ func PlaceLabels(wishes []LabelWish, bounds Box, obstacles []Box) []Placed {
 	for i, w := range wishes {
 		wd, h := textWidth(w.Text, w.Size), w.Size*1.2
 		gap := 6.0
+		if w.Gap > 0 {
+			gap = w.Gap
+		}
 		// Candidates: baseline position, anchor, box.
 		type cand struct {
 			x, y   float64

@@ -99,60 +99,6 @@ func AdviseTable(res *advise.Result, req *advise.Request, limit int) *Table {
 	return t
 }
 
-// AdviseReport is advise's report: the table of up to 20 plans, a cost
-// against time (or upfront cash) scatter of every plan, the cost breakdown of
-// the top six, the reasons behind the top five and every exclusion.
-func AdviseReport(res *advise.Result, req *advise.Request, cur string) *Report {
-	plans := res.Plans
-	if len(plans) == 0 {
-		plans = res.Closest
-	}
-	r := &Report{Title: "gpuscout plan: " + req.Scenario.Name, Description: req.Scenario.Description, Table: AdviseTable(res, req, 20)}
-	for _, s := range res.Summary {
-		r.Summary = append(r.Summary, strings.TrimLeft(s, "0123456789. "))
-	}
-	scatter := &ScatterChart{Title: "Cost against time of every plan", XLabel: "expected hours to finish", YLabel: "total cost (" + cur + ")"}
-	if !req.IsJob() {
-		scatter.Title, scatter.XLabel = "Cost against cash needed upfront", "upfront cash ("+cur+")"
-	}
-	for i := range plans {
-		p := &plans[i]
-		x := p.ExpectedHours
-		if !req.IsJob() {
-			x = p.UpfrontCash.Value.InexactFloat64()
-		}
-		scatter.Points = append(scatter.Points, Point{X: x, Y: p.Total.Value.InexactFloat64(), Mark: i == 0,
-			Label: fmt.Sprintf("#%d %s %s %s", p.Rank, p.Offering.Provider, p.Offering.InstanceType, p.Model)})
-	}
-	bars := &BarChart{Title: "Cost breakdown of the top plans", XLabel: "cost (" + cur + ")"}
-	for i := range plans {
-		if i == 6 {
-			break
-		}
-		p := &plans[i]
-		bar := Bar{Label: fmt.Sprintf("#%d %s %s", p.Rank, p.Offering.InstanceType, p.Model)}
-		for _, k := range cost.FlowKinds {
-			if v, ok := p.Breakdown[k]; ok {
-				bar.Segments = append(bar.Segments, Segment{Name: k, Value: v.InexactFloat64()})
-			}
-		}
-		bars.Bars = append(bars.Bars, bar)
-	}
-	r.Scatter, r.Bars = scatter, bars
-	for i := range plans {
-		if i == 5 {
-			break
-		}
-		p := &plans[i]
-		r.Sections = append(r.Sections, ReportSection{Title: fmt.Sprintf("#%d %s %s %s", p.Rank, p.Offering.Provider, p.Offering.InstanceType, p.Model),
-			Lines: planLines(p)})
-	}
-	for _, x := range res.Excluded {
-		r.Excluded = append(r.Excluded, ReportItem{What: x.What, Reason: x.Reason})
-	}
-	return r
-}
-
 // firstAsked is the index of the best as-asked plan, or -1.
 func firstAsked(plans []advise.Plan) int {
 	for i := range plans {
