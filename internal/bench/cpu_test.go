@@ -15,7 +15,7 @@ import (
 // and no GPU in the report.
 func TestCPUDeviceForReal(t *testing.T) {
 	dev := host.New(host.Config{Name: "test CPU", Threads: 2})
-	rn := &Runner{Tune: func(p *Plan) { p.GemmN, p.CopyBytes, p.Samples, p.JitterIters = 64, 4 << 20, 3, 20 }}
+	rn := &Runner{Tune: func(p *Plan) { p.GemmN, p.CopyBytes, p.Samples, p.JitterIters = 64, 4<<20, 3, 20 }}
 	doc, err := rn.Run(context.Background(), []gpu.Device{dev}, Request{Device: DeviceCPU, Quick: true})
 	if err != nil {
 		t.Fatal(err)
