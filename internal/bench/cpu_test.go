@@ -54,7 +54,7 @@ func TestCPUDeviceForReal(t *testing.T) {
 // A step that fails is recorded as failed and the run goes on.
 func TestFailedStepsAreRecorded(t *testing.T) {
 	f := newFake("NVIDIA H200")
-	f.allocLimit = 1 << 10 // the 16×16 fp32 matrices fit, the 1 MiB copy buffers do not
+	f.allocLimit = 1 << 10 // the 8×8 fp32 matrices fit, the 1 MiB copy buffers do not
 	doc := runFake(t, f, f.now, Request{Device: DeviceGPU, Only: []string{"gemm", "hbm", "h2d"}, DTypes: []gpu.DType{gpu.FP32}}, nil)
 	var failed []string
 	for _, m := range Failures(doc) {

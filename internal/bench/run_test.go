@@ -14,7 +14,7 @@ import (
 
 // tiny shrinks a plan to sizes a fake computes in microseconds.
 func tiny(p *Plan) {
-	p.GemmN, p.CopyBytes, p.HostBytes, p.SmallCopyBytes = 16, 1<<20, 1<<20, 4096
+	p.GemmN, p.CopyBytes, p.HostBytes, p.SmallCopyBytes = 8, 1<<20, 1<<20, 4096
 	p.Samples, p.Warmup, p.JitterIters = 5, 2, 4
 }
 
@@ -51,8 +51,8 @@ func find(t *testing.T, d *benchreport.Document, name, dev string) benchreport.M
 	return *m
 }
 
-// On a fake H200 each figure is the hand-computed one: 2·16³ FLOP in 1 µs
-// is 0.008192 TFLOP/s; 1 MiB read and written in 1 ms is 2.097152 GB/s; a
+// On a fake H200 each figure is the hand-computed one: 2·8³ FLOP in 1 µs
+// is 0.001024 TFLOP/s; 1 MiB read and written in 1 ms is 2.097152 GB/s; a
 // 1 MiB upload in 1 ms 1.048576 GB/s. Efficiency divides by the catalog's
 // H200 datasheet figure; fp8 unsupported, fp16 wrong.
 func TestRunArithmetic(t *testing.T) {
@@ -78,9 +78,9 @@ func TestRunArithmetic(t *testing.T) {
 		value        float64
 		datasheet    float64
 	}{
-		{"gemm_bf16", "ok", 0.008192, h200.BF16.Value},
-		{"gemm_fp32", "ok", 0.008192, h200.FP32.Value},
-		{"gemm_tf32", "ok", 0.008192, h200.TF32.Value},
+		{"gemm_bf16", "ok", 0.001024, h200.BF16.Value},
+		{"gemm_fp32", "ok", 0.001024, h200.FP32.Value},
+		{"gemm_tf32", "ok", 0.001024, h200.TF32.Value},
 		{"gemm_fp16", "failed", 0, 0},
 		{"gemm_fp8", "unsupported", 0, 0},
 		{"hbm_copy", "ok", 2.097152, h200.MemoryBandwidth.Value},
@@ -113,7 +113,7 @@ func TestRunArithmetic(t *testing.T) {
 		}
 	}
 	// A 1 µs product repeats 5000 times... capped at maxReps per sample.
-	if d := find(t, doc, "gemm_bf16", "gpu0").Detail; !strings.Contains(d, "16³, 32 per sample; 8 outputs checked") {
+	if d := find(t, doc, "gemm_bf16", "gpu0").Detail; !strings.Contains(d, "8³, 32 per sample; 8 outputs checked") {
 		t.Errorf("gemm detail %q", d)
 	}
 	if d := find(t, doc, "gemm_fp16", "gpu0").Detail; !strings.Contains(d, "wrong result: C[0,0]") {
@@ -154,8 +154,8 @@ func TestJitterArithmetic(t *testing.T) {
 
 // Sustained: products take 1 ms for the first 100 (two of them warm-up),
 // then 1.25 ms (the power cap); a 1 s run is 98 + 722 products, telemetry
-// every 100 ms. Burst is the first ten's median (1 ms: 0.008192 GFLOP → 8.192e-6
-// TFLOP/s), sustained the last quarter's (1.25 ms: 6.5536e-6 TFLOP/s).
+// every 100 ms. Burst is the first ten's median (1 ms: 1024 FLOP → 1.024e-6
+// TFLOP/s), sustained the last quarter's (1.25 ms: 8.192e-7 TFLOP/s).
 func TestSustain(t *testing.T) {
 	f := newFake("NVIDIA H200")
 	f.hostTime = func(int64) time.Duration { return 0 }
@@ -172,11 +172,11 @@ func TestSustain(t *testing.T) {
 	}}
 	doc := runFake(t, s, f.now, Request{Device: DeviceGPU, Only: []string{"sustain"}, Sustain: time.Second, DTypes: []gpu.DType{gpu.FP8, gpu.BF16}}, nil)
 	burst, sust := find(t, doc, "gemm_bf16_burst", "gpu0"), find(t, doc, "gemm_bf16_sustained", "gpu0")
-	if !near(*burst.Value, 8.192e-6) || burst.Samples != 10 {
-		t.Errorf("burst %v over %d, want 8.192e-6 over 10", *burst.Value, burst.Samples)
+	if !near(*burst.Value, 1.024e-6) || burst.Samples != 10 {
+		t.Errorf("burst %v over %d, want 1.024e-6 over 10", *burst.Value, burst.Samples)
 	}
-	if !near(*sust.Value, 6.5536e-6) || sust.Samples != 820/4 {
-		t.Errorf("sustained %v over %d, want 6.5536e-6 over 205 (%s)", *sust.Value, sust.Samples, sust.Detail)
+	if !near(*sust.Value, 8.192e-7) || sust.Samples != 820/4 {
+		t.Errorf("sustained %v over %d, want 8.192e-7 over 205 (%s)", *sust.Value, sust.Samples, sust.Detail)
 	}
 	if strings.Join(sust.ClockReasons, ",") != "sw_power_cap,hw_thermal_slowdown" {
 		t.Errorf("clock reasons %v", sust.ClockReasons)

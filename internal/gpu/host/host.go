@@ -186,17 +186,21 @@ func (d *Device) Gemm(dt gpu.DType, m, n, k int, a, b, c gpu.Ptr) error {
 	if m <= 0 || n <= 0 || k <= 0 {
 		return fmt.Errorf("host gemm %d×%d×%d: dimensions must be positive", m, n, k)
 	}
+	eb := int64(dt.ElemBytes())
+	sa, sb, sc := int64(m)*int64(k)*eb, int64(k)*int64(n)*eb, int64(m)*int64(n)*eb
+	if overlap(c, sc, a, sa) || overlap(c, sc, b, sb) {
+		return fmt.Errorf("host gemm: C at %#x overlaps an operand (A %#x, B %#x)", uint64(c), uint64(a), uint64(b))
+	}
 	return d.op(func() error {
-		eb := int64(dt.ElemBytes())
-		ab, err := d.span(a, int64(m)*int64(k)*eb)
+		ab, err := d.span(a, sa)
 		if err != nil {
 			return err
 		}
-		bb, err := d.span(b, int64(k)*int64(n)*eb)
+		bb, err := d.span(b, sb)
 		if err != nil {
 			return err
 		}
-		cb, err := d.span(c, int64(m)*int64(n)*eb)
+		cb, err := d.span(c, sc)
 		if err != nil {
 			return err
 		}
@@ -207,6 +211,11 @@ func (d *Device) Gemm(dt gpu.DType, m, n, k int, a, b, c gpu.Ptr) error {
 		}
 		return nil
 	})
+}
+
+// overlap reports whether [p, p+n) and [q, q+m) share a byte.
+func overlap(p gpu.Ptr, n int64, q gpu.Ptr, m int64) bool {
+	return int64(p) < int64(q)+m && int64(q) < int64(p)+n
 }
 
 // view reinterprets aligned bytes as elements.

@@ -129,14 +129,15 @@ func TestMemory(t *testing.T) {
 		t.Errorf("last word: %x, %v; want deadbeef", tail, err)
 	}
 	for name, err := range map[string]error{
-		"copy past the end":    d.Copy(dst+1, src, size),
-		"download past end":    d.Download(make([]byte, 8), dst+size-4),
-		"upload to nowhere":    d.Upload(5, []byte{1}),
-		"fill unaligned":       d.Fill32(src+1, 1, 1),
-		"free inside":          d.Free(src + 8),
-		"alloc zero":           errOf(d.Alloc(0)),
-		"alloc above the cap":  errOf(d.Alloc(MaxAlloc + 1)),
-		"gemm with no columns": d.Gemm(gpu.FP32, 4, 0, 4, src, src, dst),
+		"copy past the end":     d.Copy(dst+1, src, size),
+		"download past end":     d.Download(make([]byte, 8), dst+size-4),
+		"upload to nowhere":     d.Upload(5, []byte{1}),
+		"fill unaligned":        d.Fill32(src+1, 1, 1),
+		"free inside":           d.Free(src + 8),
+		"alloc zero":            errOf(d.Alloc(0)),
+		"alloc above the cap":   errOf(d.Alloc(MaxAlloc + 1)),
+		"gemm with no columns":  d.Gemm(gpu.FP32, 4, 0, 4, src, src, dst),
+		"gemm over its operand": d.Gemm(gpu.FP32, 4, 4, 4, src, dst, src+32),
 	} {
 		if err == nil {
 			t.Errorf("%s: no error", name)
@@ -166,8 +167,8 @@ func TestGemmUnsupported(t *testing.T) {
 // Time counts the operations run inside it, and Info says it is the CPU.
 func TestTimeAndInfo(t *testing.T) {
 	d := New(Config{Name: "AMD EPYC", MemoryBytes: 8 << 30, Threads: 2})
-	a := mustAlloc(t, d, 64*64*4)
-	dur, err := d.Time(func() error { return d.Gemm(gpu.FP32, 64, 64, 64, a, a, a+0) })
+	a, c := mustAlloc(t, d, 64*64*4), mustAlloc(t, d, 64*64*4)
+	dur, err := d.Time(func() error { return d.Gemm(gpu.FP32, 64, 64, 64, a, a, c) })
 	if err != nil || dur <= 0 {
 		t.Errorf("Time: %v, %v; want a positive duration", dur, err)
 	}
