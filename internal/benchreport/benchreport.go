@@ -1,7 +1,8 @@
-// Package benchreport is the schema of a benchmark report: what `gpuscout
-// bench` writes and what advise (and later the server) reads. It depends only
-// on the catalog, to resolve the GPU a report names, so that bench can own the
-// schema without importing advise.
+// Package benchreport is the schema of a benchmark report: the versioned
+// Document `gpuscout bench` writes (docs/bench-report.md), and Report, the
+// figures advise (and later the server) reads, from a Document or from the
+// older flat format. It depends only on the catalog, to resolve the GPU a
+// report names, so that bench can own the schema without importing advise.
 package benchreport
 
 import (
