@@ -228,3 +228,31 @@ func TestSustain(t *testing.T) {
 		t.Error("an unsupported type left a sustained entry")
 	}
 }
+
+// Two GPUs: each is measured under its own name, and the multi-GPU figures
+// are entries on the node saying they are not measured yet (not failures).
+func TestTwoGPUs(t *testing.T) {
+	a, b := newFake("NVIDIA H200"), newFake("NVIDIA H200")
+	b.info.Index = 1
+	rn := &Runner{Tune: tiny}
+	doc, err := rn.Run(context.Background(), []gpu.Device{a, b}, Request{Device: DeviceGPU, Only: []string{"hbm", "p2p", "nccl"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, m := range doc.Measurements {
+		got = append(got, m.Name+"@"+m.Device+"="+m.Status)
+	}
+	if s := strings.Join(got, " "); s != "hbm_copy@gpu0=ok hbm_copy@gpu1=ok p2p@node=not_measured nccl_allreduce_busbw@node=not_measured" {
+		t.Errorf("measurements: %s", s)
+	}
+	if m := doc.Find("nccl_allreduce_busbw", "node"); !strings.HasPrefix(m.Detail, "not measured: an NCCL all-reduce over 2 GPUs") {
+		t.Errorf("detail %q", m.Detail)
+	}
+	if len(doc.GPUs) != 2 || doc.GPUs[1].Index != 1 || len(Failures(doc)) != 0 {
+		t.Errorf("gpus %+v, failures %v", doc.GPUs, Failures(doc))
+	}
+	if err := doc.Validate(); err != nil {
+		t.Error(err)
+	}
+}
