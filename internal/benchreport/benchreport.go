@@ -1,7 +1,8 @@
-// Package benchreport is the schema of a benchmark report: what `gpuscout
-// bench` writes and what advise (and later the server) reads. It depends only
-// on the catalog, to resolve the GPU a report names, so that bench can own the
-// schema without importing advise.
+// Package benchreport is the schema of a benchmark report: the versioned
+// Document `gpuscout bench` writes (docs/bench-report.md), and Report, the
+// figures advise (and later the server) reads, from a Document or from the
+// older flat format. It depends only on the catalog, to resolve the GPU a
+// report names, so that bench can own the schema without importing advise.
 package benchreport
 
 import (
@@ -46,22 +47,41 @@ const MaxTFLOPS = 1e5
 // MaxBandwidthGBs bounds a measured memory bandwidth (GB/s).
 const MaxBandwidthGBs = 1e6
 
-// Decode reads a report from JSON and validates it. Unknown fields are
-// allowed: a report may carry more than advise reads.
+// Decode reads a report from JSON and validates it: either the flat format
+// above or a schema-versioned Document (what `gpuscout bench` writes), from
+// which Derive takes the figures advise reads. Unknown fields are allowed: a
+// report may carry more than advise reads.
 func Decode(r io.Reader) (*Report, error) {
-	var rep Report
-	dec := json.NewDecoder(r)
-	if err := dec.Decode(&rep); err != nil {
-		var te *json.UnmarshalTypeError
-		if errors.As(err, &te) {
-			return nil, fmt.Errorf("not a benchmark report: field %s has the wrong type (want a JSON object with gpu, gemm_tflops, memory_bandwidth_gbs, scenario_throughput, nccl_busbw_gbs)", fieldName(te.Field))
+	b, err := io.ReadAll(r)
+	if err != nil {
+		return nil, err
+	}
+	var probe map[string]json.RawMessage
+	if json.Unmarshal(b, &probe) == nil && probe["schema_version"] != nil {
+		d, err := DecodeDocument(bytes.NewReader(b))
+		if err != nil {
+			return nil, err
 		}
-		return nil, fmt.Errorf("not a benchmark report: %v", err)
+		return Derive(d)
+	}
+	var rep Report
+	if err := json.Unmarshal(b, &rep); err != nil {
+		return nil, decodeError(err)
 	}
 	if err := rep.Validate(); err != nil {
 		return nil, err
 	}
 	return &rep, nil
+}
+
+// decodeError says what is wrong with a document that is not a report,
+// naming the field with the wrong type.
+func decodeError(err error) error {
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) {
+		return fmt.Errorf("not a benchmark report: field %s has the wrong type (want a JSON object with gpu, gemm_tflops, memory_bandwidth_gbs, scenario_throughput, nccl_busbw_gbs, or a gpuscout bench report with schema_version)", fieldName(te.Field))
+	}
+	return fmt.Errorf("not a benchmark report: %v", err)
 }
 
 func fieldName(f string) string {

@@ -106,7 +106,17 @@ Every price carries its source and date; a price nobody can source is shown as u
 		},
 	}
 	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error { return asUsage(suggestFlag(cmd, err)) })
-	root.AddCommand(newAdviseCmd(e), newGPUsCmd(e), newModelsCmd(e), newOffersCmd(e), newCostCmd(e), newSpotCmd(e), newCatalogCmd(e), newVersionCmd(e), newEnvCmd(e))
+	// One command a line, so that adding one never conflicts with another.
+	root.AddCommand(newAdviseCmd(e))
+	root.AddCommand(newGPUsCmd(e))
+	root.AddCommand(newModelsCmd(e))
+	root.AddCommand(newOffersCmd(e))
+	root.AddCommand(newCostCmd(e))
+	root.AddCommand(newSpotCmd(e))
+	root.AddCommand(newCatalogCmd(e))
+	root.AddCommand(newVersionCmd(e))
+	root.AddCommand(newEnvCmd(e))
+	root.AddCommand(newBenchCmd(e))
 	strictCompletion(root)
 	return root
 }

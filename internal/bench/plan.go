@@ -1,0 +1,64 @@
+package bench
+
+import (
+	"time"
+
+	"github.com/gpuscout/gpuscout/internal/gpu"
+)
+
+// Plan is the sizes and repetitions of one device's measurements.
+type Plan struct {
+	GemmN          int           // square GEMM size n (n×n×n)
+	CopyBytes      int64         // device copy: bytes of one buffer (read once, written once)
+	HostBytes      int64         // host↔device: bytes of one transfer
+	Warmup         int           // untimed runs before the samples
+	Samples        int           // timed samples of a GEMM or copy
+	JitterIters    int           // timed tiny operations for jitter
+	SmallCopyBytes int64         // size of jitter's small copies
+	Checks         int           // GEMM output elements compared with float64
+	Sustain        time.Duration // length of the sustained GEMM
+	SampleEvery    time.Duration // telemetry interval during it
+	SampleTarget   time.Duration // a sample repeats its operation until it lasts about this long
+}
+
+// PlanFor sizes the measurements to the device. On a GPU the GEMM is 8192³
+// (4096³ with fewer than 40 multiprocessors, half that with --quick), shrunk
+// until its three matrices take at most a quarter of the memory; the copy
+// buffers are 2 GiB each where two fit in half the memory, the host transfers
+// 1 GiB (256 MiB with --quick). On the CPU everything is small enough for a
+// --quick run of a few seconds on two cores.
+func PlanFor(info gpu.Info, r Request) Plan {
+	p := Plan{Warmup: 2, Samples: 10, JitterIters: 200, SmallCopyBytes: 64 << 10, Checks: 8,
+		Sustain: r.Sustain, SampleEvery: 100 * time.Millisecond, SampleTarget: 5 * time.Millisecond}
+	if r.Quick {
+		p.Samples, p.JitterIters = 5, 100
+	}
+	mem := info.MemoryBytes
+	if info.IsCPU {
+		p.GemmN, p.CopyBytes, p.HostBytes = 512, 256<<20, 64<<20
+		if r.Quick {
+			p.GemmN, p.CopyBytes, p.HostBytes = 256, 64<<20, 16<<20
+		}
+		p.SampleTarget = 0 // one operation per sample: they are long
+	} else {
+		p.GemmN, p.CopyBytes, p.HostBytes = 8192, 2<<30, 1<<30
+		if info.Multiprocs > 0 && info.Multiprocs < 40 {
+			p.GemmN = 4096
+		}
+		if r.Quick {
+			p.GemmN, p.HostBytes = p.GemmN/2, 256<<20
+		}
+	}
+	if mem > 0 {
+		for p.GemmN > 256 && 3*int64(p.GemmN)*int64(p.GemmN)*8 > mem/4 {
+			p.GemmN /= 2
+		}
+		for p.CopyBytes > 16<<20 && 2*p.CopyBytes > mem/2 {
+			p.CopyBytes /= 2
+		}
+		for p.HostBytes > 16<<20 && p.HostBytes > mem/4 {
+			p.HostBytes /= 2
+		}
+	}
+	return p
+}

@@ -1,0 +1,202 @@
+package benchreport
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"slices"
+	"time"
+)
+
+// SchemaVersion is the version of the Document schema this package writes
+// and reads. A change that removes or renames a field, or changes a unit,
+// increments it; adding a field does not.
+const SchemaVersion = 1
+
+// Document is the report `gpuscout bench` writes (the file of --out and
+// `-o json`), schema version 1. docs/bench-report.md describes it for users:
+//
+//	{"schema_version": 1,
+//	 "created_at": "2026-11-30T21:04:05Z",
+//	 "host": {"hostname": "node-1", "cpu_model": "AMD EPYC 9454", "cores": 16, "memory_gib": 125.7},
+//	 "cloud": null,                      // or {"provider", "instance_type", "region", "zone", "matched_offering"}
+//	 "gpus": [{"index": 0, "name": "NVIDIA H200", "canonical_gpu": "H200-SXM-141GB", "memory_gib": 140.4,
+//	           "driver": "580.159.04", "uuid": "GPU-…"}],
+//	 "measurements": [{"name": "gemm_bf16", "device": "gpu0", "value": 769.1, "unit": "TFLOP/s",
+//	                   "efficiency": 0.778, "samples": 10, "p50_us": 1429.6, "p99_us": 1441.2, "cv": 0.004,
+//	                   "status": "ok"}],
+//	 "workloads": []}                    // optional
+//
+// A measurement's device is "gpuN" (gpus[].index N), "cpu" (the host, with
+// --device cpu) or "node" (all GPUs together: NCCL). Its value is in decimal
+// units (TFLOP/s = 1e12 FLOP/s, GB/s = 1e9 B/s) and null unless status is
+// "ok"; efficiency is value ÷ the datasheet figure of the catalog's spec, null
+// when the spec has none.
+type Document struct {
+	SchemaVersion int           `json:"schema_version"`
+	CreatedAt     time.Time     `json:"created_at"`
+	Host          Host          `json:"host"`
+	Cloud         *Cloud        `json:"cloud"`
+	GPUs          []GPUEntry    `json:"gpus"`
+	Measurements  []Measurement `json:"measurements"`
+	Workloads     []Workload    `json:"workloads,omitempty"`
+}
+
+// Host is the machine the report was measured on; zero fields are unknown.
+type Host struct {
+	Hostname  string  `json:"hostname"`
+	CPUModel  string  `json:"cpu_model"`
+	Cores     int     `json:"cores"`      // logical CPUs
+	MemoryGiB float64 `json:"memory_gib"` // MemTotal, GiB
+}
+
+// Cloud is the cloud identity of the host, from its metadata service, and the
+// catalog offering it matches ("aws/p5e.48xlarge", say); empty when unknown.
+type Cloud struct {
+	Provider        string `json:"provider"`
+	InstanceType    string `json:"instance_type"`
+	Region          string `json:"region"`
+	Zone            string `json:"zone"`
+	MatchedOffering string `json:"matched_offering"`
+}
+
+// GPUEntry is one measured GPU as its driver describes it. CanonicalGPU is
+// the catalog's name for it, null when the catalog does not know the GPU.
+type GPUEntry struct {
+	Index          int     `json:"index"`
+	Name           string  `json:"name"`
+	CanonicalGPU   *string `json:"canonical_gpu"`
+	MemoryGiB      float64 `json:"memory_gib"`
+	Driver         string  `json:"driver"`
+	UUID           string  `json:"uuid"`
+	CUDA           string  `json:"cuda,omitempty"`               // CUDA driver API version
+	ComputeCap     string  `json:"compute_capability,omitempty"` // "9.0"
+	Multiprocs     int     `json:"multiprocessors,omitempty"`
+	Virtualization string  `json:"virtualization,omitempty"` // NVML's mode: NONE, PASSTHROUGH, VGPU, ...
+	MIG            string  `json:"mig,omitempty"`
+	ECC            string  `json:"ecc,omitempty"`
+	PowerLimitW    float64 `json:"power_limit_w,omitempty"`
+}
+
+// Measurement statuses.
+const (
+	StatusOK          = "ok"           // measured; value is set
+	StatusFailed      = "failed"       // the step failed or its result was wrong; detail says why
+	StatusUnsupported = "unsupported"  // not applicable to this device (no FP8, one GPU for P2P)
+	StatusNotMeasured = "not_measured" // applicable, but this gpuscout cannot measure it yet
+)
+
+var statuses = []string{StatusOK, StatusFailed, StatusUnsupported, StatusNotMeasured}
+
+// Measurement is one measured figure on one device. P50US and P99US are the
+// median and 99th percentile of one sample's time in microseconds, CV the
+// coefficient of variation (standard deviation ÷ mean) of the sample times;
+// all three are absent where there are no timed samples.
+type Measurement struct {
+	Name         string   `json:"name"`
+	Device       string   `json:"device"`
+	Value        *float64 `json:"value"`
+	Unit         string   `json:"unit"`
+	Efficiency   *float64 `json:"efficiency"`
+	Samples      int      `json:"samples"`
+	P50US        *float64 `json:"p50_us,omitempty"`
+	P99US        *float64 `json:"p99_us,omitempty"`
+	CV           *float64 `json:"cv,omitempty"`
+	Status       string   `json:"status"`
+	Detail       string   `json:"detail,omitempty"`
+	ClockReasons []string `json:"clock_reasons,omitempty"` // NVML clock-event reasons seen during it
+}
+
+// OK reports whether the measurement has a value.
+func (m *Measurement) OK() bool { return m.Status == StatusOK && m.Value != nil }
+
+// Workload is one run of a real training or inference step. Scenario, when
+// set, names the advise scenario the figure stands for, so that advise uses it
+// as that scenario's measured throughput.
+type Workload struct {
+	Name     string  `json:"name"`
+	Device   string  `json:"device"`
+	Batch    int     `json:"batch"`
+	Value    float64 `json:"value"`
+	Unit     string  `json:"unit"` // "samples/s"
+	Scenario string  `json:"scenario,omitempty"`
+}
+
+// Find returns the measurement with this name on this device, or nil.
+func (d *Document) Find(name, device string) *Measurement {
+	for i := range d.Measurements {
+		if m := &d.Measurements[i]; m.Name == name && m.Device == device {
+			return m
+		}
+	}
+	return nil
+}
+
+// Validate checks the document against the schema; it changes nothing.
+func (d *Document) Validate() error {
+	if d.SchemaVersion != SchemaVersion {
+		return fmt.Errorf("schema_version %d: this gpuscout reads version %d", d.SchemaVersion, SchemaVersion)
+	}
+	seen := map[int]bool{}
+	for i, g := range d.GPUs {
+		if g.Name == "" {
+			return fmt.Errorf("gpus[%d].name is missing", i)
+		}
+		if g.Index < 0 || seen[g.Index] {
+			return fmt.Errorf("gpus[%d].index = %d; want a distinct index from 0", i, g.Index)
+		}
+		seen[g.Index] = true
+	}
+	for i, m := range d.Measurements {
+		at := fmt.Sprintf("measurements[%d] (%s)", i, m.Name)
+		switch {
+		case m.Name == "":
+			return fmt.Errorf("measurements[%d].name is missing", i)
+		case m.Device == "":
+			return fmt.Errorf("%s: device is missing (gpuN, cpu or node)", at)
+		case !slices.Contains(statuses, m.Status):
+			return fmt.Errorf("%s: status %q; want one of %v", at, m.Status, statuses)
+		case m.Status == StatusOK && m.Value == nil:
+			return fmt.Errorf("%s: status ok but value is null", at)
+		case m.Samples < 0:
+			return fmt.Errorf("%s: samples = %d; want 0 or more", at, m.Samples)
+		}
+		for name, v := range map[string]*float64{"value": m.Value, "efficiency": m.Efficiency, "p50_us": m.P50US, "p99_us": m.P99US, "cv": m.CV} {
+			if v != nil && (*v < 0 || math.IsInf(*v, 0) || math.IsNaN(*v)) {
+				return fmt.Errorf("%s: %s = %v; want a finite number ≥ 0", at, name, *v)
+			}
+		}
+	}
+	for i, w := range d.Workloads {
+		if w.Name == "" || !(w.Value >= 0) || math.IsInf(w.Value, 0) {
+			return fmt.Errorf("workloads[%d] (%s): want a name and a finite value ≥ 0, got %v", i, w.Name, w.Value)
+		}
+	}
+	return nil
+}
+
+// Encode writes the document as indented JSON.
+func (d *Document) Encode(w io.Writer) error {
+	b, err := json.MarshalIndent(d, "", "  ")
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(append(b, '\n'))
+	return err
+}
+
+// DecodeDocument reads a schema-versioned report and validates it.
+func DecodeDocument(r io.Reader) (*Document, error) {
+	var d Document
+	if err := json.NewDecoder(r).Decode(&d); err != nil {
+		return nil, decodeError(err)
+	}
+	if err := d.Validate(); err != nil {
+		return nil, err
+	}
+	return &d, nil
+}
+
+// F returns a pointer to v: Measurement's optional numbers are pointers.
+func F(v float64) *float64 { return &v }

@@ -1,0 +1,299 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+
+	"github.com/gpuscout/gpuscout/internal/bench"
+	"github.com/gpuscout/gpuscout/internal/benchreport"
+	"github.com/gpuscout/gpuscout/internal/catalog"
+	"github.com/gpuscout/gpuscout/internal/gpu"
+	"github.com/gpuscout/gpuscout/internal/gpu/host"
+	"github.com/gpuscout/gpuscout/internal/render"
+)
+
+// openGPUs opens every NVIDIA GPU of the machine. The CUDA bindings replace
+// it (internal/gpu/cuda); until they are linked in there is no GPU to open.
+var openGPUs = func() ([]gpu.Device, error) {
+	return nil, errors.New("no NVIDIA GPU found: the CUDA bindings are not linked in yet")
+}
+
+// benchTune adjusts the measurement plan; tests shrink sizes with it.
+var benchTune func(*bench.Plan)
+
+// progressTTY reports whether progress lines go to w: only a terminal.
+var progressTTY = func(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
+}
+
+// procFiles are where the host's description comes from.
+var procFiles = struct{ cpuinfo, meminfo string }{"/proc/cpuinfo", "/proc/meminfo"}
+
+type benchFlags struct {
+	device  string
+	quick   bool
+	only    []string
+	dtypes  []string
+	sustain time.Duration
+	out     string
+}
+
+func newBenchCmd(e *env) *cobra.Command {
+	var f benchFlags
+	cmd := &cobra.Command{
+		Use:   "bench",
+		Short: "Measure this node: GEMM TFLOP/s, memory and host-link bandwidth, jitter, burst vs sustained",
+		Long: `Measure every GPU of this machine (or, with --device cpu, the host CPU) and
+write a report that 'advise --bench' and 'bench compare' read.
+
+Measurements (each a median of repeated samples after a warm-up, in decimal
+units: TFLOP/s = 1e12 FLOP/s, GB/s = 1e9 B/s):
+  gemm      n×n×n matrix products per type (fp32 tf32 bf16 fp16 fp8 on a GPU,
+            fp32 fp64 on the CPU) on random operands, sampled outputs checked
+            against float64; a type the device lacks is "unsupported"
+  hbm       device memory copy, bytes read + written (cpu_mem_copy on the CPU)
+  h2d, d2h  pinned host <-> device copies
+  jitter    per-operation time spread (CV, p99/p50) of tiny fills and small copies
+  sustain   the GEMM back to back for --sustain: burst vs sustained TFLOP/s, the
+            clock-event reasons, SM clock, power and utilisation spread seen
+  p2p, nccl multi-GPU figures (not measured yet: they come with the GPU bindings)
+Efficiency is the measured figure over the datasheet's ('gpuscout gpus').
+
+A measurement that fails is recorded in the report and the command exits 1.`,
+		Example: "  gpuscout bench\n  gpuscout bench --quick --only gemm,hbm --dtypes bf16\n  gpuscout bench --device cpu --quick --out cpu.json\n  gpuscout bench compare a.json b.json",
+		Args:    cobra.NoArgs,
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.device, "device", "gpu", "what to measure: gpu (every GPU) or cpu (the host)")
+	fl.BoolVar(&f.quick, "quick", false, "smaller sizes, fewer samples and no sustained run (about 15 s on a GPU)")
+	fl.StringSliceVar(&f.only, "only", nil, "run only these groups: "+strings.Join(bench.Groups, ","))
+	fl.StringSliceVar(&f.dtypes, "dtypes", nil, "GEMM types: fp32,tf32,bf16,fp16,fp8,fp64 (default: all a GPU may have; fp32,fp64 on the CPU)")
+	fl.DurationVar(&f.sustain, "sustain", bench.DefaultSustain(false), "how long the sustained GEMM runs (0 to skip; default 0 with --quick; at most "+bench.MaxSustain.String()+")")
+	fl.StringVar(&f.out, "out", "report.json", "write the JSON report to this file ('' for none)")
+	getFormat := outputFlag(cmd)
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		format, err := getFormat()
+		if err != nil {
+			return err
+		}
+		req, err := benchRequestFromFlags(&f, cmd.Flags().Changed)
+		if err != nil {
+			return err
+		}
+		if f.out != "" {
+			if dir := filepath.Dir(f.out); dir != "." {
+				if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+					return usagef("--out %s: folder %s does not exist", f.out, dir)
+				}
+			}
+		}
+		return runBench(cmd.Context(), e, req, f.out, format)
+	}
+	cmd.AddCommand(newBenchCompareCmd(e))
+	return cmd
+}
+
+// benchRequestFromFlags turns bench's flags into a request: parsing only
+// (the request's Validate checks the values). changed reports whether the
+// user set a flag, so that --sustain's default can follow --quick.
+func benchRequestFromFlags(f *benchFlags, changed func(string) bool) (bench.Request, error) {
+	req := bench.Request{Device: strings.ToLower(strings.TrimSpace(f.device)), Quick: f.quick, Sustain: f.sustain}
+	if !changed("sustain") {
+		req.Sustain = bench.DefaultSustain(f.quick)
+	}
+	for _, g := range f.only {
+		if g = strings.ToLower(strings.TrimSpace(g)); g != "" {
+			req.Only = append(req.Only, g)
+		}
+	}
+	if changed("only") && len(req.Only) == 0 {
+		return req, usagef("--only is empty: want a comma-separated list of %s", strings.Join(bench.Groups, ", "))
+	}
+	for _, s := range f.dtypes {
+		dt, err := gpu.ParseDType(strings.ToLower(strings.TrimSpace(s)))
+		if err != nil {
+			return req, usagef("--dtypes: %v", err)
+		}
+		req.DTypes = append(req.DTypes, dt)
+	}
+	return req, asUsage(req.Validate())
+}
+
+// runBench opens the devices, measures, writes the report and the table.
+func runBench(ctx context.Context, e *env, req bench.Request, out string, format render.Format) error {
+	hostDesc := readHost()
+	var devs []gpu.Device
+	if req.Device == bench.DeviceCPU {
+		devs = []gpu.Device{host.New(host.Config{Name: hostDesc.CPUModel, MemoryBytes: int64(hostDesc.MemoryGiB * (1 << 30))})}
+	} else {
+		var err error
+		devs, err = openGPUs()
+		if err == nil && len(devs) == 0 {
+			err = errors.New("no NVIDIA GPU found")
+		}
+		if err != nil {
+			return fmt.Errorf("%v (bench --device cpu measures the host CPU instead)", err)
+		}
+	}
+	defer func() {
+		for _, d := range devs {
+			_ = d.Close()
+		}
+	}()
+	cat, err := catalog.Default()
+	if err != nil {
+		return err
+	}
+	rn := &bench.Runner{Catalog: cat, Tune: benchTune}
+	if progressTTY(e.stderr) {
+		rn.Progress = func(ev bench.Event) { progressLine(e.stderr, ev, req) }
+	}
+	doc, runErr := rn.Run(ctx, devs, req)
+	if doc == nil {
+		return runErr
+	}
+	doc.Host = hostDesc
+	if out != "" {
+		if err := writeReport(out, doc); err != nil {
+			return err
+		}
+	}
+	if runErr != nil {
+		return runErr
+	}
+	var werr error
+	if format == render.FormatJSON {
+		werr = render.JSON(e.stdout, doc)
+	} else {
+		werr = e.write(format, benchTable(doc, out), nil)
+	}
+	if werr != nil {
+		return werr
+	}
+	if fails := bench.Failures(doc); len(fails) > 0 {
+		var list []string
+		for _, m := range fails {
+			list = append(list, fmt.Sprintf("%s on %s: %s", m.Name, m.Device, m.Detail))
+		}
+		return fmt.Errorf("%d measurement(s) failed: %s", len(fails), strings.Join(list, "; "))
+	}
+	return nil
+}
+
+// readHost describes this machine from /proc.
+func readHost() benchreport.Host {
+	name, _ := os.Hostname()
+	open := func(path string) io.Reader {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return nil
+		}
+		return strings.NewReader(string(b))
+	}
+	return bench.ReadHost(name, open(procFiles.cpuinfo), open(procFiles.meminfo), runtime.NumCPU())
+}
+
+func writeReport(path string, doc *benchreport.Document) error {
+	var b strings.Builder
+	if err := doc.Encode(&b); err != nil {
+		return err
+	}
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		return fmt.Errorf("--out: %v", err)
+	}
+	return nil
+}
+
+// progressLine writes one line per finished measurement, and a line before
+// the long sustained run.
+func progressLine(w io.Writer, ev bench.Event, req bench.Request) {
+	switch {
+	case ev.Start && ev.Group == bench.GroupSustain:
+		fmt.Fprintf(w, "%-5s sustained GEMM for %s ...\n", ev.Device, req.Sustain)
+	case ev.M != nil:
+		fmt.Fprintf(w, "%-5s %-22s %s\n", ev.Device, ev.M.Name, resultText(*ev.M))
+	}
+}
+
+// resultText is a measurement's value, unit and efficiency, or its status.
+func resultText(m benchreport.Measurement) string {
+	if !m.OK() {
+		if m.Detail != "" {
+			return m.Status + ": " + m.Detail
+		}
+		return m.Status
+	}
+	s := formatFigure(*m.Value) + " " + m.Unit
+	if m.Efficiency != nil {
+		s += fmt.Sprintf(" (%.1f%% of datasheet)", 100**m.Efficiency)
+	}
+	return s
+}
+
+// formatFigure writes a measured number to four significant digits (whole
+// numbers from 1000 up), without trailing zeros: 769.1, 4239, 0.0236.
+func formatFigure(v float64) string {
+	if v == 0 || math.IsNaN(v) || math.IsInf(v, 0) {
+		return strconv.FormatFloat(v, 'f', -1, 64)
+	}
+	digits := 3 - int(math.Floor(math.Log10(math.Abs(v))))
+	if digits < 0 {
+		digits = 0
+	}
+	p := math.Pow(10, float64(digits))
+	return strconv.FormatFloat(math.Round(v*p)/p, 'f', -1, 64)
+}
+
+func optFigure(p *float64) string {
+	if p == nil {
+		return "-"
+	}
+	return formatFigure(*p)
+}
+
+func optPercent(p *float64) string {
+	if p == nil {
+		return "-"
+	}
+	return fmt.Sprintf("%.1f%%", 100**p)
+}
+
+// benchTable is the summary: one row per measurement per device.
+func benchTable(doc *benchreport.Document, out string) *render.Table {
+	t := &render.Table{Wrap: 100, Columns: []render.Column{
+		{Header: "DEVICE"}, {Header: "MEASUREMENT"}, {Header: "VALUE", Right: true}, {Header: "UNIT"}, {Header: "EFFICIENCY", Right: true},
+		{Header: "P50 µs", Right: true}, {Header: "P99 µs", Right: true}, {Header: "CV", Right: true}, {Header: "STATUS"},
+	}}
+	for _, m := range doc.Measurements {
+		t.Rows = append(t.Rows, []string{m.Device, m.Name, optFigure(m.Value), m.Unit, optPercent(m.Efficiency),
+			optFigure(m.P50US), optFigure(m.P99US), optFigure(m.CV), m.Status})
+		if !m.OK() && m.Detail != "" {
+			t.Notes = append(t.Notes, fmt.Sprintf("%s on %s: %s", m.Name, m.Device, m.Detail))
+		}
+	}
+	for _, g := range doc.GPUs {
+		spec := "not in the catalog: no efficiency"
+		if g.CanonicalGPU != nil {
+			spec = "efficiency against the " + *g.CanonicalGPU + " datasheet (gpuscout gpus " + *g.CanonicalGPU + ")"
+		}
+		t.Notes = append(t.Notes, fmt.Sprintf("%s: %s, %.1f GiB, driver %s; %s", benchreport.DeviceName(g.Index), g.Name, g.MemoryGiB, g.Driver, spec))
+	}
+	t.Notes = append(t.Notes, "Values in decimal units (TFLOP/s = 1e12 FLOP/s, GB/s = 1e9 B/s), medians of the samples; P50/P99 are the time of one operation.")
+	if out != "" {
+		t.Notes = append(t.Notes, "Report written to "+out+" (advise --bench and bench compare read it).")
+	}
+	return t
+}

@@ -1,0 +1,147 @@
+package cli
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+
+	"github.com/gpuscout/gpuscout/internal/benchreport"
+	"github.com/gpuscout/gpuscout/internal/render"
+)
+
+func newBenchCompareCmd(e *env) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "compare REPORT.json [REPORT.json ...]",
+		Short: "Compare bench reports side by side, with efficiency against the datasheet",
+		Long: `Compare reports written by 'gpuscout bench' side by side: one row per
+measurement and device, one column per report, each cell the measured value
+with its efficiency against the GPU's datasheet figure in brackets.`,
+		Example: "  gpuscout bench compare aws-p5e.json azure-nd-h200.json\n  gpuscout bench compare *.json -o json",
+		Args:    cobra.MinimumNArgs(1),
+	}
+	getFormat := outputFlag(cmd)
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		format, err := getFormat()
+		if err != nil {
+			return err
+		}
+		docs := make([]*benchreport.Document, len(args))
+		for i, path := range args {
+			if docs[i], err = readDocument(path); err != nil {
+				return err
+			}
+		}
+		c := compareReports(args, docs)
+		return e.write(format, c.table(), c)
+	}
+	return cmd
+}
+
+// readDocument reads a bench report; a missing file or another format is a
+// usage error naming the file.
+func readDocument(path string) (*benchreport.Document, error) {
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, usagef("%s: no such file", path)
+	}
+	if err != nil {
+		return nil, err
+	}
+	var probe map[string]json.RawMessage
+	if json.Unmarshal(b, &probe) == nil && probe["schema_version"] == nil {
+		return nil, usagef("%s: not a gpuscout bench report (no schema_version); compare reads the reports 'gpuscout bench' writes", path)
+	}
+	d, err := benchreport.DecodeDocument(bytes.NewReader(b))
+	if err != nil {
+		return nil, usagef("%s: %v", path, err)
+	}
+	return d, nil
+}
+
+// comparison is bench compare's result (its -o json form).
+type comparison struct {
+	Reports []comparedReport `json:"reports"`
+	Rows    []comparedRow    `json:"rows"`
+}
+
+type comparedReport struct {
+	File      string                 `json:"file"`
+	CreatedAt string                 `json:"created_at"`
+	Host      benchreport.Host       `json:"host"`
+	Cloud     *benchreport.Cloud     `json:"cloud"`
+	GPUs      []benchreport.GPUEntry `json:"gpus"`
+}
+
+type comparedRow struct {
+	Name   string          `json:"name"`
+	Device string          `json:"device"`
+	Unit   string          `json:"unit"`
+	Values []comparedValue `json:"values"` // one per report, in order
+}
+
+type comparedValue struct {
+	Value      *float64 `json:"value"`
+	Efficiency *float64 `json:"efficiency"`
+	Status     string   `json:"status"` // "" when the report has no such measurement
+}
+
+// compareReports lines the reports' measurements up by name and device, in
+// the order they first appear.
+func compareReports(files []string, docs []*benchreport.Document) *comparison {
+	c := &comparison{Reports: []comparedReport{}, Rows: []comparedRow{}}
+	index := map[[2]string]int{}
+	for i, d := range docs {
+		c.Reports = append(c.Reports, comparedReport{File: files[i], CreatedAt: d.CreatedAt.UTC().Format("2006-01-02T15:04:05Z"), Host: d.Host, Cloud: d.Cloud, GPUs: d.GPUs})
+		for _, m := range d.Measurements {
+			key := [2]string{m.Name, m.Device}
+			row, ok := index[key]
+			if !ok {
+				row = len(c.Rows)
+				index[key] = row
+				c.Rows = append(c.Rows, comparedRow{Name: m.Name, Device: m.Device, Unit: m.Unit, Values: make([]comparedValue, len(docs))})
+			}
+			c.Rows[row].Values[i] = comparedValue{Value: m.Value, Efficiency: m.Efficiency, Status: m.Status}
+		}
+	}
+	return c
+}
+
+func (c *comparison) table() *render.Table {
+	t := &render.Table{Wrap: 100, Columns: []render.Column{{Header: "MEASUREMENT"}, {Header: "DEVICE"}, {Header: "UNIT"}}}
+	for i, r := range c.Reports {
+		t.Columns = append(t.Columns, render.Column{Header: fmt.Sprintf("[%d] %s", i+1, filepath.Base(r.File)), Right: true})
+		what := "host CPU " + r.Host.CPUModel
+		if len(r.GPUs) > 0 {
+			what = fmt.Sprintf("%d× %s", len(r.GPUs), r.GPUs[0].Name)
+		}
+		where := r.Host.Hostname
+		if r.Cloud != nil {
+			where = fmt.Sprintf("%s %s %s", r.Cloud.Provider, r.Cloud.InstanceType, r.Cloud.Region)
+		}
+		t.Notes = append(t.Notes, fmt.Sprintf("[%d] %s: %s on %s, %s", i+1, r.File, what, where, r.CreatedAt))
+	}
+	for _, row := range c.Rows {
+		cells := []string{row.Name, row.Device, row.Unit}
+		for _, v := range row.Values {
+			switch {
+			case v.Status == "":
+				cells = append(cells, "-")
+			case v.Value == nil:
+				cells = append(cells, v.Status)
+			case v.Efficiency != nil:
+				cells = append(cells, fmt.Sprintf("%s (%.0f%%)", formatFigure(*v.Value), 100**v.Efficiency))
+			default:
+				cells = append(cells, formatFigure(*v.Value))
+			}
+		}
+		t.Rows = append(t.Rows, cells)
+	}
+	t.Notes = append(t.Notes, "In brackets: efficiency, the measured value over the GPU's datasheet figure. - = not in that report.")
+	return t
+}
