@@ -159,19 +159,36 @@ func look(ctx context.Context, url string, width int, navigate bool) (layout, []
 	if err := json.Unmarshal(raw, &l); err != nil {
 		return layout{}, nil, fmt.Errorf("reading the measurements: %w", err)
 	}
+	t0 := time.Now()
 	png, err := chromedp.Run(ctx, fullPNG)
+	fmt.Println("TIMING shot", time.Since(t0))
 	if err != nil {
 		return l, nil, fmt.Errorf("screenshot: %w", err)
 	}
 	return l, png, nil
 }
 
-// fullPNG takes a PNG of the whole page, encoded for speed rather than size
-// (a long report at 400 px is several thousand pixels tall).
+// maxShotHeight bounds a screenshot's height in CSS pixels: a long report is
+// 8,000 to 21,000 px tall at these widths, and a PNG of all of it costs
+// seconds under the race detector. The checks still cover the whole page.
+const maxShotHeight = 5000
+
+// fullPNG takes a PNG of the whole page, as wide as its content (an
+// overflowing page shows its overflow) and at most maxShotHeight tall,
+// encoded for speed rather than size.
 func fullPNG(ctx context.Context, t *chromedp.Target) ([]byte, error) {
+	m, err := cdp.Call(ctx, t, cdppage.GetLayoutMetrics, cdp.Empty{})
+	if err != nil {
+		return nil, err
+	}
+	clip := &cdppage.Viewport{Width: float64(widths[0]), Height: viewportHeight, Scale: 1}
+	if c := m.CSSContentSize; c != nil {
+		clip.Width, clip.Height = c.Width, min(c.Height, maxShotHeight)
+	}
 	yes := true
 	r, err := cdp.Call(ctx, t, cdppage.CaptureScreenshot, cdppage.CaptureScreenshotParams{
 		Format:                cdppage.CaptureScreenshotFormatPng,
+		Clip:                  clip,
 		CaptureBeyondViewport: &yes,
 		FromSurface:           &yes,
 		OptimizeForSpeed:      &yes,

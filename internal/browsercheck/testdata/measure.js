@@ -13,10 +13,7 @@
     if (c) n += '.' + c.trim().split(/\s+/).join('.');
     return n;
   };
-  const shown = (el) => {
-    const cs = getComputedStyle(el);
-    return cs.display !== 'none' && cs.visibility !== 'hidden' && cs.opacity !== '0';
-  };
+  const shown = (el) => el.checkVisibility({opacityProperty: true, visibilityProperty: true});
   // Inside an element that scrolls sideways (a table in a scroll wrapper).
   const inScroller = (el) => {
     for (let a = el.parentElement; a && a !== document.documentElement; a = a.parentElement) {
