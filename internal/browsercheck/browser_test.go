@@ -56,7 +56,7 @@ func TestMain(m *testing.M) {
 // chromiumPath finds Debian's chromium (or a Chromium by another name).
 func chromiumPath() (string, error) {
 	if p := os.Getenv("GPUSCOUT_CHROMIUM"); p != "" {
-		return p, nil
+		return exec.LookPath(p)
 	}
 	var err error
 	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
@@ -120,6 +120,9 @@ func needBrowser(t *testing.T) context.Context {
 	if browser.err != nil {
 		if browser.missing && os.Getenv(requireEnv) != "1" {
 			t.Skipf("browser checks skipped: %v (set %s=1 to make this a failure)", browser.err, requireEnv)
+		}
+		if browser.missing {
+			t.Fatalf("%v (%s=1: a missing browser is a failure)", browser.err, requireEnv)
 		}
 		t.Fatal(browser.err)
 	}
