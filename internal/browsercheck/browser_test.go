@@ -162,9 +162,7 @@ func look(ctx context.Context, url string, width int, navigate bool) (layout, []
 	if err := json.Unmarshal(raw, &l); err != nil {
 		return layout{}, nil, fmt.Errorf("reading the measurements: %w", err)
 	}
-	t0 := time.Now()
 	png, err := chromedp.Run(ctx, fullPNG)
-	fmt.Println("TIMING shot", time.Since(t0))
 	if err != nil {
 		return l, nil, fmt.Errorf("screenshot: %w", err)
 	}

@@ -56,12 +56,21 @@ func TestCheckJudgesMeasurements(t *testing.T) {
 			{element: element{Tag: "text", Text: "fine", Box: box{10, 50, 30, 12}}, Height: 12, Em: 10, Across: true},
 		}}},
 	}
+	// A halo: the same label drawn twice in one place is not a collision.
+	halo := svgText{element: element{Tag: "text", Text: "fine", Box: box{10.4, 50, 30, 12}}, Height: 12, Em: 10, Across: true}
+	l.SVGs[0].Texts = append(l.SVGs[0].Texts, halo)
 	if got := check(l, 1024, checkOptions{html: true}); len(got) != 0 {
 		t.Errorf("at 1024 px: got %q, want nothing (the readability floor is for %d px)", got, narrowest)
 	}
 	got := check(l, 400, checkOptions{html: true})
 	if len(got) != 1 || !strings.Contains(got[0], `8.0 px high at 400 px`) || !strings.Contains(got[0], `"small"`) {
 		t.Errorf("at 400 px: got %q, want one finding naming the 8 px text \"small\"", got)
+	}
+	// Another label in the halo's place is a collision.
+	l.SVGs[0].Texts[2].Text = "other"
+	got = check(l, 1024, checkOptions{html: true})
+	if len(got) != 1 || !strings.Contains(got[0], `texts overlap: <text> "fine"`) || !strings.Contains(got[0], `<text> "other"`) {
+		t.Errorf("two labels in one place: got %q, want one overlap naming both", got)
 	}
 }
 
