@@ -132,12 +132,13 @@ func TestPages(t *testing.T) {
 	for _, f := range old {
 		os.Remove(f)
 	}
+	var gallery shots
 	// The group returns when its parallel subtests have finished.
 	t.Run("page", func(t *testing.T) {
 		for _, p := range pages {
 			t.Run(p.name, func(t *testing.T) {
 				t.Parallel() // one tab each; the browser spreads them over its processes
-				lookAtPage(t, tab(t), p, arts)
+				lookAtPage(t, tab(t), p, arts, &gallery)
 			})
 		}
 	})
@@ -146,12 +147,15 @@ func TestPages(t *testing.T) {
 			t.Errorf("knownBadPages names %s, which no command wrote: remove it", name)
 		}
 	}
+	if err := gallery.write(filepath.Join(arts, "index.html")); err != nil {
+		t.Errorf("writing the screenshots' index: %v", err)
+	}
 	t.Logf("screenshots of %d pages at %v px: %s (%.1f s)", len(pages), widths, arts, time.Since(start).Seconds())
 }
 
 // lookAtPage loads the page at each width, saves a screenshot and reports
 // what the checks find: as failures, or as log lines for a known bad page.
-func lookAtPage(t *testing.T, ctx context.Context, p page, arts string) {
+func lookAtPage(t *testing.T, ctx context.Context, p page, arts string, gallery *shots) {
 	t.Helper()
 	why, known := knownBadPages[p.name]
 	clean := true
@@ -160,20 +164,21 @@ func lookAtPage(t *testing.T, ctx context.Context, p page, arts string) {
 		if err != nil {
 			t.Fatalf("%s at %d px: %v", p.name, w, err)
 		}
-		shot := filepath.Join(arts, fmt.Sprintf("%s-%d.png", p.name, w))
-		if err := os.WriteFile(shot, png, 0o644); err != nil {
+		shotPath := filepath.Join(arts, fmt.Sprintf("%s-%d.png", p.name, w))
+		if err := os.WriteFile(shotPath, png, 0o644); err != nil {
 			t.Fatal(err)
 		}
 		bad := check(l, w, checkOptions{html: p.html})
+		gallery.add(shot{page: p.name, width: w, file: filepath.Base(shotPath), findings: bad, known: why})
 		if len(bad) == 0 {
 			continue
 		}
 		clean = false
 		msg := report(p.name, w, bad)
 		if known {
-			t.Logf("known bad page (%s), not failing:\n%s\n(screenshot: %s)", why, msg, shot)
+			t.Logf("known bad page (%s), not failing:\n%s\n(screenshot: %s)", why, msg, shotPath)
 		} else {
-			t.Errorf("%s\n(screenshot: %s)", msg, shot)
+			t.Errorf("%s\n(screenshot: %s)", msg, shotPath)
 		}
 	}
 	if known && clean {
