@@ -26,6 +26,19 @@ if ! need gcc; then
     RACE=
   fi
 fi
+# The browser checks (internal/browsercheck) look at the report and charts in
+# Debian's headless chromium; once it is here they must run, not skip.
+if ! need chromium; then
+  if [ "$(id -u)" = 0 ] && need apt-get; then
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null || true
+  fi
+fi
+if need chromium; then
+  export GPUSCOUT_REQUIRE_BROWSER=1
+  echo "test.sh: browser checks on; screenshots go to ${GPUSCOUT_ARTEFACTS:-artefacts}/browser/" >&2
+else
+  echo "test.sh: chromium not found and not installable here (not root or no apt-get): the browser checks will skip" >&2
+fi
 if [ ! -d ../shared/data ] && [ -z "${GPUSCOUT_SHARED_DATA:-}" ]; then
   echo "test.sh: ../shared/data not found: tests that check prices against the source rows will skip" >&2
 fi
