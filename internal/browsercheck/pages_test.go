@@ -17,16 +17,10 @@ import (
 )
 
 // knownBadPages lists pages that fail the browser checks today, with why:
-// their findings are logged instead of failing the test. The advise report
-// is being rewritten (issue 10 part 2); empty this map when it lands.
-var knownBadPages = map[string]string{
-	"advise-a100.html": "today's report: no viewport meta; at 400 px the plan table (no scroll wrapper) " +
-		"and the two fixed 860 px charts overflow the page",
-	"advise-lora-deadline.html": "today's report: no viewport meta; at 400 px the plan table (no scroll wrapper) " +
-		"and the two fixed 860 px charts overflow the page",
-	"advise-md-cost-time.svg": "today's 860 px chart shrunk to 400 px: its text is 5-8 px high",
-	"advise-md-breakdown.svg": "today's 860 px chart shrunk to 400 px: its text is 6-8 px high",
-}
+// their findings are logged instead of failing the test, and a listed page
+// that passes fails it (so the list cannot hide a regression). Empty: every
+// page passes.
+var knownBadPages = map[string]string{}
 
 // commands produce the pictures through the CLI, as a user would, into the
 // test's folder ({dir} is replaced by it).
