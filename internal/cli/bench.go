@@ -274,8 +274,8 @@ func optPercent(p *float64) string {
 // benchTable is the summary: one row per measurement per device.
 func benchTable(doc *benchreport.Document, out string) *render.Table {
 	t := &render.Table{Wrap: 100, Columns: []render.Column{
-		{Header: "DEVICE"}, {Header: "MEASUREMENT"}, {Header: "VALUE", Right: true}, {Header: "UNIT"}, {Header: "EFFICIENCY", Right: true},
-		{Header: "P50 µs", Right: true}, {Header: "P99 µs", Right: true}, {Header: "CV", Right: true}, {Header: "STATUS"},
+		{Header: "DEVICE"}, {Header: "MEASUREMENT"}, {Header: "VALUE", Right: true, Mixed: true}, {Header: "UNIT"}, {Header: "EFFICIENCY", Right: true},
+		{Header: "P50 µs", Right: true, Mixed: true}, {Header: "P99 µs", Right: true, Mixed: true}, {Header: "CV", Right: true, Mixed: true}, {Header: "STATUS"},
 	}}
 	for _, m := range doc.Measurements {
 		t.Rows = append(t.Rows, []string{m.Device, m.Name, optFigure(m.Value), m.Unit, optPercent(m.Efficiency),
