@@ -82,17 +82,8 @@ func Cleanup() {
 	}
 }
 
-// Env makes dl search only dirs (as LD_LIBRARY_PATH), never the loader's
-// own names nor the system folders' real libraries first.
+// Env makes dl search only dirs: never the loader's own names nor the
+// system's folders, where a real library may be.
 func Env(dirs ...string) dl.Env {
-	path := strings.Join(dirs, ":")
-	return dl.Env{
-		Getenv: func(k string) string {
-			if k == "LD_LIBRARY_PATH" {
-				return path
-			}
-			return ""
-		},
-		NoLoaderNames: true,
-	}
+	return dl.Env{Dirs: append([]string{}, dirs...), NoLoaderNames: true}
 }
