@@ -60,7 +60,9 @@ func Build(t testing.TB, src, name string, flags ...string) string {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		r.err = err
 	} else {
-		args := append([]string{"-shared", "-fPIC", "-O1", "-Wall", "-o", filepath.Join(dir, name), abs}, flags...)
+		// -Bsymbolic: a build variant loaded beside another calls its own
+		// functions, not the first-loaded copy's.
+		args := append([]string{"-shared", "-fPIC", "-O1", "-Wall", "-Wl,-Bsymbolic", "-o", filepath.Join(dir, name), abs}, flags...)
 		args = append(args, "-lpthread")
 		if out, err := exec.Command(gcc, args...).CombinedOutput(); err != nil {
 			r.err = fmt.Errorf("gcc %s: %v\n%s", strings.Join(args, " "), err, out)
