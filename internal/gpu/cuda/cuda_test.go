@@ -520,3 +520,57 @@ func TestOptionsAndNames(t *testing.T) {
 		t.Errorf("CUBLAS_STATUS_NOT_SUPPORTED does not match gpu.ErrUnsupported: %v", err)
 	}
 }
+
+func TestPeerCopy(t *testing.T) {
+	f := newFakes(t, false, true)
+	f.set("gpus", 2)
+	// The fake NVML has one GPU unless told: match the CUDA fake, with NVLink.
+	nvlib, err := dl.OpenEnv(dl.NVML, f.env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var nvSet func(key string, v int64) int32
+	if _, err := nvlib.Bind([]dl.Symbol{dl.Sym(&nvSet, "fake_nvml_set")}); err != nil {
+		t.Fatal(err)
+	}
+	nvSet("gpus", 2)
+	nvSet("nvlink", 4)
+	t.Cleanup(func() { nvSet("reset", 0) })
+	devs := f.open(t, Options{})
+	a, b := devs[0], devs[1]
+	if l, err := a.LinkTo(b); err != nil || l.Type != "NVLink" {
+		t.Errorf("LinkTo = %+v, %v; want NVLink", l, err)
+	}
+	if b.Info().UUID != "GPU-00000000-0000-0000-0000-000000000001" || b.Info().BusID != "00000000:00:07.0" {
+		t.Errorf("GPU 1 not matched to its NVML twin: %+v", b.Info())
+	}
+	if ok, err := a.CanAccessPeer(b); err != nil || !ok {
+		t.Fatalf("CanAccessPeer = %v, %v", ok, err)
+	}
+	for range 2 { // the second time the driver says ALREADY_ENABLED: not an error
+		if err := a.EnablePeer(b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	src := []byte("peer-to-peer bytes, 32 of them!!")
+	pb, _ := b.Alloc(int64(len(src)))
+	pa, _ := a.Alloc(int64(len(src)))
+	if err := b.Upload(pb, src); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Time(func() error { return a.CopyFromPeer(pa, b, pb, int64(len(src))) }); err != nil {
+		t.Fatal(err)
+	}
+	got := make([]byte, len(src))
+	if err := a.Download(got, pa); err != nil {
+		t.Fatal(err)
+	}
+	if string(got) != string(src) {
+		t.Errorf("peer copy gave %q", got)
+	}
+	if err := a.CopyFromPeer(pa, b, pb, -1); err == nil {
+		t.Error("a negative size was accepted")
+	}
+	a.Free(pa)
+	b.Free(pb)
+}

@@ -39,6 +39,9 @@ type driverFuncs struct {
 	eventElapsed     func(ms *float32, start, end uintptr) int32
 	eventDestroy     func(e uintptr) int32
 	memGetInfo       func(free, total *uint64) int32
+	canAccessPeer    func(can *int32, dev, peer int32) int32
+	enablePeer       func(peerCtx uintptr, flags uint32) int32
+	memcpyPeer       func(dst uint64, dstCtx uintptr, src uint64, srcCtx uintptr, n uint64, s uintptr) int32
 }
 
 func (f *driverFuncs) table() []dl.Symbol {
@@ -73,6 +76,9 @@ func (f *driverFuncs) table() []dl.Symbol {
 		dl.Sym(&f.eventElapsed, "cuEventElapsedTime_v2", "cuEventElapsedTime"),
 		dl.Sym(&f.eventDestroy, "cuEventDestroy_v2", "cuEventDestroy"),
 		dl.OptSym(&f.memGetInfo, "cuMemGetInfo_v2"),
+		dl.OptSym(&f.canAccessPeer, "cuDeviceCanAccessPeer"),
+		dl.OptSym(&f.enablePeer, "cuCtxEnablePeerAccess"),
+		dl.OptSym(&f.memcpyPeer, "cuMemcpyPeerAsync"),
 	}
 }
 

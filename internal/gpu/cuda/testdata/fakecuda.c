@@ -110,16 +110,18 @@ static struct obj *getobj(unsigned long long h, int kind) {
 	if (o < objs || o >= objs + MAXOBJ || !o->alive || o->kind != kind || o->ctx != cur) return NULL;
 	return o;
 }
-/* fake_cuda_range_ok: [p, p+n) inside one allocation of the current context. */
-int fake_cuda_range_ok(unsigned long long p, size_t n, int kind) {
+/* range_in: [p, p+n) inside one allocation of context c. */
+static int range_in(unsigned long long p, size_t n, int kind, struct ctx *c) {
 	for (int i = 0; i < MAXOBJ; i++) {
 		struct obj *o = &objs[i];
-		if (o->alive && o->kind == kind && (kind == HOSTMEM || o->ctx == cur) &&
+		if (o->alive && o->kind == kind && (kind == HOSTMEM || o->ctx == c) &&
 		    p >= (uintptr_t)o->p && p + n <= (uintptr_t)o->p + o->n)
 			return 1;
 	}
 	return 0;
 }
+/* fake_cuda_range_ok: [p, p+n) inside one allocation of the current context. */
+int fake_cuda_range_ok(unsigned long long p, size_t n, int kind) { return range_in(p, n, kind, cur); }
 int fake_cuda_stream_ok(unsigned long long s) { return s == 0 || getobj(s, STREAM) != NULL; }
 int fake_cuda_ctx_current(void) { if (cur) record(cur->dev); return cur != NULL && cur->refs > 0; }
 #define NEED_STREAM(fn, s) do { if (!fake_cuda_stream_ok(s)) return fail(fn, "stream not of this context", INVALID_HANDLE); } while (0)
@@ -342,3 +344,34 @@ CUresult cuEventElapsedTime_v2(float *ms, unsigned long long a, unsigned long lo
 #endif
 CUresult cuEventElapsedTime(float *ms, unsigned long long a, unsigned long long b) { return elapsed("cuEventElapsedTime", ms, a, b); }
 CUresult cuEventDestroy_v2(unsigned long long e) { return destroy("cuEventDestroy_v2", e, EVENT); }
+
+/* Peer access: any two different GPUs may (as on an NVLink board). */
+static int peer_on[MAXDEV][MAXDEV];
+CUresult cuDeviceCanAccessPeer(int *can, int d, int peer) {
+	NEED_DEV("cuDeviceCanAccessPeer", d);
+	NEED_PTR("cuDeviceCanAccessPeer", can);
+	if (peer < 0 || peer >= ngpus) return fail("cuDeviceCanAccessPeer", "bad peer ordinal", INVALID_DEVICE);
+	*can = d != peer;
+	return OK;
+}
+CUresult cuCtxEnablePeerAccess(struct ctx *peer, unsigned int flags) {
+	NEED_CTX("cuCtxEnablePeerAccess");
+	if (flags != 0) return fail("cuCtxEnablePeerAccess", "flags must be 0", INVALID_VALUE);
+	if (peer < ctxs || peer >= ctxs + MAXDEV || peer->refs <= 0 || peer == cur)
+		return fail("cuCtxEnablePeerAccess", "not another retained context", INVALID_CONTEXT);
+	if (peer_on[cur->dev][peer->dev]) return 704; /* CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED */
+	peer_on[cur->dev][peer->dev] = 1;
+	return OK;
+}
+int fake_cuda_peer_on(int d, int peer) { return peer_on[d][peer]; }
+CUresult cuMemcpyPeerAsync(CUdeviceptr dst, struct ctx *dctx, CUdeviceptr src, struct ctx *sctx, size_t n, unsigned long long s) {
+	const char *fn = "cuMemcpyPeerAsync";
+	NEED_CTX(fn);
+	NEED_STREAM(fn, s);
+	if (dctx < ctxs || dctx >= ctxs + MAXDEV || sctx < ctxs || sctx >= ctxs + MAXDEV)
+		return fail(fn, "not contexts", INVALID_CONTEXT);
+	if (!range_in(dst, n, DEVMEM, dctx) || !range_in(src, n, DEVMEM, sctx))
+		return fail(fn, "range outside an allocation of its context", INVALID_VALUE);
+	memmove((void *)(uintptr_t)dst, (void *)(uintptr_t)src, n);
+	return OK;
+}
