@@ -74,6 +74,7 @@ func Open(opts Options) ([]gpu.Device, error) {
 	if opts.Env != nil {
 		env = *opts.Env
 	}
+	opts.Env = &env
 	drv, err := loadDriver(env)
 	if err != nil {
 		return nil, err
@@ -153,7 +154,8 @@ func chooseDevices(want []int, count int) ([]int, error) {
 // openDevice reads the driver's facts about one GPU and sets up its thread.
 func openDevice(drv *driver, bl *blas, blErr error, ord int32, opts Options) (*Device, error) {
 	d := &Device{ord: ord, drv: drv, blas: bl, blasErr: blErr, host: map[unsafe.Pointer]int64{}}
-	d.w = newWorker(int(ord), opts.CallTimeout, opts.Exit)
+	d.w = newWorker(fmt.Sprintf("GPU %d", ord), opts.CallTimeout, opts.Exit)
+	d.timeout, d.exit, d.env = opts.CallTimeout, opts.Exit, *opts.Env
 	d.info = gpu.Info{Index: int(ord), Runtime: drv.version, NUMANode: -1,
 		Libraries: map[string]string{"cuda": drv.lib.Path}}
 	if bl != nil {

@@ -574,3 +574,88 @@ func TestPeerCopy(t *testing.T) {
 	a.Free(pa)
 	b.Free(pb)
 }
+
+func TestNCCLAllReduce(t *testing.T) {
+	f := newFakes(t, false, false)
+	ncclDir := dltest.Build(t, "testdata/fakenccl.c", "libnccl.so.2")
+	f.env.Dirs = append(f.env.Dirs, ncclDir)
+	f.set("gpus", 2)
+	devs := f.open(t, Options{NoNVML: true})
+	lib, err := dl.OpenEnv(dl.NCCL, f.env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var bad func(buf *byte, n int32) int32
+	var live func() int32
+	if _, err := lib.Bind([]dl.Symbol{dl.Sym(&bad, "fake_nccl_bad"), dl.Sym(&live, "fake_nccl_live")}); err != nil {
+		t.Fatal(err)
+	}
+	c, err := OpenComm(devs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Version() != "2.27.3" {
+		t.Errorf("Version = %q, want 2.27.3", c.Version())
+	}
+	const count = 1024
+	var bufs []gpu.Ptr
+	for i, d := range devs {
+		p, err := d.Alloc(count * 4)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := d.Fill32(p, math.Float32bits(float32(i+1)), count); err != nil {
+			t.Fatal(err)
+		}
+		bufs = append(bufs, p)
+	}
+	if _, err := c.AllReduce(gpu.FP32, bufs, bufs, count, 1); err != nil {
+		t.Fatal(err)
+	}
+	for i, d := range devs {
+		out := make([]byte, count*4)
+		if err := d.Download(out, bufs[i]); err != nil {
+			t.Fatal(err)
+		}
+		if got := math.Float32frombits(binary.LittleEndian.Uint32(out[4*(count-1):])); got != 3 {
+			t.Errorf("GPU %d: after the all-reduce of 1 and 2: %v, want 3", i, got)
+		}
+	}
+	if _, err := c.AllReduce(gpu.FP8, bufs, bufs, count, 1); !errors.Is(err, gpu.ErrUnsupported) {
+		t.Errorf("fp8 all-reduce: err = %v", err)
+	}
+	if _, err := c.AllReduce(gpu.FP32, bufs[:1], bufs, count, 1); err == nil {
+		t.Error("one buffer for two GPUs was accepted")
+	}
+	if err := c.Close(); err != nil {
+		t.Error(err)
+	}
+	if n := live(); n != 0 {
+		t.Errorf("%d communicators alive after Close", n)
+	}
+	buf := make([]byte, 256)
+	if n := bad(&buf[0], int32(len(buf))); n != 0 {
+		t.Errorf("the fake NCCL saw %d bad calls; last: %s", n, cString(buf))
+	}
+	for _, d := range devs {
+		d.Free(bufs[d.ord])
+	}
+}
+
+func TestBusBandwidth(t *testing.T) {
+	tests := []struct {
+		bytes int64
+		n     int
+		t     time.Duration
+		want  float64
+	}{
+		{1 << 30, 8, time.Second, float64(1<<30) * 2 * 7 / 8}, // nccl-tests: busbw = algbw × 2(n−1)/n
+		{1e9, 2, 100 * time.Millisecond, 1e10},
+		{1e9, 1, time.Second, 0},
+	}
+	for _, tt := range tests {
+		if got := BusBandwidth(tt.bytes, tt.n, tt.t); math.Abs(got-tt.want) > 1e-6*tt.want {
+			t.Errorf("BusBandwidth(%d, %d, %s) = %v, want %v", tt.bytes, tt.n, tt.t, got, tt.want)
+		}
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"unsafe"
 
 	"github.com/gpuscout/gpuscout/internal/gpu"
+	"github.com/gpuscout/gpuscout/internal/gpu/dl"
 	"github.com/gpuscout/gpuscout/internal/gpu/nvml"
 )
 
@@ -24,6 +25,11 @@ type Device struct {
 	info    gpu.Info
 	nv      *nvml.Device
 	release func() // drops this device's hold on shared NVML
+
+	// What Open was given, for what opens later (NCCL).
+	timeout time.Duration
+	exit    func(string)
+	env     dl.Env
 
 	// Owned by the worker's thread.
 	ctx, stream, start, end, handle uintptr

@@ -17,7 +17,7 @@ import (
 // returned after the deadline cannot be interrupted, so the watchdog reports
 // which call hung and ends the process through exit.
 type worker struct {
-	dev      int
+	label    string // "GPU 0", for messages
 	deadline time.Duration
 	exit     func(msg string)
 
@@ -31,8 +31,8 @@ type worker struct {
 	stopped   atomic.Bool
 }
 
-func newWorker(dev int, deadline time.Duration, exit func(string)) *worker {
-	w := &worker{dev: dev, deadline: deadline, exit: exit, req: make(chan func()),
+func newWorker(label string, deadline time.Duration, exit func(string)) *worker {
+	w := &worker{label: label, deadline: deadline, exit: exit, req: make(chan func()),
 		done: make(chan struct{}), quit: make(chan struct{})}
 	go w.loop()
 	go w.watch()
@@ -58,7 +58,7 @@ func (w *worker) do(name string, f func()) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.stopped.Load() {
-		return fmt.Errorf("GPU %d: %s after Close", w.dev, name)
+		return fmt.Errorf("%s: %s after Close", w.label, name)
 	}
 	w.busyName.Store(&name)
 	w.busySince.Store(time.Now().UnixNano())
@@ -88,9 +88,9 @@ func (w *worker) watch() {
 			if p := w.busyName.Load(); p != nil {
 				name = *p
 			}
-			w.exit(fmt.Sprintf("gpuscout: GPU %d: %s has not returned after %s: the GPU driver is hung, and a hung "+
+			w.exit(fmt.Sprintf("gpuscout: %s: %s has not returned after %s: the GPU driver is hung, and a hung "+
 				"driver call cannot be interrupted, so gpuscout stops here (check nvidia-smi and the kernel log)",
-				w.dev, name, w.deadline))
+				w.label, name, w.deadline))
 		}
 	}
 }

@@ -375,3 +375,11 @@ CUresult cuMemcpyPeerAsync(CUdeviceptr dst, struct ctx *dctx, CUdeviceptr src, s
 	memmove((void *)(uintptr_t)dst, (void *)(uintptr_t)src, n);
 	return OK;
 }
+
+/* For the fake NCCL: ranges and streams of a given device's context. */
+int fake_cuda_ngpus(void) { return ngpus; }
+int fake_cuda_range_dev(unsigned long long p, size_t n, int dev) { return dev >= 0 && dev < MAXDEV && range_in(p, n, DEVMEM, &ctxs[dev]); }
+int fake_cuda_stream_dev(unsigned long long s, int dev) {
+	struct obj *o = (struct obj *)(uintptr_t)s;
+	return o >= objs && o < objs + MAXOBJ && o->alive && o->kind == STREAM && o->ctx == &ctxs[dev];
+}
