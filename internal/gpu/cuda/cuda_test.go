@@ -402,6 +402,58 @@ func TestOneThreadPerDevice(t *testing.T) {
 	}
 }
 
+func TestTimeRegionRunsOnTheDeviceThread(t *testing.T) {
+	f := newFakes(t, true, false)
+	f.set("gpus", 2)
+	devs := f.open(t, Options{NoNVML: true})
+	d, other := devs[0], devs[1]
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() { // another goroutine using d meanwhile waits its turn
+		defer wg.Done()
+		for range 20 {
+			p, err := d.Alloc(64)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			d.Free(p)
+		}
+	}()
+	for range 20 {
+		_, err := d.Time(func() error {
+			p, err := d.Alloc(4096) // inside the region: runs at once on d's thread
+			if err != nil {
+				return err
+			}
+			if err := d.Fill32(p, 7, 1024); err != nil {
+				return err
+			}
+			q, err := other.Alloc(64) // another GPU's thread, from d's
+			if err != nil {
+				return err
+			}
+			if err := other.Free(q); err != nil {
+				return err
+			}
+			return d.Free(p)
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	wg.Wait()
+	var tid [2]int32
+	for i := range 2 {
+		if n := f.tids(int32(i), &tid[i]); n != 1 {
+			t.Errorf("GPU %d: calls came from %d threads, want 1", i, n)
+		}
+	}
+	if tid[0] == tid[1] {
+		t.Error("both GPUs used one thread")
+	}
+}
+
 func TestWatchdogNamesTheHungCall(t *testing.T) {
 	f := newFakes(t, false, false)
 	msgs := make(chan string, 4)
@@ -413,7 +465,7 @@ func TestWatchdogNamesTheHungCall(t *testing.T) {
 	f.set("hang_ms", 0)
 	select {
 	case m := <-msgs:
-		for _, want := range []string{"GPU 0", "cuEventRecord+cuEventSynchronize+cuEventElapsedTime", "40ms", "hung"} {
+		for _, want := range []string{"GPU 0: cuEventSynchronize has not returned after 40ms", "hung"} {
 			if !strings.Contains(m, want) {
 				t.Errorf("watchdog message %q lacks %q", m, want)
 			}

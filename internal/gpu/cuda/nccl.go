@@ -147,6 +147,7 @@ func (c *Comm) AllReduce(dt gpu.DType, send, recv []gpu.Ptr, count int64, iters 
 	fn := "ncclGroupStart"
 	err := c.w.do("ncclAllReduce (grouped)", func() {
 		for range iters {
+			c.w.mark("ncclGroupStart/ncclAllReduce/ncclGroupEnd")
 			if rc = c.f.groupStart(); rc != 0 {
 				return
 			}
