@@ -58,8 +58,11 @@ func defaultExit(msg string) {
 }
 
 // Open loads the driver (and cuBLAS and NVML where present), opens the
-// chosen GPUs and returns them as gpu.Devices (*Device). With no GPU it
-// returns an error for which NoGPU is true.
+// chosen GPUs and returns them as gpu.Devices (*Device: type-assert for peer
+// copies, NCCL and the memory bus width). With no GPU it returns an error
+// for which NoGPU is true. Without cuBLAS the devices open and Gemm says
+// what is missing. Info.Libraries holds the files that loaded ("cuda",
+// "cublas", "nvml") and "cublas_version".
 func Open(opts Options) ([]gpu.Device, error) {
 	if opts.CallTimeout < 0 || opts.CallTimeout > MaxCallTimeout {
 		return nil, fmt.Errorf("call timeout %s is not in 0..%s", opts.CallTimeout, MaxCallTimeout)
