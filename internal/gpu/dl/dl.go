@@ -46,6 +46,8 @@ type OpenError struct {
 	Tried []Attempt
 }
 
+// Error lists the candidates that failed to load and why, and how many
+// were not present.
 func (e *OpenError) Error() string {
 	var failed []string
 	absent := 0
