@@ -78,12 +78,13 @@ func Open(opts Options) ([]gpu.Device, error) {
 		env = *opts.Env
 	}
 	opts.Env = &env
-	drv, err := loadDriver(env)
+	drv, err := loadDriver(env, opts.CallTimeout, opts.Exit)
 	if err != nil {
 		return nil, err
 	}
-	var count int32
-	if err := cuErr(-1, "cuDeviceGetCount", drv.f.deviceGetCount(&count)); err != nil {
+	var count, rc int32
+	guarded("CUDA", "cuDeviceGetCount", opts.CallTimeout, opts.Exit, func() { rc = drv.f.deviceGetCount(&count) })
+	if err := cuErr(-1, "cuDeviceGetCount", rc); err != nil {
 		return nil, err
 	}
 	if count == 0 {
@@ -97,9 +98,11 @@ func Open(opts Options) ([]gpu.Device, error) {
 	var nv *nvml.NVML
 	var nvRefs sync.WaitGroup
 	if !opts.NoNVML {
-		if n, err := nvml.OpenEnv(env); err == nil {
-			nv = n
-		}
+		guarded("NVML", "nvmlInit_v2", opts.CallTimeout, opts.Exit, func() {
+			if n, err := nvml.OpenEnv(env); err == nil {
+				nv = n
+			}
+		})
 	}
 	var devs []gpu.Device
 	var opened []*Device
@@ -115,10 +118,12 @@ func Open(opts Options) ([]gpu.Device, error) {
 			return nil, err
 		}
 		if nv != nil {
-			if nd, err := nv.FindDevice(d.info.UUID, d.info.BusID); err == nil {
-				d.nv = nd
-				nd.FillInfo(&d.info)
-			}
+			guarded(fmt.Sprintf("GPU %d", o), "NVML queries", opts.CallTimeout, opts.Exit, func() {
+				if nd, err := nv.FindDevice(d.info.UUID, d.info.BusID); err == nil {
+					d.nv = nd
+					nd.FillInfo(&d.info)
+				}
+			})
 			nvRefs.Add(1)
 			d.release = sync.OnceFunc(nvRefs.Done)
 		}

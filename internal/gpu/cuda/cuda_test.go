@@ -478,6 +478,28 @@ func TestWatchdogNamesTheHungCall(t *testing.T) {
 	}
 }
 
+func TestWatchdogGuardsCuInit(t *testing.T) {
+	f := newFakes(t, false, false)
+	msgs := make(chan string, 4)
+	f.set("init_ms", 300)
+	devs, err := Open(Options{Env: &f.env, NoNVML: true, CallTimeout: 40 * time.Millisecond, Exit: func(m string) { msgs <- m }})
+	f.set("init_ms", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range devs {
+		d.Close()
+	}
+	select {
+	case m := <-msgs:
+		if !strings.Contains(m, "CUDA: cuInit has not returned after 40ms") {
+			t.Errorf("watchdog message %q", m)
+		}
+	default:
+		t.Fatal("the watchdog did not fire for a 300 ms cuInit with a 40 ms deadline")
+	}
+}
+
 func TestCloseReleasesEverything(t *testing.T) {
 	f := newFakes(t, true, false)
 	before := [5]int32{}

@@ -112,9 +112,7 @@ func (w *worker) watch() {
 			if p := w.busyName.Load(); p != nil {
 				name = *p
 			}
-			w.exit(fmt.Sprintf("gpuscout: %s: %s has not returned after %s: the GPU driver is hung, and a hung "+
-				"driver call cannot be interrupted, so gpuscout stops here (check nvidia-smi and the kernel log)",
-				w.label, name, w.deadline))
+			w.exit(hungMessage(w.label, name, w.deadline))
 		}
 	}
 }
@@ -127,4 +125,19 @@ func (w *worker) stop() {
 		return
 	}
 	close(w.quit)
+}
+
+func hungMessage(label, name string, deadline time.Duration) string {
+	return fmt.Sprintf("gpuscout: %s: %s has not returned after %s: the GPU driver is hung, and a hung "+
+		"driver call cannot be interrupted, so gpuscout stops here (check nvidia-smi and the kernel log)",
+		label, name, deadline)
+}
+
+// guarded runs f, which makes the driver call name, on the calling
+// goroutine under a deadline of its own: for the calls made before a
+// device's thread exists (cuInit, NVML's initialisation).
+func guarded(label, name string, deadline time.Duration, exit func(string), f func()) {
+	t := time.AfterFunc(deadline, func() { exit(hungMessage(label, name, deadline)) })
+	defer t.Stop()
+	f()
 }
