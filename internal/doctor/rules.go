@@ -21,9 +21,7 @@ func Rules(f Facts) []Check {
 			cs = append(cs, migCheck(f.SMI.GPUs), virtualizationCheck(f.SMI.GPUs), eccCheck(f.SMI.GPUs), persistenceCheck(f.SMI.GPUs))
 		}
 	}
-	for _, l := range f.Libraries {
-		cs = append(cs, libraryCheck(f, l))
-	}
+	cs = append(cs, libraryChecks(f)...)
 	cs = append(cs, pythonCheck(f))
 	if c, ok := pyEnvCheck(f); ok {
 		cs = append(cs, c)
@@ -268,6 +266,27 @@ var libraryFix = map[string]string{
 	"cublas":  "bench's matrix products need cuBLAS: install the CUDA toolkit's cuBLAS (Ubuntu: libcublas-<version> from NVIDIA's repository), or a CUDA build of PyTorch, whose wheels bring it",
 	"cudnn":   "only PyTorch workloads need cuDNN: a CUDA build of PyTorch brings it (pip wheel nvidia-cudnn-cu12); or install cuDNN from NVIDIA's repository",
 	"nccl":    "bench's all-reduce needs NCCL (libnccl.so.2): a CUDA build of PyTorch brings it (pip wheel nvidia-nccl-cu12), or install libnccl2 from NVIDIA's repository",
+}
+
+// libraryChecks reports each library; on a machine without a GPU where none
+// is present, one line says so instead of five.
+func libraryChecks(f Facts) []Check {
+	var names []string
+	for _, l := range f.Libraries {
+		if l.Found() || len(l.Stubs) > 0 || f.hasGPU() {
+			var cs []Check
+			for _, l := range f.Libraries {
+				cs = append(cs, libraryCheck(f, l))
+			}
+			return cs
+		}
+		names = append(names, l.Name)
+	}
+	if len(names) == 0 {
+		return nil
+	}
+	return []Check{checkf("cuda-libraries", StatusMissing, "only needed on a GPU node",
+		"no CUDA libraries found (%s)", strings.Join(names, ", "))}
 }
 
 func libraryCheck(f Facts, l Library) Check {
@@ -528,7 +547,10 @@ func torchGPUsCheck(f Facts) (Check, bool) {
 		}
 		return checkf(name, StatusOK, "", "%s", d), true
 	}
-	d := fmt.Sprintf("PyTorch sees all %s", plural(n, "GPU", "GPUs"))
+	d := fmt.Sprintf("PyTorch sees all %d GPUs", n)
+	if n == 1 {
+		d = "PyTorch sees the GPU"
+	}
 	if len(t.Devices) > 0 {
 		d += ": " + strings.Join(uniq(t.Devices), ", ")
 	}
