@@ -18,7 +18,7 @@ type want struct {
 func TestRules(t *testing.T) {
 	tests := []struct {
 		name     string
-		env      func(t *testing.T) *fakeEnv
+		env      func(t *testing.T) *Fake
 		want     map[string]want
 		failed   bool
 		notNames []string
@@ -62,9 +62,9 @@ func TestRules(t *testing.T) {
 		},
 		{
 			name: "no python3 at all",
-			env: func(t *testing.T) *fakeEnv {
+			env: func(t *testing.T) *Fake {
 				f := cpuEnv(t)
-				delete(f.path, "python3")
+				delete(f.Path, "python3")
 				return f
 			},
 			want: map[string]want{
@@ -75,9 +75,9 @@ func TestRules(t *testing.T) {
 		},
 		{
 			name: "nvidia-smi missing, /dev/nvidia0 and libcuda present",
-			env: func(t *testing.T) *fakeEnv {
+			env: func(t *testing.T) *Fake {
 				f := h200Env(t)
-				delete(f.path, "nvidia-smi")
+				delete(f.Path, "nvidia-smi")
 				return f
 			},
 			want: map[string]want{
@@ -88,9 +88,9 @@ func TestRules(t *testing.T) {
 		},
 		{
 			name: "nvidia-smi and libcuda missing, /dev/nvidia0 present",
-			env: func(t *testing.T) *fakeEnv {
+			env: func(t *testing.T) *Fake {
 				f := h200Env(t)
-				delete(f.path, "nvidia-smi")
+				delete(f.Path, "nvidia-smi")
 				f.remove("/usr/local/nvidia/lib64/libcuda")
 				return f
 			},
@@ -102,10 +102,10 @@ func TestRules(t *testing.T) {
 		},
 		{
 			name: "libcuda only as a toolkit stub",
-			env: func(t *testing.T) *fakeEnv {
+			env: func(t *testing.T) *Fake {
 				f := h200Env(t)
 				f.remove("/usr/local/nvidia/lib64/libcuda")
-				f.files = append(f.files, "/usr/local/cuda-13.0/targets/x86_64-linux/lib/stubs/libcuda.so")
+				f.Files = append(f.Files, "/usr/local/cuda-13.0/targets/x86_64-linux/lib/stubs/libcuda.so")
 				return f
 			},
 			failed: true,
@@ -115,9 +115,9 @@ func TestRules(t *testing.T) {
 		},
 		{
 			name: "cuBLAS only as a stub",
-			env: func(t *testing.T) *fakeEnv {
+			env: func(t *testing.T) *Fake {
 				f := h200Env(t)
-				f.files = []string{"/dev/nvidia0", "/usr/local/nvidia/lib64/libcuda.so.580.159.04", "/usr/local/cuda-13.0/targets/x86_64-linux/lib/stubs/libcublas.so"}
+				f.Files = []string{"/dev/nvidia0", "/usr/local/nvidia/lib64/libcuda.so.580.159.04", "/usr/local/cuda-13.0/targets/x86_64-linux/lib/stubs/libcublas.so"}
 				return f
 			},
 			want: map[string]want{
@@ -127,9 +127,9 @@ func TestRules(t *testing.T) {
 		},
 		{
 			name: "nvidia-smi cannot reach the driver on a GPU node",
-			env: func(t *testing.T) *fakeEnv {
+			env: func(t *testing.T) *Fake {
 				f := h200Env(t)
-				f.out["nvidia-smi"] = fakeOut{stdout: "NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver. Make sure that the latest NVIDIA driver is installed and running.\n", err: errors.New("exit status 9")}
+				f.Outputs["nvidia-smi"] = FakeOutput{Stdout: "NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver. Make sure that the latest NVIDIA driver is installed and running.\n", Err: errors.New("exit status 9")}
 				return f
 			},
 			failed: true,
@@ -139,10 +139,10 @@ func TestRules(t *testing.T) {
 		},
 		{
 			name: "nvidia-smi fails on a machine without GPU devices",
-			env: func(t *testing.T) *fakeEnv {
+			env: func(t *testing.T) *Fake {
 				f := cpuEnv(t)
-				f.path["nvidia-smi"] = "/usr/bin/nvidia-smi"
-				f.out["nvidia-smi"] = fakeOut{stdout: "NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver.", err: errors.New("exit status 9")}
+				f.Path["nvidia-smi"] = "/usr/bin/nvidia-smi"
+				f.Outputs["nvidia-smi"] = FakeOutput{Stdout: "NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver.", Err: errors.New("exit status 9")}
 				return f
 			},
 			want: map[string]want{
@@ -151,9 +151,9 @@ func TestRules(t *testing.T) {
 		},
 		{
 			name: "driver/library version mismatch",
-			env: func(t *testing.T) *fakeEnv {
+			env: func(t *testing.T) *Fake {
 				f := h200Env(t)
-				f.out["nvidia-smi"] = fakeOut{stdout: "Failed to initialize NVML: Driver/library version mismatch\nNVML library version: 580.159\n", err: errors.New("exit status 18")}
+				f.Outputs["nvidia-smi"] = FakeOutput{Stdout: "Failed to initialize NVML: Driver/library version mismatch\nNVML library version: 580.159\n", Err: errors.New("exit status 18")}
 				return f
 			},
 			failed: true,
@@ -161,9 +161,9 @@ func TestRules(t *testing.T) {
 		},
 		{
 			name: "nvidia-smi hangs",
-			env: func(t *testing.T) *fakeEnv {
+			env: func(t *testing.T) *Fake {
 				f := h200Env(t)
-				f.out["nvidia-smi"] = fakeOut{err: errors.New("nvidia-smi did not finish within 20s: " + ErrTimeout.Error())}
+				f.Outputs["nvidia-smi"] = FakeOutput{Err: errors.New("nvidia-smi did not finish within 20s: " + ErrTimeout.Error())}
 				return f
 			},
 			failed: true,
@@ -171,9 +171,9 @@ func TestRules(t *testing.T) {
 		},
 		{
 			name: "unreadable nvidia-smi XML",
-			env: func(t *testing.T) *fakeEnv {
+			env: func(t *testing.T) *Fake {
 				f := h200Env(t)
-				f.out["nvidia-smi"] = fakeOut{stdout: "<nvidia_smi_log><gpu>"}
+				f.Outputs["nvidia-smi"] = FakeOutput{Stdout: "<nvidia_smi_log><gpu>"}
 				return f
 			},
 			failed: true,
@@ -181,7 +181,7 @@ func TestRules(t *testing.T) {
 		},
 		{
 			name: "MIG enabled",
-			env: func(t *testing.T) *fakeEnv {
+			env: func(t *testing.T) *Fake {
 				f := h200Env(t)
 				editSMI(f, "<current_mig>Disabled</current_mig>", "<current_mig>Enabled</current_mig>", "<pending_mig>Disabled</pending_mig>", "<pending_mig>Enabled</pending_mig>")
 				editProbe(f, `"device_count": 1`, `"device_count": 2`)
@@ -194,7 +194,7 @@ func TestRules(t *testing.T) {
 		},
 		{
 			name: "MIG change pending",
-			env: func(t *testing.T) *fakeEnv {
+			env: func(t *testing.T) *Fake {
 				f := h200Env(t)
 				editSMI(f, "<pending_mig>Disabled</pending_mig>", "<pending_mig>Enabled</pending_mig>")
 				return f
@@ -203,7 +203,7 @@ func TestRules(t *testing.T) {
 		},
 		{
 			name: "vGPU guest",
-			env: func(t *testing.T) *fakeEnv {
+			env: func(t *testing.T) *Fake {
 				f := h200Env(t)
 				editSMI(f, "<virtualization_mode>Pass-Through</virtualization_mode>", "<virtualization_mode>VGPU</virtualization_mode>")
 				return f
@@ -212,7 +212,7 @@ func TestRules(t *testing.T) {
 		},
 		{
 			name: "bare metal",
-			env: func(t *testing.T) *fakeEnv {
+			env: func(t *testing.T) *Fake {
 				f := h200Env(t)
 				editSMI(f, "<virtualization_mode>Pass-Through</virtualization_mode>", "<virtualization_mode>None</virtualization_mode>")
 				return f
@@ -221,7 +221,7 @@ func TestRules(t *testing.T) {
 		},
 		{
 			name: "ECC off on a datacenter GPU",
-			env: func(t *testing.T) *fakeEnv {
+			env: func(t *testing.T) *Fake {
 				f := h200Env(t)
 				editSMI(f, "<current_ecc>Enabled</current_ecc>", "<current_ecc>Disabled</current_ecc>", "<pending_ecc>Enabled</pending_ecc>", "<pending_ecc>Disabled</pending_ecc>")
 				return f
@@ -230,7 +230,7 @@ func TestRules(t *testing.T) {
 		},
 		{
 			name: "ECC off on a GeForce card is its default",
-			env: func(t *testing.T) *fakeEnv {
+			env: func(t *testing.T) *Fake {
 				f := h200Env(t)
 				editSMI(f, "<current_ecc>Enabled</current_ecc>", "<current_ecc>Disabled</current_ecc>", "<pending_ecc>Enabled</pending_ecc>", "<pending_ecc>Disabled</pending_ecc>",
 					"<product_brand>NVIDIA</product_brand>", "<product_brand>GeForce</product_brand>")
@@ -240,7 +240,7 @@ func TestRules(t *testing.T) {
 		},
 		{
 			name: "persistence mode off",
-			env: func(t *testing.T) *fakeEnv {
+			env: func(t *testing.T) *Fake {
 				f := h200Env(t)
 				editSMI(f, "<persistence_mode>Enabled</persistence_mode>", "<persistence_mode>Disabled</persistence_mode>")
 				return f
@@ -249,7 +249,7 @@ func TestRules(t *testing.T) {
 		},
 		{
 			name: "PCIe link at half width",
-			env: func(t *testing.T) *fakeEnv {
+			env: func(t *testing.T) *Fake {
 				f := h200Env(t)
 				editSMI(f, "<current_link_width>16x</current_link_width>", "<current_link_width>8x</current_link_width>")
 				return f
@@ -258,9 +258,9 @@ func TestRules(t *testing.T) {
 		},
 		{
 			name: "CPU-only PyTorch on a GPU node",
-			env: func(t *testing.T) *fakeEnv {
+			env: func(t *testing.T) *Fake {
 				f := h200Env(t)
-				f.out["python3"] = fakeOut{stdout: mustRead(t, "testdata/probe-cpu-only.json")}
+				f.Outputs["python3"] = FakeOutput{Stdout: mustRead(t, "testdata/probe-cpu-only.json")}
 				return f
 			},
 			failed: true,
@@ -272,7 +272,7 @@ func TestRules(t *testing.T) {
 		},
 		{
 			name: "driver too old for the PyTorch build (CUDA 13.0 on driver 575)",
-			env: func(t *testing.T) *fakeEnv {
+			env: func(t *testing.T) *Fake {
 				f := h200Env(t)
 				editSMI(f, "<driver_version>580.159.04</driver_version>", "<driver_version>575.57.08</driver_version>", "<cuda_version>13.0</cuda_version>", "<cuda_version>12.9</cuda_version>")
 				editProbe(f, `"cuda_available": true`, `"cuda_available": false`, `"device_count": 1`, `"device_count": 0`,
@@ -287,10 +287,10 @@ func TestRules(t *testing.T) {
 		},
 		{
 			name: "PyTorch 1.13 for CUDA 11.7 on a CUDA 11.4 driver: minor version compatibility",
-			env: func(t *testing.T) *fakeEnv {
+			env: func(t *testing.T) *Fake {
 				f := h200Env(t)
 				editSMI(f, "<driver_version>580.159.04</driver_version>", "<driver_version>470.82.01</driver_version>", "<cuda_version>13.0</cuda_version>", "<cuda_version>11.4</cuda_version>")
-				f.out["python3"] = fakeOut{stdout: mustRead(t, "testdata/probe-torch113-cu117.json")}
+				f.Outputs["python3"] = FakeOutput{Stdout: mustRead(t, "testdata/probe-torch113-cu117.json")}
 				return f
 			},
 			failed: true,
@@ -302,9 +302,9 @@ func TestRules(t *testing.T) {
 		},
 		{
 			name: "CUDA_VISIBLE_DEVICES empty hides the GPUs",
-			env: func(t *testing.T) *fakeEnv {
+			env: func(t *testing.T) *Fake {
 				f := h200Env(t)
-				f.env["CUDA_VISIBLE_DEVICES"] = ""
+				f.Env["CUDA_VISIBLE_DEVICES"] = ""
 				editProbe(f, `"cuda_available": true`, `"cuda_available": false`, `"device_count": 1`, `"device_count": 0`)
 				return f
 			},
@@ -313,9 +313,9 @@ func TestRules(t *testing.T) {
 		},
 		{
 			name: "PyTorch sees fewer GPUs than nvidia-smi",
-			env: func(t *testing.T) *fakeEnv {
+			env: func(t *testing.T) *Fake {
 				f := h200Env(t)
-				xml := f.out["nvidia-smi"].stdout
+				xml := f.Outputs["nvidia-smi"].Stdout
 				i, j := strings.Index(xml, "\t<gpu id="), strings.LastIndex(xml, "</gpu>")+len("</gpu>\n")
 				editSMI(f, xml[i:j], xml[i:j]+xml[i:j])
 				return f
@@ -328,9 +328,9 @@ func TestRules(t *testing.T) {
 		},
 		{
 			name: "conda installed but not activated (the DLAMI case)",
-			env: func(t *testing.T) *fakeEnv {
+			env: func(t *testing.T) *Fake {
 				f := cpuEnv(t)
-				f.files = append(f.files, "/opt/conda/bin/conda", "/opt/conda/envs/pytorch/lib/python3.10/site-packages/torch/__init__.py", "/opt/conda/envs/tensorflow/bin/python")
+				f.Files = append(f.Files, "/opt/conda/bin/conda", "/opt/conda/envs/pytorch/lib/python3.10/site-packages/torch/__init__.py", "/opt/conda/envs/tensorflow/bin/python")
 				return f
 			},
 			want: map[string]want{
@@ -339,28 +339,28 @@ func TestRules(t *testing.T) {
 		},
 		{
 			name: "AWS DLAMI venv not activated",
-			env: func(t *testing.T) *fakeEnv {
+			env: func(t *testing.T) *Fake {
 				f := cpuEnv(t)
-				f.files = append(f.files, "/opt/pytorch/bin/activate", "/opt/pytorch/lib/python3.12/site-packages/torch/__init__.py")
+				f.Files = append(f.Files, "/opt/pytorch/bin/activate", "/opt/pytorch/lib/python3.12/site-packages/torch/__init__.py")
 				return f
 			},
 			want: map[string]want{"python-env": {status: StatusWarn, detail: "venv /opt/pytorch", fix: "source /opt/pytorch/bin/activate"}},
 		},
 		{
 			name: "conda env active",
-			env: func(t *testing.T) *fakeEnv {
+			env: func(t *testing.T) *Fake {
 				f := cpuEnv(t)
-				f.files = append(f.files, "/opt/conda/bin/conda")
-				f.env["CONDA_PREFIX"], f.env["CONDA_DEFAULT_ENV"] = "/opt/conda/envs/pytorch", "pytorch"
+				f.Files = append(f.Files, "/opt/conda/bin/conda")
+				f.Env["CONDA_PREFIX"], f.Env["CONDA_DEFAULT_ENV"] = "/opt/conda/envs/pytorch", "pytorch"
 				return f
 			},
 			want: map[string]want{"python-env": {status: StatusOK, detail: `conda environment "pytorch" active`}},
 		},
 		{
 			name: "import torch fails",
-			env: func(t *testing.T) *fakeEnv {
+			env: func(t *testing.T) *Fake {
 				f := h200Env(t)
-				f.out["python3"] = fakeOut{stdout: `{"python": "3.12.3", "executable": "/usr/bin/python3", "torch_error": "ImportError: libcudnn.so.9: cannot open shared object file: No such file or directory", "torch_missing": false}`}
+				f.Outputs["python3"] = FakeOutput{Stdout: `{"python": "3.12.3", "executable": "/usr/bin/python3", "torch_error": "ImportError: libcudnn.so.9: cannot open shared object file: No such file or directory", "torch_missing": false}`}
 				return f
 			},
 			failed: true,
@@ -368,9 +368,9 @@ func TestRules(t *testing.T) {
 		},
 		{
 			name: "the Python probe hangs",
-			env: func(t *testing.T) *fakeEnv {
+			env: func(t *testing.T) *Fake {
 				f := h200Env(t)
-				f.out["python3"] = fakeOut{err: errors.New("python3 did not finish within 1m30s: " + ErrTimeout.Error())}
+				f.Outputs["python3"] = FakeOutput{Err: errors.New("python3 did not finish within 1m30s: " + ErrTimeout.Error())}
 				return f
 			},
 			failed: true,
