@@ -107,6 +107,7 @@ Every price carries its source and date; a price nobody can source is shown as u
 	}
 	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error { return asUsage(suggestFlag(cmd, err)) })
 	root.AddCommand(newAdviseCmd(e), newGPUsCmd(e), newModelsCmd(e), newOffersCmd(e), newCostCmd(e), newSpotCmd(e), newCatalogCmd(e), newVersionCmd(e))
+	root.AddCommand(newDoctorCmd(e))
 	strictCompletion(root)
 	return root
 }

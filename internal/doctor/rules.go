@@ -262,10 +262,10 @@ func persistenceCheck(gpus []SMIGPU) Check {
 // libraryFix says how to get a library that is missing.
 var libraryFix = map[string]string{
 	"libcuda": "libcuda.so.1 comes with the NVIDIA driver: install the driver's user-space libraries (Ubuntu: libnvidia-compute-<branch>), or in a container use the NVIDIA Container Toolkit (docker run --gpus all)",
-	"cudart":  "install the CUDA runtime (a CUDA toolkit, or the pip wheel nvidia-cuda-runtime-cu12); a CUDA build of PyTorch brings its own in site-packages/nvidia",
+	"cudart":  "install the CUDA runtime (a CUDA toolkit, or a pip wheel such as nvidia-cuda-runtime-cu12); a CUDA build of PyTorch brings its own in site-packages/nvidia",
 	"cublas":  "bench's matrix products need cuBLAS: install the CUDA toolkit's cuBLAS (Ubuntu: libcublas-<version> from NVIDIA's repository), or a CUDA build of PyTorch, whose wheels bring it",
-	"cudnn":   "only PyTorch workloads need cuDNN: a CUDA build of PyTorch brings it (pip wheel nvidia-cudnn-cu12); or install cuDNN from NVIDIA's repository",
-	"nccl":    "bench's all-reduce needs NCCL (libnccl.so.2): a CUDA build of PyTorch brings it (pip wheel nvidia-nccl-cu12), or install libnccl2 from NVIDIA's repository",
+	"cudnn":   "only PyTorch workloads need cuDNN: a CUDA build of PyTorch brings it (pip wheels such as nvidia-cudnn-cu12); or install cuDNN from NVIDIA's repository",
+	"nccl":    "bench's all-reduce needs NCCL (libnccl.so.2): a CUDA build of PyTorch brings it (pip wheels such as nvidia-nccl-cu12), or install libnccl2 from NVIDIA's repository",
 }
 
 // libraryChecks reports each library; on a machine without a GPU where none
@@ -299,7 +299,7 @@ func libraryCheck(f Facts, l Library) Check {
 		if l.Version != "" {
 			what += " " + l.Version
 		}
-		c := checkf(name, StatusOK, "", "%s: %s", what, l.Path)
+		c := checkf(name, StatusOK, "", "%s at %s", what, l.Path)
 		if l.Key == "cudart" && f.SMI != nil && len(parseVersion(l.Version)) >= 2 {
 			if s, d := cudaFits(f.SMI.Driver, f.SMI.CUDA, l.Version); s != StatusOK {
 				c.Status, c.Detail = s, fmt.Sprintf("%s at %s is %s", what, l.Path, d)
@@ -408,7 +408,7 @@ func torchCheck(f Facts) Check {
 		return checkf(name, StatusMissing, "", "not checked: no working python3 (see the python check)")
 	}
 	if p.Torch == nil && p.TorchMissing {
-		fix := "only PyTorch workloads need it: pip install torch --index-url https://download.pytorch.org/whl/cpu"
+		fix := "only `gpuscout bench workload` needs it: pip install torch --index-url https://download.pytorch.org/whl/cpu"
 		if f.hasGPU() {
 			fix = "pip install torch (https://pytorch.org/get-started/locally/ lists the builds"
 			if f.SMI != nil && f.SMI.CUDA != "" {
