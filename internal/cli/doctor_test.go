@@ -38,6 +38,12 @@ func h200Doctor(t *testing.T) *doctor.Fake {
 			"python3":    {Stdout: read("../doctor/testdata/probe-h200-cu130.json")},
 		},
 		HomeDir: "/home/ubuntu",
+		// what the recorded probe loaded, and the versions reported
+		// (gpuprobe.jsonl: cuDriverGetVersion 13000, cublasGetVersion 13.1.0)
+		Libraries: map[string]doctor.FakeLibrary{
+			"cuda":   {Path: "/usr/local/nvidia/lib64/libcuda.so.580.159.04", Version: "13.0"},
+			"cublas": {Path: toolkit + "libcublas.so.13.1.0.3", Version: "13.1.0"},
+		},
 	}
 }
 

@@ -27,6 +27,18 @@ type Env interface {
 	Candidates(lib string) []string
 	// Home is the user's home folder ("" when unknown).
 	Home() string
+	// Load opens a library the way the GPU bindings do and asks it for its
+	// version, then closes it. A library that is nowhere gives an error
+	// wrapping ErrNotFound; one that is present but does not load, the
+	// loader's message.
+	Load(lib string) (Loaded, error)
+}
+
+// Loaded is a library that loaded: the file (symlinks resolved) and the
+// version the library reports ("13.1.0"; for libcuda the driver API
+// version, "13.0"); Version is empty when the library has no version call.
+type Loaded struct {
+	Path, Version string
 }
 
 // ErrNotFound: a program is not installed.

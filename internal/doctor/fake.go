@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"slices"
 	"time"
+
+	"github.com/gpuscout/gpuscout/internal/gpu/dl"
 )
 
 // Fake is a machine made of a file list, environment variables, the
@@ -17,6 +19,28 @@ type Fake struct {
 	Path    map[string]string     // program → its path on PATH
 	Outputs map[string]FakeOutput // program → what it prints
 	HomeDir string
+	// Libraries are what Load finds, by library (cuda, cublas, ...); a
+	// library not listed is not found.
+	Libraries map[string]FakeLibrary
+}
+
+// FakeLibrary is a library of a Fake: where it loads from and the version
+// it reports, or why it does not load.
+type FakeLibrary struct {
+	Path, Version string
+	Err           error
+}
+
+// Load returns the library listed in Libraries, if its file is among Files.
+func (f *Fake) Load(lib string) (Loaded, error) {
+	l, ok := f.Libraries[lib]
+	switch {
+	case !ok, l.Err == nil && !slices.Contains(f.Files, l.Path):
+		return Loaded{}, fmt.Errorf("%s: %w", lib, ErrNotFound)
+	case l.Err != nil:
+		return Loaded{}, l.Err
+	}
+	return Loaded{Path: l.Path, Version: l.Version}, nil
 }
 
 // FakeOutput is what a program of a Fake prints, and its error.
@@ -54,8 +78,10 @@ func (f *Fake) LookupEnv(k string) (string, bool) {
 // Home is HomeDir.
 func (f *Fake) Home() string { return f.HomeDir }
 
-// Candidates searches the usual folders among Files.
-func (f *Fake) Candidates(lib string) []string { return systemCandidates(f, lib) }
+// Candidates is the GPU bindings' search (dl.Candidates) over Files.
+func (f *Fake) Candidates(lib string) []string {
+	return dl.Candidates(dl.Lib(lib), dl.Env{Getenv: f.Getenv, Glob: f.Glob, Home: f.HomeDir, Arch: "x86_64"})
+}
 
 // Glob matches a pattern against Files and their folders.
 func (f *Fake) Glob(pattern string) ([]string, error) {

@@ -41,6 +41,13 @@ func h200Env(t *testing.T) *Fake {
 			"python3":    {Stdout: mustRead(t, "testdata/probe-h200-cu130.json")},
 		},
 		HomeDir: "/home/ubuntu",
+		// What the recorded probe's loader opened and the versions the
+		// libraries reported (gpuprobe.jsonl: cuDriverGetVersion 13000,
+		// cublasGetVersion 13.1.0).
+		Libraries: map[string]FakeLibrary{
+			"cuda":   {Path: "/usr/local/nvidia/lib64/libcuda.so.580.159.04", Version: "13.0"},
+			"cublas": {Path: toolkit + "libcublas.so.13.1.0.3", Version: "13.1.0"},
+		},
 	}
 }
 

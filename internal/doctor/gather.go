@@ -185,7 +185,17 @@ func findLibraries(e Env) []Library {
 		for _, pat := range []string{"/usr/local/cuda*/targets/*/lib/stubs/", "/usr/local/cuda*/lib64/stubs/"} {
 			files = append(files, globAll(e, pat+w.stem+"*")...)
 		}
-		libs = append(libs, pickLibrary(w, files))
+		l := pickLibrary(w, files)
+		switch got, err := e.Load(dlName(w.key)); {
+		case err == nil:
+			l.Path, l.APIVersion, l.Loaded = got.Path, got.Version, true
+			if v := soVersion(got.Path, w.stem); len(v) > 0 && (l.Version == "" || better(v, parseVersion(l.Version))) {
+				l.Version = shortVersion(w.key, v)
+			}
+		case !errors.Is(err, ErrNotFound):
+			l.LoadError = excerpt(err.Error())
+		}
+		libs = append(libs, l)
 	}
 	return libs
 }

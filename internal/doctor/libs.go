@@ -14,6 +14,22 @@ type Library struct {
 	Path    string   // the best file found; empty when none
 	Version string   // from the file name: libcublas.so.13.1.0.3 → "13.1"; empty when the name has none
 	Stubs   []string // files found only in stubs/ folders (link-time stubs that fail at run time)
+	// Loaded: the GPU bindings' loader opened it (Path is then the file it
+	// loaded); APIVersion is the version the library itself reports.
+	Loaded     bool
+	APIVersion string
+	// LoadError is the loader's message when files exist but none loads.
+	LoadError string
+}
+
+// ShownVersion is the version to report: the library's own answer where it
+// gave one, else the file name's. libcuda reports the driver API version,
+// so its file name (the driver version) stays.
+func (l Library) ShownVersion() string {
+	if l.APIVersion != "" && l.Key != "libcuda" {
+		return l.APIVersion
+	}
+	return l.Version
 }
 
 // Found reports whether a usable (non-stub) file was found.

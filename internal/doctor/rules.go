@@ -294,14 +294,24 @@ func libraryCheck(f Facts, l Library) Check {
 	gpu := f.hasGPU()
 	fix := libraryFix[l.Key]
 	switch {
+	case l.Found() && l.LoadError != "":
+		st := StatusWarn
+		if l.Key == "libcuda" && gpu {
+			st = StatusFail
+		}
+		return checkf(name, st, "a library that is present but does not load usually misses a companion library or is for another architecture: "+fix,
+			"%s found at %s, but it does not load: %s", l.Name, l.Path, l.LoadError)
 	case l.Found():
 		what := l.Name
-		if l.Version != "" {
-			what += " " + l.Version
+		if v := l.ShownVersion(); v != "" {
+			what += " " + v
+		}
+		if l.Key == "libcuda" && l.APIVersion != "" {
+			what += " (driver API " + l.APIVersion + ")"
 		}
 		c := checkf(name, StatusOK, "", "%s at %s", what, l.Path)
-		if l.Key == "cudart" && f.SMI != nil && len(parseVersion(l.Version)) >= 2 {
-			if s, d := cudaFits(f.SMI.Driver, f.SMI.CUDA, l.Version); s != StatusOK {
+		if l.Key == "cudart" && f.SMI != nil && len(parseVersion(l.ShownVersion())) >= 2 {
+			if s, d := cudaFits(f.SMI.Driver, f.SMI.CUDA, majorMinor(l.ShownVersion())); s != StatusOK {
 				c.Status, c.Detail = s, fmt.Sprintf("%s at %s is %s", what, l.Path, d)
 				c.Fix = fmt.Sprintf("programs that use this runtime need a newer driver: upgrade the NVIDIA driver, or use a CUDA %s runtime (e.g. the one a matching PyTorch wheel brings)", orUnknown(f.SMI.CUDA))
 			}
@@ -389,6 +399,12 @@ func pyEnvCheck(f Facts) (Check, bool) {
 	}
 	all := append(withTorch, others...)
 	return checkf(name, StatusOK, "", "no environment active; installed but not activated: %s", strings.Join(all, ", ")), true
+}
+
+// majorMinor keeps the first two parts of a version: 12.4.127 → 12.4.
+func majorMinor(v string) string {
+	p := strings.Split(v, ".")
+	return strings.Join(p[:min(2, len(p))], ".")
 }
 
 // wheelIndex suggests PyTorch's wheel index for a driver's CUDA version:

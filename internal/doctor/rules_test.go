@@ -33,8 +33,8 @@ func TestRules(t *testing.T) {
 				"virtualization": {status: StatusOK, detail: "Pass-Through"},
 				"ecc":            {status: StatusOK, detail: "ECC on"},
 				"persistence":    {status: StatusOK},
-				"libcuda":        {status: StatusOK, detail: "580.159.04 at /usr/local/nvidia/lib64/libcuda.so.580.159.04"},
-				"cublas":         {status: StatusOK, detail: "cuBLAS 13.1 at /usr/local/cuda-13.0/targets/x86_64-linux/lib/libcublas.so.13.1.0.3"},
+				"libcuda":        {status: StatusOK, detail: "CUDA driver (libcuda) 580.159.04 (driver API 13.0) at /usr/local/nvidia/lib64/libcuda.so.580.159.04"},
+				"cublas":         {status: StatusOK, detail: "cuBLAS 13.1.0 at /usr/local/cuda-13.0/targets/x86_64-linux/lib/libcublas.so.13.1.0.3"},
 				"cudart":         {status: StatusOK, detail: "cudart) 13 at /opt/torch/.venv/lib/python3.12/site-packages/nvidia/cu13/lib/libcudart.so.13"},
 				"nccl":           {status: StatusOK, detail: "NCCL 2 at"},
 				"cudnn":          {status: StatusMissing, detail: "cuDNN not found"},
@@ -111,6 +111,32 @@ func TestRules(t *testing.T) {
 			failed: true,
 			want: map[string]want{
 				"libcuda": {status: StatusFail, detail: "only the link-time stub /usr/local/cuda-13.0/targets/x86_64-linux/lib/stubs/libcuda.so", fix: "never put a stubs/ folder on LD_LIBRARY_PATH"},
+			},
+		},
+		{
+			name: "libraries present that do not load",
+			env: func(t *testing.T) *Fake {
+				f := h200Env(t)
+				f.Libraries["cuda"] = FakeLibrary{Err: errors.New("/usr/local/nvidia/lib64/libcuda.so.1: wrong ELF class: ELFCLASS32")}
+				f.Libraries["cublas"] = FakeLibrary{Err: errors.New("libcublas.so.13: libcublasLt.so.13: cannot open shared object file")}
+				return f
+			},
+			failed: true,
+			want: map[string]want{
+				"libcuda": {status: StatusFail, detail: "found at /usr/local/nvidia/lib64/libcuda.so.580.159.04, but it does not load: /usr/local/nvidia/lib64/libcuda.so.1: wrong ELF class", fix: "another architecture"},
+				"cublas":  {status: StatusWarn, detail: "cuBLAS found at /usr/local/cuda-13.0/targets/x86_64-linux/lib/libcublas.so.13.1.0.3, but it does not load: libcublas.so.13: libcublasLt.so.13", fix: "companion library"},
+			},
+		},
+		{
+			name: "a CUDA runtime newer than the driver",
+			env: func(t *testing.T) *Fake {
+				f := h200Env(t)
+				f.Libraries["cudart"] = FakeLibrary{Path: "/usr/local/cuda-13.1/targets/x86_64-linux/lib/libcudart.so.13.1.80", Version: "13.1"}
+				f.Files = append(f.Files, f.Libraries["cudart"].Path)
+				return f
+			},
+			want: map[string]want{
+				"cudart": {status: StatusWarn, detail: "CUDA runtime (cudart) 13.1 at /usr/local/cuda-13.1/targets/x86_64-linux/lib/libcudart.so.13.1.80 is built for CUDA 13.1; driver 580.159.04 supports CUDA 13.0", fix: "upgrade the NVIDIA driver"},
 			},
 		},
 		{

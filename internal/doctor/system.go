@@ -3,14 +3,15 @@ package doctor
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
-	"slices"
 	"strings"
 	"time"
+
+	"github.com/gpuscout/gpuscout/internal/gpu/dl"
 )
 
 // System is the real machine.
@@ -70,58 +71,34 @@ func (System) Home() string {
 	return h
 }
 
-// Candidates lists where a library may be.
-func (s System) Candidates(lib string) []string { return systemCandidates(s, lib) }
+// Candidates lists where a library may be: the GPU bindings' own search
+// (dl.Candidates), so doctor reports the files bench would load.
+func (System) Candidates(lib string) []string { return dl.Candidates(dl.Lib(lib), dl.SystemEnv()) }
 
-// systemCandidates is a search of the usual folders: LD_LIBRARY_PATH, the
-// driver folders, CUDA toolkits and the PyTorch/NVIDIA pip wheel folders of
-// the Python prefixes present.
-func systemCandidates(e Env, lib string) []string {
-	stem := "lib" + lib + ".so"
-	arch := "x86_64"
-	if runtime.GOARCH == "arm64" {
-		arch = "aarch64"
-	}
-	var dirs []string
-	for d := range strings.SplitSeq(e.Getenv("LD_LIBRARY_PATH"), ":") {
-		if filepath.IsAbs(d) {
-			dirs = append(dirs, filepath.Clean(d))
-		}
-	}
-	dirs = append(dirs, "/usr/local/nvidia/lib64", "/usr/lib/"+arch+"-linux-gnu", "/usr/lib64")
-	if lib != "cuda" {
-		for _, root := range append([]string{"/usr/local/cuda"}, globAll(e, "/usr/local/cuda-*")...) {
-			dirs = append(dirs, filepath.Join(root, "targets", arch+"-linux", "lib"), filepath.Join(root, "targets", "sbsa-linux", "lib"), filepath.Join(root, "lib64"))
-		}
-		var prefixes []string
-		for _, k := range []string{"VIRTUAL_ENV", "CONDA_PREFIX"} {
-			if v := e.Getenv(k); filepath.IsAbs(v) {
-				prefixes = append(prefixes, v)
+// Load opens lib with the GPU bindings' loader, reads its version and
+// closes it again. None of the version calls initialises the library or
+// touches a GPU.
+func (System) Load(lib string) (Loaded, error) {
+	l, err := dl.Open(dl.Lib(lib))
+	if err != nil {
+		var oe *dl.OpenError
+		if errors.As(err, &oe) {
+			var failed []string
+			for _, a := range oe.Tried {
+				if a.Err != "not present" {
+					failed = append(failed, a.Path+": "+a.Err)
+				}
 			}
-		}
-		for _, r := range envRoots(e) {
-			prefixes = append(prefixes, r.path)
-		}
-		if h := e.Home(); h != "" {
-			prefixes = append(prefixes, filepath.Join(h, ".local"))
-		}
-		prefixes = append(prefixes, "/usr/local", "/usr")
-		for _, p := range prefixes {
-			dirs = append(dirs, filepath.Join(p, "lib"))
-			for _, sp := range globAll(e, filepath.Join(p, "lib", "python3*", "*-packages")) {
-				dirs = append(dirs, globAll(e, filepath.Join(sp, "nvidia", "*", "lib"))...)
-				dirs = append(dirs, filepath.Join(sp, "torch", "lib"))
+			if len(failed) == 0 {
+				return Loaded{}, fmt.Errorf("%s: %w", lib, ErrNotFound)
 			}
+			return Loaded{}, errors.New(strings.Join(failed, "; "))
 		}
+		return Loaded{}, err
 	}
-	var out []string
-	for _, d := range dirs {
-		p := filepath.Join(d, stem)
-		if !slices.Contains(out, p) && !inStubs(p) {
-			out = append(out, p)
-		}
-	}
-	return out
+	defer l.Close()
+	v, _ := l.Version()
+	return Loaded{Path: l.Path, Version: v}, nil
 }
 
 // globAll is Glob without its (pattern syntax) error.
