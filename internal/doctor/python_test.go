@@ -85,3 +85,21 @@ func TestVersionEncodings(t *testing.T) {
 		}
 	}
 }
+
+// FuzzParseTorchProbe: any output gives an answer or an error, never a panic.
+func FuzzParseTorchProbe(f *testing.F) {
+	for _, name := range []string{"probe-no-torch.json", "probe-h200-cu130.json", "probe-torch113-cu117.json"} {
+		b, err := os.ReadFile(filepath.Join("testdata", name))
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+	}
+	f.Add([]byte(`{"torch": {"device_count": -5, "cudnn": -1, "nccl": [1e9]}}`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		p, err := ParseTorchProbe(b)
+		if err == nil && p.Torch != nil && p.Torch.DeviceCount < 0 {
+			t.Errorf("negative device count from %q", b)
+		}
+	})
+}

@@ -29,6 +29,7 @@ func (System) Run(ctx context.Context, timeout time.Duration, name string, args 
 	var out, errOut bytes.Buffer
 	cmd.Stdout = &limitedBuffer{b: &out, max: maxSMIBytes + 1}
 	cmd.Stderr = &limitedBuffer{b: &errOut, max: 64 << 10}
+	killGroup(cmd)                  // a timeout ends the program and anything it started
 	cmd.WaitDelay = 2 * time.Second // a child that keeps the pipes open cannot hold doctor
 	err = cmd.Run()
 	if ctx.Err() == context.DeadlineExceeded {
