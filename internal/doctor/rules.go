@@ -358,24 +358,26 @@ func pythonCheck(f Facts) Check {
 func pyEnvCheck(f Facts) (Check, bool) {
 	const name = "python-env"
 	e := f.PyEnv
+	active := ""
 	switch {
 	case e.CondaPrefix != "":
 		n := e.CondaEnv
 		if n == "" {
 			n = filepath.Base(e.CondaPrefix)
 		}
-		return checkf(name, StatusOK, "", "conda environment %q active (%s)", n, e.CondaPrefix), true
+		active = fmt.Sprintf("conda environment %q active (%s)", n, e.CondaPrefix)
 	case e.VirtualEnv != "":
-		return checkf(name, StatusOK, "", "virtualenv %s active", e.VirtualEnv), true
+		active = "virtualenv " + e.VirtualEnv + " active"
 	}
 	var withTorch, others []string
 	var fix string
 	for _, env := range e.Installed {
-		label := env.Path
+		if env.Path == e.CondaPrefix || env.Path == e.VirtualEnv {
+			continue
+		}
+		label := "venv " + env.Path
 		if env.Kind == "conda" {
 			label = fmt.Sprintf("conda %q (%s)", env.Name, env.Path)
-		} else {
-			label = "venv " + env.Path
 		}
 		if env.HasTorch {
 			withTorch = append(withTorch, label)
@@ -386,19 +388,24 @@ func pyEnvCheck(f Facts) (Check, bool) {
 			others = append(others, label)
 		}
 	}
-	if len(e.Installed) == 0 {
-		if f.Python.Path == "" {
-			return Check{}, false
+	// The AWS Deep Learning AMI case: PyTorch sits in an environment that
+	// is not the one python3 runs in (conda's base may be active instead).
+	if len(withTorch) > 0 && f.Python.Path != "" && f.Python.ProbeError == "" && f.Python.Torch == nil && f.Python.TorchMissing {
+		d := fmt.Sprintf("PyTorch is installed in %s, which is not activated; python3 on PATH (%s) has no PyTorch", strings.Join(withTorch, ", "), f.Python.Path)
+		if active != "" {
+			d += " (" + active + ")"
 		}
-		return checkf(name, StatusOK, "", "no virtualenv or conda environment active; using the system Python"), true
+		return checkf(name, StatusWarn, fix+", then run gpuscout doctor again (add it to ~/.bashrc to make it the default)", "%s", d), true
 	}
-	if len(withTorch) > 0 && f.Python.Path != "" && f.Python.Torch == nil {
-		return checkf(name, StatusWarn, fix+", then run gpuscout doctor again (put it in ~/.bashrc to make it the default)",
-			"PyTorch is installed in %s, which is not activated; python3 on PATH (%s) has no PyTorch (the AWS Deep Learning AMI case)",
-			strings.Join(withTorch, ", "), f.Python.Path), true
+	switch {
+	case active != "":
+		return checkf(name, StatusOK, "", "%s", active), true
+	case len(withTorch)+len(others) > 0:
+		return checkf(name, StatusOK, "", "no environment active; installed but not activated: %s", strings.Join(append(withTorch, others...), ", ")), true
+	case f.Python.Path == "":
+		return Check{}, false
 	}
-	all := append(withTorch, others...)
-	return checkf(name, StatusOK, "", "no environment active; installed but not activated: %s", strings.Join(all, ", ")), true
+	return checkf(name, StatusOK, "", "no virtualenv or conda environment active; using the system Python"), true
 }
 
 // majorMinor keeps the first two parts of a version: 12.4.127 → 12.4.

@@ -364,6 +364,16 @@ func TestRules(t *testing.T) {
 			},
 		},
 		{
+			name: "conda base active, PyTorch in another env",
+			env: func(t *testing.T) *Fake {
+				f := cpuEnv(t)
+				f.Files = append(f.Files, "/opt/conda/bin/conda", "/opt/conda/envs/pytorch/lib/python3.10/site-packages/torch/__init__.py")
+				f.Env["CONDA_PREFIX"], f.Env["CONDA_DEFAULT_ENV"] = "/opt/conda", "base"
+				return f
+			},
+			want: map[string]want{"python-env": {status: StatusWarn, detail: `has no PyTorch (conda environment "base" active (/opt/conda))`, fix: "source /opt/conda/bin/activate pytorch"}},
+		},
+		{
 			name: "AWS DLAMI venv not activated",
 			env: func(t *testing.T) *Fake {
 				f := cpuEnv(t)

@@ -83,6 +83,7 @@ func TestTorchProbeScript(t *testing.T) {
 				tt.pythonpath = t.TempDir()
 			}
 			t.Setenv("PYTHONPATH", tt.pythonpath)
+			t.Setenv("PYTHONDONTWRITEBYTECODE", "1") // no __pycache__ in testdata
 			out, errOut, err := System{}.Run(context.Background(), 30*time.Second, py, "-S", "-c", torchProbe)
 			if err != nil {
 				t.Fatalf("%v: %s", err, errOut)
