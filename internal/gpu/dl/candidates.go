@@ -65,6 +65,10 @@ type Env struct {
 	// NoLoaderNames leaves out the bare loader names (dlopen's own search),
 	// so only folders are searched: for tests with fake libraries.
 	NoLoaderNames bool
+	// Dirs, when not nil, are the only folders searched (no LD_LIBRARY_PATH,
+	// driver, toolkit or Python folders): for tests and an explicit
+	// library folder.
+	Dirs []string
 }
 
 // SystemEnv reads the process environment and the real file system.
@@ -139,6 +143,9 @@ func Candidates(lib Lib, env Env) []string {
 
 // searchDirs lists the folders to look in for a library, in order.
 func searchDirs(sp spec, env Env) []string {
+	if env.Dirs != nil {
+		return env.Dirs
+	}
 	var dirs []string
 	for d := range strings.SplitSeq(env.getenv("LD_LIBRARY_PATH"), ":") {
 		if d != "" && filepath.IsAbs(d) {

@@ -150,3 +150,14 @@ func TestCandidatesTable(t *testing.T) {
 		}
 	}
 }
+
+func TestCandidatesOnlyDirs(t *testing.T) {
+	env := fakeEnv(map[string]string{"LD_LIBRARY_PATH": "/elsewhere"})
+	env.Dirs = []string{"/a", "/b/stubs"}
+	env.NoLoaderNames = true
+	got := Candidates(CUBLAS, env)
+	want := []string{"/a/libcublas.so.13", "/a/libcublas.so.12"}
+	if !slices.Equal(got, want) {
+		t.Errorf("Candidates with Dirs = %q, want %q", got, want)
+	}
+}

@@ -60,7 +60,9 @@ func Build(t testing.TB, src, name string, flags ...string) string {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		r.err = err
 	} else {
-		args := append([]string{"-shared", "-fPIC", "-O1", "-Wall", "-o", filepath.Join(dir, name), abs}, flags...)
+		// -Bsymbolic: a build variant loaded beside another calls its own
+		// functions, not the first-loaded copy's.
+		args := append([]string{"-shared", "-fPIC", "-O1", "-Wall", "-Wl,-Bsymbolic", "-o", filepath.Join(dir, name), abs}, flags...)
 		args = append(args, "-lpthread")
 		if out, err := exec.Command(gcc, args...).CombinedOutput(); err != nil {
 			r.err = fmt.Errorf("gcc %s: %v\n%s", strings.Join(args, " "), err, out)
@@ -82,17 +84,8 @@ func Cleanup() {
 	}
 }
 
-// Env makes dl search only dirs (as LD_LIBRARY_PATH), never the loader's
-// own names nor the system folders' real libraries first.
+// Env makes dl search only dirs: never the loader's own names nor the
+// system's folders, where a real library may be.
 func Env(dirs ...string) dl.Env {
-	path := strings.Join(dirs, ":")
-	return dl.Env{
-		Getenv: func(k string) string {
-			if k == "LD_LIBRARY_PATH" {
-				return path
-			}
-			return ""
-		},
-		NoLoaderNames: true,
-	}
+	return dl.Env{Dirs: append([]string{}, dirs...), NoLoaderNames: true}
 }
