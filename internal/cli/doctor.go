@@ -2,9 +2,11 @@ package cli
 
 import (
 	"fmt"
+	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
+	"golang.org/x/term"
 
 	"github.com/gpuscout/gpuscout/internal/doctor"
 	"github.com/gpuscout/gpuscout/internal/render"
@@ -35,7 +37,10 @@ Exit status: 0 when no check fails, 1 when one does, 2 for bad flags.`,
 			if output != "table" && output != "json" {
 				return usagef("--output %q: doctor writes table or json", output)
 			}
-			r := doctor.Run(cmd.Context(), doctorEnv())
+			r := doctor.RunProgress(cmd.Context(), doctorEnv(), doctorProgress(e))
+			if p := doctorProgress(e); p != nil {
+				p("")
+			}
 			var err error
 			if output == "json" {
 				err = render.JSON(e.stdout, r)
@@ -54,6 +59,22 @@ Exit status: 0 when no check fails, 1 when one does, 2 for bad flags.`,
 	cmd.Flags().StringVarP(&output, "output", "o", "table", "output format: table|json")
 	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]string{"table", "json"}, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
+}
+
+// doctorProgress shows the step doctor is on, on one line of stderr, only
+// when stderr is a terminal; the line is cleared when the report is written.
+func doctorProgress(e *env) func(string) {
+	f, ok := e.stderr.(*os.File)
+	if !ok || !term.IsTerminal(int(f.Fd())) {
+		return nil
+	}
+	return func(step string) {
+		if step == "" {
+			fmt.Fprint(f, "\r\x1b[K")
+			return
+		}
+		fmt.Fprintf(f, "\r\x1b[Kgpuscout doctor: checking %s…", step)
+	}
 }
 
 func doctorCount(r doctor.Report, s doctor.Status) int {

@@ -50,7 +50,13 @@ func (r Report) Failed() bool {
 
 // Run gathers the facts of the machine e and applies the rules.
 func Run(ctx context.Context, e Env) Report {
-	return Report{Checks: Rules(Gather(ctx, e))}
+	return Report{Checks: Rules(Gather(ctx, e, nil))}
+}
+
+// RunProgress is Run that names each step before it starts (for a
+// progress line on a terminal); progress may be nil.
+func RunProgress(ctx context.Context, e Env, progress func(step string)) Report {
+	return Report{Checks: Rules(Gather(ctx, e, progress))}
 }
 
 func checkf(name string, s Status, fix, format string, a ...any) Check {

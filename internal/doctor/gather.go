@@ -92,9 +92,14 @@ func envRoots(e Env) []envRoot {
 }
 
 // Gather reads the machine. It never fails: what it cannot read is recorded
-// in the facts for the rules to explain.
-func Gather(ctx context.Context, e Env) Facts {
+// in the facts for the rules to explain. progress, when not nil, hears the
+// name of each step before it starts.
+func Gather(ctx context.Context, e Env, progress func(step string)) Facts {
+	if progress == nil {
+		progress = func(string) {}
+	}
 	var f Facts
+	progress("nvidia-smi")
 	f.DevNodes = globAll(e, "/dev/nvidia[0-9]*")
 	slices.Sort(f.DevNodes)
 	f.CUDAVisibleDevices = e.Getenv("CUDA_VISIBLE_DEVICES")
@@ -114,8 +119,11 @@ func Gather(ctx context.Context, e Env) Facts {
 			}
 		}
 	}
+	progress("CUDA libraries")
 	f.Libraries = findLibraries(e)
+	progress("Python environments")
 	f.PyEnv = gatherPyEnv(e)
+	progress("python3 and PyTorch (import torch can take a while)")
 	f.Python = gatherPython(ctx, e)
 	return f
 }

@@ -451,3 +451,13 @@ func TestRules(t *testing.T) {
 		})
 	}
 }
+
+// TestRunProgress: each step is named before it runs, in order.
+func TestRunProgress(t *testing.T) {
+	var steps []string
+	RunProgress(context.Background(), cpuEnv(t), func(s string) { steps = append(steps, s) })
+	want := []string{"nvidia-smi", "CUDA libraries", "Python environments", "python3 and PyTorch (import torch can take a while)"}
+	if strings.Join(steps, "|") != strings.Join(want, "|") {
+		t.Errorf("steps %q, want %q", steps, want)
+	}
+}
