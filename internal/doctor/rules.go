@@ -489,6 +489,8 @@ func torchCUDACheck(f Facts) (Check, bool) {
 		reinstall += fmt.Sprintf(" (or an older cuXYZ index listed at https://pytorch.org/get-started/locally/; this driver supports CUDA %s)", f.SMI.CUDA)
 	}
 	switch {
+	case gpus == 0 && t.CUDA == "" && t.HIP != "":
+		return checkf(name, StatusOK, "", "PyTorch %s is a ROCm build; no NVIDIA GPU here", t.Version), true
 	case gpus == 0 && t.CUDA == "":
 		return checkf(name, StatusOK, "", "CPU-only PyTorch %s on a machine without an NVIDIA GPU", t.Version), true
 	case gpus == 0:

@@ -297,6 +297,28 @@ func TestRules(t *testing.T) {
 			},
 		},
 		{
+			name: "ROCm PyTorch on an NVIDIA node",
+			env: func(t *testing.T) *Fake {
+				f := h200Env(t)
+				editProbe(f, `"2.11.0+cu130"`, `"2.11.0+rocm6.4"`, `"cuda": "13.0"`, `"cuda": null`, `"hip": null`, `"hip": "6.4.43482"`)
+				return f
+			},
+			failed: true,
+			want: map[string]want{
+				"pytorch":      {status: StatusOK, detail: "(ROCm 6.4.43482)"},
+				"pytorch-cuda": {status: StatusFail, detail: "is a ROCm (AMD) build; this node has 1 NVIDIA GPU", fix: "whl/cu130"},
+			},
+		},
+		{
+			name: "CPU-only PyTorch without a GPU",
+			env: func(t *testing.T) *Fake {
+				f := cpuEnv(t)
+				f.Outputs["python3"] = FakeOutput{Stdout: mustRead(t, "testdata/probe-cpu-only.json")}
+				return f
+			},
+			want: map[string]want{"pytorch-cuda": {status: StatusOK, detail: "CPU-only PyTorch 2.11.0+cpu on a machine without an NVIDIA GPU"}},
+		},
+		{
 			name: "driver too old for the PyTorch build (CUDA 13.0 on driver 575)",
 			env: func(t *testing.T) *Fake {
 				f := h200Env(t)
