@@ -45,6 +45,20 @@ func (f Facts) gpuCount() int {
 	return len(f.DevNodes)
 }
 
+// driverVersions are the driver version and the CUDA version it supports:
+// nvidia-smi's, or else those of the libcuda that loaded (its file name
+// carries the driver version, libcuda.so.580.159.04, and it reports its
+// driver API version).
+func (f Facts) driverVersions() (driver, cuda string) {
+	if f.SMI != nil {
+		return f.SMI.Driver, f.SMI.CUDA
+	}
+	if l := f.library("libcuda"); l.Loaded && len(parseVersion(l.Version)) >= 2 {
+		return l.Version, l.APIVersion
+	}
+	return "", ""
+}
+
 // hasGPU says whether the machine has an NVIDIA GPU as far as doctor can tell.
 func (f Facts) hasGPU() bool { return f.gpuCount() > 0 }
 
@@ -434,8 +448,8 @@ func torchCheck(f Facts) Check {
 		fix := "only `gpuscout bench workload` needs it: pip install torch --index-url https://download.pytorch.org/whl/cpu"
 		if f.hasGPU() {
 			fix = "pip install torch (https://pytorch.org/get-started/locally/ lists the builds"
-			if f.SMI != nil && f.SMI.CUDA != "" {
-				fix += fmt.Sprintf("; this driver supports CUDA %s, so take %s or an older CUDA build", f.SMI.CUDA, wheelIndex(f.SMI.CUDA))
+			if _, cuda := f.driverVersions(); wheelIndex(cuda) != "" {
+				fix += fmt.Sprintf("; this driver supports CUDA %s, so take %s or an older CUDA build", cuda, wheelIndex(cuda))
 			}
 			fix += ")"
 		}
@@ -478,15 +492,13 @@ func torchCUDACheck(f Facts) (Check, bool) {
 		return Check{}, false
 	}
 	gpus := f.gpuCount()
-	idx := ""
-	if f.SMI != nil {
-		idx = wheelIndex(f.SMI.CUDA)
-	}
+	driver, driverCUDA := f.driverVersions()
+	idx := wheelIndex(driverCUDA)
 	reinstall := "pip install --force-reinstall torch --index-url https://download.pytorch.org/whl/" + idx
 	if idx == "" {
 		reinstall = "reinstall PyTorch from a CUDA index (https://pytorch.org/get-started/locally/)"
 	} else {
-		reinstall += fmt.Sprintf(" (or an older cuXYZ index listed at https://pytorch.org/get-started/locally/; this driver supports CUDA %s)", f.SMI.CUDA)
+		reinstall += fmt.Sprintf(" (or an older cuXYZ index listed at https://pytorch.org/get-started/locally/; this driver supports CUDA %s)", driverCUDA)
 	}
 	switch {
 	case gpus == 0 && t.CUDA == "" && t.HIP != "":
@@ -499,11 +511,11 @@ func torchCUDACheck(f Facts) (Check, bool) {
 		return checkf(name, StatusFail, reinstall, "PyTorch %s is a ROCm (AMD) build; this node has %s", t.Version, plural(gpus, "NVIDIA GPU", "NVIDIA GPUs")), true
 	case t.CUDA == "":
 		return checkf(name, StatusFail, reinstall, "PyTorch %s is a CPU-only build; this node has %s that it cannot use", t.Version, plural(gpus, "NVIDIA GPU", "NVIDIA GPUs")), true
-	case f.SMI == nil:
+	case driver == "":
 		return checkf(name, StatusWarn, "install nvidia-smi (see the driver check) so the driver version can be compared",
 			"PyTorch built for CUDA %s; the driver version is unknown, so compatibility cannot be checked", t.CUDA), true
 	}
-	s, d := cudaFits(f.SMI.Driver, f.SMI.CUDA, t.CUDA)
+	s, d := cudaFits(driver, driverCUDA, t.CUDA)
 	c := checkf(name, s, "", "PyTorch %s: %s", t.Version, d)
 	if len(t.CUDAWarnings) > 0 && s != StatusOK {
 		c.Detail += "; PyTorch says: " + excerpt(t.CUDAWarnings[0])
@@ -511,7 +523,7 @@ func torchCUDACheck(f Facts) (Check, bool) {
 	switch s {
 	case StatusFail:
 		floor, _ := minDriver(t.CUDA)
-		c.Fix = fmt.Sprintf("upgrade the NVIDIA driver to %s or newer, or install a PyTorch built for CUDA %s or older: %s", floor.driver, orUnknown(f.SMI.CUDA), reinstall)
+		c.Fix = fmt.Sprintf("upgrade the NVIDIA driver to %s or newer, or install a PyTorch built for CUDA %s or older: %s", floor.driver, orUnknown(driverCUDA), reinstall)
 	case StatusWarn:
 		c.Fix = "install a PyTorch built for the driver's CUDA version or older: " + reinstall + "; or upgrade the driver"
 	}

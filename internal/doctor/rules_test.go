@@ -83,6 +83,18 @@ func TestRules(t *testing.T) {
 			want: map[string]want{
 				"driver":       {status: StatusWarn, detail: "/dev/nvidia0 present and libcuda found, but nvidia-smi is not on PATH", fix: "nvidia-utils"},
 				"gpu0":         {absent: true},
+				"pytorch-cuda": {status: StatusOK, detail: "driver 580.159.04 supports CUDA 13.0"},
+			},
+		},
+		{
+			name: "nvidia-smi missing and libcuda not loadable: driver version unknown",
+			env: func(t *testing.T) *Fake {
+				f := h200Env(t)
+				delete(f.Path, "nvidia-smi")
+				delete(f.Libraries, "cuda")
+				return f
+			},
+			want: map[string]want{
 				"pytorch-cuda": {status: StatusWarn, detail: "driver version is unknown"},
 			},
 		},
