@@ -322,6 +322,19 @@ func TestRules(t *testing.T) {
 			},
 		},
 		{
+			name: "no PyTorch on the GPU node",
+			env: func(t *testing.T) *Fake {
+				f := h200Env(t)
+				f.Outputs["python3"] = FakeOutput{Stdout: mustRead(t, "testdata/probe-no-torch.json")}
+				return f
+			},
+			want: map[string]want{
+				"pytorch":      {status: StatusMissing, detail: "PyTorch is not installed for /opt/torch/.venv/bin/python3", fix: "this driver supports CUDA 13.0, so take cu130 or an older CUDA build"},
+				"pytorch-cuda": {absent: true},
+				"pytorch-gpus": {absent: true},
+			},
+		},
+		{
 			name: "CPU-only PyTorch without a GPU",
 			env: func(t *testing.T) *Fake {
 				f := cpuEnv(t)
