@@ -80,3 +80,14 @@ func editProbe(f *Fake, oldnew ...string) {
 func (f *Fake) remove(prefix string) {
 	f.Files = slices.DeleteFunc(f.Files, func(s string) bool { return strings.HasPrefix(s, prefix) })
 }
+
+// setDriver makes the H200 node run another driver: nvidia-smi's versions,
+// and the libcuda file and what it reports.
+func setDriver(f *Fake, driver, cuda string) {
+	editSMI(f, "<driver_version>580.159.04</driver_version>", "<driver_version>"+driver+"</driver_version>",
+		"<cuda_version>13.0</cuda_version>", "<cuda_version>"+cuda+"</cuda_version>")
+	f.remove("/usr/local/nvidia/lib64/libcuda.so.580")
+	lib := "/usr/local/nvidia/lib64/libcuda.so." + driver
+	f.Files = append(f.Files, lib)
+	f.Libraries["cuda"] = FakeLibrary{Path: lib, Version: cuda}
+}

@@ -47,11 +47,19 @@ func (f Facts) gpuCount() int {
 // nvidia-smi's, or else those of the libcuda that loaded (its file name
 // carries the driver version, libcuda.so.580.159.04, and it reports its
 // driver API version).
+//
+// A loaded libcuda newer than the kernel driver is CUDA forward
+// compatibility (the cuda-compat package): programs load that libcuda, so
+// its versions are the ones that count.
 func (f Facts) driverVersions() (driver, cuda string) {
-	if f.SMI != nil {
+	l := f.library("libcuda")
+	lib := l.Loaded && len(parseVersion(l.Version)) >= 2 && l.APIVersion != ""
+	switch {
+	case f.SMI != nil && lib && !versionAtLeast(parseVersion(f.SMI.Driver), parseVersion(l.Version)):
+		return l.Version, l.APIVersion
+	case f.SMI != nil:
 		return f.SMI.Driver, f.SMI.CUDA
-	}
-	if l := f.library("libcuda"); l.Loaded && len(parseVersion(l.Version)) >= 2 {
+	case lib:
 		return l.Version, l.APIVersion
 	}
 	return "", ""

@@ -56,6 +56,15 @@ func libraryCheck(f Facts, l Library) Check {
 			what += " (driver API " + l.APIVersion + ")"
 		}
 		c := checkf(name, StatusOK, "", "%s at %s", what, l.Path)
+		if l.Key == "libcuda" && f.SMI != nil {
+			if lv, dv := parseVersion(l.Version), parseVersion(f.SMI.Driver); len(lv) >= 2 && len(dv) >= 2 && !versionAtLeast(lv, dv) {
+				c.Status = StatusWarn
+				c.Detail += fmt.Sprintf(", older than the kernel driver %s: programs that load it fail with \"driver/library version mismatch\"", f.SMI.Driver)
+				c.Fix = "remove the stale libcuda (an old driver's files, or a folder on LD_LIBRARY_PATH) so the one installed with driver " + f.SMI.Driver + " loads"
+			} else if len(lv) >= 2 && len(dv) >= 2 && !versionAtLeast(dv, lv) {
+				c.Detail += fmt.Sprintf(", newer than the kernel driver %s: CUDA forward compatibility (the cuda-compat package), which NVIDIA supports on datacenter GPUs only", f.SMI.Driver)
+			}
+		}
 		if l.Key == "cudart" && f.SMI != nil && len(parseVersion(l.ShownVersion())) >= 2 {
 			if s, d := cudaFits(f.SMI.Driver, f.SMI.CUDA, majorMinor(l.ShownVersion())); s != StatusOK {
 				c.Status, c.Detail = s, fmt.Sprintf("%s at %s is %s", what, l.Path, d)

@@ -140,6 +140,27 @@ func TestRules(t *testing.T) {
 			},
 		},
 		{
+			name: "libcuda older than the kernel driver",
+			env: func(t *testing.T) *Fake {
+				f := h200Env(t)
+				editSMI(f, "<driver_version>580.159.04</driver_version>", "<driver_version>580.200.01</driver_version>")
+				return f
+			},
+			want: map[string]want{"libcuda": {status: StatusWarn, detail: "older than the kernel driver 580.200.01", fix: "remove the stale libcuda"}},
+		},
+		{
+			name: "libcuda newer than the kernel driver: forward compatibility",
+			env: func(t *testing.T) *Fake {
+				f := h200Env(t)
+				editSMI(f, "<driver_version>580.159.04</driver_version>", "<driver_version>575.57.08</driver_version>", "<cuda_version>13.0</cuda_version>", "<cuda_version>12.9</cuda_version>")
+				return f
+			},
+			want: map[string]want{
+				"libcuda":      {status: StatusOK, detail: "newer than the kernel driver 575.57.08: CUDA forward compatibility"},
+				"pytorch-cuda": {status: StatusOK, detail: "driver 580.159.04 supports CUDA 13.0"},
+			},
+		},
+		{
 			name: "a CUDA runtime newer than the driver",
 			env: func(t *testing.T) *Fake {
 				f := h200Env(t)
@@ -347,7 +368,7 @@ func TestRules(t *testing.T) {
 			name: "driver too old for the PyTorch build (CUDA 13.0 on driver 575)",
 			env: func(t *testing.T) *Fake {
 				f := h200Env(t)
-				editSMI(f, "<driver_version>580.159.04</driver_version>", "<driver_version>575.57.08</driver_version>", "<cuda_version>13.0</cuda_version>", "<cuda_version>12.9</cuda_version>")
+				setDriver(f, "575.57.08", "12.9")
 				editProbe(f, `"cuda_available": true`, `"cuda_available": false`, `"device_count": 1`, `"device_count": 0`,
 					`"cuda_warnings": []`, `"cuda_warnings": ["CUDA initialization: The NVIDIA driver on your system is too old (found version 12090)."]`)
 				return f
@@ -362,7 +383,7 @@ func TestRules(t *testing.T) {
 			name: "PyTorch 1.13 for CUDA 11.7 on a CUDA 11.4 driver: minor version compatibility",
 			env: func(t *testing.T) *Fake {
 				f := h200Env(t)
-				editSMI(f, "<driver_version>580.159.04</driver_version>", "<driver_version>470.82.01</driver_version>", "<cuda_version>13.0</cuda_version>", "<cuda_version>11.4</cuda_version>")
+				setDriver(f, "470.82.01", "11.4")
 				f.Outputs["python3"] = FakeOutput{Stdout: mustRead(t, "testdata/probe-torch113-cu117.json")}
 				return f
 			},
