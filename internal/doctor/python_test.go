@@ -28,6 +28,14 @@ func TestParseTorchProbe(t *testing.T) {
 			t.Errorf("got %+v", p)
 		}
 	})
+	t.Run("Debian python3-torch 1.13 (recorded)", func(t *testing.T) {
+		p := readProbe(t, "probe-debian-torch113.json")
+		tc := p.Torch
+		if p.Version != "3.11.2" || p.Executable != "/usr/bin/python3" || tc == nil || tc.Version != "1.13.0a0" || tc.CUDA != "" ||
+			tc.CUDAAvailable || tc.DeviceCount != 0 || tc.Path != "/usr/lib/python3/dist-packages/torch/__init__.py" {
+			t.Errorf("got %+v / %+v", p, tc)
+		}
+	})
 	t.Run("H200 cu130", func(t *testing.T) {
 		p := readProbe(t, "probe-h200-cu130.json")
 		tc := p.Torch

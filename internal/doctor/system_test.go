@@ -3,8 +3,10 @@ package doctor
 import (
 	"context"
 	"errors"
+	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"testing"
 	"time"
 )
@@ -94,5 +96,40 @@ func TestTorchProbeScript(t *testing.T) {
 			}
 			tt.check(t, p)
 		})
+	}
+}
+
+// TestTorchProbeRealTorch runs the probe against the real PyTorch of
+// /usr/bin/python3 (Debian's python3-torch 1.13, which scripts/test.sh
+// installs and then sets GPUSCOUT_REQUIRE_TORCH=1): it must report the
+// build. `import torch` takes seconds, so without that variable it skips.
+func TestTorchProbeRealTorch(t *testing.T) {
+	const py = "/usr/bin/python3"
+	if os.Getenv("GPUSCOUT_REQUIRE_TORCH") != "1" {
+		t.Skip("GPUSCOUT_REQUIRE_TORCH is not 1: the real-PyTorch probe runs in scripts/test.sh")
+	}
+	if _, err := exec.LookPath(py); err != nil {
+		t.Skip("no /usr/bin/python3")
+	}
+	out, errOut, err := System{}.Run(context.Background(), pythonTimeout, py, "-c", torchProbe)
+	if err != nil {
+		t.Fatalf("%v: %s", err, errOut)
+	}
+	p, err := ParseTorchProbe(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Torch == nil {
+		t.Fatalf("GPUSCOUT_REQUIRE_TORCH=1 but the probe found no torch: %s", p.TorchError)
+	}
+	tc := p.Torch
+	if !regexp.MustCompile(`^\d+\.\d+`).MatchString(tc.Version) { // "1.13.0a0", "2.11.0+cu130"
+		t.Errorf("torch version %q", tc.Version)
+	}
+	if tc.CUDA == "" && (tc.CUDAAvailable || tc.DeviceCount > 0) {
+		t.Errorf("a CPU-only build that sees GPUs: %+v", tc)
+	}
+	if tc.CUDAAvailable != (tc.DeviceCount > 0) || len(tc.Devices) != tc.DeviceCount {
+		t.Errorf("devices disagree: %+v", tc)
 	}
 }
