@@ -42,6 +42,8 @@ var allowed = map[string][]string{
 	"gpu":    {},
 	"gpu/*":  {"gpu", "gpu/dl"},
 	"gpu/dl": {}, // finds and opens vendor libraries; the bindings use it
+	// The CUDA devices complete their Info and telemetry from NVML.
+	"gpu/cuda": {"gpu", "gpu/dl", "gpu/nvml"},
 	// Measurements drive gpu.Device; the CLI chooses the implementation.
 	"bench":     {"gpu", "benchreport", "catalog", "money"},
 	"bench/*":   {"gpu", "benchreport", "catalog", "money", "bench"},

@@ -58,8 +58,11 @@ func defaultExit(msg string) {
 }
 
 // Open loads the driver (and cuBLAS and NVML where present), opens the
-// chosen GPUs and returns them as gpu.Devices (*Device). With no GPU it
-// returns an error for which NoGPU is true.
+// chosen GPUs and returns them as gpu.Devices (*Device: type-assert for peer
+// copies, NCCL and the memory bus width). With no GPU it returns an error
+// for which NoGPU is true. Without cuBLAS the devices open and Gemm says
+// what is missing. Info.Libraries holds the files that loaded ("cuda",
+// "cublas", "nvml") and "cublas_version".
 func Open(opts Options) ([]gpu.Device, error) {
 	if opts.CallTimeout < 0 || opts.CallTimeout > MaxCallTimeout {
 		return nil, fmt.Errorf("call timeout %s is not in 0..%s", opts.CallTimeout, MaxCallTimeout)
@@ -74,12 +77,14 @@ func Open(opts Options) ([]gpu.Device, error) {
 	if opts.Env != nil {
 		env = *opts.Env
 	}
-	drv, err := loadDriver(env)
+	opts.Env = &env
+	drv, err := loadDriver(env, opts.CallTimeout, opts.Exit)
 	if err != nil {
 		return nil, err
 	}
-	var count int32
-	if err := cuErr(-1, "cuDeviceGetCount", drv.f.deviceGetCount(&count)); err != nil {
+	var count, rc int32
+	guarded("CUDA", "cuDeviceGetCount", opts.CallTimeout, opts.Exit, func() { rc = drv.f.deviceGetCount(&count) })
+	if err := cuErr(-1, "cuDeviceGetCount", rc); err != nil {
 		return nil, err
 	}
 	if count == 0 {
@@ -93,9 +98,11 @@ func Open(opts Options) ([]gpu.Device, error) {
 	var nv *nvml.NVML
 	var nvRefs sync.WaitGroup
 	if !opts.NoNVML {
-		if n, err := nvml.OpenEnv(env); err == nil {
-			nv = n
-		}
+		guarded("NVML", "nvmlInit_v2", opts.CallTimeout, opts.Exit, func() {
+			if n, err := nvml.OpenEnv(env); err == nil {
+				nv = n
+			}
+		})
 	}
 	var devs []gpu.Device
 	var opened []*Device
@@ -111,10 +118,12 @@ func Open(opts Options) ([]gpu.Device, error) {
 			return nil, err
 		}
 		if nv != nil {
-			if nd, err := nv.FindDevice(d.info.UUID, d.info.BusID); err == nil {
-				d.nv = nd
-				nd.FillInfo(&d.info)
-			}
+			guarded(fmt.Sprintf("GPU %d", o), "NVML queries", opts.CallTimeout, opts.Exit, func() {
+				if nd, err := nv.FindDevice(d.info.UUID, d.info.BusID); err == nil {
+					d.nv = nd
+					nd.FillInfo(&d.info)
+				}
+			})
 			nvRefs.Add(1)
 			d.release = sync.OnceFunc(nvRefs.Done)
 		}
@@ -153,7 +162,8 @@ func chooseDevices(want []int, count int) ([]int, error) {
 // openDevice reads the driver's facts about one GPU and sets up its thread.
 func openDevice(drv *driver, bl *blas, blErr error, ord int32, opts Options) (*Device, error) {
 	d := &Device{ord: ord, drv: drv, blas: bl, blasErr: blErr, host: map[unsafe.Pointer]int64{}}
-	d.w = newWorker(int(ord), opts.CallTimeout, opts.Exit)
+	d.w = newWorker(fmt.Sprintf("GPU %d", ord), opts.CallTimeout, opts.Exit)
+	d.timeout, d.exit, d.env = opts.CallTimeout, opts.Exit, *opts.Env
 	d.info = gpu.Info{Index: int(ord), Runtime: drv.version, NUMANode: -1,
 		Libraries: map[string]string{"cuda": drv.lib.Path}}
 	if bl != nil {

@@ -402,6 +402,58 @@ func TestOneThreadPerDevice(t *testing.T) {
 	}
 }
 
+func TestTimeRegionRunsOnTheDeviceThread(t *testing.T) {
+	f := newFakes(t, true, false)
+	f.set("gpus", 2)
+	devs := f.open(t, Options{NoNVML: true})
+	d, other := devs[0], devs[1]
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() { // another goroutine using d meanwhile waits its turn
+		defer wg.Done()
+		for range 20 {
+			p, err := d.Alloc(64)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			d.Free(p)
+		}
+	}()
+	for range 20 {
+		_, err := d.Time(func() error {
+			p, err := d.Alloc(4096) // inside the region: runs at once on d's thread
+			if err != nil {
+				return err
+			}
+			if err := d.Fill32(p, 7, 1024); err != nil {
+				return err
+			}
+			q, err := other.Alloc(64) // another GPU's thread, from d's
+			if err != nil {
+				return err
+			}
+			if err := other.Free(q); err != nil {
+				return err
+			}
+			return d.Free(p)
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	wg.Wait()
+	var tid [2]int32
+	for i := range 2 {
+		if n := f.tids(int32(i), &tid[i]); n != 1 {
+			t.Errorf("GPU %d: calls came from %d threads, want 1", i, n)
+		}
+	}
+	if tid[0] == tid[1] {
+		t.Error("both GPUs used one thread")
+	}
+}
+
 func TestWatchdogNamesTheHungCall(t *testing.T) {
 	f := newFakes(t, false, false)
 	msgs := make(chan string, 4)
@@ -413,7 +465,7 @@ func TestWatchdogNamesTheHungCall(t *testing.T) {
 	f.set("hang_ms", 0)
 	select {
 	case m := <-msgs:
-		for _, want := range []string{"GPU 0", "cuEventRecord+cuEventSynchronize+cuEventElapsedTime", "40ms", "hung"} {
+		for _, want := range []string{"GPU 0: cuEventSynchronize has not returned after 40ms", "hung"} {
 			if !strings.Contains(m, want) {
 				t.Errorf("watchdog message %q lacks %q", m, want)
 			}
@@ -423,6 +475,28 @@ func TestWatchdogNamesTheHungCall(t *testing.T) {
 	}
 	if len(msgs) != 0 {
 		t.Errorf("the watchdog fired %d more times for one hung call", len(msgs))
+	}
+}
+
+func TestWatchdogGuardsCuInit(t *testing.T) {
+	f := newFakes(t, false, false)
+	msgs := make(chan string, 4)
+	f.set("init_ms", 300)
+	devs, err := Open(Options{Env: &f.env, NoNVML: true, CallTimeout: 40 * time.Millisecond, Exit: func(m string) { msgs <- m }})
+	f.set("init_ms", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range devs {
+		d.Close()
+	}
+	select {
+	case m := <-msgs:
+		if !strings.Contains(m, "CUDA: cuInit has not returned after 40ms") {
+			t.Errorf("watchdog message %q", m)
+		}
+	default:
+		t.Fatal("the watchdog did not fire for a 300 ms cuInit with a 40 ms deadline")
 	}
 }
 
@@ -460,24 +534,26 @@ func TestCloseReleasesEverything(t *testing.T) {
 }
 
 func TestDriverVariants(t *testing.T) {
-	f := newFakes(t, false, false, "-DNO_ELAPSED_V2")
-	d := f.open(t, Options{NoNVML: true})[0]
-	if got := d.drv.bound.Names["cuEventElapsedTime_v2"]; got != "cuEventElapsedTime" {
-		t.Errorf("elapsed time bound as %q, want the plain name on an older driver", got)
-	}
-	if _, err := d.Time(func() error { return nil }); err != nil {
-		t.Error(err)
-	}
-
-	dir := dltest.Build(t, "testdata/fakecuda.c", "libcuda.so.1", "-DNO_MEMSET")
+	// An older driver without cuEventElapsedTime_v2, and without a required
+	// symbol: one build shows both.
+	dir := dltest.Build(t, "testdata/fakecuda.c", "libcuda.so.1", "-DNO_ELAPSED_V2", "-DNO_MEMSET")
 	env := dltest.Env(dir)
 	_, err := Open(Options{Env: &env, NoNVML: true})
 	var me *dl.MissingError
 	if !errors.As(err, &me) || len(me.Missing) != 1 || me.Missing[0] != "cuMemsetD32Async" {
 		t.Errorf("without cuMemsetD32Async: err = %v", err)
 	}
+	lib, err := dl.OpenEnv(dl.CUDA, env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var fs driverFuncs
+	b, _ := lib.Bind(fs.table())
+	if got := b.Names["cuEventElapsedTime_v2"]; got != "cuEventElapsedTime" {
+		t.Errorf("elapsed time bound as %q, want the plain name on an older driver", got)
+	}
 
-	f = newFakes(t, false, false)
+	f := newFakes(t, false, false)
 	f.set("nogpu", 1)
 	_, err = Open(Options{Env: &f.env, NoNVML: true})
 	f.set("nogpu", 0)
@@ -573,4 +649,89 @@ func TestPeerCopy(t *testing.T) {
 	}
 	a.Free(pa)
 	b.Free(pb)
+}
+
+func TestNCCLAllReduce(t *testing.T) {
+	f := newFakes(t, false, false)
+	ncclDir := dltest.Build(t, "testdata/fakenccl.c", "libnccl.so.2")
+	f.env.Dirs = append(f.env.Dirs, ncclDir)
+	f.set("gpus", 2)
+	devs := f.open(t, Options{NoNVML: true})
+	lib, err := dl.OpenEnv(dl.NCCL, f.env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var bad func(buf *byte, n int32) int32
+	var live func() int32
+	if _, err := lib.Bind([]dl.Symbol{dl.Sym(&bad, "fake_nccl_bad"), dl.Sym(&live, "fake_nccl_live")}); err != nil {
+		t.Fatal(err)
+	}
+	c, err := OpenComm(devs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Version() != "2.27.3" {
+		t.Errorf("Version = %q, want 2.27.3", c.Version())
+	}
+	const count = 1024
+	var bufs []gpu.Ptr
+	for i, d := range devs {
+		p, err := d.Alloc(count * 4)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := d.Fill32(p, math.Float32bits(float32(i+1)), count); err != nil {
+			t.Fatal(err)
+		}
+		bufs = append(bufs, p)
+	}
+	if _, err := c.AllReduce(gpu.FP32, bufs, bufs, count, 1); err != nil {
+		t.Fatal(err)
+	}
+	for i, d := range devs {
+		out := make([]byte, count*4)
+		if err := d.Download(out, bufs[i]); err != nil {
+			t.Fatal(err)
+		}
+		if got := math.Float32frombits(binary.LittleEndian.Uint32(out[4*(count-1):])); got != 3 {
+			t.Errorf("GPU %d: after the all-reduce of 1 and 2: %v, want 3", i, got)
+		}
+	}
+	if _, err := c.AllReduce(gpu.FP8, bufs, bufs, count, 1); !errors.Is(err, gpu.ErrUnsupported) {
+		t.Errorf("fp8 all-reduce: err = %v", err)
+	}
+	if _, err := c.AllReduce(gpu.FP32, bufs[:1], bufs, count, 1); err == nil {
+		t.Error("one buffer for two GPUs was accepted")
+	}
+	if err := c.Close(); err != nil {
+		t.Error(err)
+	}
+	if n := live(); n != 0 {
+		t.Errorf("%d communicators alive after Close", n)
+	}
+	buf := make([]byte, 256)
+	if n := bad(&buf[0], int32(len(buf))); n != 0 {
+		t.Errorf("the fake NCCL saw %d bad calls; last: %s", n, cString(buf))
+	}
+	for _, d := range devs {
+		d.Free(bufs[d.ord])
+	}
+}
+
+func TestBusBandwidth(t *testing.T) {
+	tests := []struct {
+		bytes int64
+		n     int
+		t     time.Duration
+		want  float64
+	}{
+		{1 << 30, 8, time.Second, float64(1<<30) * 2 * 7 / 8}, // nccl-tests: busbw = algbw × 2(n−1)/n
+		{1e9, 2, 100 * time.Millisecond, 1e10},
+		{1e9, 1, time.Second, 0},
+	}
+	for _, tt := range tests {
+		if got := BusBandwidth(tt.bytes, tt.n, tt.t); math.Abs(got-tt.want) > 1e-6*tt.want {
+			t.Errorf("BusBandwidth(%d, %d, %s) = %v, want %v", tt.bytes, tt.n, tt.t, got, tt.want)
+		}
+	}
 }

@@ -9,6 +9,7 @@ import (
 	"unsafe"
 
 	"github.com/gpuscout/gpuscout/internal/gpu"
+	"github.com/gpuscout/gpuscout/internal/gpu/dl"
 	"github.com/gpuscout/gpuscout/internal/gpu/nvml"
 )
 
@@ -24,6 +25,11 @@ type Device struct {
 	info    gpu.Info
 	nv      *nvml.Device
 	release func() // drops this device's hold on shared NVML
+
+	// What Open was given, for what opens later (NCCL).
+	timeout time.Duration
+	exit    func(string)
+	env     dl.Env
 
 	// Owned by the worker's thread.
 	ctx, stream, start, end, handle uintptr
@@ -256,25 +262,44 @@ func (d *Device) Gemm(dt gpu.DType, m, n, k int, a, b, c gpu.Ptr) error {
 }
 
 // Time runs f, which queues work on this device, between two CUDA events
-// and returns the GPU time between them, after waiting for the work.
+// and returns the GPU time between them, after waiting for the work. The
+// whole region runs on the device's thread, so no hand-off between f's calls
+// lengthens it; f must only call this and other devices' methods, never wait
+// for another goroutine that uses this device.
 func (d *Device) Time(f func() error) (time.Duration, error) {
-	if err := d.call("cuEventRecord(start)", func() int32 { return d.drv.f.eventRecord(d.start, d.stream) }); err != nil {
-		return 0, err
-	}
-	if err := f(); err != nil {
-		return 0, errors.Join(err, d.Sync())
-	}
 	var ms float32
-	err := d.call("cuEventRecord+cuEventSynchronize+cuEventElapsedTime", func() int32 {
-		if rc := d.drv.f.eventRecord(d.end, d.stream); rc != 0 {
-			return rc
+	var rc int32
+	var ferr error
+	var fn string
+	err := d.w.do("a timed region", func() {
+		step := func(name string) { fn = name; d.w.mark(name) }
+		step("cuEventRecord(start)")
+		if rc = d.drv.f.eventRecord(d.start, d.stream); rc != 0 {
+			return
 		}
-		if rc := d.drv.f.eventSync(d.end); rc != 0 {
-			return rc
+		if ferr = f(); ferr != nil {
+			step("cuStreamSynchronize")
+			rc = d.drv.f.streamSync(d.stream)
+			return
 		}
-		return d.drv.f.eventElapsed(&ms, d.start, d.end)
+		step("cuEventRecord(end)")
+		if rc = d.drv.f.eventRecord(d.end, d.stream); rc != 0 {
+			return
+		}
+		step("cuEventSynchronize")
+		if rc = d.drv.f.eventSync(d.end); rc != 0 {
+			return
+		}
+		step("cuEventElapsedTime")
+		rc = d.drv.f.eventElapsed(&ms, d.start, d.end)
 	})
 	if err != nil {
+		return 0, err
+	}
+	if ferr != nil {
+		return 0, errors.Join(ferr, cuErr(int(d.ord), fn, rc))
+	}
+	if err := cuErr(int(d.ord), fn, rc); err != nil {
 		return 0, err
 	}
 	return time.Duration(float64(ms) * float64(time.Millisecond)), nil

@@ -1,6 +1,7 @@
 package cuda
 
 import (
+	"time"
 	"unsafe"
 
 	"github.com/gpuscout/gpuscout/internal/gpu/dl"
@@ -105,7 +106,9 @@ type driver struct {
 	version string // "13.0"
 }
 
-func loadDriver(env dl.Env) (*driver, error) {
+// loadDriver opens, binds and initialises libcuda; cuInit runs under the
+// watchdog's deadline.
+func loadDriver(env dl.Env, deadline time.Duration, exit func(string)) (*driver, error) {
 	lib, err := dl.OpenEnv(dl.CUDA, env)
 	if err != nil {
 		return nil, err
@@ -114,7 +117,9 @@ func loadDriver(env dl.Env) (*driver, error) {
 	if d.bound, err = lib.Bind(d.f.table()); err != nil {
 		return nil, err
 	}
-	if err := cuErr(-1, "cuInit", d.f.init(0)); err != nil {
+	var rc int32
+	guarded("CUDA", "cuInit", deadline, exit, func() { rc = d.f.init(0) })
+	if err := cuErr(-1, "cuInit", rc); err != nil {
 		return nil, err
 	}
 	var v int32

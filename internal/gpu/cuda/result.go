@@ -56,6 +56,7 @@ type Error struct {
 	Name   string // the code's name: "CUDA_ERROR_OUT_OF_MEMORY"
 }
 
+// Error says which call failed, on which GPU, with which code.
 func (e *Error) Error() string {
 	if e.Device >= 0 {
 		return fmt.Sprintf("GPU %d: %s: %s (%d)", e.Device, e.Func, e.Name, e.Code)

@@ -5,6 +5,7 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 )
 
@@ -17,7 +18,7 @@ import (
 // returned after the deadline cannot be interrupted, so the watchdog reports
 // which call hung and ends the process through exit.
 type worker struct {
-	dev      int
+	label    string // "GPU 0", for messages
 	deadline time.Duration
 	exit     func(msg string)
 
@@ -29,18 +30,23 @@ type worker struct {
 	busySince atomic.Int64 // unix nanoseconds the current call started; 0 when idle
 	busyName  atomic.Pointer[string]
 	stopped   atomic.Bool
+	tid       atomic.Int64 // the locked thread's id, set when it starts
+	started   chan struct{}
 }
 
-func newWorker(dev int, deadline time.Duration, exit func(string)) *worker {
-	w := &worker{dev: dev, deadline: deadline, exit: exit, req: make(chan func()),
-		done: make(chan struct{}), quit: make(chan struct{})}
+func newWorker(label string, deadline time.Duration, exit func(string)) *worker {
+	w := &worker{label: label, deadline: deadline, exit: exit, req: make(chan func()),
+		done: make(chan struct{}), quit: make(chan struct{}), started: make(chan struct{})}
 	go w.loop()
 	go w.watch()
+	<-w.started
 	return w
 }
 
 func (w *worker) loop() {
 	runtime.LockOSThread() // never unlocked: the thread ends with the goroutine
+	w.tid.Store(int64(syscall.Gettid()))
+	close(w.started)
 	for {
 		select {
 		case f := <-w.req:
@@ -53,12 +59,23 @@ func (w *worker) loop() {
 }
 
 // do runs f on the worker's thread under the watchdog; name says what f
-// calls, for the watchdog's message.
+// calls, for the watchdog's message. Called from the worker's own thread
+// (inside a region f runs there, such as Device.Time's), it runs f at once:
+// a locked thread runs only its goroutine, so the thread id says who calls.
 func (w *worker) do(name string, f func()) error {
+	if int64(syscall.Gettid()) == w.tid.Load() {
+		outer := w.busyName.Load()
+		w.mark(name)
+		f()
+		// Back in the region: its own code runs again, with a fresh deadline.
+		w.busyName.Store(outer)
+		w.busySince.Store(time.Now().UnixNano())
+		return nil
+	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.stopped.Load() {
-		return fmt.Errorf("GPU %d: %s after Close", w.dev, name)
+		return fmt.Errorf("%s: %s after Close", w.label, name)
 	}
 	w.busyName.Store(&name)
 	w.busySince.Store(time.Now().UnixNano())
@@ -66,6 +83,13 @@ func (w *worker) do(name string, f func()) error {
 	<-w.done
 	w.busySince.Store(0)
 	return nil
+}
+
+// mark names the driver call the worker's thread is about to make, inside
+// a region, and starts its deadline.
+func (w *worker) mark(name string) {
+	w.busyName.Store(&name)
+	w.busySince.Store(time.Now().UnixNano())
 }
 
 // watch polls the call in progress a few times per deadline.
@@ -88,9 +112,7 @@ func (w *worker) watch() {
 			if p := w.busyName.Load(); p != nil {
 				name = *p
 			}
-			w.exit(fmt.Sprintf("gpuscout: GPU %d: %s has not returned after %s: the GPU driver is hung, and a hung "+
-				"driver call cannot be interrupted, so gpuscout stops here (check nvidia-smi and the kernel log)",
-				w.dev, name, w.deadline))
+			w.exit(hungMessage(w.label, name, w.deadline))
 		}
 	}
 }
@@ -103,4 +125,19 @@ func (w *worker) stop() {
 		return
 	}
 	close(w.quit)
+}
+
+func hungMessage(label, name string, deadline time.Duration) string {
+	return fmt.Sprintf("gpuscout: %s: %s has not returned after %s: the GPU driver is hung, and a hung "+
+		"driver call cannot be interrupted, so gpuscout stops here (check nvidia-smi and the kernel log)",
+		label, name, deadline)
+}
+
+// guarded runs f, which makes the driver call name, on the calling
+// goroutine under a deadline of its own: for the calls made before a
+// device's thread exists (cuInit, NVML's initialisation).
+func guarded(label, name string, deadline time.Duration, exit func(string), f func()) {
+	t := time.AfterFunc(deadline, func() { exit(hungMessage(label, name, deadline)) })
+	defer t.Stop()
+	f()
 }

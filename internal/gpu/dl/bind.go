@@ -39,6 +39,7 @@ type MissingError struct {
 	Missing []string
 }
 
+// Error names the library and every missing symbol.
 func (e *MissingError) Error() string {
 	return fmt.Sprintf("%s (%s) lacks required symbols: %s", e.Lib, e.Path, strings.Join(e.Missing, ", "))
 }

@@ -46,6 +46,8 @@ type OpenError struct {
 	Tried []Attempt
 }
 
+// Error lists the candidates that failed to load and why, and how many
+// were not present.
 func (e *OpenError) Error() string {
 	var failed []string
 	absent := 0
@@ -109,7 +111,15 @@ func OpenEnv(lib Lib, env Env) (*Library, error) {
 			tried = append(tried, Attempt{Path: c, Err: msg})
 			continue
 		}
-		return &Library{Lib: lib, Path: loadedPath(h, c), Candidate: c, Companions: comps, Tried: tried, handle: h}, nil
+		path := loadedPath(h, c)
+		if isStub(path) {
+			// The loader's own search (LD_LIBRARY_PATH) or a symlink led to a
+			// link-time stub, which fails at run time (CUDA_ERROR_STUB_LIBRARY).
+			purego.Dlclose(h)
+			tried = append(tried, Attempt{Path: c, Err: "is a link-time stub (" + path + "), not the library"})
+			continue
+		}
+		return &Library{Lib: lib, Path: path, Candidate: c, Companions: comps, Tried: tried, handle: h}, nil
 	}
 	return nil, &OpenError{Lib: lib, Tried: tried}
 }

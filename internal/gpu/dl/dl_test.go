@@ -185,3 +185,29 @@ func TestBindBadFunctionTypeIsAnError(t *testing.T) {
 		t.Errorf("err = %v, want a binding error naming the symbol", err)
 	}
 }
+
+func TestOpenSkipsAStubReachedThroughASymlink(t *testing.T) {
+	dir := fakeLibs(t)
+	root := t.TempDir()
+	stubs := filepath.Join(root, "stubs")
+	lib := filepath.Join(root, "lib")
+	for _, d := range []string{stubs, lib} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "nov2", "libcublas.so.13"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(stubs, "libnccl.so.2"), b, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(stubs, "libnccl.so.2"), filepath.Join(lib, "libnccl.so.2")); err != nil {
+		t.Fatal(err)
+	}
+	_, err = OpenEnv(NCCL, dirEnv(lib))
+	if !errors.Is(err, ErrNotFound) || !strings.Contains(err.Error(), "is a link-time stub ("+filepath.Join(stubs, "libnccl.so.2")) {
+		t.Errorf("err = %v, want the stub refused by name", err)
+	}
+}

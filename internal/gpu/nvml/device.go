@@ -108,6 +108,7 @@ func normBusID(s string) string {
 // PCIeLink is a PCIe generation and width.
 type PCIeLink struct{ Gen, Width int }
 
+// String writes the link as "Gen5 x16".
 func (l PCIeLink) String() string { return fmt.Sprintf("Gen%d x%d", l.Gen, l.Width) }
 
 // PCIeLink reads the current link (it drops to a lower generation at idle

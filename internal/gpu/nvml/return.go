@@ -56,6 +56,7 @@ type Error struct {
 	Code Return
 }
 
+// Error writes "nvmlDeviceGetNvLinkState: NVML_ERROR_NOT_SUPPORTED (3)".
 func (e *Error) Error() string {
 	return fmt.Sprintf("%s: %s (%d)", e.Func, e.Code, int32(e.Code))
 }

@@ -14,7 +14,7 @@
  * Builds: -DNO_ELAPSED_V2  only cuEventElapsedTime (older drivers)
  *         -DNO_MEMSET      without cuMemsetD32Async (a required symbol)
  * fake_cuda_set(key, v): "gpus" (1..4; GPU 1.. are synthetic), "nogpu"
- * (cuInit answers CUDA_ERROR_NO_DEVICE), "hang_ms"
+ * (cuInit answers CUDA_ERROR_NO_DEVICE), "init_ms" (cuInit sleeps), "hang_ms"
  * (cuEventSynchronize sleeps that long), "gemm_us" (fakecublas's product
  * takes that long), "reset".
  */
@@ -41,7 +41,7 @@ static __thread struct ctx *cur;
 
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static int inited, ngpus = 1, bad;
-static long hang_ms, gemm_us, nogpu;
+static long hang_ms, gemm_us, nogpu, init_ms;
 static char lastbad[256];
 static pid_t tids[MAXDEV][MAXTID];
 static int ntids[MAXDEV];
@@ -75,8 +75,9 @@ int fake_cuda_set(const char *key, long v) {
 	else if (!strcmp(key, "hang_ms")) hang_ms = v;
 	else if (!strcmp(key, "gemm_us")) gemm_us = v;
 	else if (!strcmp(key, "nogpu")) nogpu = v;
+	else if (!strcmp(key, "init_ms")) init_ms = v;
 	else if (!strcmp(key, "reset")) {
-		ngpus = 1; hang_ms = gemm_us = nogpu = 0; bad = 0; lastbad[0] = 0;
+		ngpus = 1; hang_ms = gemm_us = nogpu = init_ms = 0; bad = 0; lastbad[0] = 0;
 		memset(ntids, 0, sizeof ntids);
 	} else return -1;
 	return 0;
@@ -129,6 +130,7 @@ int fake_cuda_ctx_current(void) { if (cur) record(cur->dev); return cur != NULL 
 
 CUresult cuInit(unsigned int flags) {
 	if (flags != 0) return fail("cuInit", "flags must be 0", INVALID_VALUE);
+	if (init_ms > 0) usleep(init_ms * 1000);
 	if (nogpu) return NO_DEVICE;
 	inited = 1;
 	return OK;
@@ -374,4 +376,12 @@ CUresult cuMemcpyPeerAsync(CUdeviceptr dst, struct ctx *dctx, CUdeviceptr src, s
 		return fail(fn, "range outside an allocation of its context", INVALID_VALUE);
 	memmove((void *)(uintptr_t)dst, (void *)(uintptr_t)src, n);
 	return OK;
+}
+
+/* For the fake NCCL: ranges and streams of a given device's context. */
+int fake_cuda_ngpus(void) { return ngpus; }
+int fake_cuda_range_dev(unsigned long long p, size_t n, int dev) { return dev >= 0 && dev < MAXDEV && range_in(p, n, DEVMEM, &ctxs[dev]); }
+int fake_cuda_stream_dev(unsigned long long s, int dev) {
+	struct obj *o = (struct obj *)(uintptr_t)s;
+	return o >= objs && o < objs + MAXOBJ && o->alive && o->kind == STREAM && o->ctx == &ctxs[dev];
 }

@@ -62,7 +62,7 @@ func Build(t testing.TB, src, name string, flags ...string) string {
 	} else {
 		// -Bsymbolic: a build variant loaded beside another calls its own
 		// functions, not the first-loaded copy's.
-		args := append([]string{"-shared", "-fPIC", "-O1", "-Wall", "-Wl,-Bsymbolic", "-o", filepath.Join(dir, name), abs}, flags...)
+		args := append([]string{"-shared", "-fPIC", "-O0", "-Wall", "-Wl,-Bsymbolic", "-o", filepath.Join(dir, name), abs}, flags...)
 		args = append(args, "-lpthread")
 		if out, err := exec.Command(gcc, args...).CombinedOutput(); err != nil {
 			r.err = fmt.Errorf("gcc %s: %v\n%s", strings.Join(args, " "), err, out)
