@@ -20,14 +20,22 @@ import (
 	"github.com/gpuscout/gpuscout/internal/benchreport"
 	"github.com/gpuscout/gpuscout/internal/catalog"
 	"github.com/gpuscout/gpuscout/internal/gpu"
+	"github.com/gpuscout/gpuscout/internal/gpu/cuda"
 	"github.com/gpuscout/gpuscout/internal/gpu/host"
 	"github.com/gpuscout/gpuscout/internal/render"
 )
 
-// openGPUs opens every NVIDIA GPU of the machine. The CUDA bindings replace
-// it (internal/gpu/cuda); until they are linked in there is no GPU to open.
-var openGPUs = func() ([]gpu.Device, error) {
-	return nil, errors.New("no NVIDIA GPU found: the CUDA bindings are not linked in yet")
+// openGPUs opens every NVIDIA GPU of the machine through the CUDA driver
+// loaded at run time (internal/gpu/cuda); tests replace it with fakes.
+var openGPUs = func() ([]gpu.Device, error) { return openCUDA(cuda.Options{}) }
+
+// openCUDA opens the GPUs, saying in one line when there are none.
+func openCUDA(o cuda.Options) ([]gpu.Device, error) {
+	devs, err := cuda.Open(o)
+	if cuda.NoGPU(err) {
+		return nil, fmt.Errorf("no NVIDIA GPU found (%v; 'gpuscout doctor' says what is missing)", err)
+	}
+	return devs, err
 }
 
 // benchTune adjusts the measurement plan; tests shrink sizes with it.
