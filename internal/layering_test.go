@@ -24,6 +24,8 @@ var allowed = map[string][]string{
 	"shareddata": {},
 	"feeds":      {},
 	"feeds/*":    {"feeds"},
+	// The retrying HTTP client importers fetch with (a feeds.Doer).
+	"feeds/httpclient": {"feeds"},
 	// The registry lists every feed; the conformance suite reads shared/data.
 	"feeds/registry":  {"feeds", "feeds/*"},
 	"feeds/feedstest": {"feeds", "shareddata"},
