@@ -32,8 +32,10 @@ var allowed = map[string][]string{
 	"catalog":         {"money"},
 	// The snapshot builder walks the feeds registry into catalog files.
 	"catalog/build": {"catalog", "money", "feeds", "feeds/*"},
-	"pricefile":     {"catalog", "money", "spot", "yamlfields"},
-	"spot":          {"catalog", "money"},
+	// The user-level catalog `catalog refresh` writes and every command overlays.
+	"usercatalog": {"catalog", "catalog/build", "feeds", "money"},
+	"pricefile":   {"catalog", "money", "spot", "yamlfields"},
+	"spot":        {"catalog", "money"},
 	// cost prices spot with the simulator (its SimModel); spot never imports cost.
 	"cost":        {"catalog", "money", "spot", "yamlfields"},
 	"benchreport": {"catalog", "money"},
