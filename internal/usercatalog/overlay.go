@@ -143,3 +143,22 @@ func checkCited(c *catalog.Catalog, set *Set) error {
 	}
 	return nil
 }
+
+// Prices reports whether the set priced the provider's instance type in the
+// region: an offering, a commitment price or a spot band of it.
+func (s *Set) Prices(provider, typ, region string) bool {
+	if s.priced == nil {
+		s.priced = map[rowKey]bool{}
+		for i := range s.Snapshot.Offerings {
+			o := &s.Snapshot.Offerings[i]
+			s.priced[rowKey{o.Provider, o.InstanceType, o.Region}] = true
+		}
+		for _, x := range s.Snapshot.Commitments {
+			s.priced[rowKey{x.Provider, x.InstanceType, x.Region}] = true
+		}
+		for _, b := range s.Snapshot.SpotBands {
+			s.priced[rowKey{b.Provider, b.InstanceType, b.Region}] = true
+		}
+	}
+	return s.priced[rowKey{provider, typ, region}]
+}

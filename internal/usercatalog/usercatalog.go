@@ -100,6 +100,8 @@ type Set struct {
 	// Key names the set's folder ("us-east-1+eu-west-1", "all");
 	// Version the version folder (the fetch time, 20261130T120000Z).
 	Key, Version string
+
+	priced map[rowKey]bool // see Prices
 }
 
 // Key returns the set key of a provider's region set: the regions sorted
