@@ -395,9 +395,9 @@ func writeRefreshSummary(w io.Writer, set *usercatalog.Set, changes []usercatalo
 
 func changeTable(changes []usercatalog.Change) *render.Table {
 	t := &render.Table{Columns: []render.Column{
-		{Header: "PROVIDER"}, {Header: "INSTANCE"}, {Header: "REGION"}, {Header: "ZONE", Drop: 3}, {Header: "PRICE"}, {Header: "CHANGE"},
+		{Header: "PROVIDER"}, {Header: "INSTANCE"}, {Header: "REGION"}, {Header: "ZONE", Drop: 5}, {Header: "PRICE"}, {Header: "CHANGE", Drop: 3},
 		{Header: "OLD /h", Right: true}, {Header: "NEW /h", Right: true}, {Header: "CUR", Drop: 4}, {Header: "CHANGE %", Right: true, Short: "%"},
-		{Header: "SOURCE", Drop: 2}, {Header: "DATE", Drop: 1},
+		{Header: "SOURCE", Drop: 1}, {Header: "DATE", Drop: 2},
 	}}
 	for _, c := range changes {
 		pct := "-"
