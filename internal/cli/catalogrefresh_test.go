@@ -203,6 +203,12 @@ func TestRefreshEndToEnd(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "from your catalog refresh of 2026-11-30") {
 		t.Errorf("cost (exit %d) lacks the refresh note:\n%s", code, out)
 	}
+	// advise --china ranks the refreshed Alibaba plan first (7.50 CNY/h × 8760 h × 3) and says where its price is from.
+	out, _, code = run(t, "advise", "--scenario", "inference-online", "--hours-per-month", "730", "--china", "--currency", "CNY", "--limit", "3")
+	if code != 0 || !strings.Contains(out, "on-demand 7.50 CNY/h × 8760 h × 3 instances = 197,100.00 CNY") ||
+		!strings.Contains(out, "prices for alibaba cn-hangzhou from your catalog refresh of 2026-11-30 (today)") {
+		t.Errorf("advise --china (exit %d) lacks the refreshed plan or its note:\n%s", code, out)
+	}
 	out, _, _ = run(t, "offers", "--provider", "aws", "--gpu", "A100:8")
 	if strings.Contains(out, "catalog refresh") {
 		t.Errorf("offers of another provider mention the refresh:\n%s", out)
