@@ -42,10 +42,12 @@ or read a downloaded price file, and keep them in your user catalog, which
 offers, cost, spot and advise then use over the embedded snapshot (they say
 so under their tables; --no-user-catalog ignores it).
 
-The user catalog lives in your config folder (` + "`os.UserConfigDir()`" + `/gpuscout/catalog;
-` + usercatalog.EnvDir + ` overrides it): one file set per provider and region set,
-in the embedded snapshot's format, with a meta.json naming the feed, the
-request, the fetch time and what was left out. Credentials are read from the
+The user catalog lives in your config folder (~/.config/gpuscout/catalog on
+Linux, ~/Library/Application Support/gpuscout/catalog on macOS,
+%AppData%\gpuscout\catalog on Windows; ` + usercatalog.EnvDir + ` overrides it):
+one file set per provider and region set, in the embedded snapshot's format,
+with a meta.json naming the feed, the request, the fetch time and what was
+left out. Credentials are read from the
 environment or the provider's usual config file; they are never logged or
 written. A refresh that fails leaves the previous prices in use. Earlier
 versions are kept for 'gpuscout catalog diff --since 30d'.`
