@@ -318,8 +318,8 @@ func stderrTTY(e *env) bool {
 // progressLine redraws one status line on a terminal: "[ 3/10] what".
 func progressLine(w io.Writer) func(done, total int, what string) {
 	return func(done, total int, what string) {
-		if len(what) > 60 {
-			what = what[:57] + "..."
+		if r := []rune(what); len(r) > 60 {
+			what = string(r[:57]) + "..."
 		}
 		if total > 0 {
 			width := 20

@@ -329,3 +329,23 @@ func TestRefreshBadInput(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+func TestProgressLine(t *testing.T) {
+	for _, tc := range []struct {
+		done, total int
+		what, want  string
+	}{
+		{3, 10, "page 3", "\r\033[K[######..............] 3/10 page 3"},
+		{10, 10, "done", "\r\033[K[####################] 10/10 done"},
+		{12, 10, "over", "\r\033[K[####################] 12/10 over"},
+		{4, 0, "page 4", "\r\033[K4 fetched page 4"},
+		{1, 0, strings.Repeat("x", 70), "\r\033[K1 fetched " + strings.Repeat("x", 57) + "..."},
+		{1, 0, strings.Repeat("华", 61), "\r\033[K1 fetched " + strings.Repeat("华", 57) + "..."},
+	} {
+		var b strings.Builder
+		progressLine(&b)(tc.done, tc.total, tc.what)
+		if b.String() != tc.want {
+			t.Errorf("progress(%d, %d) = %q, want %q", tc.done, tc.total, b.String(), tc.want)
+		}
+	}
+}
