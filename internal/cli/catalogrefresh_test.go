@@ -349,3 +349,23 @@ func TestProgressLine(t *testing.T) {
 		}
 	}
 }
+
+// TestDamagedUserCatalog: a user catalog file that no longer parses stops
+// the commands with exit 1 naming the file and how to go on without it.
+func TestDamagedUserCatalog(t *testing.T) {
+	r := newRefreshEnv(t)
+	if _, errOut, code := run(t, r.args...); code != 0 {
+		t.Fatal(errOut)
+	}
+	bad := filepath.Join(r.dir, "alibaba", "cn-hangzhou", "20261130T120000Z", "offerings.csv")
+	if err := os.WriteFile(bad, []byte("not,the,header\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, errOut, code := run(t, "offers", "--provider", "alibaba")
+	if code != ExitFailure || !strings.Contains(errOut, bad) || !strings.Contains(errOut, "--no-user-catalog") {
+		t.Errorf("damaged user catalog: exit %d, %q; want 1 naming %s and --no-user-catalog", code, errOut, bad)
+	}
+	if _, errOut, code := run(t, "offers", "--provider", "alibaba", "--no-user-catalog"); code != 0 {
+		t.Errorf("--no-user-catalog: exit %d %s", code, errOut)
+	}
+}
