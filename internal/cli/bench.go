@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	"golang.org/x/term"
 
 	"github.com/gpuscout/gpuscout/internal/bench"
 	"github.com/gpuscout/gpuscout/internal/benchreport"
@@ -40,12 +39,6 @@ func openCUDA(o cuda.Options) ([]gpu.Device, error) {
 
 // benchTune adjusts the measurement plan; tests shrink sizes with it.
 var benchTune func(*bench.Plan)
-
-// progressTTY reports whether progress lines go to w: only a terminal.
-var progressTTY = func(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	return ok && term.IsTerminal(int(f.Fd()))
-}
 
 // procFiles are where the host's description comes from.
 var procFiles = struct{ cpuinfo, meminfo string }{"/proc/cpuinfo", "/proc/meminfo"}
@@ -167,7 +160,7 @@ func runBench(ctx context.Context, e *env, req bench.Request, out string, format
 	}
 	rn := &bench.Runner{Catalog: cat, Tune: benchTune}
 	if progressTTY(e.stderr) {
-		rn.Progress = func(ev bench.Event) { progressLine(e.stderr, ev, req) }
+		rn.Progress = func(ev bench.Event) { benchProgress(e.stderr, ev, req) }
 	}
 	doc, runErr := rn.Run(ctx, devs, req)
 	if doc == nil {
@@ -227,7 +220,7 @@ func writeReport(path string, doc *benchreport.Document) error {
 
 // progressLine writes one line per finished measurement, and a line before
 // the long sustained run.
-func progressLine(w io.Writer, ev bench.Event, req bench.Request) {
+func benchProgress(w io.Writer, ev bench.Event, req bench.Request) {
 	switch {
 	case ev.Start && ev.Group == bench.GroupSustain:
 		fmt.Fprintf(w, "%-5s sustained GEMM for %s ...\n", ev.Device, req.Sustain)
