@@ -76,14 +76,14 @@ func (*Importer) Parse(format string, r io.Reader, o feeds.ParseOptions) (*feeds
 		err := eachValue(r, func(i int, raw json.RawMessage) error {
 			var ex exchange
 			if err := decodeStrict(raw, &ex); err != nil {
-				return fmt.Errorf("%s: entry %d: %v", origin, i, err)
+				return fmt.Errorf("entry %d: %v", i, err)
 			}
 			if ex.Request == nil {
 				var bare priceBody
 				if decodeStrict(raw, &bare) == nil && bare.PriceInfo != nil {
-					return fmt.Errorf(`%s: a DescribePrice answer alone does not say what it prices: give [{"Request": {"RegionId": ..., "InstanceType": ..., "PriceUnit": ..., "Period": ...}, "Response": <the answer>}]`, origin)
+					return fmt.Errorf(`a DescribePrice answer alone does not say what it prices: give [{"Request": {"RegionId": ..., "InstanceType": ..., "PriceUnit": ..., "Period": ...}, "Response": <the answer>}]`)
 				}
-				return fmt.Errorf("%s: entry %d has no Request", origin, i)
+				return fmt.Errorf("entry %d has no Request", i)
 			}
 			req := *ex.Request
 			if req.RegionID == "" {
@@ -97,13 +97,13 @@ func (*Importer) Parse(format string, r io.Reader, o feeds.ParseOptions) (*feeds
 			return c.addPrice(eo, req, ex.Response)
 		})
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("alibaba: %s: %w", origin, err)
 		}
 	case FormatSpotHistory:
 		err := eachValue(r, func(i int, raw json.RawMessage) error {
 			b, err := parseSpot(raw)
 			if err != nil {
-				return fmt.Errorf("%s: page %d: %w", origin, i, err)
+				return fmt.Errorf("page %d: %w", i, err)
 			}
 			po := origin
 			if i > 0 {
@@ -113,7 +113,7 @@ func (*Importer) Parse(format string, r io.Reader, o feeds.ParseOptions) (*feeds
 			return nil
 		})
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("alibaba: %s: %w", origin, err)
 		}
 	default:
 		return nil, fmt.Errorf("alibaba: format %q: want %s or %s", format, FormatDescribePrice, FormatSpotHistory)

@@ -148,7 +148,7 @@ func (c *collector) addPrice(origin string, r Request, body []byte) error {
 	}
 	q, reason, err := parsePrice(body)
 	if err != nil {
-		return fmt.Errorf("%s (%s): %w", origin, what, err)
+		return fmt.Errorf("%s: %w", what, err)
 	}
 	if reason != "" {
 		c.res.Leave(origin, what, reason)
