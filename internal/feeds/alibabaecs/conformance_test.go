@@ -66,7 +66,9 @@ func TestConformance(t *testing.T) {
 			rows[name] = len(list) // one exchange, one row
 			continue
 		}
-		var spot struct{ SpotPrices struct{ SpotPriceType []json.RawMessage } }
+		var spot struct {
+			SpotPrices struct{ SpotPriceType []json.RawMessage }
+		}
 		if err := json.Unmarshal(b, &spot); err != nil {
 			t.Fatal(err)
 		}
