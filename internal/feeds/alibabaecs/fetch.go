@@ -111,35 +111,9 @@ func (im *Importer) Fetch(ctx context.Context, req feeds.FetchRequest) (*feeds.R
 	done := 0
 	for _, region := range regions {
 		for _, typ := range types {
-			for _, ask := range priceAsks {
-				r := ask
-				r.RegionID, r.InstanceType = region, typ
-				params := url.Values{"RegionId": {region}, "ResourceType": {"instance"}, "InstanceType": {typ}, "PriceUnit": {r.PriceUnit}}
-				if r.Period > 0 {
-					params.Set("Period", strconv.Itoa(r.Period))
-				}
-				what := "DescribePrice " + r.String()
-				body, err := f.call(ctx, region, "DescribePrice", params, what)
-				origin := "alibaba-ecs-api#DescribePrice " + r.String()
-				var apiErr *APIError
-				switch {
-				case errors.As(err, &apiErr) && !apiErr.fatal():
-					c.res.Leave(origin, r.String(), "the API answered "+apiErr.Code+": "+apiErr.Message)
-				case err != nil:
-					return nil, err
-				default:
-					if err := c.addPrice(origin, r, body); err != nil {
-						return nil, fmt.Errorf("alibaba: %s: %w", what, err)
-					}
-				}
-				done++
-				f.progress(done, total, what)
-			}
-			if err := f.spot(ctx, c, region, typ); err != nil {
+			if err := f.priceType(ctx, c, region, typ, &done, total); err != nil {
 				return nil, err
 			}
-			done++
-			f.progress(done, total, "DescribeSpotPriceHistory "+typ+" "+region)
 		}
 	}
 	return c.result(), nil
@@ -160,6 +134,50 @@ func (f *fetcher) progress(done, total int, what string) {
 	if f.req.Progress != nil {
 		f.req.Progress(done, total, what)
 	}
+}
+
+// priceType asks the prices of one instance type in one region: a
+// DescribePrice request per pricing model, then the spot price history. A
+// type the region does not sell (InvalidInstanceType.*, InstanceType.Offline
+// on the pay-as-you-go ask) is not asked further.
+func (f *fetcher) priceType(ctx context.Context, c *collector, region, typ string, done *int, total int) error {
+	for i, ask := range priceAsks {
+		r := ask
+		r.RegionID, r.InstanceType = region, typ
+		params := url.Values{"RegionId": {region}, "ResourceType": {"instance"}, "InstanceType": {typ}, "PriceUnit": {r.PriceUnit}}
+		if r.Period > 0 {
+			params.Set("Period", strconv.Itoa(r.Period))
+		}
+		what := "DescribePrice " + r.String()
+		body, err := f.call(ctx, region, "DescribePrice", params, what)
+		origin := "alibaba-ecs-api#DescribePrice " + r.String()
+		*done++
+		var apiErr *APIError
+		switch {
+		case errors.As(err, &apiErr) && !apiErr.fatal():
+			c.res.Leave(origin, r.String(), "the API answered "+apiErr.Code+": "+apiErr.Message)
+			if i == 0 && apiErr.notSold() {
+				c.res.Leave("alibaba-ecs-api#DescribePrice "+typ+" "+region, typ+" "+region,
+					"subscription and spot prices not asked: the type is not sold in the region ("+apiErr.Code+")")
+				*done += len(priceAsks)
+				f.progress(*done, total, what)
+				return nil
+			}
+		case err != nil:
+			return err
+		default:
+			if err := c.addPrice(origin, r, body); err != nil {
+				return fmt.Errorf("alibaba: DescribePrice %w", err)
+			}
+		}
+		f.progress(*done, total, what)
+	}
+	if err := f.spot(ctx, c, region, typ); err != nil {
+		return err
+	}
+	*done++
+	f.progress(*done, total, "DescribeSpotPriceHistory "+typ+" "+region)
+	return nil
 }
 
 // gpuTypes pages through DescribeInstanceTypes and keeps the GPU types.

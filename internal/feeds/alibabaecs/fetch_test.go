@@ -377,3 +377,45 @@ func TestFetchRefusesBadInput(t *testing.T) {
 		t.Errorf("%d requests sent for bad input", len(f.calls))
 	}
 }
+
+// A type the region does not sell is asked once, not per pricing model.
+func TestFetchSkipsTypesNotSold(t *testing.T) {
+	price, spot := documented(t)
+	f := &fakeAPI{t: t}
+	f.answer = func(c call, n int) (int, string) {
+		switch {
+		case c.Params.Get("InstanceType") == "ecs.gn6v-c8g1.16xlarge":
+			return 400, `{"RequestId":"n","Code":"InvalidInstanceType.ValueNotSupported","Message":"The specified InstanceType does not exist or beyond the permitted range."}`
+		case c.Action == "DescribePrice":
+			return 200, price
+		}
+		return 200, strings.ReplaceAll(spot, "ecs.g5.large", c.Params.Get("InstanceType"))
+	}
+	var progress [][2]int
+	srv := httptest.NewServer(f)
+	defer srv.Close()
+	res, err := (&Importer{InstanceTypes: []string{"ecs.gn6v-c8g1.16xlarge", "ecs.gn7-c13g1.26xlarge"}}).Fetch(context.Background(), feeds.FetchRequest{
+		Regions: []string{"cn-hangzhou"}, HTTP: srv.Client(), Endpoint: srv.URL,
+		Getenv:   env(map[string]string{EnvAccessKeyID: testKeyID, EnvAccessKeySecret: testSecret, EnvSecurityToken: testToken}),
+		Now:      func() time.Time { return time.Date(2026, 12, 1, 8, 0, 0, 0, time.UTC) },
+		Progress: func(done, total int, _ string) { progress = append(progress, [2]int{done, total}) },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	asked := 0
+	for _, c := range f.calls {
+		if c.Params.Get("InstanceType") == "ecs.gn6v-c8g1.16xlarge" {
+			asked++
+		}
+	}
+	if asked != 1 || len(f.calls) != 1+5 {
+		t.Errorf("the unsold type was asked %d times, %d requests in all; want 1 and 6", asked, len(f.calls))
+	}
+	if last := progress[len(progress)-1]; last != [2]int{10, 10} {
+		t.Errorf("last progress %v, want [10 10]", last)
+	}
+	if len(res.LeftOut) < 2 || !strings.Contains(res.LeftOut[0].Reason, "InvalidInstanceType.ValueNotSupported") || !strings.Contains(res.LeftOut[1].Reason, "not sold in the region") {
+		t.Errorf("left out %v", res.LeftOut)
+	}
+}

@@ -38,6 +38,12 @@ func (e *APIError) throttled() bool {
 	return e.Code == "Throttling" || strings.HasPrefix(e.Code, "Throttling.") || e.Code == "ServiceUnavailable"
 }
 
+// notSold says the instance type is not sold in the region (or at all):
+// its other pricing models need not be asked.
+func (e *APIError) notSold() bool {
+	return strings.HasPrefix(e.Code, "InvalidInstanceType.") || e.Code == "InstanceType.Offline"
+}
+
 // fatal says the error is about the account or the credentials, so that no
 // other request would fare better: the fetch stops.
 func (e *APIError) fatal() bool {
@@ -110,9 +116,6 @@ type priceDetail struct {
 type quote struct {
 	Amount   decimal.Decimal
 	Currency string
-	// Whole says the amount is the answer's total (instance and its
-	// default system disk), where DetailInfos has no line for the instance.
-	Whole bool
 }
 
 // parsePrice reads a DescribePrice body. A body that is not one is an
@@ -133,10 +136,13 @@ func parsePrice(b []byte) (q quote, reason string, err error) {
 	if !currencies[p.Currency] {
 		return quote{}, fmt.Sprintf("currency %q: the API answers CNY (China site) or USD (international site)", p.Currency), nil
 	}
-	amount, whole := p.TradePrice, true
+	// The instance's own line where DetailInfos has one; else the total
+	// (the instance with its default system disk, a small part of a GPU
+	// instance's price).
+	amount := p.TradePrice
 	for _, d := range append(p.DetailInfos.DetailInfo, p.DetailInfos.ResourcePriceModel...) {
 		if (d.Resource == "instanceType" || d.Resource == "instance") && d.TradePrice != nil {
-			amount, whole = d.TradePrice, false
+			amount = d.TradePrice
 			break
 		}
 	}
@@ -150,7 +156,7 @@ func parsePrice(b []byte) (q quote, reason string, err error) {
 	if !v.IsPositive() {
 		return quote{}, fmt.Sprintf("TradePrice %s is not a positive price", v), nil
 	}
-	return quote{Amount: v, Currency: p.Currency, Whole: whole}, "", nil
+	return quote{Amount: v, Currency: p.Currency}, "", nil
 }
 
 // spotBody is a DescribeSpotPriceHistory response.
