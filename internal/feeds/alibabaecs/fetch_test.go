@@ -419,3 +419,19 @@ func TestFetchSkipsTypesNotSold(t *testing.T) {
 		t.Errorf("left out %v", res.LeftOut)
 	}
 }
+
+// An answer over FetchRequest.MaxBody stops the fetch instead of being cut.
+func TestFetchBodyLimit(t *testing.T) {
+	price, _ := documented(t)
+	f := &fakeAPI{t: t, answer: func(call, int) (int, string) { return 200, price }}
+	srv := httptest.NewServer(f)
+	defer srv.Close()
+	_, err := (&Importer{InstanceTypes: []string{"ecs.gn7-c13g1.26xlarge"}}).Fetch(context.Background(), feeds.FetchRequest{
+		Regions: []string{"cn-hangzhou"}, HTTP: srv.Client(), Endpoint: srv.URL, MaxBody: 100,
+		Getenv: env(map[string]string{EnvAccessKeyID: testKeyID, EnvAccessKeySecret: testSecret, EnvSecurityToken: testToken}),
+		Now:    func() time.Time { return time.Date(2026, 12, 1, 8, 0, 0, 0, time.UTC) },
+	})
+	if err == nil || !strings.Contains(err.Error(), "over 100 bytes") || len(f.calls) != 1 {
+		t.Errorf("err = %v after %d requests, want the answer over 100 bytes refused at once", err, len(f.calls))
+	}
+}
