@@ -1,13 +1,18 @@
 package registry
 
-import "github.com/gpuscout/gpuscout/internal/feeds"
+import (
+	"github.com/gpuscout/gpuscout/internal/feeds"
+	"github.com/gpuscout/gpuscout/internal/feeds/alibabaecs"
+)
 
 // Importers returns the live price importers `gpuscout catalog refresh`
 // runs, one per provider feed, each also reading its offline formats
 // (`catalog refresh --from-file F --format X`). A provider's importer is one
 // line here.
 func Importers() []feeds.Importer {
-	return []feeds.Importer{}
+	return []feeds.Importer{
+		alibabaecs.New(),
+	}
 }
 
 // ImporterFor returns the registered importer of the provider (its catalog

@@ -1,6 +1,9 @@
 package registry
 
-import "testing"
+import (
+	"reflect"
+	"testing"
+)
 
 // TestImportersDistinct: one importer per provider, and each --format name
 // belongs to one importer only, so `catalog refresh --format X` is unambiguous.
@@ -12,7 +15,7 @@ func TestImportersDistinct(t *testing.T) {
 			t.Errorf("importer provider %q is empty or registered twice", p)
 		}
 		providers[p] = true
-		if ImporterFor(p) != im {
+		if got := ImporterFor(p); got == nil || got.Provider() != p || !reflect.DeepEqual(got.Formats(), im.Formats()) {
 			t.Errorf("ImporterFor(%q) is not the registered importer", p)
 		}
 		if len(im.Formats()) == 0 {
