@@ -100,6 +100,7 @@ A measurement that fails is recorded in the report and the command exits 1.`,
 		return runBench(cmd.Context(), e, req, f.out, format)
 	}
 	cmd.AddCommand(newBenchCompareCmd(e))
+	cmd.AddCommand(newBenchWorkloadCmd(e))
 	return cmd
 }
 
