@@ -58,3 +58,15 @@ func TestSpotAdvisorConformance(t *testing.T) {
 	}
 	feedstest.Run(t, src, feedstest.Want{Rows: map[string]int{path: n}})
 }
+
+// TestSpotHistoryConformance: every row of the recorded m5.large response
+// is a per-zone spot price or left out (an older price of its zone).
+func TestSpotHistoryConformance(t *testing.T) {
+	path := "price-feeds/aws-ec2-describespotpricehistory-m5large.json"
+	var raw struct{ SpotPriceHistory []json.RawMessage }
+	if err := json.NewDecoder(shareddata.Open(t, path)).Decode(&raw); err != nil {
+		t.Fatal(err)
+	}
+	src := &awsprices.SpotHistoryFeed{Path: path, Source: "aws-spot-history-m5large@2021-02-09", AllTypes: true}
+	feedstest.Run(t, src, feedstest.Want{Rows: map[string]int{path: len(raw.SpotPriceHistory)}})
+}
