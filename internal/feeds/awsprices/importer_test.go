@@ -26,7 +26,7 @@ func TestParseFormats(t *testing.T) {
 		return readShared(t, name)
 	}
 	for _, c := range []struct {
-		format, file, asOf                      string
+		format, file, asOf                     string
 		offerings, commitments, bands, leftOut int
 	}{
 		// No GPU in the recorded Price List bodies: every instance product is left out.
