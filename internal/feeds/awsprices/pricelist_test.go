@@ -279,3 +279,20 @@ func FuzzParsePriceList(f *testing.F) {
 		}
 	})
 }
+
+// TestLeaverCounts: past perReason rows of one reason, the rest are one counted line.
+func TestLeaverCounts(t *testing.T) {
+	l := newLeaver("big.json")
+	for i := 0; i < perReason+5; i++ {
+		l.leave("no GPU", "big.json#x", "m5.large", "no GPU")
+	}
+	l.leave("other", "big.json#y", "p5", "why")
+	out := l.done()
+	if len(out) != perReason+2 {
+		t.Fatalf("%d rows", len(out))
+	}
+	last := out[len(out)-1]
+	if last.Origin != "big.json" || last.What != "5 more rows" || !strings.Contains(last.Reason, "no GPU (1005 rows in all") {
+		t.Errorf("summary %+v", last)
+	}
+}
