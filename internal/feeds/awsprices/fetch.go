@@ -98,6 +98,9 @@ func (im *Importer) Fetch(ctx context.Context, req feeds.FetchRequest) (*feeds.R
 		if !regionRE.MatchString(r) {
 			return nil, fmt.Errorf("aws: region %q is not an AWS region code (us-east-1, eu-west-1, ...)", r)
 		}
+		if strings.HasPrefix(r, "cn-") || strings.Contains(r, "-gov-") || strings.Contains(r, "-iso") {
+			return nil, fmt.Errorf("aws: region %s: its partition publishes prices at its own endpoints, which this importer does not fetch yet; download the offer file and use --from-file FILE --format %s (CNY prices are read)", r, FormatOffer)
+		}
 	}
 	f.total = 2 + 3*len(regions)
 	gpu := map[string]map[string]string{} // region → GPU product SKU → instance type
@@ -255,7 +258,7 @@ func (f *fetcher) offerRegions() ([]string, map[string]string, error) {
 	f.progress(what)
 	urls := map[string]string{}
 	for code, r := range idx.Regions {
-		if regionRE.MatchString(code) && strings.HasPrefix(r.CurrentVersionURL, "/") {
+		if regionRE.MatchString(code) && !strings.Contains(code, "-gov-") && strings.HasPrefix(r.CurrentVersionURL, "/") {
 			urls[code] = bulkBase + r.CurrentVersionURL
 		}
 	}

@@ -171,6 +171,10 @@ func (f *fakeAWS) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		json.Unmarshal([]byte(el), &e)
 		fmt.Fprint(w, `{"formatVersion":"v1.0","offerCode":"AmazonEC2","publicationDate":"2026-11-01T00:00:00Z","products":{"GPUSKU0000000001":`+
 			string(e.Product)+`},"terms":{"OnDemand":{"GPUSKU0000000001":`+string(e.Terms.OnDemand)+`}}}`)
+	case "GET /offers/v1.0/aws/AmazonEC2/current/region_index.json":
+		fmt.Fprint(w, `{"formatVersion":"v1.0","publicationDate":"2026-11-01T00:00:00Z","regions":{
+"us-east-1":{"regionCode":"us-east-1","currentVersionUrl":"/offers/v1.0/aws/AmazonEC2/current/us-east-1/index.json"},
+"us-gov-west-1":{"regionCode":"us-gov-west-1","currentVersionUrl":"/offers/v1.0/aws/AmazonEC2/current/us-gov-west-1/index.json"}}}`)
 	case "GET /savingsPlan/v1.0/aws/AWSComputeSavingsPlan/current/region_index.json":
 		fmt.Fprint(w, `{"publicationDate":"2026-11-01T00:00:00Z","regions":[{"regionCode":"us-east-1","versionUrl":"/savingsPlan/v1.0/aws/AWSComputeSavingsPlan/20261101/us-east-1/index.json"}]}`)
 	case "GET /savingsPlan/v1.0/aws/AWSComputeSavingsPlan/20261101/us-east-1/index.json":
@@ -196,12 +200,18 @@ func (f *fakeAWS) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-func fetchWith(t *testing.T, fake *fakeAWS, vars map[string]string) (*feeds.Result, error) {
+func fetchWith(t *testing.T, fake *fakeAWS, vars map[string]string, regions ...string) (*feeds.Result, error) {
 	t.Helper()
 	srv := httptest.NewServer(fake)
 	t.Cleanup(srv.Close)
 	var progress []string
-	res, err := New().Fetch(context.Background(), feeds.FetchRequest{Regions: []string{"us-east-1"}, HTTP: retrying{srv.Client()}, Getenv: env(vars),
+	if regions == nil {
+		regions = []string{"us-east-1"}
+	}
+	if regions[0] == "" {
+		regions = nil
+	}
+	res, err := New().Fetch(context.Background(), feeds.FetchRequest{Regions: regions, HTTP: retrying{srv.Client()}, Getenv: env(vars),
 		Endpoint: srv.URL, Now: func() time.Time { return time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC) },
 		Progress: func(done, total int, what string) {
 			if done > total {
@@ -283,6 +293,12 @@ func TestFetchBulkWithoutCredentials(t *testing.T) {
 	if !strings.Contains(fmt.Sprint(res.LeftOut), "spot prices us-east-1: not fetched: no AWS credentials") {
 		t.Errorf("left out %v", res.LeftOut)
 	}
+	// No regions asked: those of the offer's region index (GovCloud's partition skipped).
+	fake = &fakeAWS{t: t, hits: map[string]int{}, throttle: map[string]int{}}
+	res, err = fetchWith(t, fake, nil, "")
+	if err != nil || len(res.Offerings) != 1 || fake.hits["GET /offers/v1.0/aws/AmazonEC2/current/region_index.json"] != 1 {
+		t.Errorf("all regions: %v, %d offerings, hits %v", err, len(res.Offerings), fake.hits)
+	}
 }
 
 // TestFetchFailures: a malformed page, throttling that outlasts the
@@ -313,9 +329,14 @@ func TestFetchFailures(t *testing.T) {
 			}
 		})
 	}
-	_, err := New().Fetch(context.Background(), feeds.FetchRequest{Regions: []string{"us-east-1; rm -rf"}, HTTP: http.DefaultClient})
-	if err == nil || !strings.Contains(err.Error(), `region "us-east-1; rm -rf" is not an AWS region code`) {
-		t.Errorf("bad region: %v", err)
+	for region, want := range map[string]string{
+		"us-east-1; rm -rf": `region "us-east-1; rm -rf" is not an AWS region code`,
+		"cn-north-1":        "region cn-north-1: its partition publishes prices at its own endpoints",
+	} {
+		_, err := New().Fetch(context.Background(), feeds.FetchRequest{Regions: []string{region}, HTTP: http.DefaultClient})
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v, want %q", region, err, want)
+		}
 	}
 }
 
