@@ -221,6 +221,7 @@ type capped struct {
 	what  string
 }
 
+// Read implements io.Reader.
 func (c *capped) Read(p []byte) (int, error) {
 	if c.left <= 0 {
 		return 0, fmt.Errorf("%s: the body is larger than the %d-byte limit", c.what, c.limit)
@@ -236,6 +237,7 @@ func (c *capped) Read(p []byte) (int, error) {
 	return n, err
 }
 
+// Close implements io.Closer.
 func (c *capped) Close() error { return c.c.Close() }
 
 // offerRegions lists the regions of the EC2 offer's region index.

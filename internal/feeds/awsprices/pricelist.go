@@ -79,6 +79,7 @@ const (
 	ShapeGetProducts       // a GetProducts response: PriceList (elements as JSON strings) + NextToken
 )
 
+// String names the shape in messages ("a bulk offer file").
 func (s Shape) String() string {
 	return [...]string{"unknown", "a bulk offer file", "a GetProducts price list element", "a GetProducts response"}[s]
 }
