@@ -81,7 +81,11 @@ const (
 
 // String names the shape in messages ("a bulk offer file").
 func (s Shape) String() string {
-	return [...]string{"unknown", "a bulk offer file", "a GetProducts price list element", "a GetProducts response"}[s]
+	names := [...]string{"an unknown body", "a bulk offer file", "a GetProducts price list element", "a GetProducts response"}
+	if s < 0 || int(s) >= len(names) {
+		return names[0]
+	}
+	return names[s]
 }
 
 // The leave categories of GPUFilter and of the terms.
