@@ -3,6 +3,7 @@ package registry
 import (
 	"github.com/gpuscout/gpuscout/internal/feeds"
 	"github.com/gpuscout/gpuscout/internal/feeds/alibabaecs"
+	"github.com/gpuscout/gpuscout/internal/feeds/awsprices"
 )
 
 // Importers returns the live price importers `gpuscout catalog refresh`
@@ -12,6 +13,7 @@ import (
 func Importers() []feeds.Importer {
 	return []feeds.Importer{
 		alibabaecs.New(),
+		awsprices.New(),
 	}
 }
 
