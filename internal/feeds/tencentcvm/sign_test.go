@@ -24,8 +24,8 @@ func TestSignatureDocumentedExamples(t *testing.T) {
 			name: "POST DescribeInstances (x-tc-action signed)",
 			s: Signing{
 				Method: "POST", Host: "cvm.tencentcloudapi.com", Service: "cvm", Timestamp: 1551113065,
-				Headers: map[string]string{"Content-Type": "application/json; charset=utf-8", "Host": "cvm.tencentcloudapi.com", "X-TC-Action": "DescribeInstances"},
-				Payload: []byte(`{"Limit": 1, "Filters": [{"Values": ["\u672a\u547d\u540d"], "Name": "instance-name"}]}`),
+				Headers:  map[string]string{"Content-Type": "application/json; charset=utf-8", "Host": "cvm.tencentcloudapi.com", "X-TC-Action": "DescribeInstances"},
+				Payload:  []byte(`{"Limit": 1, "Filters": [{"Values": ["\u672a\u547d\u540d"], "Name": "instance-name"}]}`),
 				SecretID: "AKIDz8krbsJ5yKBZQpn74WFkmLPx3*******", SecretKey: "Gu5t9xGARNpq86cd98joQYCN3*******",
 			},
 			payloadHash:   "35e9c5b0e3ae67532d3c9f17ead6c90222632e5b1ff7f6e89887f1398934f064",

@@ -78,7 +78,7 @@ func (c *collector) zoneConfig(r io.Reader, origin, region string) error {
 	apiErr, err := walkAnswer(r, "InstanceTypeQuotaSet", func(dec *json.Decoder) error {
 		var q QuotaItem
 		if err := dec.Decode(&q); err != nil {
-			return fmt.Errorf("InstanceTypeQuotaSet[%d]: %w", n, err)
+			return fmt.Errorf("malformed answer: InstanceTypeQuotaSet[%d]: %w", n, err)
 		}
 		c.quotaItem(fmt.Sprintf("%s#%d", origin, n), region, q)
 		n++
