@@ -54,6 +54,26 @@ var hundred = decimal.NewFromInt(100)
 // off instead would miss by 60 points there.
 var discountSlack = decimal.NewFromInt(2)
 
+// maxAmount bounds a price or discount: no CVM price comes near a
+// trillion yuan.
+var maxAmount = decimal.New(1, 12)
+
+// inRange refuses a number too large, or with more digits or a larger
+// exponent than any price has, before any arithmetic: a JSON number such as
+// 1e-40000000 decodes at once but takes seconds to multiply.
+func inRange(name string, d decimal.NullDecimal) error {
+	if !d.Valid {
+		return nil
+	}
+	if e := d.Decimal.Exponent(); e < -20 || e > 20 || d.Decimal.Coefficient().BitLen() > 128 {
+		return fmt.Errorf("%s out of range (more than 38 digits, or an exponent beyond ±20)", name)
+	}
+	if d.Decimal.Abs().GreaterThan(maxAmount) {
+		return fmt.Errorf("%s %s above %s", name, d.Decimal, maxAmount)
+	}
+	return nil
+}
+
 // paid returns what the account pays, from a discounted price, an original
 // price and the percent paid: the discounted price where the answer gives a
 // positive one; else original × discount / 100. ok is false where the
@@ -66,6 +86,9 @@ func paid(discounted, original, discount decimal.NullDecimal) (decimal.Decimal, 
 		name string
 		d    decimal.NullDecimal
 	}{{"discounted price", discounted}, {"original price", original}, {"discount", discount}} {
+		if err := inRange(v.name, v.d); err != nil {
+			return decimal.Zero, false, err
+		}
 		if v.d.Valid && v.d.Decimal.IsNegative() {
 			return decimal.Zero, false, fmt.Errorf("negative %s %s", v.name, v.d.Decimal)
 		}

@@ -37,6 +37,9 @@ func TestPaidDiscountIsPercentPaid(t *testing.T) {
 		{name: "read as percent off it contradicts", discounted: "80", original: "100", percent: "20", wantErr: "80% of original 100, but Discount says 20% paid"},
 		{name: "negative", discounted: "-1", wantErr: "negative discounted price"},
 		{name: "discount above 100", original: "10", percent: "120", wantErr: "above 100"},
+		// 1e-40000000 decodes at once; multiplying it took 33 s before the range check.
+		{name: "huge exponent", original: "1e40000000", percent: "1e-40000000", wantErr: "original price out of range"},
+		{name: "a trillion yuan", discounted: "1000000000001", wantErr: "above 1000000000000"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

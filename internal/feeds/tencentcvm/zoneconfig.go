@@ -206,8 +206,15 @@ func walkAnswer(r io.Reader, key string, each func(*json.Decoder) error) (*APIEr
 				apiErr.RequestID = id
 			case name == key:
 				seen = true
-				if err := expectDelim(dec, '['); err != nil {
-					return err
+				tok, err := dec.Token()
+				if err != nil {
+					return malformed(err)
+				}
+				if tok == nil {
+					continue // null: the API's "no valid value", here no row
+				}
+				if d, ok := tok.(json.Delim); !ok || d != '[' {
+					return fmt.Errorf("malformed answer: %s is %v, not an array", key, tok)
 				}
 				for dec.More() {
 					if err := each(dec); err != nil {
