@@ -91,7 +91,12 @@ func (im *Importer) Fetch(ctx context.Context, req feeds.FetchRequest) (*feeds.R
 			payload, _ := json.Marshal(map[string]any{"Filters": []map[string]any{{"Name": "instance-charge-type", "Values": []string{charge}}}})
 			origin := "DescribeZoneInstanceConfigInfos?Region=" + region + "&instance-charge-type=" + charge
 			what := region + " " + charge
-			err := im.call(ctx, req, creds, u, region, "DescribeZoneInstanceConfigInfos", payload, what, func(r io.Reader) error {
+			tell := func(msg string) {
+				if req.Progress != nil {
+					req.Progress(done, total, msg)
+				}
+			}
+			err := im.call(ctx, req, creds, u, region, "DescribeZoneInstanceConfigInfos", payload, what, tell, func(r io.Reader) error {
 				return c.zoneConfig(r, origin, region)
 			})
 			if err != nil {
@@ -107,8 +112,8 @@ func (im *Importer) Fetch(ctx context.Context, req feeds.FetchRequest) (*feeds.R
 }
 
 // call sends one signed request and reads its answer, trying again while
-// the API answers RequestLimitExceeded.
-func (im *Importer) call(ctx context.Context, req feeds.FetchRequest, creds Credentials, u *url.URL, region, action string, payload []byte, what string, read func(io.Reader) error) error {
+// the API answers RequestLimitExceeded and telling each wait.
+func (im *Importer) call(ctx context.Context, req feeds.FetchRequest, creds Credentials, u *url.URL, region, action string, payload []byte, what string, tell func(string), read func(io.Reader) error) error {
 	tries := im.Tries
 	if tries <= 0 {
 		tries = 5
@@ -134,9 +139,7 @@ func (im *Importer) call(ctx context.Context, req feeds.FetchRequest, creds Cred
 			if try >= tries {
 				return fmt.Errorf("%w: %s %s: %d tries, the last answered %s: %s", ErrThrottled, action, what, tries, code, msg)
 			}
-			if req.Progress != nil {
-				req.Progress(0, 0, fmt.Sprintf("%s: throttled (%s), trying again in %s", what, code, wait))
-			}
+			tell(fmt.Sprintf("%s: throttled (%s), trying again in %s", what, code, wait))
 			if err := im.sleep(ctx, wait); err != nil {
 				return err
 			}
@@ -249,4 +252,12 @@ func (l *limitReader) Read(p []byte) (int, error) {
 	n, err := l.r.Read(p)
 	l.left -= int64(n)
 	return n, err
+}
+
+// client returns the HTTP client of a request, or the default one.
+func client(d feeds.Doer) feeds.Doer {
+	if d == nil {
+		return http.DefaultClient
+	}
+	return d
 }

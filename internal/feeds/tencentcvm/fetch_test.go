@@ -184,7 +184,9 @@ func TestFetchThrottled(t *testing.T) {
 	var sl sleeps
 	req := fetchReq(srv, "ap-guangzhou")
 	var progress []string
-	req.Progress = func(done, total int, what string) { progress = append(progress, what) }
+	req.Progress = func(done, total int, what string) {
+		progress = append(progress, strconv.Itoa(done)+"/"+strconv.Itoa(total)+" "+what)
+	}
 	res, err := sl.importer().Fetch(context.Background(), req)
 	if err != nil {
 		t.Fatal(err)
@@ -198,7 +200,8 @@ func TestFetchThrottled(t *testing.T) {
 	if len(sl.d) != 2 || sl.d[0] != time.Second || sl.d[1] != 2*time.Second {
 		t.Errorf("waits %v, want [1s 2s]", sl.d)
 	}
-	if len(progress) < 2 || !strings.Contains(progress[0], "throttled (RequestLimitExceeded), trying again in 1s") {
+	if len(progress) < 2 || progress[0] != "0/3 ap-guangzhou POSTPAID_BY_HOUR: throttled (RequestLimitExceeded), trying again in 1s" ||
+		progress[1] != "0/3 ap-guangzhou POSTPAID_BY_HOUR: throttled (RequestLimitExceeded.UinLimitExceeded), trying again in 2s" {
 		t.Errorf("progress %q: want the throttling told", progress)
 	}
 }

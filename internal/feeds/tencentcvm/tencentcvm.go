@@ -18,7 +18,6 @@ package tencentcvm
 import (
 	"fmt"
 	"io"
-	"net/http"
 	"strings"
 	"time"
 
@@ -106,12 +105,4 @@ func zoneRegion(zone string) (string, bool) {
 		}
 	}
 	return zone[:i], true
-}
-
-// client returns the HTTP client of a request, or the default one.
-func client(d feeds.Doer) feeds.Doer {
-	if d == nil {
-		return http.DefaultClient
-	}
-	return d
 }
