@@ -70,3 +70,12 @@ func TestLoadCredentials(t *testing.T) {
 		t.Errorf("nil getenv: %v", err)
 	}
 }
+
+func TestCredentialHelpNamesEverySource(t *testing.T) {
+	help := New().CredentialHelp()
+	for _, want := range []string{EnvSecretID, EnvSecretKey, EnvSessionToken, "~/.tccli/default.credential", EnvProfile} {
+		if !strings.Contains(help, want) {
+			t.Errorf("CredentialHelp() = %q, does not name %s", help, want)
+		}
+	}
+}

@@ -61,9 +61,10 @@ func (*Importer) Formats() []feeds.Format {
 	}
 }
 
-// CredentialHelp says where the importer finds credentials.
+// CredentialHelp says, in one line, where Fetch reads credentials from
+// (the refresh's feeds.CredentialHelper).
 func (*Importer) CredentialHelp() string {
-	return "set " + EnvSecretID + " and " + EnvSecretKey + " (and " + EnvSessionToken + " for temporary keys), or run `tccli configure` to write ~/.tccli/default.credential (TCCLI_PROFILE picks another profile)"
+	return EnvSecretID + " and " + EnvSecretKey + " (" + EnvSessionToken + " for temporary keys), or ~/.tccli/default.credential as `tccli configure` writes it (" + EnvProfile + " picks another profile)"
 }
 
 // Parse implements feeds.Importer.
