@@ -56,7 +56,9 @@ var regionRE = regexp.MustCompile(`^[a-z]{2}-[a-z0-9]+(-[a-z0-9]+)*$`)
 // request answered RequestLimitExceeded (HTTP 200, so the caller's client
 // cannot see it) is sent again after a doubling wait, told to Progress; the
 // fetch fails with ErrThrottled when every try is throttled, with ErrAuth
-// when the API refuses the credentials.
+// when the API refuses the credentials. With no region asked, a default
+// region the API refuses otherwise (a finance region the account may not
+// use) is left out with the API's reason instead of failing the fetch.
 func (im *Importer) Fetch(ctx context.Context, req feeds.FetchRequest) (*feeds.Result, error) {
 	creds, err := LoadCredentials(req.Getenv, req.HomeDir)
 	if err != nil {
@@ -86,27 +88,43 @@ func (im *Importer) Fetch(ctx context.Context, req feeds.FetchRequest) (*feeds.R
 	asOf := now().UTC().Format("2006-01-02")
 	c := newCollector("tencent-cvm-api@"+asOf, asOf)
 	total, done := len(regions)*len(fetchCharges), 0
+	tell := func(msg string) {
+		if req.Progress != nil {
+			req.Progress(done, total, msg)
+		}
+	}
+	var firstSkip error
+	skipped := 0
 	for _, region := range regions {
-		for _, charge := range fetchCharges {
+		for i, charge := range fetchCharges {
 			payload, _ := json.Marshal(map[string]any{"Filters": []map[string]any{{"Name": "instance-charge-type", "Values": []string{charge}}}})
 			origin := "DescribeZoneInstanceConfigInfos?Region=" + region + "&instance-charge-type=" + charge
 			what := region + " " + charge
-			tell := func(msg string) {
-				if req.Progress != nil {
-					req.Progress(done, total, msg)
-				}
-			}
 			err := im.call(ctx, req, creds, u, region, "DescribeZoneInstanceConfigInfos", payload, what, tell, func(r io.Reader) error {
 				return c.zoneConfig(r, origin, region)
 			})
+			var apiErr *APIError
+			if err != nil && len(req.Regions) == 0 && errors.As(err, &apiErr) && !errors.Is(err, ErrAuth) && !errors.Is(err, ErrThrottled) {
+				// No region was asked: a default region this account may
+				// not use (the finance regions, say) is skipped, not fatal.
+				c.res.Leave(origin, "region "+region, "skipped: the API answered "+apiErr.Code+": "+apiErr.Message+" (a default region; ask for regions to make this an error)")
+				if firstSkip == nil {
+					firstSkip = err
+				}
+				skipped++
+				done += len(fetchCharges) - i
+				tell(region + " skipped (" + apiErr.Code + ")")
+				break
+			}
 			if err != nil {
 				return nil, err
 			}
 			done++
-			if req.Progress != nil {
-				req.Progress(done, total, what)
-			}
+			tell(what)
 		}
+	}
+	if skipped == len(regions) {
+		return nil, fmt.Errorf("tencent: every region was refused; the first: %w", firstSkip)
 	}
 	return c.result(), nil
 }
@@ -154,7 +172,7 @@ func (im *Importer) call(ctx context.Context, req feeds.FetchRequest, creds Cred
 			return fmt.Errorf("%w (%s: %s); credentials from %s: check %s and %s, or the tccli profile ~/.tccli/PROFILE.credential%s",
 				ErrAuth, code, msg, creds.From, EnvSecretID, EnvSecretKey, hint)
 		default:
-			return fmt.Errorf("tencent: %s %s: the API answered %s: %s (RequestId %s)", action, what, code, msg, apiErr.RequestID)
+			return fmt.Errorf("tencent: %s %s: the API answered %w", action, what, &APIError{Code: code, Message: msg, RequestID: apiErr.RequestID})
 		}
 	}
 }

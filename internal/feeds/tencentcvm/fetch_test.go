@@ -32,9 +32,10 @@ type fakeCVM struct {
 	t       *testing.T
 	rows    []json.RawMessage
 	mu      sync.Mutex
-	calls   []string // "region charge"
-	script  []string // answers to give first, in order ("" = the normal one)
-	status  int      // an HTTP status to answer with instead
+	calls   []string          // "region charge"
+	script  []string          // answers to give first, in order ("" = the normal one)
+	refuse  map[string]string // region -> the answer it always gets
+	status  int               // an HTTP status to answer with instead
 	secret  string
 	headers []http.Header
 }
@@ -92,6 +93,10 @@ func (f *fakeCVM) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	f.calls = append(f.calls, region+" "+charge)
 	if f.status != 0 {
 		w.WriteHeader(f.status)
+		return
+	}
+	if a, ok := f.refuse[region]; ok {
+		io.WriteString(w, a)
 		return
 	}
 	if len(f.script) > 0 {
@@ -288,5 +293,48 @@ func TestFetchCanceledWhileWaiting(t *testing.T) {
 	im := &Importer{Sleep: func(time.Duration) { cancel() }}
 	if _, err := im.Fetch(ctx, fetchReq(srv, "ap-guangzhou")); !errors.Is(err, context.Canceled) {
 		t.Errorf("err = %v, want context.Canceled", err)
+	}
+}
+
+// TestFetchDefaultRegions: with no region asked, every region of
+// DefaultRegions is asked, and one the account may not use is skipped with
+// the API's reason; when every one is refused, the fetch fails.
+func TestFetchDefaultRegions(t *testing.T) {
+	f, srv := newFakeCVM(t)
+	f.refuse = map[string]string{}
+	for _, r := range DefaultRegions {
+		if r != "ap-guangzhou" {
+			f.refuse[r] = errorAnswer("UnauthorizedOperation", "the finance region needs its own account")
+		}
+	}
+	var last string
+	req := fetchReq(srv)
+	req.Progress = func(done, total int, what string) { last = strconv.Itoa(done) + "/" + strconv.Itoa(total) }
+	res, err := New().Fetch(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Offerings) != 3 || len(f.calls) != len(DefaultRegions)-1+3 {
+		t.Errorf("%d offerings from %d requests, want 3 from %d", len(res.Offerings), len(f.calls), len(DefaultRegions)+2)
+	}
+	n := 0
+	for _, l := range res.LeftOut {
+		if strings.HasPrefix(l.What, "region ") {
+			n++
+			if !strings.Contains(l.Reason, "UnauthorizedOperation: the finance region needs its own account") {
+				t.Errorf("left out %s: want the API's reason", l)
+			}
+		}
+	}
+	if n != len(DefaultRegions)-1 {
+		t.Errorf("%d regions left out, want %d", n, len(DefaultRegions)-1)
+	}
+	if want := strconv.Itoa(3*len(DefaultRegions)) + "/" + strconv.Itoa(3*len(DefaultRegions)); last != want {
+		t.Errorf("last progress %s, want %s", last, want)
+	}
+
+	f.refuse["ap-guangzhou"] = errorAnswer("UnauthorizedOperation", "no CVM for this account")
+	if _, err := New().Fetch(context.Background(), fetchReq(srv)); err == nil || !strings.Contains(err.Error(), "every region was refused") {
+		t.Errorf("all refused: err = %v", err)
 	}
 }
