@@ -101,7 +101,7 @@ func (im *Importer) Fetch(ctx context.Context, req feeds.FetchRequest) (*feeds.R
 			origin := "DescribeZoneInstanceConfigInfos?Region=" + region + "&instance-charge-type=" + charge
 			what := region + " " + charge
 			err := im.call(ctx, req, creds, u, region, "DescribeZoneInstanceConfigInfos", payload, what, tell, func(r io.Reader) error {
-				return c.zoneConfig(r, origin, region)
+				return c.zoneConfig(r, origin, region, false)
 			})
 			var apiErr *APIError
 			if err != nil && len(req.Regions) == 0 && errors.As(err, &apiErr) && !errors.Is(err, ErrAuth) && !errors.Is(err, ErrThrottled) {

@@ -257,6 +257,9 @@ func TestFetchFailures(t *testing.T) {
 		{name: "malformed answer", setup: func(f *fakeCVM, _ *feeds.FetchRequest) {
 			f.script = []string{`{"Response":{"InstanceTypeQuotaSet":[{"Zone":"ap-guangzhou-3","InstanceType":`}
 		}, want: "ap-guangzhou: malformed answer"},
+		{name: "two answers in one body", setup: func(f *fakeCVM, _ *feeds.FetchRequest) {
+			f.script = []string{`{"Response":{"InstanceTypeQuotaSet":[]}}{"Response":{"InstanceTypeQuotaSet":[]}}`}
+		}, want: "more after the answer object"},
 		{name: "answer not JSON", setup: func(f *fakeCVM, _ *feeds.FetchRequest) { f.script = []string{`<html>gateway timeout</html>`} }, want: "malformed answer"},
 		{name: "other API error", setup: func(f *fakeCVM, _ *feeds.FetchRequest) {
 			f.script = []string{errorAnswer("UnsupportedRegion", "region not supported")}

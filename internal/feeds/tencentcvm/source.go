@@ -56,7 +56,7 @@ func (f *Feed) Read(in feeds.Inputs) (*feeds.Result, error) {
 		_, err := feeds.ParseFile(in, feeds.Shared, fl.Path, func(r io.Reader) (struct{}, error) {
 			switch fl.Format {
 			case FormatZoneConfig:
-				return struct{}{}, c.zoneConfig(r, fl.Path, "")
+				return struct{}{}, c.zoneConfig(r, fl.Path, "", true)
 			case FormatInquiry:
 				return struct{}{}, c.inquiries(r, fl.Path, "")
 			case FormatExamples:
@@ -87,7 +87,7 @@ func (c *collector) examples(r io.Reader, path string) error {
 			origin := path + "#" + api + "/" + strconv.Itoa(i)
 			switch api {
 			case "DescribeZoneInstanceConfigInfos":
-				if err := c.zoneConfig(bytes.NewReader(e.Output), origin, ""); err != nil {
+				if err := c.zoneConfig(bytes.NewReader(e.Output), origin, "", false); err != nil {
 					return fmt.Errorf("%s: %w", origin, err)
 				}
 			case "InquiryPriceRunInstances":

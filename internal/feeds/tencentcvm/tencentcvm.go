@@ -56,7 +56,7 @@ func (*Importer) Provider() string { return "tencent" }
 // Formats implements feeds.Importer.
 func (*Importer) Formats() []feeds.Format {
 	return []feeds.Format{
-		{Name: FormatZoneConfig, Title: "Tencent Cloud CVM DescribeZoneInstanceConfigInfos answer for one region (tccli cvm DescribeZoneInstanceConfigInfos --region R > file.json)"},
+		{Name: FormatZoneConfig, Title: "Tencent Cloud CVM DescribeZoneInstanceConfigInfos answers for one region, one or several one after another (tccli cvm DescribeZoneInstanceConfigInfos --region R >> file.json, once per charge type)"},
 		{Name: FormatInquiry, Title: `Tencent Cloud CVM InquiryPriceRunInstances answers, each with the request it answers: {"Request": {...}, "Response": {...}} (one object, an array, or one per line)`},
 	}
 }
@@ -81,7 +81,7 @@ func (*Importer) Parse(format string, r io.Reader, o feeds.ParseOptions) (*feeds
 	c := newCollector(o.Source, o.AsOf)
 	switch format {
 	case FormatZoneConfig:
-		if err := c.zoneConfig(r, o.Origin, o.Region); err != nil {
+		if err := c.zoneConfig(r, o.Origin, o.Region, true); err != nil {
 			return nil, fmt.Errorf("%s: %w", o.Origin, err)
 		}
 	case FormatInquiry:

@@ -70,25 +70,35 @@ func (e *APIError) Error() string {
 	return fmt.Sprintf("%s: %s (RequestId %s)", e.Code, e.Message, e.RequestID)
 }
 
-// zoneConfig reads one DescribeZoneInstanceConfigInfos answer
+// zoneConfig reads DescribeZoneInstanceConfigInfos answers
 // ({"Response": {"InstanceTypeQuotaSet": [...]}}, or the inner object as
-// tccli prints it), streaming the rows.
-func (c *collector) zoneConfig(r io.Reader, origin, region string) error {
+// tccli prints it), streaming the rows: one answer, or where several is
+// set, any number one after another (one per charge type, say).
+func (c *collector) zoneConfig(r io.Reader, origin, region string, several bool) error {
+	dec := json.NewDecoder(r)
 	n := 0
-	apiErr, err := walkAnswer(r, "InstanceTypeQuotaSet", func(dec *json.Decoder) error {
-		var q QuotaItem
-		if err := dec.Decode(&q); err != nil {
-			return fmt.Errorf("malformed answer: InstanceTypeQuotaSet[%d]: %w", n, err)
+	for answers := 0; ; answers++ {
+		if answers > 0 && (!several || !dec.More()) {
+			break
 		}
-		c.quotaItem(fmt.Sprintf("%s#%d", origin, n), region, q)
-		n++
-		return nil
-	})
-	if err != nil {
-		return err
+		apiErr, err := walkAnswer(dec, "InstanceTypeQuotaSet", func(dec *json.Decoder) error {
+			var q QuotaItem
+			if err := dec.Decode(&q); err != nil {
+				return fmt.Errorf("malformed answer: InstanceTypeQuotaSet[%d]: %w", n, err)
+			}
+			c.quotaItem(fmt.Sprintf("%s#%d", origin, n), region, q)
+			n++
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		if apiErr != nil {
+			return fmt.Errorf("the answer is an error: %w", apiErr)
+		}
 	}
-	if apiErr != nil {
-		return fmt.Errorf("the answer is an error: %w", apiErr)
+	if _, err := dec.Token(); err != io.EOF {
+		return errors.New("malformed answer: more after the answer object")
 	}
 	return nil
 }
@@ -163,11 +173,11 @@ func (c *collector) prepaid(origin, region, zone, typ, what string, p ItemPrice)
 	}
 }
 
-// walkAnswer reads a CVM API answer object, calling each for every element
-// of the array named key, and returns the answer's Error object if any.
-// The object may be wrapped in "Response" (the HTTP answer) or not (tccli).
-func walkAnswer(r io.Reader, key string, each func(*json.Decoder) error) (*APIError, error) {
-	dec := json.NewDecoder(r)
+// walkAnswer reads one CVM API answer object from dec, calling each for
+// every element of the array named key, and returns the answer's Error
+// object if any. The object may be wrapped in "Response" (the HTTP answer)
+// or not (tccli).
+func walkAnswer(dec *json.Decoder, key string, each func(*json.Decoder) error) (*APIError, error) {
 	var apiErr *APIError
 	seen := false
 	var walk func(depth int) error
@@ -235,9 +245,6 @@ func walkAnswer(r io.Reader, key string, each func(*json.Decoder) error) (*APIEr
 	}
 	if err := walk(0); err != nil {
 		return nil, err
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return nil, errors.New("malformed answer: more after the answer object")
 	}
 	if apiErr != nil && apiErr.Code != "" {
 		return apiErr, nil

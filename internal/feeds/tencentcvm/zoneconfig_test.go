@@ -1,6 +1,7 @@
 package tencentcvm
 
 import (
+	"encoding/json"
 	"os"
 	"strings"
 	"testing"
@@ -121,7 +122,8 @@ func TestZoneConfigBadAnswers(t *testing.T) {
 		{"not an object", `[1,2]`, "malformed answer"},
 		{"no rows and no error", `{"Response":{"RequestId":"r"}}`, "no InstanceTypeQuotaSet"},
 		{"row of the wrong type", `{"Response":{"InstanceTypeQuotaSet":[{"Cpu":"many"}]}}`, "InstanceTypeQuotaSet[0]"},
-		{"trailing data", `{"Response":{"InstanceTypeQuotaSet":[]}} {}`, "more after the answer"},
+		{"a second answer without rows", `{"Response":{"InstanceTypeQuotaSet":[]}} {}`, "no InstanceTypeQuotaSet"},
+		{"trailing data", `{"Response":{"InstanceTypeQuotaSet":[]}} 42`, "malformed answer"},
 		{"empty", ``, "malformed answer"},
 	}
 	for _, tc := range tests {
@@ -178,4 +180,44 @@ func TestIsGPU(t *testing.T) {
 			t.Errorf("IsGPU(%s, gpu %v, count %v) = %v, want %v", tc.q.InstanceFamily, tc.q.Gpu, tc.q.GpuCount, got, tc.want)
 		}
 	}
+}
+
+// TestZoneConfigSeveralAnswers: one answer per charge type, one after
+// another in one file (tccli ... >> file), read as one.
+func TestZoneConfigSeveralAnswers(t *testing.T) {
+	raw, err := os.ReadFile("testdata/zoneconfig-gpu-synthetic.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ans struct {
+		Response struct{ InstanceTypeQuotaSet []json.RawMessage }
+	}
+	if err := json.Unmarshal(raw, &ans); err != nil {
+		t.Fatal(err)
+	}
+	var file strings.Builder
+	for _, charge := range []string{ChargePostpaid, ChargeSpot, ChargePrepaid} {
+		var rows []json.RawMessage
+		for _, row := range ans.Response.InstanceTypeQuotaSet {
+			var q QuotaItem
+			if err := json.Unmarshal(row, &q); err != nil {
+				t.Fatal(err)
+			}
+			if q.InstanceChargeType == charge {
+				rows = append(rows, row)
+			}
+		}
+		b, _ := json.Marshal(map[string]any{"InstanceTypeQuotaSet": rows, "RequestId": charge})
+		file.Write(b)
+		file.WriteString("\n")
+	}
+	res, err := New().Parse(FormatZoneConfig, strings.NewReader(file.String()), feeds.ParseOptions{Source: "test@2026-11-30", AsOf: "2026-11-30"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Offerings) != 3 || len(res.Commitments) != 3 {
+		t.Fatalf("%d offerings, %d commitments; want 3 and 3 as from the single answer", len(res.Offerings), len(res.Commitments))
+	}
+	checkPrice(t, "GT4 zone 3 on-demand", res.Offerings[1].OnDemand, "80")
+	checkPrice(t, "GT4 zone 3 spot", res.Offerings[1].Spot, "20")
 }
