@@ -13,6 +13,14 @@
 // SecretKey from the environment or the tccli profile (credentials.go).
 // GPU instance types are the rows with a GPU count above zero (the API's
 // own GpuCount or Gpu); the rest are left out with the reason.
+//
+// What the records keep: one offering per zone and type, its on-demand
+// price from the POSTPAID_BY_HOUR row and its spot price from the SPOTPAID
+// row (the price the account pays; where pay-as-you-go prices come in
+// steps, the first step, for the first 96 hours); a sold-out row keeps its
+// price, selling out being momentary. Prepaid totals become all-upfront
+// subscriptions (1mo, 1y, 3y) per region, the first zone's where zones
+// differ. A zero price is the API's "not given" and is never imported.
 package tencentcvm
 
 import (
