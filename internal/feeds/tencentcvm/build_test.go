@@ -3,6 +3,7 @@ package tencentcvm_test
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/gpuscout/gpuscout/internal/catalog"
@@ -51,6 +52,13 @@ func TestBuildsIntoCatalog(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// A mainland region beyond the three the curated file lists: its offerings are China ones.
+	nanjing := `{"InstanceTypeQuotaSet":[{"Zone":"ap-nanjing-1","InstanceType":"GT4.41XLARGE948","InstanceChargeType":"POSTPAID_BY_HOUR","GpuCount":8,"Price":{"UnitPrice":100,"Discount":80,"ChargeUnit":"HOUR"}}]}`
+	nj, err := tencentcvm.New().Parse(tencentcvm.FormatZoneConfig, strings.NewReader(nanjing), feeds.ParseOptions{Source: src, AsOf: "2026-11-30", Origin: "nj.json"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Offerings = append(res.Offerings, nj.Offerings...)
 	files := catalog.Embedded()
 	files.Sources = append(files.Sources, []byte("\n- id: "+src+"\n  title: Tencent Cloud CVM DescribeZoneInstanceConfigInfos (test)\n  url: https://cvm.tencentcloudapi.com\n")...)
 	specs, err := catalog.ParseSpecs(files)
@@ -67,6 +75,18 @@ func TestBuildsIntoCatalog(t *testing.T) {
 		if o.Provider == "tencent" && o.InstanceType == "GT4.41XLARGE948" && o.Zone == "ap-guangzhou-3" {
 			gt4 = &snap.Offerings[i]
 		}
+	}
+	found := false
+	for _, o := range snap.Offerings {
+		if o.Provider == "tencent" && o.Region == "ap-nanjing" {
+			found = true
+			if !o.China || !o.OnDemand.Known {
+				t.Errorf("ap-nanjing offering: China %v, on-demand %+v; want a priced China offering", o.China, o.OnDemand)
+			}
+		}
+	}
+	if !found {
+		t.Error("no ap-nanjing offering")
 	}
 	if gt4 == nil {
 		t.Fatalf("no GT4.41XLARGE948 in ap-guangzhou-3 among %d offerings", len(snap.Offerings))
