@@ -4,6 +4,7 @@ import (
 	"github.com/gpuscout/gpuscout/internal/feeds"
 	"github.com/gpuscout/gpuscout/internal/feeds/alibabaecs"
 	"github.com/gpuscout/gpuscout/internal/feeds/awsprices"
+	"github.com/gpuscout/gpuscout/internal/feeds/tencentcvm"
 )
 
 // Importers returns the live price importers `gpuscout catalog refresh`
@@ -14,6 +15,7 @@ func Importers() []feeds.Importer {
 	return []feeds.Importer{
 		alibabaecs.New(),
 		awsprices.New(),
+		tencentcvm.New(),
 	}
 }
 
