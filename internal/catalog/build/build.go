@@ -211,7 +211,15 @@ func (b *builder) addOffering(naming feeds.Naming, fo feeds.Offering) error {
 		}
 		o.GPUMemoryGiB = roundTenth(memGiB)
 	default: // a price row only: the curated spec gives the machine
-		if prior := b.inRegion(p.Name, fo.InstanceType, fo.Region); len(prior) > 0 {
+		// A region-wide price after per-zone rows is checked against them,
+		// not added; a zone's own price is a row of its own (zones of a
+		// region may be priced apart: Tencent's are), unless the zone is
+		// priced already.
+		prior := b.inRegion(p.Name, fo.InstanceType, fo.Region)
+		if fo.Zone != "" {
+			prior = slices.DeleteFunc(prior, func(o *catalog.Offering) bool { return o.Zone != fo.Zone })
+		}
+		if len(prior) > 0 {
 			return b.crossCheck(fo, prior)
 		}
 		if spec == nil {

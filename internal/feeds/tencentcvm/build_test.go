@@ -113,3 +113,40 @@ func TestBuildsIntoCatalog(t *testing.T) {
 		t.Errorf("subscriptions %v, want 1mo, 1y and 3y", terms)
 	}
 }
+
+// TestZonesPricedApart: two zones of one region priced differently (Tencent
+// prices zones apart) are two offerings, each with its own on-demand and
+// spot price; before, the second zone's row was only cross-checked against
+// the first and failed the whole build.
+func TestZonesPricedApart(t *testing.T) {
+	const src = "tencent-cvm-api@2026-11-30"
+	body := `{"InstanceTypeQuotaSet":[
+{"Zone":"ap-guangzhou-3","InstanceType":"GT4.41XLARGE948","InstanceChargeType":"POSTPAID_BY_HOUR","GpuCount":8,"Price":{"UnitPrice":100,"Discount":80,"ChargeUnit":"HOUR"}},
+{"Zone":"ap-guangzhou-4","InstanceType":"GT4.41XLARGE948","InstanceChargeType":"POSTPAID_BY_HOUR","GpuCount":8,"Price":{"UnitPrice":110,"Discount":80,"ChargeUnit":"HOUR"}},
+{"Zone":"ap-guangzhou-4","InstanceType":"GT4.41XLARGE948","InstanceChargeType":"SPOTPAID","GpuCount":8,"Price":{"UnitPrice":110,"Discount":20,"ChargeUnit":"HOUR"}}]}`
+	res, err := tencentcvm.New().Parse(tencentcvm.FormatZoneConfig, strings.NewReader(body), feeds.ParseOptions{Source: src, AsOf: "2026-11-30", Origin: "z.json"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := catalog.Embedded()
+	files.Sources = append(files.Sources, []byte("\n- id: "+src+"\n  title: Tencent Cloud CVM DescribeZoneInstanceConfigInfos (test)\n  url: https://cvm.tencentcloudapi.com\n")...)
+	specs, err := catalog.ParseSpecs(files)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := feeds.Inputs{Curated: os.DirFS(filepath.Join(shareddata.ModuleRoot(t), "data", "curated"))}
+	snap, _, err := build.BuildFrom(specs, []feeds.Source{specsOnly{curated.New("tencent.yaml")}, resultSource{res}}, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, o := range snap.Offerings {
+		if o.InstanceType == "GT4.41XLARGE948" && o.Region == "ap-guangzhou" {
+			got[o.Zone] = o.OnDemand.Value.String() + "/" + o.Spot.Value.String()
+		}
+	}
+	want := map[string]string{"ap-guangzhou-3": "80/0", "ap-guangzhou-4": "88/22"}
+	if len(got) != 2 || got["ap-guangzhou-3"] != want["ap-guangzhou-3"] || got["ap-guangzhou-4"] != want["ap-guangzhou-4"] {
+		t.Errorf("zones %v, want %v", got, want)
+	}
+}
