@@ -264,6 +264,10 @@ func (ix *index) sum(specs []feeds.Spec, regions []string, source, asOf string) 
 			}
 		}
 		sort.Strings(rs)
+		if len(rs) == 0 {
+			ix.res.Leave(ix.origin+"#"+sp.InstanceType, sp.InstanceType, fmt.Sprintf("no SKU of the %q GPU in the regions read", sh.gpu))
+			continue
+		}
 		for _, r := range rs {
 			ix.price(sh, r, source, asOf)
 		}
