@@ -266,3 +266,5 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+var _ feeds.SpecTaker = New()

@@ -42,7 +42,7 @@ type Importer struct {
 func New() *Importer { return &Importer{} }
 
 // WithSpecs returns a copy of the importer limited to the Azure sizes of
-// specs (the catalog's curated GPU sizes).
+// specs (the catalog's curated GPU sizes): feeds.SpecTaker.
 func (im *Importer) WithSpecs(specs []feeds.Spec) feeds.Importer {
 	c := *im
 	c.Sizes = nil

@@ -47,7 +47,8 @@ type Importer struct {
 // New returns the importer for the shapes.
 func New(specs []feeds.Spec) *Importer { return &Importer{Specs: specs} }
 
-// WithSpecs returns a copy of the importer that prices the shapes.
+// WithSpecs returns a copy of the importer that prices the shapes
+// (feeds.SpecTaker).
 func (im *Importer) WithSpecs(specs []feeds.Spec) feeds.Importer {
 	c := *im
 	c.Specs = specs
@@ -80,6 +81,9 @@ func (im *Importer) Parse(format string, r io.Reader, o feeds.ParseOptions) (*fe
 	if format != Format {
 		return nil, fmt.Errorf("gcpbilling: format %q: want %q", format, Format)
 	}
+	if err := im.needSpecs(); err != nil {
+		return nil, err
+	}
 	res := &feeds.Result{}
 	ix := newIndex(im.currency(), originOf(o.Origin, Format), res)
 	if _, err := decodePage(r, func(s *SKU) error { ix.add(s); return nil }); err != nil {
@@ -93,6 +97,14 @@ func (im *Importer) Parse(format string, r io.Reader, o feeds.ParseOptions) (*fe
 	return res, nil
 }
 
+// needSpecs refuses to run without shapes: every SKU would be left out.
+func (im *Importer) needSpecs() error {
+	if len(im.Specs) == 0 {
+		return errors.New("gcpbilling: no machine shapes to price (pass the catalog's GCP machine types with WithSpecs)")
+	}
+	return nil
+}
+
 func originOf(origin, dflt string) string {
 	if origin == "" {
 		return dflt
@@ -104,6 +116,9 @@ func originOf(origin, dflt string) string {
 // with the user's API key, sent in the X-Goog-Api-Key header so that it is
 // never part of a URL (nor of an error quoting one).
 func (im *Importer) Fetch(ctx context.Context, req feeds.FetchRequest) (*feeds.Result, error) {
+	if err := im.needSpecs(); err != nil {
+		return nil, err
+	}
 	getenv := req.Getenv
 	if getenv == nil {
 		return nil, fmt.Errorf("gcpbilling: no environment to read the API key from: %w", feeds.ErrNoCredentials)

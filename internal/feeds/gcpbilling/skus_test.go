@@ -169,3 +169,14 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+func TestNeedsSpecs(t *testing.T) {
+	var _ feeds.SpecTaker = New(nil)
+	if _, err := New(nil).Parse(Format, strings.NewReader(page(nil, "")), feeds.ParseOptions{}); err == nil || !strings.Contains(err.Error(), "WithSpecs") {
+		t.Errorf("Parse without shapes: %v, want an error saying to pass them", err)
+	}
+	im := New(nil).WithSpecs([]feeds.Spec{a2Spec})
+	if res, err := im.Parse(Format, strings.NewReader(page(recordedA2("OnDemand", "", ""), "")), feeds.ParseOptions{Source: "s", AsOf: "2023-08-14"}); err != nil || len(res.Offerings) != 3 {
+		t.Errorf("WithSpecs: %v, %d offerings, want 3", err, len(res.Offerings))
+	}
+}
