@@ -161,8 +161,10 @@ func (c *collector) add(it *Item) {
 		case !ok:
 			leave("reservation term %q, expected \"1 Year\" or \"3 Years\"", it.ReservationTerm)
 		case once("reservation " + it.ReservationTerm):
-			// The price is the total for the term. Paid upfront, or in equal
-			// monthly instalments of the same total.
+			// The price is the total for the term, whatever unitOfMeasure says
+			// (Microsoft's sample writes "1 Hour" beside a 1-Year total of
+			// 25007). Paid upfront, or in equal monthly instalments of the
+			// same total.
 			base := feeds.Commitment{Origin: origin, Provider: "azure", InstanceType: size, Region: region, Model: "reserved",
 				Term: termOf[it.ReservationTerm], Currency: c.currency, Source: c.source, AsOf: c.asOf}
 			up, mo := base, base

@@ -113,8 +113,9 @@ func originOf(origin, dflt string) string {
 }
 
 // Fetch implements feeds.Importer: it pages through Compute Engine's SKUs
-// with the user's API key, sent in the X-Goog-Api-Key header so that it is
-// never part of a URL (nor of an error quoting one).
+// with the user's API key, sent in the X-Goog-Api-Key header (Google Cloud
+// "Use API keys to access APIs": the REST alternative to ?key=) so that it
+// is never part of a URL, nor of an error quoting one.
 func (im *Importer) Fetch(ctx context.Context, req feeds.FetchRequest) (*feeds.Result, error) {
 	if err := im.needSpecs(); err != nil {
 		return nil, err
