@@ -26,6 +26,33 @@ if ! need gcc; then
     RACE=
   fi
 fi
+# apt_install installs Debian packages when this is root on a Debian-like
+# machine (CI); elsewhere it does nothing and the tests that need them skip.
+apt_updated=
+apt_install() {
+  if [ "$(id -u)" = 0 ] && need apt-get; then
+    [ -n "$apt_updated" ] || { apt-get update -qq || true; apt_updated=1; }
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" >/dev/null || true
+  fi
+}
+# The browser checks (internal/browsercheck) look at the report and charts in
+# Debian's headless chromium; once it is here they must run, not skip.
+need chromium || apt_install chromium
+if need chromium; then
+  export GPUSCOUT_REQUIRE_BROWSER=1
+  echo "test.sh: browser checks on; screenshots go to ${GPUSCOUT_ARTEFACTS:-artefacts}/browser/" >&2
+else
+  echo "test.sh: chromium not found and not installable here (not root or no apt-get): the browser checks will skip" >&2
+fi
+# The bundled PyTorch workloads (internal/bench/workload) run for real on the
+# CPU with Debian's torch 1.13; once it is here they must run, not skip.
+torch_ok() { /usr/bin/python3 -c 'import torch, torchvision' >/dev/null 2>&1; }
+torch_ok || apt_install python3-torch python3-torchvision
+if torch_ok; then
+  export GPUSCOUT_REQUIRE_TORCH=1
+else
+  echo "test.sh: python3-torch not found and not installable here: the PyTorch workload tests will skip" >&2
+fi
 if [ ! -d ../shared/data ] && [ -z "${GPUSCOUT_SHARED_DATA:-}" ]; then
   echo "test.sh: ../shared/data not found: tests that check prices against the source rows will skip" >&2
 fi

@@ -14,30 +14,31 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	"golang.org/x/term"
 
 	"github.com/gpuscout/gpuscout/internal/bench"
 	"github.com/gpuscout/gpuscout/internal/benchreport"
 	"github.com/gpuscout/gpuscout/internal/catalog"
 	"github.com/gpuscout/gpuscout/internal/gpu"
+	"github.com/gpuscout/gpuscout/internal/gpu/cuda"
 	"github.com/gpuscout/gpuscout/internal/gpu/host"
 	"github.com/gpuscout/gpuscout/internal/render"
 )
 
-// openGPUs opens every NVIDIA GPU of the machine. The CUDA bindings replace
-// it (internal/gpu/cuda); until they are linked in there is no GPU to open.
-var openGPUs = func() ([]gpu.Device, error) {
-	return nil, errors.New("no NVIDIA GPU found: the CUDA bindings are not linked in yet")
+// openGPUs opens every NVIDIA GPU of the machine through the CUDA driver
+// loaded at run time (internal/gpu/cuda); tests replace it with fakes.
+var openGPUs = func() ([]gpu.Device, error) { return openCUDA(cuda.Options{}) }
+
+// openCUDA opens the GPUs, saying in one line when there are none.
+func openCUDA(o cuda.Options) ([]gpu.Device, error) {
+	devs, err := cuda.Open(o)
+	if cuda.NoGPU(err) {
+		return nil, fmt.Errorf("no NVIDIA GPU found (%v; 'gpuscout doctor' says what is missing)", err)
+	}
+	return devs, err
 }
 
 // benchTune adjusts the measurement plan; tests shrink sizes with it.
 var benchTune func(*bench.Plan)
-
-// progressTTY reports whether progress lines go to w: only a terminal.
-var progressTTY = func(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	return ok && term.IsTerminal(int(f.Fd()))
-}
 
 // procFiles are where the host's description comes from.
 var procFiles = struct{ cpuinfo, meminfo string }{"/proc/cpuinfo", "/proc/meminfo"}
@@ -159,7 +160,7 @@ func runBench(ctx context.Context, e *env, req bench.Request, out string, format
 	}
 	rn := &bench.Runner{Catalog: cat, Tune: benchTune}
 	if progressTTY(e.stderr) {
-		rn.Progress = func(ev bench.Event) { progressLine(e.stderr, ev, req) }
+		rn.Progress = func(ev bench.Event) { benchProgress(e.stderr, ev, req) }
 	}
 	doc, runErr := rn.Run(ctx, devs, req)
 	if doc == nil {
@@ -219,7 +220,7 @@ func writeReport(path string, doc *benchreport.Document) error {
 
 // progressLine writes one line per finished measurement, and a line before
 // the long sustained run.
-func progressLine(w io.Writer, ev bench.Event, req bench.Request) {
+func benchProgress(w io.Writer, ev bench.Event, req bench.Request) {
 	switch {
 	case ev.Start && ev.Group == bench.GroupSustain:
 		fmt.Fprintf(w, "%-5s sustained GEMM for %s ...\n", ev.Device, req.Sustain)
@@ -274,8 +275,8 @@ func optPercent(p *float64) string {
 // benchTable is the summary: one row per measurement per device.
 func benchTable(doc *benchreport.Document, out string) *render.Table {
 	t := &render.Table{Wrap: 100, Columns: []render.Column{
-		{Header: "DEVICE"}, {Header: "MEASUREMENT"}, {Header: "VALUE", Right: true}, {Header: "UNIT"}, {Header: "EFFICIENCY", Right: true},
-		{Header: "P50 µs", Right: true}, {Header: "P99 µs", Right: true}, {Header: "CV", Right: true}, {Header: "STATUS"},
+		{Header: "DEVICE"}, {Header: "MEASUREMENT"}, {Header: "VALUE", Right: true, Mixed: true}, {Header: "UNIT"}, {Header: "EFFICIENCY", Right: true},
+		{Header: "P50 µs", Right: true, Mixed: true}, {Header: "P99 µs", Right: true, Mixed: true}, {Header: "CV", Right: true, Mixed: true}, {Header: "STATUS"},
 	}}
 	for _, m := range doc.Measurements {
 		t.Rows = append(t.Rows, []string{m.Device, m.Name, optFigure(m.Value), m.Unit, optPercent(m.Efficiency),

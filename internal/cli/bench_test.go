@@ -16,6 +16,8 @@ import (
 	"github.com/gpuscout/gpuscout/internal/bench"
 	"github.com/gpuscout/gpuscout/internal/benchreport"
 	"github.com/gpuscout/gpuscout/internal/gpu"
+	"github.com/gpuscout/gpuscout/internal/gpu/cuda"
+	"github.com/gpuscout/gpuscout/internal/gpu/dl"
 	"github.com/gpuscout/gpuscout/internal/gpu/host"
 	"github.com/gpuscout/gpuscout/internal/render"
 )
@@ -90,9 +92,16 @@ func TestBenchBadInput(t *testing.T) {
 
 // No GPU: exit 1 with one clear line, and no report written.
 func TestBenchNoGPU(t *testing.T) {
+	// The real opener, searching only an empty folder: a machine without the driver.
+	saved := openGPUs
+	t.Cleanup(func() { openGPUs = saved })
+	openGPUs = func() ([]gpu.Device, error) {
+		return openCUDA(cuda.Options{Env: &dl.Env{NoLoaderNames: true, Dirs: []string{t.TempDir()}}})
+	}
 	out := filepath.Join(t.TempDir(), "r.json")
 	_, errOut, code := run(t, "bench", "--quick", "--out", out)
-	if code != ExitFailure || !strings.Contains(errOut, "no NVIDIA GPU found: the CUDA bindings are not linked in yet (bench --device cpu measures the host CPU instead)") {
+	if code != ExitFailure || !strings.Contains(errOut, "no NVIDIA GPU found (cuda: no library loaded") ||
+		!strings.Contains(errOut, "'gpuscout doctor' says what is missing) (bench --device cpu measures the host CPU instead)") {
 		t.Errorf("exit %d, stderr %q", code, errOut)
 	}
 	if _, err := os.Stat(out); err == nil {

@@ -115,7 +115,7 @@ func compareReports(files []string, docs []*benchreport.Document) *comparison {
 func (c *comparison) table() *render.Table {
 	t := &render.Table{Wrap: 100, Columns: []render.Column{{Header: "MEASUREMENT"}, {Header: "DEVICE"}, {Header: "UNIT"}}}
 	for i, r := range c.Reports {
-		t.Columns = append(t.Columns, render.Column{Header: fmt.Sprintf("[%d] %s", i+1, filepath.Base(r.File)), Right: true})
+		t.Columns = append(t.Columns, render.Column{Header: fmt.Sprintf("[%d] %s", i+1, filepath.Base(r.File)), Right: true, Mixed: true})
 		what := "host CPU " + r.Host.CPUModel
 		if len(r.GPUs) > 0 {
 			what = fmt.Sprintf("%d× %s", len(r.GPUs), r.GPUs[0].Name)

@@ -117,6 +117,7 @@ Every price carries its source and date; a price nobody can source is shown as u
 	root.AddCommand(newVersionCmd(e))
 	root.AddCommand(newEnvCmd(e))
 	root.AddCommand(newBenchCmd(e))
+	root.AddCommand(newDoctorCmd(e))
 	strictCompletion(root)
 	return root
 }

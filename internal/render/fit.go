@@ -284,7 +284,7 @@ var decimalCell = regexp.MustCompile(`^([-+]?[0-9][0-9,]*)(?:\.([0-9]+))?((?:%|\
 func (t *Table) alignDecimals(padMarks bool) {
 	rounded := false
 	for j, c := range t.Columns {
-		if !c.Right {
+		if !c.Right || c.Mixed {
 			continue
 		}
 		places, markW := -1, 0

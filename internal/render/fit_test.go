@@ -105,26 +105,29 @@ func TestAlignDecimals(t *testing.T) {
 	tests := []struct {
 		name  string
 		right bool
+		mixed bool
 		in    []string
 		want  []string
 		note  bool
 	}{
-		{"offers USD/h", true, []string{"15.92", "21.9576", "27.197", "?", "-"}, []string{"15.9200", "21.9576", "27.1970", "?", "-"}, false},
-		{"integers stay", true, []string{"8", "16", "?"}, []string{"8", "16", "?"}, false},
-		{"mixed", true, []string{"14", "15.7"}, []string{"14.0", "15.7"}, false},
-		{"thousands", true, []string{"1,234.5", "12.25"}, []string{"1,234.50", "12.25"}, false},
-		{"marks", true, []string{"12.5%", "3%", "0.7270*", "1.5*"}, []string{"12.5000%", "3.0000%", "0.7270*", "1.5000*"}, false},
+		{"offers USD/h", true, false, []string{"15.92", "21.9576", "27.197", "?", "-"}, []string{"15.9200", "21.9576", "27.1970", "?", "-"}, false},
+		{"integers stay", true, false, []string{"8", "16", "?"}, []string{"8", "16", "?"}, false},
+		{"mixed", true, false, []string{"14", "15.7"}, []string{"14.0", "15.7"}, false},
+		{"thousands", true, false, []string{"1,234.5", "12.25"}, []string{"1,234.50", "12.25"}, false},
+		{"marks", true, false, []string{"12.5%", "3%", "0.7270*", "1.5*"}, []string{"12.5000%", "3.0000%", "0.7270*", "1.5000*"}, false},
 		// A number without the mark others have gets spaces in its place.
-		{"mark padding", true, []string{"665.28 +?", "7", "1,337.28", "?"}, []string{"665.28 +?", "7.00   ", "1,337.28   ", "?"}, false},
-		{"integers with a mark", true, []string{"7*", "12"}, []string{"7*", "12 "}, false},
-		{"rounded", true, []string{"1,234.56789", "2.5"}, []string{"1,234.5679", "2.5000"}, true},
-		{"rounding carries", true, []string{"999,999.99999", "1"}, []string{"1,000,000.0000", "1.0000"}, true},
-		{"negative", true, []string{"-2.5", "3.25"}, []string{"-2.50", "3.25"}, false},
-		{"left column untouched", false, []string{"15.92", "21.9576"}, []string{"15.92", "21.9576"}, false},
-		{"not numbers", true, []string{"8.03B", "v1.2.3", "never"}, []string{"8.03B", "v1.2.3", "never"}, false},
+		{"mark padding", true, false, []string{"665.28 +?", "7", "1,337.28", "?"}, []string{"665.28 +?", "7.00   ", "1,337.28   ", "?"}, false},
+		{"integers with a mark", true, false, []string{"7*", "12"}, []string{"7*", "12 "}, false},
+		{"rounded", true, false, []string{"1,234.56789", "2.5"}, []string{"1,234.5679", "2.5000"}, true},
+		{"rounding carries", true, false, []string{"999,999.99999", "1"}, []string{"1,000,000.0000", "1.0000"}, true},
+		{"negative", true, false, []string{"-2.5", "3.25"}, []string{"-2.50", "3.25"}, false},
+		{"left column untouched", false, false, []string{"15.92", "21.9576"}, []string{"15.92", "21.9576"}, false},
+		{"not numbers", true, false, []string{"8.03B", "v1.2.3", "never"}, []string{"8.03B", "v1.2.3", "never"}, false},
+		// A benchmark's values: each row its own quantity and digits.
+		{"mixed quantities", true, true, []string{"769", "55.2", "0.32"}, []string{"769", "55.2", "0.32"}, false},
 	}
 	for _, tc := range tests {
-		tb := &Table{Columns: []Column{{Header: "X", Right: tc.right}}}
+		tb := &Table{Columns: []Column{{Header: "X", Right: tc.right, Mixed: tc.mixed}}}
 		for _, v := range tc.in {
 			tb.Rows = append(tb.Rows, []string{v})
 		}

@@ -52,7 +52,11 @@ type Column struct {
 	Drop int
 	// Prose marks a column of long text (a licence, a billing rule): Fit
 	// wraps its cells at word boundaries rather than widen the table.
-	Prose  bool
+	Prose bool
+	// Mixed marks a right-aligned column whose rows hold different quantities
+	// (a benchmark's TFLOP/s beside its GB/s, times from ns to s): each cell
+	// keeps its own significant digits instead of the column's decimals.
+	Mixed  bool
 	wrapAt int // the width Fit gave a Prose column (0: its widest cell)
 }
 

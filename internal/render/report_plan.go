@@ -127,6 +127,11 @@ func forText(given string, hours float64) string {
 
 // num writes a count or quantity without trailing zeros, thousands apart.
 func num(v float64) string {
+	// A derived figure (1256.2981925925926 GPU-hours) is rounded: whole
+	// units from 100 up, three significant digits below.
+	if math.Abs(v) >= 100 && math.Abs(v) < 1e15 {
+		v = math.Round(v)
+	}
 	if v == math.Trunc(v) && math.Abs(v) < 1e15 {
 		s := strconv.FormatInt(int64(v), 10)
 		for i := len(s) - 3; i > 0 && s[i-1] != '-'; i -= 3 {
@@ -134,7 +139,7 @@ func num(v float64) string {
 		}
 		return s
 	}
-	return strconv.FormatFloat(v, 'f', -1, 64)
+	return strconv.FormatFloat(v, 'g', 3, 64)
 }
 
 // planKind is the plan's kind for the chart: on-demand, spot, commitment or mix.

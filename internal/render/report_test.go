@@ -418,3 +418,13 @@ func BenchmarkParetoChart(b *testing.B) {
 		}
 	}
 }
+
+// TestNum: derived figures in the report's prose are rounded (the lora
+// report said "1256.2981925925926 GPU-hours").
+func TestNum(t *testing.T) {
+	for v, want := range map[float64]string{672: "672", 1256.2981925925926: "1,256", 1234567: "1,234,567", 12.3456: "12.3", 0.5: "0.5", -2500.4: "-2,500", 99.95: "100"} {
+		if got := num(v); got != want {
+			t.Errorf("num(%v) = %q, want %q", v, got, want)
+		}
+	}
+}

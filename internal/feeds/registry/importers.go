@@ -1,0 +1,27 @@
+package registry
+
+import (
+	"github.com/gpuscout/gpuscout/internal/feeds"
+	"github.com/gpuscout/gpuscout/internal/feeds/alibabaecs"
+)
+
+// Importers returns the live price importers `gpuscout catalog refresh`
+// runs, one per provider feed, each also reading its offline formats
+// (`catalog refresh --from-file F --format X`). A provider's importer is one
+// line here.
+func Importers() []feeds.Importer {
+	return []feeds.Importer{
+		alibabaecs.New(),
+	}
+}
+
+// ImporterFor returns the registered importer of the provider (its catalog
+// name), or nil.
+func ImporterFor(provider string) feeds.Importer {
+	for _, im := range Importers() {
+		if im.Provider() == provider {
+			return im
+		}
+	}
+	return nil
+}

@@ -1,0 +1,98 @@
+package cuda
+
+import (
+	"fmt"
+	"unsafe"
+
+	"github.com/gpuscout/gpuscout/internal/gpu"
+	"github.com/gpuscout/gpuscout/internal/gpu/dl"
+)
+
+// blasFuncs are the cuBLAS functions gpuscout binds.
+type blasFuncs struct {
+	create  func(h *uintptr) int32
+	destroy func(h uintptr) int32
+	setStrm func(h, s uintptr) int32
+	setMath func(h uintptr, mode int32) int32
+	gemmEx  func(h uintptr, transa, transb int32, m, n, k int32, alpha unsafe.Pointer, a uint64, atype int32, lda int32, b uint64, btype int32, ldb int32, beta unsafe.Pointer, c uint64, ctype int32, ldc int32, compute int32, algo int32) int32
+}
+
+func (f *blasFuncs) table() []dl.Symbol {
+	return []dl.Symbol{
+		dl.Sym(&f.create, "cublasCreate_v2"),
+		dl.Sym(&f.destroy, "cublasDestroy_v2"),
+		dl.Sym(&f.setStrm, "cublasSetStream_v2"),
+		dl.OptSym(&f.setMath, "cublasSetMathMode"),
+		dl.Sym(&f.gemmEx, "cublasGemmEx"),
+	}
+}
+
+// blas is a loaded and bound libcublas.
+type blas struct {
+	lib     *dl.Library
+	f       blasFuncs
+	version string
+}
+
+func loadBLAS(env dl.Env) (*blas, error) {
+	lib, err := dl.OpenEnv(dl.CUBLAS, env)
+	if err != nil {
+		return nil, err
+	}
+	b := &blas{lib: lib}
+	if _, err := lib.Bind(b.f.table()); err != nil {
+		return nil, err
+	}
+	if v, err := lib.Version(); err == nil {
+		b.version = v
+	}
+	return b, nil
+}
+
+// cudaDataType_t and cublasComputeType_t values (library_types.h,
+// cublas_api.h).
+const (
+	cudaR32F  = 0
+	cudaR64F  = 1
+	cudaR16F  = 2
+	cudaR16BF = 14
+
+	computeF32     = 68
+	computeF64     = 70
+	computeF32TF32 = 77
+
+	opN         = 0  // CUBLAS_OP_N
+	gemmDefault = -1 // CUBLAS_GEMM_DEFAULT
+	mathDefault = 0  // CUBLAS_DEFAULT_MATH
+)
+
+// gemmTypes maps a dtype to cublasGemmEx's element and compute types;
+// ok is false for a type this binding does not run (fp8 needs cublasLt).
+func gemmTypes(dt gpu.DType) (elem, compute int32, ok bool) {
+	switch dt {
+	case gpu.FP32:
+		return cudaR32F, computeF32, true
+	case gpu.TF32:
+		return cudaR32F, computeF32TF32, true
+	case gpu.BF16:
+		return cudaR16BF, computeF32, true
+	case gpu.FP16:
+		return cudaR16F, computeF32, true
+	case gpu.FP64:
+		return cudaR64F, computeF64, true
+	}
+	return 0, 0, false
+}
+
+// checkGemmDims bounds m, n, k to what cuBLAS's int arguments hold.
+func checkGemmDims(m, n, k int) error {
+	for _, d := range []struct {
+		name string
+		v    int
+	}{{"m", m}, {"n", n}, {"k", k}} {
+		if d.v < 1 || d.v > 1<<31-1 {
+			return fmt.Errorf("gemm: %s = %d is not in 1..2147483647", d.name, d.v)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,220 @@
+package cuda
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/gpuscout/gpuscout/internal/gpu"
+	"github.com/gpuscout/gpuscout/internal/gpu/dl"
+)
+
+// ncclResult_t names (nccl.h).
+var ncclNames = map[int32]string{0: "ncclSuccess", 1: "ncclUnhandledCudaError", 2: "ncclSystemError",
+	3: "ncclInternalError", 4: "ncclInvalidArgument", 5: "ncclInvalidUsage", 6: "ncclRemoteError", 7: "ncclInProgress"}
+
+func ncclErr(fn string, rc int32) error {
+	if rc == 0 {
+		return nil
+	}
+	name, ok := ncclNames[rc]
+	if !ok {
+		name = fmt.Sprintf("ncclResult %d", rc)
+	}
+	return &Error{Func: fn, Device: -1, Code: rc, Name: name}
+}
+
+// ncclDataType_t and ncclRedOp_t values.
+const (
+	ncclFloat16  = 6
+	ncclFloat32  = 7
+	ncclFloat64  = 8
+	ncclBfloat16 = 9
+	ncclSum      = 0
+)
+
+type ncclFuncs struct {
+	commInitAll func(comms *uintptr, ndev int32, devlist *int32) int32
+	commDestroy func(comm uintptr) int32
+	allReduce   func(send, recv uint64, count uint64, dtype int32, op int32, comm uintptr, stream uintptr) int32
+	groupStart  func() int32
+	groupEnd    func() int32
+}
+
+func (f *ncclFuncs) table() []dl.Symbol {
+	return []dl.Symbol{
+		dl.Sym(&f.commInitAll, "ncclCommInitAll"),
+		dl.Sym(&f.commDestroy, "ncclCommDestroy"),
+		dl.Sym(&f.allReduce, "ncclAllReduce"),
+		dl.Sym(&f.groupStart, "ncclGroupStart"),
+		dl.Sym(&f.groupEnd, "ncclGroupEnd"),
+	}
+}
+
+// Comm is an NCCL communicator over GPUs of this process (ncclCommInitAll),
+// for the all-reduce measurement. NCCL's calls for all the GPUs are issued
+// together (ncclGroupStart/End) from one locked thread of the Comm's own,
+// on the devices' streams; each device's events time its part.
+type Comm struct {
+	devs    []*Device
+	lib     *dl.Library
+	version string
+	f       ncclFuncs
+	comms   []uintptr
+	w       *worker
+	closed  sync.Once
+}
+
+// OpenComm loads libnccl.so.2 (loader, toolkit and wheel folders) and
+// creates one communicator per device. The devices must come from one Open.
+func OpenComm(devs []*Device) (*Comm, error) {
+	if len(devs) == 0 {
+		return nil, errors.New("nccl: no devices")
+	}
+	d0 := devs[0]
+	lib, err := dl.OpenEnv(dl.NCCL, d0.env)
+	if err != nil {
+		return nil, err
+	}
+	c := &Comm{devs: devs, lib: lib, comms: make([]uintptr, len(devs))}
+	if _, err := lib.Bind(c.f.table()); err != nil {
+		return nil, err
+	}
+	c.version, _ = lib.Version()
+	list := make([]int32, len(devs))
+	seen := map[int32]bool{}
+	for i, d := range devs {
+		if d.drv != d0.drv || seen[d.ord] {
+			return nil, fmt.Errorf("nccl: GPU %d is repeated or from another Open", d.ord)
+		}
+		seen[d.ord] = true
+		list[i] = d.ord
+	}
+	c.w = newWorker("NCCL", d0.timeout, d0.exit)
+	var rc int32
+	if err := c.w.do("ncclCommInitAll", func() { rc = c.f.commInitAll(&c.comms[0], int32(len(devs)), &list[0]) }); err != nil {
+		return nil, err
+	}
+	if err := ncclErr("ncclCommInitAll", rc); err != nil {
+		c.w.stop()
+		return nil, err
+	}
+	return c, nil
+}
+
+// Version is NCCL's version ("2.27.3"), "" when it does not say.
+func (c *Comm) Version() string { return c.version }
+
+// Library is the NCCL file that loaded.
+func (c *Comm) Library() string { return c.lib.Path }
+
+func ncclType(dt gpu.DType) (int32, bool) {
+	switch dt {
+	case gpu.FP32, gpu.TF32:
+		return ncclFloat32, true
+	case gpu.BF16:
+		return ncclBfloat16, true
+	case gpu.FP16:
+		return ncclFloat16, true
+	case gpu.FP64:
+		return ncclFloat64, true
+	}
+	return 0, false
+}
+
+// AllReduce sums count elements of dt across the GPUs (send[i] and recv[i]
+// on devs[i]; they may be the same buffer), iters times back to back, and
+// returns the GPU time of one all-reduce: the slowest device's events over
+// iters. algbw = bytes / time; busbw = algbw × 2(n−1)/n.
+func (c *Comm) AllReduce(dt gpu.DType, send, recv []gpu.Ptr, count int64, iters int) (time.Duration, error) {
+	nt, ok := ncclType(dt)
+	if !ok {
+		return 0, fmt.Errorf("nccl all-reduce %s: %w", dt, gpu.ErrUnsupported)
+	}
+	if len(send) != len(c.devs) || len(recv) != len(c.devs) {
+		return 0, fmt.Errorf("nccl: %d send and %d receive buffers for %d GPUs", len(send), len(recv), len(c.devs))
+	}
+	if count < 1 || iters < 1 || iters > 1_000_000 {
+		return 0, fmt.Errorf("nccl: count %d and iterations %d; want count ≥ 1 and 1..1000000 iterations", count, iters)
+	}
+	for _, d := range c.devs {
+		if err := d.call("cuEventRecord(start)", func() int32 { return d.drv.f.eventRecord(d.start, d.stream) }); err != nil {
+			return 0, err
+		}
+	}
+	var rc int32
+	fn := "ncclGroupStart"
+	err := c.w.do("ncclAllReduce (grouped)", func() {
+		for range iters {
+			c.w.mark("ncclGroupStart/ncclAllReduce/ncclGroupEnd")
+			if rc = c.f.groupStart(); rc != 0 {
+				return
+			}
+			fn = "ncclAllReduce"
+			for i, d := range c.devs {
+				if rc = c.f.allReduce(uint64(send[i]), uint64(recv[i]), uint64(count), nt, ncclSum, c.comms[i], d.stream); rc != 0 {
+					c.f.groupEnd()
+					return
+				}
+			}
+			fn = "ncclGroupEnd"
+			if rc = c.f.groupEnd(); rc != 0 {
+				return
+			}
+		}
+	})
+	if err == nil {
+		err = ncclErr(fn, rc)
+	}
+	var slowest time.Duration
+	for _, d := range c.devs {
+		var ms float32
+		e := d.call("cuEventRecord+cuEventSynchronize+cuEventElapsedTime", func() int32 {
+			if rc := d.drv.f.eventRecord(d.end, d.stream); rc != 0 {
+				return rc
+			}
+			if rc := d.drv.f.eventSync(d.end); rc != 0 {
+				return rc
+			}
+			return d.drv.f.eventElapsed(&ms, d.start, d.end)
+		})
+		if e != nil {
+			err = errors.Join(err, e)
+		}
+		slowest = max(slowest, time.Duration(float64(ms)*float64(time.Millisecond)))
+	}
+	if err != nil {
+		return 0, err
+	}
+	return slowest / time.Duration(iters), nil
+}
+
+// BusBandwidth is nccl-tests' bus bandwidth of an all-reduce of bytes on n
+// GPUs taking t: bytes/t × 2(n−1)/n, in bytes per second; 0 for one GPU.
+func BusBandwidth(bytes int64, n int, t time.Duration) float64 {
+	if n < 2 || t <= 0 {
+		return 0
+	}
+	return float64(bytes) / t.Seconds() * 2 * float64(n-1) / float64(n)
+}
+
+// Close destroys the communicators (before the devices close).
+func (c *Comm) Close() error {
+	var errs []error
+	c.closed.Do(func() {
+		for _, comm := range c.comms {
+			if comm == 0 {
+				continue
+			}
+			var rc int32
+			if err := c.w.do("ncclCommDestroy", func() { rc = c.f.commDestroy(comm) }); err != nil {
+				errs = append(errs, err)
+				continue
+			}
+			errs = append(errs, ncclErr("ncclCommDestroy", rc))
+		}
+		c.w.stop()
+	})
+	return errors.Join(errs...)
+}

@@ -1,0 +1,387 @@
+/*
+ * A fake libcuda.so.1 for internal/gpu/cuda's tests. It exports the driver
+ * API symbols gpuscout binds with cuda.h's signatures, answers with the
+ * recorded H200's values (../../../../shared/data/gpu/h200-2026-11-30:
+ * "NVIDIA H200", 132 SMs, 1980 MHz, 3201 MHz memory, 6016-bit bus, compute
+ * capability 9.0, CUDA 13.0) and checks every argument the way the driver
+ * would: a context must be current on the calling thread, streams, events
+ * and device pointers must belong to it, ranges must lie inside an
+ * allocation. A bad call is answered with the driver's error and counted.
+ * "Device memory" is host memory, so copies, fills and (in fakecublas.c)
+ * products really happen. Every call for a device records the calling
+ * thread (gettid), so the tests can check that one thread did all of it.
+ *
+ * Builds: -DNO_ELAPSED_V2  only cuEventElapsedTime (older drivers)
+ *         -DNO_MEMSET      without cuMemsetD32Async (a required symbol)
+ * fake_cuda_set(key, v): "gpus" (1..4; GPU 1.. are synthetic), "nogpu"
+ * (cuInit answers CUDA_ERROR_NO_DEVICE), "init_ms" (cuInit sleeps), "hang_ms"
+ * (cuEventSynchronize sleeps that long), "gemm_us" (fakecublas's product
+ * takes that long), "reset".
+ */
+#define _GNU_SOURCE
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <pthread.h>
+#include <sys/syscall.h>
+
+typedef int CUresult;
+typedef unsigned long long CUdeviceptr;
+enum { OK = 0, INVALID_VALUE = 1, OUT_OF_MEMORY = 2, NOT_INITIALIZED = 3, NO_DEVICE = 100,
+       INVALID_DEVICE = 101, INVALID_CONTEXT = 201, INVALID_HANDLE = 400 };
+
+#define MAXDEV 4
+#define MAXTID 16
+struct ctx { int dev, refs; };
+static struct ctx ctxs[MAXDEV];
+static __thread struct ctx *cur;
+
+static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+static int inited, ngpus = 1, bad;
+static long hang_ms, gemm_us, nogpu, init_ms;
+static char lastbad[256];
+static pid_t tids[MAXDEV][MAXTID];
+static int ntids[MAXDEV];
+
+struct obj { int kind, alive; struct ctx *ctx; char *p; size_t n; }; /* streams, events, allocations */
+enum { STREAM = 1, EVENT, DEVMEM, HOSTMEM };
+#define MAXOBJ 512
+static struct obj objs[MAXOBJ];
+static struct timespec evtime[MAXOBJ];
+
+static CUresult fail(const char *fn, const char *why, CUresult rc) {
+	pthread_mutex_lock(&mu);
+	bad++;
+	snprintf(lastbad, sizeof lastbad, "%s: %s", fn, why);
+	pthread_mutex_unlock(&mu);
+	return rc;
+}
+
+static void record(int dev) {
+	pid_t t = (pid_t)syscall(SYS_gettid);
+	pthread_mutex_lock(&mu);
+	int i;
+	for (i = 0; i < ntids[dev] && tids[dev][i] != t; i++)
+		;
+	if (i == ntids[dev] && i < MAXTID) tids[dev][ntids[dev]++] = t;
+	pthread_mutex_unlock(&mu);
+}
+
+int fake_cuda_set(const char *key, long v) {
+	if (!strcmp(key, "gpus")) ngpus = (int)v;
+	else if (!strcmp(key, "hang_ms")) hang_ms = v;
+	else if (!strcmp(key, "gemm_us")) gemm_us = v;
+	else if (!strcmp(key, "nogpu")) nogpu = v;
+	else if (!strcmp(key, "init_ms")) init_ms = v;
+	else if (!strcmp(key, "reset")) {
+		ngpus = 1; hang_ms = gemm_us = nogpu = init_ms = 0; bad = 0; lastbad[0] = 0;
+		memset(ntids, 0, sizeof ntids);
+	} else return -1;
+	return 0;
+}
+long fake_cuda_get(const char *key) { return !strcmp(key, "gemm_us") ? gemm_us : -1; }
+int fake_cuda_bad(char *buf, int n) { if (buf && n > 0) snprintf(buf, n, "%s", lastbad); return bad; }
+/* fake_cuda_tids: how many threads made calls for dev; the first in *first. */
+int fake_cuda_tids(int dev, int *first) { if (first) *first = ntids[dev] ? tids[dev][0] : 0; return ntids[dev]; }
+/* Live objects of a kind (leak checks after Close). */
+int fake_cuda_live(int kind) { int n = 0; for (int i = 0; i < MAXOBJ; i++) n += objs[i].alive && objs[i].kind == kind; return n; }
+
+#define NEED_INIT(fn) do { if (!inited) return fail(fn, "cuInit not called", NOT_INITIALIZED); } while (0)
+#define NEED_DEV(fn, d) do { NEED_INIT(fn); if ((d) < 0 || (d) >= ngpus) return fail(fn, "bad device ordinal", INVALID_DEVICE); record(d); } while (0)
+#define NEED_CTX(fn) do { NEED_INIT(fn); if (!cur || cur->refs <= 0) return fail(fn, "no context current on this thread", INVALID_CONTEXT); record(cur->dev); } while (0)
+#define NEED_PTR(fn, p) do { if (!(p)) return fail(fn, "NULL pointer: " #p, INVALID_VALUE); } while (0)
+
+static struct obj *newobj(int kind, size_t n) {
+	pthread_mutex_lock(&mu);
+	for (int i = 0; i < MAXOBJ; i++)
+		if (!objs[i].alive && !objs[i].p) {
+			objs[i] = (struct obj){kind, 1, cur, NULL, n};
+			pthread_mutex_unlock(&mu);
+			return &objs[i];
+		}
+	pthread_mutex_unlock(&mu);
+	return NULL;
+}
+/* handle → object of kind in the current context (0 stream = legacy default). */
+static struct obj *getobj(unsigned long long h, int kind) {
+	struct obj *o = (struct obj *)(uintptr_t)h;
+	if (o < objs || o >= objs + MAXOBJ || !o->alive || o->kind != kind || o->ctx != cur) return NULL;
+	return o;
+}
+/* range_in: [p, p+n) inside one allocation of context c. */
+static int range_in(unsigned long long p, size_t n, int kind, struct ctx *c) {
+	for (int i = 0; i < MAXOBJ; i++) {
+		struct obj *o = &objs[i];
+		if (o->alive && o->kind == kind && (kind == HOSTMEM || o->ctx == c) &&
+		    p >= (uintptr_t)o->p && p + n <= (uintptr_t)o->p + o->n)
+			return 1;
+	}
+	return 0;
+}
+/* fake_cuda_range_ok: [p, p+n) inside one allocation of the current context. */
+int fake_cuda_range_ok(unsigned long long p, size_t n, int kind) { return range_in(p, n, kind, cur); }
+int fake_cuda_stream_ok(unsigned long long s) { return s == 0 || getobj(s, STREAM) != NULL; }
+int fake_cuda_ctx_current(void) { if (cur) record(cur->dev); return cur != NULL && cur->refs > 0; }
+#define NEED_STREAM(fn, s) do { if (!fake_cuda_stream_ok(s)) return fail(fn, "stream not of this context", INVALID_HANDLE); } while (0)
+#define NEED_DEVRANGE(fn, p, n) do { if (!fake_cuda_range_ok(p, n, DEVMEM)) return fail(fn, "device range outside an allocation of this context", INVALID_VALUE); } while (0)
+
+CUresult cuInit(unsigned int flags) {
+	if (flags != 0) return fail("cuInit", "flags must be 0", INVALID_VALUE);
+	if (init_ms > 0) usleep(init_ms * 1000);
+	if (nogpu) return NO_DEVICE;
+	inited = 1;
+	return OK;
+}
+CUresult cuDriverGetVersion(int *v) { NEED_PTR("cuDriverGetVersion", v); *v = 13000; return OK; }
+CUresult cuDeviceGetCount(int *n) { NEED_INIT("cuDeviceGetCount"); NEED_PTR("cuDeviceGetCount", n); *n = ngpus; return OK; }
+CUresult cuDeviceGet(int *d, int ord) {
+	NEED_DEV("cuDeviceGet", ord);
+	NEED_PTR("cuDeviceGet", d);
+	*d = ord;
+	return OK;
+}
+CUresult cuDeviceGetName(char *buf, int len, int d) {
+	NEED_DEV("cuDeviceGetName", d);
+	NEED_PTR("cuDeviceGetName", buf);
+	if (len < 1) return fail("cuDeviceGetName", "length < 1", INVALID_VALUE);
+	snprintf(buf, len, "NVIDIA H200");
+	return OK;
+}
+CUresult cuDeviceTotalMem_v2(size_t *b, int d) { NEED_DEV("cuDeviceTotalMem_v2", d); NEED_PTR("cuDeviceTotalMem_v2", b); *b = 150109880320ULL; return OK; }
+CUresult cuDeviceGetAttribute(int *v, int attr, int d) {
+	NEED_DEV("cuDeviceGetAttribute", d);
+	NEED_PTR("cuDeviceGetAttribute", v);
+	switch (attr) {
+	case 13: *v = 1980000; break;  /* CLOCK_RATE, kHz */
+	case 16: *v = 132; break;      /* MULTIPROCESSOR_COUNT */
+	case 32: *v = 1; break;        /* ECC_ENABLED */
+	case 36: *v = 3201000; break;  /* MEMORY_CLOCK_RATE, kHz */
+	case 37: *v = 6016; break;     /* GLOBAL_MEMORY_BUS_WIDTH */
+	case 38: *v = 62914560; break; /* L2_CACHE_SIZE */
+	case 75: *v = 9; break;        /* COMPUTE_CAPABILITY_MAJOR */
+	case 76: *v = 0; break;        /* COMPUTE_CAPABILITY_MINOR */
+	default: return fail("cuDeviceGetAttribute", "attribute the fake does not know", INVALID_VALUE);
+	}
+	return OK;
+}
+CUresult cuDeviceGetPCIBusId(char *buf, int len, int d) {
+	NEED_DEV("cuDeviceGetPCIBusId", d);
+	NEED_PTR("cuDeviceGetPCIBusId", buf);
+	if (len < 13) return fail("cuDeviceGetPCIBusId", "buffer shorter than 13", INVALID_VALUE);
+	snprintf(buf, len, "0000:00:%02x.0", 6 + d);
+	return OK;
+}
+static CUresult uuid(const char *fn, unsigned char *u, int d) {
+	static const unsigned char h200[16] = {0x8a, 0x89, 0xbb, 0x26, 0x42, 0x3b, 0x72, 0x17,
+	                                       0xaa, 0x80, 0x46, 0x9f, 0x70, 0xfa, 0x01, 0x96};
+	NEED_DEV(fn, d);
+	NEED_PTR(fn, u);
+	memset(u, 0, 16);
+	if (d == 0) memcpy(u, h200, 16);
+	else u[15] = (unsigned char)d;
+	return OK;
+}
+CUresult cuDeviceGetUuid_v2(unsigned char *u, int d) { return uuid("cuDeviceGetUuid_v2", u, d); }
+CUresult cuDeviceGetUuid(unsigned char *u, int d) { return uuid("cuDeviceGetUuid", u, d); }
+
+CUresult cuDevicePrimaryCtxRetain(struct ctx **c, int d) {
+	NEED_DEV("cuDevicePrimaryCtxRetain", d);
+	NEED_PTR("cuDevicePrimaryCtxRetain", c);
+	ctxs[d].dev = d;
+	ctxs[d].refs++;
+	*c = &ctxs[d];
+	return OK;
+}
+CUresult cuDevicePrimaryCtxRelease_v2(int d) {
+	NEED_DEV("cuDevicePrimaryCtxRelease_v2", d);
+	if (ctxs[d].refs <= 0) return fail("cuDevicePrimaryCtxRelease_v2", "not retained", INVALID_CONTEXT);
+	ctxs[d].refs--;
+	return OK;
+}
+CUresult cuCtxSetCurrent(struct ctx *c) {
+	NEED_INIT("cuCtxSetCurrent");
+	if (c && (c < ctxs || c >= ctxs + MAXDEV || c->refs <= 0)) return fail("cuCtxSetCurrent", "not a retained context", INVALID_CONTEXT);
+	cur = c;
+	if (c) record(c->dev);
+	return OK;
+}
+CUresult cuCtxGetCurrent(struct ctx **c) { NEED_PTR("cuCtxGetCurrent", c); *c = cur; return OK; }
+
+CUresult cuStreamCreate(unsigned long long *s, unsigned int flags) {
+	NEED_CTX("cuStreamCreate");
+	NEED_PTR("cuStreamCreate", s);
+	if (flags > 1) return fail("cuStreamCreate", "flags not DEFAULT or NON_BLOCKING", INVALID_VALUE);
+	struct obj *o = newobj(STREAM, 0);
+	if (!o) return OUT_OF_MEMORY;
+	*s = (uintptr_t)o;
+	return OK;
+}
+static CUresult destroy(const char *fn, unsigned long long h, int kind) {
+	NEED_CTX(fn);
+	struct obj *o = getobj(h, kind);
+	if (!o) return fail(fn, "not a live handle of this context", INVALID_HANDLE);
+	o->alive = 0;
+	return OK;
+}
+CUresult cuStreamDestroy_v2(unsigned long long s) { return destroy("cuStreamDestroy_v2", s, STREAM); }
+CUresult cuStreamSynchronize(unsigned long long s) { NEED_CTX("cuStreamSynchronize"); NEED_STREAM("cuStreamSynchronize", s); return OK; }
+
+CUresult cuMemAlloc_v2(CUdeviceptr *p, size_t n) {
+	NEED_CTX("cuMemAlloc_v2");
+	NEED_PTR("cuMemAlloc_v2", p);
+	if (n == 0) return fail("cuMemAlloc_v2", "size 0", INVALID_VALUE);
+	if (n > 150109880320ULL) return OUT_OF_MEMORY;
+	if (n > (256u << 20)) return fail("cuMemAlloc_v2", "the fake keeps allocations under 256 MiB", OUT_OF_MEMORY);
+	struct obj *o = newobj(DEVMEM, n);
+	if (!o || !(o->p = malloc(n))) return OUT_OF_MEMORY;
+	memset(o->p, 0xa5, n); /* undefined contents */
+	*p = (uintptr_t)o->p;
+	return OK;
+}
+static CUresult freemem(const char *fn, void *p, int kind) {
+	NEED_CTX(fn);
+	for (int i = 0; i < MAXOBJ; i++)
+		if (objs[i].alive && objs[i].kind == kind && objs[i].p == p && (kind == HOSTMEM || objs[i].ctx == cur)) {
+			objs[i].alive = 0;
+			free(objs[i].p);
+			objs[i].p = NULL;
+			return OK;
+		}
+	return fail(fn, "not a live allocation", INVALID_VALUE);
+}
+CUresult cuMemFree_v2(CUdeviceptr p) { return freemem("cuMemFree_v2", (void *)(uintptr_t)p, DEVMEM); }
+CUresult cuMemAllocHost_v2(void **pp, size_t n) {
+	NEED_CTX("cuMemAllocHost_v2");
+	NEED_PTR("cuMemAllocHost_v2", pp);
+	if (n == 0) return fail("cuMemAllocHost_v2", "size 0", INVALID_VALUE);
+	struct obj *o = newobj(HOSTMEM, n);
+	if (!o || !(o->p = malloc(n))) return OUT_OF_MEMORY;
+	*pp = o->p;
+	return OK;
+}
+CUresult cuMemFreeHost(void *p) { return freemem("cuMemFreeHost", p, HOSTMEM); }
+CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr dst, const void *src, size_t n, unsigned long long s) {
+	NEED_CTX("cuMemcpyHtoDAsync_v2");
+	NEED_PTR("cuMemcpyHtoDAsync_v2", src);
+	NEED_STREAM("cuMemcpyHtoDAsync_v2", s);
+	NEED_DEVRANGE("cuMemcpyHtoDAsync_v2", dst, n);
+	memcpy((void *)(uintptr_t)dst, src, n);
+	return OK;
+}
+CUresult cuMemcpyDtoHAsync_v2(void *dst, CUdeviceptr src, size_t n, unsigned long long s) {
+	NEED_CTX("cuMemcpyDtoHAsync_v2");
+	NEED_PTR("cuMemcpyDtoHAsync_v2", dst);
+	NEED_STREAM("cuMemcpyDtoHAsync_v2", s);
+	NEED_DEVRANGE("cuMemcpyDtoHAsync_v2", src, n);
+	memcpy(dst, (void *)(uintptr_t)src, n);
+	return OK;
+}
+CUresult cuMemcpyDtoDAsync_v2(CUdeviceptr dst, CUdeviceptr src, size_t n, unsigned long long s) {
+	NEED_CTX("cuMemcpyDtoDAsync_v2");
+	NEED_STREAM("cuMemcpyDtoDAsync_v2", s);
+	NEED_DEVRANGE("cuMemcpyDtoDAsync_v2", dst, n);
+	NEED_DEVRANGE("cuMemcpyDtoDAsync_v2", src, n);
+	memmove((void *)(uintptr_t)dst, (void *)(uintptr_t)src, n);
+	return OK;
+}
+#ifndef NO_MEMSET
+CUresult cuMemsetD32Async(CUdeviceptr dst, unsigned int v, size_t n, unsigned long long s) {
+	NEED_CTX("cuMemsetD32Async");
+	NEED_STREAM("cuMemsetD32Async", s);
+	if (dst % 4) return fail("cuMemsetD32Async", "destination not 4-byte aligned", INVALID_VALUE);
+	NEED_DEVRANGE("cuMemsetD32Async", dst, n * 4);
+	unsigned int *p = (unsigned int *)(uintptr_t)dst;
+	for (size_t i = 0; i < n; i++) p[i] = v;
+	return OK;
+}
+#endif
+CUresult cuMemGetInfo_v2(size_t *free, size_t *total) {
+	NEED_CTX("cuMemGetInfo_v2");
+	NEED_PTR("cuMemGetInfo_v2", free);
+	NEED_PTR("cuMemGetInfo_v2", total);
+	*total = 150109880320ULL;
+	*free = 149560000000ULL;
+	return OK;
+}
+
+CUresult cuEventCreate(unsigned long long *e, unsigned int flags) {
+	NEED_CTX("cuEventCreate");
+	NEED_PTR("cuEventCreate", e);
+	if (flags & 0x2) return fail("cuEventCreate", "CU_EVENT_DISABLE_TIMING on a timing event", INVALID_VALUE);
+	struct obj *o = newobj(EVENT, 0);
+	if (!o) return OUT_OF_MEMORY;
+	*e = (uintptr_t)o;
+	return OK;
+}
+CUresult cuEventRecord(unsigned long long e, unsigned long long s) {
+	NEED_CTX("cuEventRecord");
+	NEED_STREAM("cuEventRecord", s);
+	struct obj *o = getobj(e, EVENT);
+	if (!o) return fail("cuEventRecord", "not an event of this context", INVALID_HANDLE);
+	clock_gettime(CLOCK_MONOTONIC, &evtime[o - objs]);
+	o->n = 1; /* recorded */
+	return OK;
+}
+CUresult cuEventSynchronize(unsigned long long e) {
+	NEED_CTX("cuEventSynchronize");
+	if (!getobj(e, EVENT)) return fail("cuEventSynchronize", "not an event of this context", INVALID_HANDLE);
+	if (hang_ms > 0) usleep(hang_ms * 1000);
+	return OK;
+}
+static CUresult elapsed(const char *fn, float *ms, unsigned long long a, unsigned long long b) {
+	NEED_CTX(fn);
+	NEED_PTR(fn, ms);
+	struct obj *x = getobj(a, EVENT), *y = getobj(b, EVENT);
+	if (!x || !y) return fail(fn, "not events of this context", INVALID_HANDLE);
+	if (!x->n || !y->n) return fail(fn, "event not recorded", INVALID_HANDLE);
+	struct timespec s = evtime[x - objs], t = evtime[y - objs];
+	*ms = (float)((t.tv_sec - s.tv_sec) * 1e3 + (t.tv_nsec - s.tv_nsec) / 1e6);
+	return OK;
+}
+#ifndef NO_ELAPSED_V2
+CUresult cuEventElapsedTime_v2(float *ms, unsigned long long a, unsigned long long b) { return elapsed("cuEventElapsedTime_v2", ms, a, b); }
+#endif
+CUresult cuEventElapsedTime(float *ms, unsigned long long a, unsigned long long b) { return elapsed("cuEventElapsedTime", ms, a, b); }
+CUresult cuEventDestroy_v2(unsigned long long e) { return destroy("cuEventDestroy_v2", e, EVENT); }
+
+/* Peer access: any two different GPUs may (as on an NVLink board). */
+static int peer_on[MAXDEV][MAXDEV];
+CUresult cuDeviceCanAccessPeer(int *can, int d, int peer) {
+	NEED_DEV("cuDeviceCanAccessPeer", d);
+	NEED_PTR("cuDeviceCanAccessPeer", can);
+	if (peer < 0 || peer >= ngpus) return fail("cuDeviceCanAccessPeer", "bad peer ordinal", INVALID_DEVICE);
+	*can = d != peer;
+	return OK;
+}
+CUresult cuCtxEnablePeerAccess(struct ctx *peer, unsigned int flags) {
+	NEED_CTX("cuCtxEnablePeerAccess");
+	if (flags != 0) return fail("cuCtxEnablePeerAccess", "flags must be 0", INVALID_VALUE);
+	if (peer < ctxs || peer >= ctxs + MAXDEV || peer->refs <= 0 || peer == cur)
+		return fail("cuCtxEnablePeerAccess", "not another retained context", INVALID_CONTEXT);
+	if (peer_on[cur->dev][peer->dev]) return 704; /* CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED */
+	peer_on[cur->dev][peer->dev] = 1;
+	return OK;
+}
+int fake_cuda_peer_on(int d, int peer) { return peer_on[d][peer]; }
+CUresult cuMemcpyPeerAsync(CUdeviceptr dst, struct ctx *dctx, CUdeviceptr src, struct ctx *sctx, size_t n, unsigned long long s) {
+	const char *fn = "cuMemcpyPeerAsync";
+	NEED_CTX(fn);
+	NEED_STREAM(fn, s);
+	if (dctx < ctxs || dctx >= ctxs + MAXDEV || sctx < ctxs || sctx >= ctxs + MAXDEV)
+		return fail(fn, "not contexts", INVALID_CONTEXT);
+	if (!range_in(dst, n, DEVMEM, dctx) || !range_in(src, n, DEVMEM, sctx))
+		return fail(fn, "range outside an allocation of its context", INVALID_VALUE);
+	memmove((void *)(uintptr_t)dst, (void *)(uintptr_t)src, n);
+	return OK;
+}
+
+/* For the fake NCCL: ranges and streams of a given device's context. */
+int fake_cuda_ngpus(void) { return ngpus; }
+int fake_cuda_range_dev(unsigned long long p, size_t n, int dev) { return dev >= 0 && dev < MAXDEV && range_in(p, n, DEVMEM, &ctxs[dev]); }
+int fake_cuda_stream_dev(unsigned long long s, int dev) {
+	struct obj *o = (struct obj *)(uintptr_t)s;
+	return o >= objs && o < objs + MAXOBJ && o->alive && o->kind == STREAM && o->ctx == &ctxs[dev];
+}

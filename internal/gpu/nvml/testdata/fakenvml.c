@@ -1,0 +1,293 @@
+/*
+ * A fake libnvidia-ml.so.1 for internal/gpu/nvml's tests. It exports the
+ * symbols gpuscout binds with nvml.h's signatures, answers with the values
+ * the recorded H200 gave (../../../../shared/data/gpu/h200-2026-11-30:
+ * NVIDIA H200, driver 580.159.04, CUDA 13.0, 143771 MiB, PASSTHROUGH, ...)
+ * and checks every argument: a bad one is answered the way NVML would
+ * (INVALID_ARGUMENT, INSUFFICIENT_SIZE, UNINITIALIZED) and counted, so a
+ * test can assert that gpuscout never passed one.
+ *
+ * Builds:  -DOLD_DRIVER  only the older names (ClocksThrottleReasons,
+ *                        nvmlSystemGetCudaDriverVersion, processes _v2)
+ *          -DNO_MEMINFO  without nvmlDeviceGetMemoryInfo (a required symbol)
+ * fake_nvml_set(key, value) configures: "gpus" (1..4; a second GPU is
+ * synthetic: bus 00000000:00:07.0), "nvlink" (active links; 0 = NOT_SUPPORTED
+ * as on the one-GPU H200), "procs" (compute processes), "lost" (every device
+ * call answers GPU_IS_LOST), "reasons" (clock-event mask), "reset".
+ */
+#include <stdio.h>
+#include <string.h>
+
+typedef int nvmlReturn_t;
+enum {
+	SUCCESS = 0, UNINITIALIZED = 1, INVALID_ARGUMENT = 2, NOT_SUPPORTED = 3,
+	INSUFFICIENT_SIZE = 7, GPU_IS_LOST = 15
+};
+
+typedef struct {
+	char busIdLegacy[16];
+	unsigned int domain, bus, device, pciDeviceId, pciSubSystemId;
+	char busId[32];
+} nvmlPciInfo_t;
+_Static_assert(sizeof(nvmlPciInfo_t) == 68, "nvmlPciInfo_t is 68 bytes");
+
+typedef struct { unsigned long long total, free, used; } nvmlMemory_t;
+typedef struct { unsigned int gpu, memory; } nvmlUtilization_t;
+typedef struct {
+	unsigned int pid;
+	unsigned long long usedGpuMemory;
+	unsigned int gpuInstanceId, computeInstanceId;
+} nvmlProcessInfo_t;
+_Static_assert(sizeof(nvmlProcessInfo_t) == 24, "nvmlProcessInfo_t is 24 bytes");
+
+struct dev { int index; };
+static struct dev devs[4] = {{0}, {1}, {2}, {3}};
+typedef struct dev *nvmlDevice_t;
+
+static int inited, ngpus = 1, nvlinks, nprocs, lost;
+static unsigned long long reasons = 0x1; /* GpuIdle, as recorded */
+static int bad;
+static char lastbad[256];
+
+static nvmlReturn_t fail(const char *fn, const char *why, nvmlReturn_t rc) {
+	bad++;
+	snprintf(lastbad, sizeof lastbad, "%s: %s", fn, why);
+	return rc;
+}
+
+int fake_nvml_set(const char *key, long long v) {
+	if (!strcmp(key, "gpus")) ngpus = (int)v;
+	else if (!strcmp(key, "nvlink")) nvlinks = (int)v;
+	else if (!strcmp(key, "procs")) nprocs = (int)v;
+	else if (!strcmp(key, "lost")) lost = (int)v;
+	else if (!strcmp(key, "reasons")) reasons = (unsigned long long)v;
+	else if (!strcmp(key, "reset")) { ngpus = 1; nvlinks = nprocs = lost = bad = 0; reasons = 1; lastbad[0] = 0; }
+	else return -1;
+	return 0;
+}
+
+/* fake_nvml_bad returns how many bad calls there were and the last one. */
+int fake_nvml_bad(char *buf, int n) {
+	if (buf && n > 0) snprintf(buf, n, "%s", lastbad);
+	return bad;
+}
+
+int fake_nvml_inited(void) { return inited; }
+
+#define CHECK_INIT(fn) do { if (!inited) return fail(fn, "NVML not initialised", UNINITIALIZED); } while (0)
+#define CHECK_DEV(fn, d) do { CHECK_INIT(fn); \
+	if ((d) < devs || (d) >= devs + ngpus) return fail(fn, "bad device handle", INVALID_ARGUMENT); \
+	if (lost) return GPU_IS_LOST; } while (0)
+#define CHECK_PTR(fn, p) do { if (!(p)) return fail(fn, "NULL pointer: " #p, INVALID_ARGUMENT); } while (0)
+
+nvmlReturn_t nvmlInit_v2(void) { inited++; return SUCCESS; }
+nvmlReturn_t nvmlShutdown(void) {
+	if (!inited) return fail("nvmlShutdown", "not initialised", UNINITIALIZED);
+	inited--;
+	return SUCCESS;
+}
+
+static nvmlReturn_t str(const char *fn, char *buf, unsigned int len, unsigned int need, const char *v) {
+	CHECK_PTR(fn, buf);
+	if (len < need) return fail(fn, "buffer shorter than NVML's documented size", INSUFFICIENT_SIZE);
+	snprintf(buf, len, "%s", v);
+	return SUCCESS;
+}
+
+nvmlReturn_t nvmlSystemGetDriverVersion(char *v, unsigned int len) {
+	CHECK_INIT("nvmlSystemGetDriverVersion");
+	return str("nvmlSystemGetDriverVersion", v, len, 80, "580.159.04");
+}
+nvmlReturn_t nvmlSystemGetNVMLVersion(char *v, unsigned int len) {
+	CHECK_INIT("nvmlSystemGetNVMLVersion");
+	return str("nvmlSystemGetNVMLVersion", v, len, 80, "13.580.159.04");
+}
+static nvmlReturn_t cudaver(const char *fn, int *v) {
+	CHECK_INIT(fn);
+	CHECK_PTR(fn, v);
+	*v = 13000;
+	return SUCCESS;
+}
+#ifndef OLD_DRIVER
+nvmlReturn_t nvmlSystemGetCudaDriverVersion_v2(int *v) { return cudaver("nvmlSystemGetCudaDriverVersion_v2", v); }
+#endif
+nvmlReturn_t nvmlSystemGetCudaDriverVersion(int *v) { return cudaver("nvmlSystemGetCudaDriverVersion", v); }
+
+nvmlReturn_t nvmlDeviceGetCount_v2(unsigned int *n) {
+	CHECK_INIT("nvmlDeviceGetCount_v2");
+	CHECK_PTR("nvmlDeviceGetCount_v2", n);
+	*n = ngpus;
+	return SUCCESS;
+}
+nvmlReturn_t nvmlDeviceGetHandleByIndex_v2(unsigned int i, nvmlDevice_t *h) {
+	CHECK_INIT("nvmlDeviceGetHandleByIndex_v2");
+	CHECK_PTR("nvmlDeviceGetHandleByIndex_v2", h);
+	if (i >= (unsigned)ngpus) return INVALID_ARGUMENT; /* NVML's answer; not counted: callers may probe */
+	*h = &devs[i];
+	return SUCCESS;
+}
+
+nvmlReturn_t nvmlDeviceGetName(nvmlDevice_t d, char *v, unsigned int len) {
+	CHECK_DEV("nvmlDeviceGetName", d);
+	return str("nvmlDeviceGetName", v, len, 64, "NVIDIA H200");
+}
+nvmlReturn_t nvmlDeviceGetUUID(nvmlDevice_t d, char *v, unsigned int len) {
+	CHECK_DEV("nvmlDeviceGetUUID", d);
+	return str("nvmlDeviceGetUUID", v, len, 80,
+		d->index == 0 ? "GPU-8a89bb26-423b-7217-aa80-469f70fa0196" : "GPU-00000000-0000-0000-0000-000000000001");
+}
+#ifndef NO_MEMINFO
+nvmlReturn_t nvmlDeviceGetMemoryInfo(nvmlDevice_t d, nvmlMemory_t *m) {
+	CHECK_DEV("nvmlDeviceGetMemoryInfo", d);
+	CHECK_PTR("nvmlDeviceGetMemoryInfo", m);
+	m->total = 150754820096ULL; /* 143771 MiB */
+	m->used = 644939776ULL;
+	m->free = 150109880320ULL;
+	return SUCCESS;
+}
+#endif
+nvmlReturn_t nvmlDeviceGetPciInfo_v3(nvmlDevice_t d, nvmlPciInfo_t *p) {
+	CHECK_DEV("nvmlDeviceGetPciInfo_v3", d);
+	CHECK_PTR("nvmlDeviceGetPciInfo_v3", p);
+	memset(p, 0, sizeof *p);
+	snprintf(p->busIdLegacy, sizeof p->busIdLegacy, "0000:00:%02x.0", 6 + d->index);
+	snprintf(p->busId, sizeof p->busId, "00000000:00:%02x.0", 6 + d->index);
+	p->domain = 0;
+	p->bus = 0;
+	p->device = 6 + d->index;
+	p->pciDeviceId = 0x233510de;
+	p->pciSubSystemId = 0x18bf10de;
+	return SUCCESS;
+}
+static nvmlReturn_t uint_out(const char *fn, nvmlDevice_t d, unsigned int *v, unsigned int val) {
+	CHECK_DEV(fn, d);
+	CHECK_PTR(fn, v);
+	*v = val;
+	return SUCCESS;
+}
+nvmlReturn_t nvmlDeviceGetCurrPcieLinkGeneration(nvmlDevice_t d, unsigned int *v) { return uint_out("nvmlDeviceGetCurrPcieLinkGeneration", d, v, 5); }
+nvmlReturn_t nvmlDeviceGetCurrPcieLinkWidth(nvmlDevice_t d, unsigned int *v) { return uint_out("nvmlDeviceGetCurrPcieLinkWidth", d, v, 16); }
+nvmlReturn_t nvmlDeviceGetMaxPcieLinkGeneration(nvmlDevice_t d, unsigned int *v) { return uint_out("nvmlDeviceGetMaxPcieLinkGeneration", d, v, 5); }
+nvmlReturn_t nvmlDeviceGetMaxPcieLinkWidth(nvmlDevice_t d, unsigned int *v) { return uint_out("nvmlDeviceGetMaxPcieLinkWidth", d, v, 16); }
+
+/* Clocks as recorded idle: graphics/SM 345 MHz, memory 3201; max 1980/3201. */
+nvmlReturn_t nvmlDeviceGetClockInfo(nvmlDevice_t d, unsigned int type, unsigned int *v) {
+	static const unsigned int now[] = {345, 345, 3201, 0};
+	if (type > 3) return fail("nvmlDeviceGetClockInfo", "clock type out of range", INVALID_ARGUMENT);
+	if (type == 3) { CHECK_DEV("nvmlDeviceGetClockInfo", d); return NOT_SUPPORTED; } /* not recorded */
+	return uint_out("nvmlDeviceGetClockInfo", d, v, now[type]);
+}
+nvmlReturn_t nvmlDeviceGetMaxClockInfo(nvmlDevice_t d, unsigned int type, unsigned int *v) {
+	static const unsigned int max[] = {1980, 1980, 3201, 0};
+	if (type > 3) return fail("nvmlDeviceGetMaxClockInfo", "clock type out of range", INVALID_ARGUMENT);
+	if (type == 3) { CHECK_DEV("nvmlDeviceGetMaxClockInfo", d); return NOT_SUPPORTED; }
+	return uint_out("nvmlDeviceGetMaxClockInfo", d, v, max[type]);
+}
+nvmlReturn_t nvmlDeviceGetPowerUsage(nvmlDevice_t d, unsigned int *mw) { return uint_out("nvmlDeviceGetPowerUsage", d, mw, 80056); }
+nvmlReturn_t nvmlDeviceGetEnforcedPowerLimit(nvmlDevice_t d, unsigned int *mw) { return uint_out("nvmlDeviceGetEnforcedPowerLimit", d, mw, 700000); }
+nvmlReturn_t nvmlDeviceGetTotalEnergyConsumption(nvmlDevice_t d, unsigned long long *mj) {
+	CHECK_DEV("nvmlDeviceGetTotalEnergyConsumption", d);
+	CHECK_PTR("nvmlDeviceGetTotalEnergyConsumption", mj);
+	*mj = 2718713ULL;
+	return SUCCESS;
+}
+nvmlReturn_t nvmlDeviceGetUtilizationRates(nvmlDevice_t d, nvmlUtilization_t *u) {
+	CHECK_DEV("nvmlDeviceGetUtilizationRates", d);
+	CHECK_PTR("nvmlDeviceGetUtilizationRates", u);
+	u->gpu = 0;
+	u->memory = 0;
+	return SUCCESS;
+}
+nvmlReturn_t nvmlDeviceGetTemperature(nvmlDevice_t d, unsigned int sensor, unsigned int *t) {
+	if (sensor != 0) return fail("nvmlDeviceGetTemperature", "sensor is not NVML_TEMPERATURE_GPU", INVALID_ARGUMENT);
+	return uint_out("nvmlDeviceGetTemperature", d, t, 38);
+}
+static nvmlReturn_t reasons_out(const char *fn, nvmlDevice_t d, unsigned long long *r) {
+	CHECK_DEV(fn, d);
+	CHECK_PTR(fn, r);
+	*r = reasons;
+	return SUCCESS;
+}
+#ifndef OLD_DRIVER
+nvmlReturn_t nvmlDeviceGetCurrentClocksEventReasons(nvmlDevice_t d, unsigned long long *r) {
+	return reasons_out("nvmlDeviceGetCurrentClocksEventReasons", d, r);
+}
+#endif
+nvmlReturn_t nvmlDeviceGetCurrentClocksThrottleReasons(nvmlDevice_t d, unsigned long long *r) {
+	/* An older driver: a distinct mask tells the tests which name was bound. */
+	nvmlReturn_t rc = reasons_out("nvmlDeviceGetCurrentClocksThrottleReasons", d, r);
+	if (rc == SUCCESS) *r |= 0x100;
+	return rc;
+}
+static nvmlReturn_t mode_out(const char *fn, nvmlDevice_t d, unsigned int *cur, unsigned int *pend, unsigned int v) {
+	CHECK_DEV(fn, d);
+	CHECK_PTR(fn, cur);
+	CHECK_PTR(fn, pend);
+	*cur = *pend = v;
+	return SUCCESS;
+}
+nvmlReturn_t nvmlDeviceGetEccMode(nvmlDevice_t d, unsigned int *cur, unsigned int *pend) { return mode_out("nvmlDeviceGetEccMode", d, cur, pend, 1); }
+nvmlReturn_t nvmlDeviceGetMigMode(nvmlDevice_t d, unsigned int *cur, unsigned int *pend) { return mode_out("nvmlDeviceGetMigMode", d, cur, pend, 0); }
+nvmlReturn_t nvmlDeviceGetVirtualizationMode(nvmlDevice_t d, unsigned int *m) { return uint_out("nvmlDeviceGetVirtualizationMode", d, m, 1); }
+nvmlReturn_t nvmlDeviceGetArchitecture(nvmlDevice_t d, unsigned int *a) { return uint_out("nvmlDeviceGetArchitecture", d, a, 9); }
+nvmlReturn_t nvmlDeviceGetNumaNodeId(nvmlDevice_t d, unsigned int *n) {
+	CHECK_DEV("nvmlDeviceGetNumaNodeId", d);
+	CHECK_PTR("nvmlDeviceGetNumaNodeId", n);
+	return NOT_SUPPORTED; /* not recorded on the H200 VM */
+}
+nvmlReturn_t nvmlDeviceGetCudaComputeCapability(nvmlDevice_t d, int *major, int *minor) {
+	CHECK_DEV("nvmlDeviceGetCudaComputeCapability", d);
+	CHECK_PTR("nvmlDeviceGetCudaComputeCapability", major);
+	CHECK_PTR("nvmlDeviceGetCudaComputeCapability", minor);
+	*major = 9;
+	*minor = 0;
+	return SUCCESS;
+}
+nvmlReturn_t nvmlDeviceGetNvLinkState(nvmlDevice_t d, unsigned int link, unsigned int *active) {
+	CHECK_DEV("nvmlDeviceGetNvLinkState", d);
+	CHECK_PTR("nvmlDeviceGetNvLinkState", active);
+	if (link >= 18) return fail("nvmlDeviceGetNvLinkState", "link >= NVML_NVLINK_MAX_LINKS", INVALID_ARGUMENT);
+	if (nvlinks == 0) return NOT_SUPPORTED;
+	*active = link < (unsigned)nvlinks;
+	return SUCCESS;
+}
+nvmlReturn_t nvmlDeviceGetP2PStatus(nvmlDevice_t a, nvmlDevice_t b, unsigned int idx, unsigned int *st) {
+	CHECK_DEV("nvmlDeviceGetP2PStatus", a);
+	CHECK_DEV("nvmlDeviceGetP2PStatus", b);
+	CHECK_PTR("nvmlDeviceGetP2PStatus", st);
+	if (a == b) return fail("nvmlDeviceGetP2PStatus", "a device with itself", INVALID_ARGUMENT);
+	if (idx > 4) return fail("nvmlDeviceGetP2PStatus", "caps index out of range", INVALID_ARGUMENT);
+	*st = (idx == 2 && nvlinks == 0) ? 5 /* NOT_SUPPORTED */ : 0;
+	return SUCCESS;
+}
+nvmlReturn_t nvmlDeviceGetTopologyCommonAncestor(nvmlDevice_t a, nvmlDevice_t b, unsigned int *lvl) {
+	CHECK_DEV("nvmlDeviceGetTopologyCommonAncestor", a);
+	CHECK_DEV("nvmlDeviceGetTopologyCommonAncestor", b);
+	CHECK_PTR("nvmlDeviceGetTopologyCommonAncestor", lvl);
+	*lvl = 40; /* NVML_TOPOLOGY_NODE */
+	return SUCCESS;
+}
+static nvmlReturn_t procs(const char *fn, nvmlDevice_t d, unsigned int *count, nvmlProcessInfo_t *infos) {
+	CHECK_DEV(fn, d);
+	CHECK_PTR(fn, count);
+	if (*count < (unsigned)nprocs) {
+		*count = nprocs;
+		return INSUFFICIENT_SIZE;
+	}
+	if (nprocs > 0) CHECK_PTR(fn, infos);
+	for (int i = 0; i < nprocs; i++) {
+		infos[i].pid = 4242 + i;
+		infos[i].usedGpuMemory = i == 1 ? ~0ULL /* NVML_VALUE_NOT_AVAILABLE */ : 512ULL << 20;
+		infos[i].gpuInstanceId = infos[i].computeInstanceId = 0xFFFFFFFF;
+	}
+	*count = nprocs;
+	return SUCCESS;
+}
+#ifndef OLD_DRIVER
+nvmlReturn_t nvmlDeviceGetComputeRunningProcesses_v3(nvmlDevice_t d, unsigned int *c, nvmlProcessInfo_t *p) {
+	return procs("nvmlDeviceGetComputeRunningProcesses_v3", d, c, p);
+}
+#endif
+nvmlReturn_t nvmlDeviceGetComputeRunningProcesses_v2(nvmlDevice_t d, unsigned int *c, nvmlProcessInfo_t *p) {
+	return procs("nvmlDeviceGetComputeRunningProcesses_v2", d, c, p);
+}
