@@ -3,6 +3,8 @@ package registry
 import (
 	"github.com/gpuscout/gpuscout/internal/feeds"
 	"github.com/gpuscout/gpuscout/internal/feeds/alibabaecs"
+	"github.com/gpuscout/gpuscout/internal/feeds/azureretail"
+	"github.com/gpuscout/gpuscout/internal/feeds/gcpbilling"
 )
 
 // Importers returns the live price importers `gpuscout catalog refresh`
@@ -12,6 +14,8 @@ import (
 func Importers() []feeds.Importer {
 	return []feeds.Importer{
 		alibabaecs.New(),
+		azureretail.New(),
+		gcpbilling.New(nil), // the refresh passes the catalog's GCP machine shapes (feeds.SpecTaker)
 	}
 }
 
