@@ -170,6 +170,9 @@ func TestClassify(t *testing.T) {
 		{"CPU", "G2 Custom Instance Core running in Americas", "", "", "custom"},
 		{"N1Standard", "N1 Predefined Instance Core running in Americas", "", "", "resource group"},
 		{"GPU", "Nvidia H100 80GB GPU running in Americas (DWS)", "", "", "variant"},
+		{"LocalSSD", "SSD backed Local Storage running in Paris", partSSD, "local", ""},
+		{"LocalSSD", "Commitment v1: Local SSD in Americas for 1 Year", partSSD, "local", ""},
+		{"LocalSSD", "VM state: preserved local SSD in Bangkok", "", "", "not the generic"},
 	} {
 		s := &SKU{Description: c.desc}
 		s.Category.ResourceFamily, s.Category.ResourceGroup = "Compute", c.group

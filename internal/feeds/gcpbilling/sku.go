@@ -3,11 +3,12 @@
 // (a GPU, a machine family's vCPU or its GiB of RAM) and usage type
 // (on-demand, spot, 1- and 3-year committed use), per group of regions. A
 // GPU machine type's hourly price is the sum of its parts — GPUs × the GPU
-// SKU + vCPUs × the family's core SKU + GiB × its RAM SKU — so the importer
+// SKU + vCPUs × the family's core SKU + GiB × its RAM SKU (+ its local
+// SSD) — so the importer
 // takes the machine shapes (feeds.Spec, from the catalog) as a parameter and
 // prices the shapes whose every part has a SKU in the region. Machines that
-// bundle local SSD (a2-ultragpu, a3) are left out while their spec says so,
-// as the local SSD SKU is not summed yet. Format
+// bundle local SSD (a2-ultragpu, a3: the spec's LocalDiskGB) add it at the
+// generic local SSD SKU, per GiB-month over 730 hours. Format
 // "gcp-skus" is one response page (or a file of them); Fetch pages through
 // the API with the user's API key.
 package gcpbilling

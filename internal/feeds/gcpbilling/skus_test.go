@@ -111,7 +111,7 @@ func TestShapesLeftOut(t *testing.T) {
 	noRAM := recordedA2("OnDemand", "", "")[:2]
 	res := parse(t, []feeds.Spec{a2Spec, ultra, odd}, page(noRAM, ""), "us-central1")
 	want := map[string]string{
-		"a2-ultragpu-8g":            "local SSD",
+		"a2-ultragpu-8g":            `no SKU of the "a100 80gb" GPU`,
 		"x9-gpu-1g":                 `GPU "B300"`,
 		"a2-highgpu-8g us-central1": "missing the ram SKU",
 	}
@@ -178,5 +178,53 @@ func TestNeedsSpecs(t *testing.T) {
 	im := New(nil).WithSpecs([]feeds.Spec{a2Spec})
 	if res, err := im.Parse(Format, strings.NewReader(page(recordedA2("OnDemand", "", ""), "")), feeds.ParseOptions{Source: "s", AsOf: "2023-08-14"}); err != nil || len(res.Offerings) != 3 {
 		t.Errorf("WithSpecs: %v, %d offerings, want 3", err, len(res.Offerings))
+	}
+}
+
+// TestLocalSSD: a2-ultragpu-8g bundles 3000 GB of local SSD (the catalog's
+// local_disk_gb). The SSD SKU here is priced like Google's generic one,
+// 0.08 per GiB-month (a test value); the A100 80GB GPU at 3.92808 is derived
+// from the catalog's Cyclenerd price (40.5503831232877 in us-central1) less
+// the recorded A2 core and RAM prices and 3000 × 0.08 / 730, so the test
+// checks that the importer sums the SSD as GB × monthly / 730 the way that
+// price does, to its 13th decimal.
+func TestLocalSSD(t *testing.T) {
+	ultra := feeds.Spec{Provider: "gcp", InstanceType: "a2-ultragpu-8g", Machine: feeds.Machine{GPU: "A100-SXM4-80GB", GPUCount: 8, VCPUs: 96, MemoryGiB: 1360, LocalDiskGB: 3000}}
+	a2 := recordedA2("OnDemand", "", "")
+	skus := []string{
+		skuJSON("G80", "Nvidia Tesla A100 80GB GPU running in Americas", "GPU", "OnDemand", "h", "USD", "3", 928080000, "us-central1"),
+		a2[1], a2[2],
+		strings.Replace(skuJSON("SSD", "SSD backed Local Storage", "LocalSSD", "OnDemand", "GiBy.mo", "USD", "0", 80000000, "us-central1"), `"Compute"`, `"Storage"`, 1),
+		strings.Replace(skuJSON("SSD-S", "SSD backed Local Storage attached to Spot Preemptible VMs", "LocalSSD", "Preemptible", "GiBy.h", "USD", "0", 50000, "us-central1"), `"Compute"`, `"Storage"`, 1),
+		strings.Replace(skuJSON("SSD-R", "SSD backed Local Storage attached to Calendar mode reservations running in Americas", "LocalSSD", "OnDemand", "GiBy.mo", "USD", "0", 90000000, "us-central1"), `"Compute"`, `"Storage"`, 1),
+		strings.Replace(skuJSON("SSD-C3", "C3 Instance Local SSD running in Americas", "LocalSSD", "OnDemand", "GiBy.mo", "USD", "0", 90000000, "us-central1"), `"Compute"`, `"Storage"`, 1),
+	}
+	res := parse(t, []feeds.Spec{ultra}, page(skus, ""), "")
+	if len(res.Offerings) != 1 {
+		t.Fatalf("offerings %+v, left out %v", res.Offerings, res.LeftOut)
+	}
+	got := res.Offerings[0].OnDemand.Amount
+	hand := dec("3.92808").Mul(dec("8")).Add(dec("0.031611").Mul(dec("96"))).Add(dec("0.004237").Mul(dec("1360")))
+	if !hand.Equal(dec("40.221616")) {
+		t.Fatalf("hand sum without SSD = %s", hand)
+	}
+	if d := got.Sub(dec("40.5503831232877")).Abs(); d.GreaterThan(dec("1e-13")) {
+		t.Errorf("a2-ultragpu-8g = %s, want the catalog's 40.5503831232877 (40.221616 + 3000 × 0.08 / 730)", got)
+	}
+	if res.Offerings[0].Spot.Known {
+		t.Errorf("spot %s known without spot GPU, core and RAM SKUs", res.Offerings[0].Spot.Amount)
+	}
+	reasons := map[string]string{}
+	for _, l := range res.LeftOut {
+		reasons[l.What] = l.Reason
+	}
+	for what, want := range map[string]string{
+		"SSD backed Local Storage attached to Calendar mode reservations running in Americas (SSD-R)": "other than a VM",
+		"C3 Instance Local SSD running in Americas (SSD-C3)":                                          "not the generic local SSD",
+		"SSD backed Local Storage attached to Spot Preemptible VMs (SSD-S)":                           "no machine type given is priced with it",
+	} {
+		if !strings.Contains(reasons[what], want) {
+			t.Errorf("%s: left out for %q, want %q", what, reasons[what], want)
+		}
 	}
 }

@@ -28,10 +28,19 @@ const (
 	partGPU  = "gpu"
 	partCore = "core"
 	partRAM  = "ram"
+	partSSD  = "local SSD"
 )
 
-// unitOf is the usage unit each part is priced in.
-var unitOf = map[string]string{partGPU: "h", partCore: "h", partRAM: "GiBy.h"}
+// unitOf is the usage unit each part is priced in, hourly; local SSD is
+// also priced per GiB-month (GiBy.mo), made hourly over HoursPerMonth.
+var unitOf = map[string]string{partGPU: "h", partCore: "h", partRAM: "GiBy.h", partSSD: "GiBy.h"}
+
+// HoursPerMonth turns a monthly local SSD price into an hourly one: the 730
+// hours Google's price pages count in a month. Cyclenerd's prices of the
+// machines that bundle local SSD are GPU + vCPU + RAM + GB × monthly / 730:
+// a2-ultragpu-8g in us-central1 less 3000 × 0.08 / 730 leaves 40.221616,
+// a3-highgpu-8g less 6000 × 0.08 / 730 leaves 87.832465656.
+const HoursPerMonth = 730
 
 // GPUKeys maps the catalog's canonical GPU names to the GPU as Cloud Billing
 // SKU descriptions name it, lower-cased without "Nvidia", "Tesla" and "GPU"
@@ -105,9 +114,13 @@ func (ix *index) add(s *SKU) {
 	case currency != ix.currency:
 		leave("price in %q, expected %s", currency, ix.currency)
 		return
+	case part == partSSD && unit == "GiBy.mo":
+		amount = amount.Div(decimal.NewFromInt(HoursPerMonth))
 	case unit != unitOf[part]:
 		leave("usage unit %q, expected %q for a %s SKU", unit, unitOf[part], part)
 		return
+	}
+	switch {
 	case amount.IsNegative():
 		leave("negative price %s", amount)
 		return
@@ -136,6 +149,9 @@ func (ix *index) add(s *SKU) {
 // classify names the part and the family or GPU a Compute SKU prices, or
 // says why it is not one gpuscout sums.
 func classify(s *SKU) (part, name, why string) {
+	if s.Category.ResourceGroup == "LocalSSD" {
+		return classifySSD(s)
+	}
 	if s.Category.ResourceFamily != "Compute" {
 		return "", "", fmt.Sprintf("resource family %q is not Compute", s.Category.ResourceFamily)
 	}
@@ -200,6 +216,34 @@ func classify(s *SKU) (part, name, why string) {
 	return part, words[0], ""
 }
 
+// classifySSD accepts the generic local SSD SKUs ("SSD backed Local Storage
+// running in …", "… attached to Spot Preemptible VMs", "Commitment v1: Local
+// SSD in …"), the disks bundled with A2 Ultra and A3 machines. Family SKUs
+// ("C3 Instance Local SSD") and SSD for reservations or stopped VMs price
+// other things.
+func classifySSD(s *SKU) (part, name, why string) {
+	d := s.Description
+	for _, p := range []string{"Commitment v1: ", "Commitment v2: "} {
+		d = strings.TrimPrefix(d, p)
+	}
+	if i := strings.Index(d, " attached to "); i >= 0 {
+		if !strings.HasPrefix(d[i:], " attached to Spot Preemptible VMs") {
+			return "", "", "local SSD attached to something other than a VM (reservations, ...)"
+		}
+		d = d[:i]
+	}
+	for _, m := range []string{" running in ", " in "} {
+		if i := strings.Index(d, m); i >= 0 {
+			d = d[:i]
+		}
+	}
+	switch strings.ToLower(strings.TrimSpace(d)) {
+	case "ssd backed local storage", "local ssd":
+		return partSSD, "local", ""
+	}
+	return "", "", "not the generic local SSD SKU (a machine family's own, or SSD kept for stopped VMs)"
+}
+
 // shape is a machine type's parts as the SKUs name them.
 type shape struct {
 	spec   feeds.Spec
@@ -215,9 +259,6 @@ func shapeOf(s feeds.Spec) (shape, string) {
 	}
 	if s.GPUCount <= 0 || s.VCPUs <= 0 || s.MemoryGiB <= 0 {
 		return shape{}, fmt.Sprintf("the shape needs a GPU count, vCPUs and memory (given %v, %v, %v)", s.GPUCount, s.VCPUs, s.MemoryGiB)
-	}
-	if s.LocalDiskGB > 0 {
-		return shape{}, fmt.Sprintf("the machine bundles %v GB of local SSD, whose SKU this importer does not price", s.LocalDiskGB)
 	}
 	key, ok := GPUKeys[s.GPU]
 	if !ok {
@@ -293,7 +334,10 @@ func (ix *index) price(sh shape, region, source, asOf string) {
 		for _, p := range []struct {
 			part, name string
 			n          float64
-		}{{partGPU, sh.gpu, sp.GPUCount}, {partCore, sh.family, sp.VCPUs}, {partRAM, sh.family, sp.MemoryGiB}} {
+		}{{partGPU, sh.gpu, sp.GPUCount}, {partCore, sh.family, sp.VCPUs}, {partRAM, sh.family, sp.MemoryGiB}, {partSSD, "local", sp.LocalDiskGB}} {
+			if p.n == 0 {
+				continue // no bundled local SSD
+			}
 			pr, ok := ix.prices[component{u, p.part, p.name, region}]
 			if !ok {
 				missing[u] = append(missing[u], p.part)
