@@ -50,6 +50,7 @@ var GPUKeys = map[string]string{
 	"A100-SXM4-40GB": "a100",
 	"A100-SXM4-80GB": "a100 80gb",
 	"H100-SXM5-80GB": "h100 80gb",
+	"H200-SXM-141GB": "h200 141gb", // "H200 141GB GPU running in ..." (a3-ultragpu)
 	"L4":             "l4",
 }
 
