@@ -8,7 +8,6 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
 	"time"
@@ -39,9 +38,6 @@ func openCUDA(o cuda.Options) ([]gpu.Device, error) {
 
 // benchTune adjusts the measurement plan; tests shrink sizes with it.
 var benchTune func(*bench.Plan)
-
-// procFiles are where the host's description comes from.
-var procFiles = struct{ cpuinfo, meminfo string }{"/proc/cpuinfo", "/proc/meminfo"}
 
 type benchFlags struct {
 	device  string
@@ -104,6 +100,7 @@ A measurement that fails is recorded in the report and the command exits 1.`,
 		return runBench(cmd.Context(), e, req, f.out, format)
 	}
 	cmd.AddCommand(newBenchCompareCmd(e))
+	cmd.AddCommand(newBenchWorkloadCmd(e))
 	return cmd
 }
 
@@ -135,7 +132,16 @@ func benchRequestFromFlags(f *benchFlags, changed func(string) bool) (bench.Requ
 
 // runBench opens the devices, measures, writes the report and the table.
 func runBench(ctx context.Context, e *env, req bench.Request, out string, format render.Format) error {
-	hostDesc := readHost()
+	hostDesc := reportHost(envProbe.host())
+	cat, err := catalog.Default()
+	if err != nil {
+		return err
+	}
+	// Which machine this is, before measuring: a bad GPUSCOUT_CLOUD stops here.
+	cloud, err := reportCloud(ctx, cat)
+	if err != nil {
+		return err
+	}
 	var devs []gpu.Device
 	if req.Device == bench.DeviceCPU {
 		devs = []gpu.Device{host.New(host.Config{Name: hostDesc.CPUModel, MemoryBytes: int64(hostDesc.MemoryGiB * (1 << 30))})}
@@ -154,10 +160,6 @@ func runBench(ctx context.Context, e *env, req bench.Request, out string, format
 			_ = d.Close()
 		}
 	}()
-	cat, err := catalog.Default()
-	if err != nil {
-		return err
-	}
 	rn := &bench.Runner{Catalog: cat, Tune: benchTune}
 	if progressTTY(e.stderr) {
 		rn.Progress = func(ev bench.Event) { benchProgress(e.stderr, ev, req) }
@@ -166,7 +168,7 @@ func runBench(ctx context.Context, e *env, req bench.Request, out string, format
 	if doc == nil {
 		return runErr
 	}
-	doc.Host = hostDesc
+	doc.Host, doc.Cloud = hostDesc, cloud
 	if out != "" {
 		if err := writeReport(out, doc); err != nil {
 			return err
@@ -192,19 +194,6 @@ func runBench(ctx context.Context, e *env, req bench.Request, out string, format
 		return fmt.Errorf("%d measurement(s) failed: %s", len(fails), strings.Join(list, "; "))
 	}
 	return nil
-}
-
-// readHost describes this machine from /proc.
-func readHost() benchreport.Host {
-	name, _ := os.Hostname()
-	open := func(path string) io.Reader {
-		b, err := os.ReadFile(path)
-		if err != nil {
-			return nil
-		}
-		return strings.NewReader(string(b))
-	}
-	return bench.ReadHost(name, open(procFiles.cpuinfo), open(procFiles.meminfo), runtime.NumCPU())
 }
 
 func writeReport(path string, doc *benchreport.Document) error {

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/gpuscout/gpuscout/internal/cloudmeta"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files")
@@ -18,6 +20,9 @@ var update = flag.Bool("update", false, "rewrite the golden files")
 // the built-in exchange rate) stay golden.
 func TestMain(m *testing.M) {
 	clock = func() time.Time { return time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC) }
+	// No metadata service is asked unless a test says so: the tests run
+	// alike on a laptop and on a cloud CI machine.
+	envProbe.clients = func() []cloudmeta.Client { return nil }
 	os.Exit(m.Run())
 }
 

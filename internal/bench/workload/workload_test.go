@@ -45,7 +45,7 @@ func TestSpecValidate(t *testing.T) {
 
 func TestArgs(t *testing.T) {
 	got := strings.Join(Spec{Model: "bert-large", Batch: 8, Tiny: true, FindMaxBatch: true}.WithDefaults().Args(), " ")
-	want := "--model bert-large --steps 20 --warmup 5 --device auto --amp auto --max-batch 4096 --batch 8 --tiny --find-max-batch"
+	want := "--model bert-large --steps 20 --warmup 0 --device auto --amp auto --max-batch 4096 --batch 8 --tiny --find-max-batch"
 	if got != want {
 		t.Errorf("Args() = %q\nwant     %q", got, want)
 	}

@@ -3,8 +3,10 @@ package registry
 import (
 	"github.com/gpuscout/gpuscout/internal/feeds"
 	"github.com/gpuscout/gpuscout/internal/feeds/alibabaecs"
+	"github.com/gpuscout/gpuscout/internal/feeds/awsprices"
 	"github.com/gpuscout/gpuscout/internal/feeds/azureretail"
 	"github.com/gpuscout/gpuscout/internal/feeds/gcpbilling"
+	"github.com/gpuscout/gpuscout/internal/feeds/tencentcvm"
 )
 
 // Importers returns the live price importers `gpuscout catalog refresh`
@@ -14,8 +16,10 @@ import (
 func Importers() []feeds.Importer {
 	return []feeds.Importer{
 		alibabaecs.New(),
+		awsprices.New(),
 		azureretail.New(),
 		gcpbilling.New(nil), // the refresh passes the catalog's GCP machine shapes (feeds.SpecTaker)
+		tencentcvm.New(),
 	}
 }
 

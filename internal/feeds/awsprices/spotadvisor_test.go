@@ -1,4 +1,4 @@
-package awsspotadvisor
+package awsprices
 
 import (
 	"strings"
@@ -7,8 +7,8 @@ import (
 	"github.com/gpuscout/gpuscout/internal/shareddata"
 )
 
-func TestParseShared(t *testing.T) {
-	d, err := Parse(shareddata.Open(t, "price-feeds", "aws-spot-advisor-excerpt.json"))
+func TestSpotAdvisorShared(t *testing.T) {
+	d, err := ParseSpotAdvisor(shareddata.Open(t, "price-feeds", "aws-spot-advisor-excerpt.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,7 +52,7 @@ func TestParseBand(t *testing.T) {
 	}
 }
 
-func TestParseErrors(t *testing.T) {
+func TestSpotAdvisorErrors(t *testing.T) {
 	for name, in := range map[string]string{
 		"not json":    "{",
 		"no ranges":   `{"ranges": [], "spot_advisor": {}}`,
@@ -62,7 +62,7 @@ func TestParseErrors(t *testing.T) {
 		"savings -1":  `{"ranges": [{"index": 0, "label": "<5%", "max": 5}], "spot_advisor": {"r": {"Linux": {"x": {"s": -1, "r": 0}}}}}`,
 		"bad label":   `{"ranges": [{"index": 0, "label": "often", "max": 5}], "spot_advisor": {"r": {"Linux": {"x": {"s": 1, "r": 0}}}}}`,
 	} {
-		if _, err := Parse(strings.NewReader(in)); err == nil {
+		if _, err := ParseSpotAdvisor(strings.NewReader(in)); err == nil {
 			t.Errorf("%s: accepted", name)
 		}
 	}
@@ -80,13 +80,13 @@ func FuzzParseBand(f *testing.F) {
 	})
 }
 
-// FuzzParse: any input is parsed or rejected, never a panic; what is
+// FuzzSpotAdvisor: any input is parsed or rejected, never a panic; what is
 // accepted has bands in range, savings in 0..100, and parses the same twice.
-func FuzzParse(f *testing.F) {
+func FuzzSpotAdvisor(f *testing.F) {
 	f.Add(`{"ranges": [{"index": 0, "label": "<5%", "max": 5}], "spot_advisor": {"us-east-1": {"Linux": {"p5.48xlarge": {"s": 62, "r": 0}}}}}`)
 	f.Add(`{"ranges": [{"index": 4, "label": ">20%", "max": 100}], "spot_advisor": {}}`)
 	f.Fuzz(func(t *testing.T, s string) {
-		d, err := Parse(strings.NewReader(s))
+		d, err := ParseSpotAdvisor(strings.NewReader(s))
 		if err != nil {
 			return
 		}
@@ -95,7 +95,7 @@ func FuzzParse(f *testing.F) {
 				t.Fatalf("entry %+v out of range", e)
 			}
 		}
-		again, err := Parse(strings.NewReader(s))
+		again, err := ParseSpotAdvisor(strings.NewReader(s))
 		if err != nil || len(again.Entries) != len(d.Entries) {
 			t.Fatalf("second parse differs: %v", err)
 		}

@@ -1,7 +1,8 @@
-// Package awsspotadvisor reads AWS Spot Advisor data (spot-advisor-data.json):
-// per region, OS and instance type, the advertised saving against on-demand
-// and the band of monthly interruption frequency (<5%, 5-10%, ... >20%).
-package awsspotadvisor
+package awsprices
+
+// Spot Advisor data (spot-advisor-data.json): per region, OS and instance
+// type, the advertised saving against on-demand and the band of monthly
+// interruption frequency (<5%, 5-10%, ... >20%).
 
 import (
 	"encoding/json"
@@ -29,15 +30,15 @@ type Entry struct {
 	Low, High    float64 // the band in percent, parsed from its label
 }
 
-// Data is the parsed file.
-type Data struct {
+// SpotAdvisor is a parsed spot-advisor-data.json.
+type SpotAdvisor struct {
 	GlobalRate string
 	Ranges     []Range
 	Entries    []Entry // sorted by region, OS, instance type
 }
 
-// Parse reads the JSON.
-func Parse(r io.Reader) (*Data, error) {
+// ParseSpotAdvisor reads spot-advisor-data.json.
+func ParseSpotAdvisor(r io.Reader) (*SpotAdvisor, error) {
 	var raw struct {
 		GlobalRate string                                               `json:"global_rate"`
 		Ranges     []Range                                              `json:"ranges"`
@@ -53,7 +54,7 @@ func Parse(r io.Reader) (*Data, error) {
 	for _, rg := range raw.Ranges {
 		byIndex[rg.Index] = rg
 	}
-	d := &Data{GlobalRate: raw.GlobalRate, Ranges: raw.Ranges}
+	d := &SpotAdvisor{GlobalRate: raw.GlobalRate, Ranges: raw.Ranges}
 	for region, oses := range raw.Advisor {
 		for os, types := range oses {
 			for typ, v := range types {
