@@ -153,6 +153,7 @@ func (f *refreshFlags) run(cmd *cobra.Command, e *env) error {
 			return usagef("--region with --from-file: at most one region (the one the file is for), got %d", len(regions))
 		}
 		meta.Mode, meta.Format, meta.File = usercatalog.ModeFile, f.format, filepath.Base(f.fromFile)
+		im = withCatalogSpecs(base, im)
 		if res, err = f.parseFile(im, regions, now); err != nil {
 			return err
 		}
@@ -164,6 +165,7 @@ func (f *refreshFlags) run(cmd *cobra.Command, e *env) error {
 			return usagef("--provider %s: no price importer for it in this build (importers: %s); --prices FILE gives your own prices", provider, orNone(providerNames()))
 		}
 		meta.Mode = usercatalog.ModeFetch
+		im = withCatalogSpecs(base, im)
 		if res, err = f.fetch(cmd, e, im, regions, now); err != nil {
 			return err
 		}

@@ -4,6 +4,8 @@ import (
 	"github.com/gpuscout/gpuscout/internal/feeds"
 	"github.com/gpuscout/gpuscout/internal/feeds/alibabaecs"
 	"github.com/gpuscout/gpuscout/internal/feeds/awsprices"
+	"github.com/gpuscout/gpuscout/internal/feeds/azureretail"
+	"github.com/gpuscout/gpuscout/internal/feeds/gcpbilling"
 	"github.com/gpuscout/gpuscout/internal/feeds/tencentcvm"
 )
 
@@ -15,6 +17,8 @@ func Importers() []feeds.Importer {
 	return []feeds.Importer{
 		alibabaecs.New(),
 		awsprices.New(),
+		azureretail.New(),
+		gcpbilling.New(nil), // the refresh passes the catalog's GCP machine shapes (feeds.SpecTaker)
 		tencentcvm.New(),
 	}
 }
