@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -77,7 +78,7 @@ func TestBenchWorkloadToAdvise(t *testing.T) {
 		t.Fatalf("report: %+v", doc)
 	}
 	w := doc.Workloads[0]
-	if w.Scenario != "cv-training" || w.Value != 2560 || w.Device != "gpu0" || w.Batch != 256 || w.UtilMean == nil || *w.UtilMean != 0.97 || !w.AMP {
+	if w.Scenario != "cv-training" || w.Value != 2560 || w.Device != "gpu0" || w.Batch != 256 || w.UtilMean == nil || math.Abs(*w.UtilMean-0.97) > 1e-12 || !w.AMP {
 		t.Errorf("workload %+v", w)
 	}
 	// A second run of the same workload replaces the first.

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -144,6 +145,9 @@ func meanStd(v []float64) (mean, std float64) {
 		mean += x
 	}
 	mean /= float64(len(v))
+	if slices.Min(v) == slices.Max(v) { // a constant reading is its own mean, not a rounded sum
+		return v[0], 0
+	}
 	for _, x := range v {
 		std += (x - mean) * (x - mean)
 	}
