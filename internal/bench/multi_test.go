@@ -306,3 +306,14 @@ func TestPlanForMulti(t *testing.T) {
 		}
 	}
 }
+
+// Identical sample times have no spread: CV exactly 0 (not the 2e-16 that
+// rounding the mean leaves, which the table printed as 0.0000000000000002118).
+func TestEqualTimesHaveNoSpread(t *testing.T) {
+	for _, v := range []float64{1e-6, 3.2e-8, 0.1} {
+		in := slices.Repeat([]float64{v}, 10)
+		if s := SummarizeValues(in); s.CV != 0 || s.StdDev() != 0 {
+			t.Errorf("ten times %v: CV %v, sd %v; want 0", v, s.CV, s.StdDev())
+		}
+	}
+}

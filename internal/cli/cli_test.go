@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/gpuscout/gpuscout/internal/gpu/dl/dltest"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files")
@@ -18,7 +20,9 @@ var update = flag.Bool("update", false, "rewrite the golden files")
 // the built-in exchange rate) stay golden.
 func TestMain(m *testing.M) {
 	clock = func() time.Time { return time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC) }
-	os.Exit(m.Run())
+	code := m.Run()
+	dltest.Cleanup() // the fake GPU libraries some tests build
+	os.Exit(code)
 }
 
 func run(t *testing.T, args ...string) (string, string, int) {

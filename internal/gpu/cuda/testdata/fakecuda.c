@@ -63,6 +63,7 @@ enum { STREAM = 1, EVENT, DEVMEM, HOSTMEM };
 static struct obj objs[MAXOBJ];
 static struct timespec evtime[MAXOBJ];
 static int vclock;
+static int peer_on[MAXDEV][MAXDEV]; /* cuCtxEnablePeerAccess(peer) from dev's context */
 static double vt[MAXDEV], evv[MAXOBJ]; /* virtual clock per GPU, and at each event (ns) */
 
 /* fake_cuda_advance moves dev's virtual clock on by ns (when it runs). */
@@ -101,6 +102,7 @@ int fake_cuda_set(const char *key, long v) {
 		ngpus = 1; hang_ms = gemm_us = nogpu = init_ms = 0; bad = 0; lastbad[0] = 0;
 		vclock = 0;
 		memset(vt, 0, sizeof vt);
+		memset(peer_on, 0, sizeof peer_on);
 		memset(ntids, 0, sizeof ntids);
 	} else return -1;
 	return 0;
@@ -381,7 +383,6 @@ CUresult cuEventElapsedTime(float *ms, unsigned long long a, unsigned long long 
 CUresult cuEventDestroy_v2(unsigned long long e) { return destroy("cuEventDestroy_v2", e, EVENT); }
 
 /* Peer access: any two different GPUs may (as on an NVLink board). */
-static int peer_on[MAXDEV][MAXDEV];
 CUresult cuDeviceCanAccessPeer(int *can, int d, int peer) {
 	NEED_DEV("cuDeviceCanAccessPeer", d);
 	NEED_PTR("cuDeviceCanAccessPeer", can);
