@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/gpuscout/gpuscout/internal/benchreport"
+	"github.com/gpuscout/gpuscout/internal/catalog"
 	"github.com/gpuscout/gpuscout/internal/gpu"
 )
 
@@ -316,4 +317,47 @@ func TestEqualTimesHaveNoSpread(t *testing.T) {
 			t.Errorf("ten times %v: CV %v, sd %v; want 0", v, s.CV, s.StdDev())
 		}
 	}
+}
+
+// Against the catalog's H200 (NVLink4, 900 GB/s both ways): a peer copy over
+// NVLink and the all-reduce's busbw compare with 450 GB/s one way; a pair
+// over PCIe (SYS) has no datasheet figure.
+func TestMultiGPUEfficiency(t *testing.T) {
+	c, err := catalog.Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ps := newPeers(4)
+	for _, p := range ps {
+		for j := range 4 {
+			p.links[j] = "NVLink"
+		}
+	}
+	ps[1].links[0] = "SYS"
+	rn := &Runner{Catalog: c, Tune: multiPlan, OpenComm: func([]gpu.Device) (gpu.Comm, error) { return &fakeComm{devs: 4}, nil }}
+	doc, err := rn.Run(context.Background(), devices(ps), Request{Device: DeviceGPU, Only: []string{GroupP2P, GroupNCCL}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name, dev string
+		want      *float64
+	}{
+		{"p2p", "gpu1>gpu0", benchreport.F(0.2535)}, // 1048576/9192 = 114.07 GB/s of 450
+		{"p2p", "gpu0>gpu1", nil},                   // timed on gpu1, which reaches gpu0 over SYS
+		{"p2p_latency", "gpu1>gpu0", nil},
+		{"nccl_allreduce_busbw", "node", benchreport.F(0.1901)}, // 85.56 of 450
+	} {
+		m := find(t, doc, tc.name, tc.dev)
+		if (m.Efficiency == nil) != (tc.want == nil) || (tc.want != nil && *m.Efficiency != *tc.want) {
+			t.Errorf("%s on %s: efficiency %v, want %v", tc.name, tc.dev, ptr(m.Efficiency), ptr(tc.want))
+		}
+	}
+}
+
+func ptr(p *float64) string {
+	if p == nil {
+		return "null"
+	}
+	return fmt.Sprint(*p)
 }

@@ -99,6 +99,7 @@ func nccl(runs []*run, open gpu.CommOpener) []benchreport.Measurement {
 		Detail: fmt.Sprintf("%s of %s: algbw %s GB/s, busbw = algbw × 2(n−1)/n; median of %d samples of %d; the sweep has %d sizes from %s",
 			what, byteSize(top.Bytes), fmtG(top.AlgBWGBs), samples, iters, len(sweep), byteSize(sweep[0].Bytes))}
 	timing(&bus, last)
+	bus.Efficiency = efficiency(node.spec, bus)
 	lat := benchreport.Measurement{Name: "nccl_allreduce_latency", Device: benchreport.DeviceNode, Unit: UnitUS, Samples: first.N,
 		Status: benchreport.StatusOK, Value: benchreport.F(first.P50 * 1e6),
 		Detail: fmt.Sprintf("%s of %s: the time of one all-reduce; median of %d samples of %d", what, byteSize(sweep[0].Bytes), samples, iters)}

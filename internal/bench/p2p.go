@@ -131,6 +131,7 @@ func pair(runs []*run, di, si int, peers []gpu.Peer, bufs []p2pBuffers, size int
 		lat.Detail = fmt.Sprintf("%s, %s; %d-byte copies back to back, %d per sample", link, access, small, reps)
 	}
 	bw.Link, lat.Link = link, link
+	bw.Efficiency = efficiency(r.spec, bw)
 	return []benchreport.Measurement{bw, lat}
 }
 

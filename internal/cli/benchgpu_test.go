@@ -140,8 +140,9 @@ func TestBenchFakeGPUsEndToEnd(t *testing.T) {
 	for _, m := range doc.Measurements {
 		if m.Name == "p2p" {
 			pairs++
-			if m.Link != "NVLink" || !strings.HasPrefix(m.Detail, "NVLink, peer access; 1 MiB copies") {
-				t.Errorf("p2p %s: link %q, %q", m.Device, m.Link, m.Detail)
+			// 172.0 GB/s of NVLink4's 450 GB/s one way (the catalog's H200)
+			if m.Link != "NVLink" || !strings.HasPrefix(m.Detail, "NVLink, peer access; 1 MiB copies") || m.Efficiency == nil || *m.Efficiency != 0.3822 {
+				t.Errorf("p2p %s: link %q, efficiency %v, %q", m.Device, m.Link, ptrText(m.Efficiency), m.Detail)
 			}
 		}
 	}
@@ -167,4 +168,11 @@ func TestBenchFakeGPUsEndToEnd(t *testing.T) {
 	if d := time.Since(start); d > 5*time.Second {
 		t.Errorf("the fake bench took %s; keep it under 2 s", d)
 	}
+}
+
+func ptrText(p *float64) string {
+	if p == nil {
+		return "null"
+	}
+	return formatFigure(*p)
 }
