@@ -77,7 +77,8 @@ func fakeGPUs(t *testing.T, gpus int64) {
 // products (the fake cuBLAS computes them), writes the report, and every
 // figure is the hand calculation from the fakes' virtual clock
 // (fakecuda.c's table): 2·64³ FLOP at 256 FLOP/ns is 2048 ns, 0.256
-// TFLOP/s; and so on below. advise then reads the report's NCCL figure.
+// TFLOP/s; and so on below. advise then takes the report's NCCL bus
+// bandwidth as the GPU link of an 8×H200 node.
 func TestBenchFakeGPUsEndToEnd(t *testing.T) {
 	fakeGPUs(t, 3)
 	old := benchTune
@@ -164,6 +165,10 @@ func TestBenchFakeGPUsEndToEnd(t *testing.T) {
 	r, err := benchreport.Decode(bytes.NewReader(b))
 	if err != nil || math.Abs(r.NCCLBusBWGBs-*doc.Find("nccl_allreduce_busbw", "node").Value) > 0 || r.GEMMTFLOPS["bf16"] != 2.048 {
 		t.Errorf("advise reads %+v, %v", r, err)
+	}
+	adv, errOut, code := run(t, "advise", "--scenario", "llm-finetuning", "--gpu", "H200:8", "--for", "7d", "--bench", out, "-o", "json")
+	if code != 0 || !strings.Contains(adv, "at 87.8 GB/s (GPU link 87.8") || !strings.Contains(adv, "GB/s NCCL bus bandwidth (measured, "+out+")") {
+		t.Errorf("advise --bench on the report: exit %d, %s; want the measured NCCL bus bandwidth as the GPU link", code, errOut)
 	}
 	if d := time.Since(start); d > 5*time.Second {
 		t.Errorf("the fake bench took %s; keep it under 2 s", d)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"os"
 	"time"
 
 	"github.com/gpuscout/gpuscout/internal/gpu"
@@ -49,12 +50,24 @@ func OpenCollective(devs []gpu.Device) (gpu.Comm, error) {
 // Devices is the number of GPUs in the communicator.
 func (k *collective) Devices() int { return len(k.c.devs) }
 
-// Describe names NCCL and its version.
+// ncclSettings are the environment variables that change which algorithm
+// or path NCCL takes, and so its bus bandwidth (NVLink SHARP, for one, can
+// exceed the link speed): Describe names those that are set.
+var ncclSettings = []string{"NCCL_ALGO", "NCCL_PROTO", "NCCL_NVLS_ENABLE", "NCCL_P2P_DISABLE", "NCCL_SHM_DISABLE", "NCCL_P2P_LEVEL"}
+
+// Describe names NCCL, its version and the settings above that are set:
+// "NCCL 2.27.3, NCCL_ALGO=Ring".
 func (k *collective) Describe() string {
+	s := "NCCL"
 	if v := k.c.Version(); v != "" {
-		return "NCCL " + v
+		s += " " + v
 	}
-	return "NCCL"
+	for _, name := range ncclSettings {
+		if v, ok := os.LookupEnv(name); ok {
+			s += ", " + name + "=" + v
+		}
+	}
+	return s
 }
 
 // grow makes the buffers hold at least bytes, filling the send buffers.

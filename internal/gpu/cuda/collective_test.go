@@ -2,6 +2,7 @@ package cuda
 
 import (
 	"errors"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -128,8 +129,19 @@ func TestCollective(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	for _, name := range ncclSettings {
+		if _, ok := os.LookupEnv(name); ok {
+			t.Setenv(name, "")
+			os.Unsetenv(name)
+		}
+	}
 	if c.Devices() != 3 || c.Describe() != "NCCL 2.27.3" {
 		t.Errorf("Devices %d, Describe %q", c.Devices(), c.Describe())
+	}
+	t.Setenv("NCCL_ALGO", "Ring")
+	t.Setenv("NCCL_NVLS_ENABLE", "0")
+	if got := c.Describe(); got != "NCCL 2.27.3, NCCL_ALGO=Ring, NCCL_NVLS_ENABLE=0" {
+		t.Errorf("Describe with settings = %q", got)
 	}
 	for _, tc := range []struct {
 		bytes int64
