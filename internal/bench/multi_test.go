@@ -21,6 +21,7 @@ import (
 type fakePeer struct {
 	*fakeDev
 	noAccess map[int]bool
+	refuse   map[int]bool // can access, but enabling fails
 	links    map[int]string
 	enabled  map[int]bool
 	peerTime func(n int64, enabled bool) time.Duration
@@ -31,7 +32,7 @@ func newPeers(n int) []*fakePeer {
 	for i := range out {
 		f := newFake("NVIDIA H200")
 		f.info.Index = i
-		out[i] = &fakePeer{fakeDev: f, noAccess: map[int]bool{}, links: map[int]string{}, enabled: map[int]bool{},
+		out[i] = &fakePeer{fakeDev: f, noAccess: map[int]bool{}, refuse: map[int]bool{}, links: map[int]string{}, enabled: map[int]bool{},
 			peerTime: func(n int64, on bool) time.Duration {
 				if on {
 					return time.Microsecond + time.Duration(n/128) // 128 GB/s after 1 µs
@@ -60,8 +61,8 @@ func (p *fakePeer) EnablePeer(d gpu.Device) error {
 	if err != nil {
 		return err
 	}
-	if p.noAccess[o.info.Index] {
-		return errors.New("fake: peer access refused")
+	if p.noAccess[o.info.Index] || p.refuse[o.info.Index] {
+		return errors.New("CUDA_ERROR_TOO_MANY_PEERS")
 	}
 	p.enabled[o.info.Index] = true
 	return nil
@@ -112,13 +113,15 @@ func multiPlan(p *Plan) {
 
 // Three GPUs: every ordered pair, timed on the destination. 1 MiB in
 // 1 µs + 8192 ns is 1048576/9192 = 114.07 GB/s; 8 B in 1 µs is 1 µs. GPU 2
-// cannot reach GPU 0 directly: its copies are staged (5 µs + n/32 ns:
-// 1048576/37768 = 27.76 GB/s, 8 B in 5 µs).
+// cannot reach GPU 0 directly, and the driver refuses it GPU 1: their
+// copies are staged (5 µs + n/32 ns: 1048576/37768 = 27.76 GB/s, 8 B in
+// 5 µs), measured and said so, not failures.
 func TestP2PMatrix(t *testing.T) {
 	ps := newPeers(3)
 	ps[0].links = map[int]string{1: "NVLink", 2: "SYS"}
 	ps[1].links = map[int]string{0: "NVLink", 2: "SYS"}
 	ps[2].noAccess[0] = true // no links: NVML cannot say
+	ps[2].refuse[1] = true
 	rn := &Runner{Tune: multiPlan}
 	doc, err := rn.Run(context.Background(), devices(ps), Request{Device: DeviceGPU, Only: []string{GroupP2P}})
 	if err != nil {
@@ -144,6 +147,7 @@ func TestP2PMatrix(t *testing.T) {
 		{"gpu2>gpu0", 1048576.0 / 9192, 1, "SYS", "SYS, peer access"},
 		{"gpu0>gpu1", 1048576.0 / 9192, 1, "NVLink", "NVLink, peer access"},
 		{"gpu0>gpu2", 1048576.0 / 37768, 5, "unknown", "unknown, no peer access: the driver staged the copies through host memory"},
+		{"gpu1>gpu2", 1048576.0 / 37768, 5, "unknown", "unknown, peer access refused (CUDA_ERROR_TOO_MANY_PEERS): the driver staged the copies through host memory"},
 	} {
 		bw, lat := find(t, doc, "p2p", tc.pair), find(t, doc, "p2p_latency", tc.pair)
 		if !bw.OK() || math.Abs(*bw.Value-tc.gbs) > 1e-9*tc.gbs || bw.Unit != "GB/s" || bw.Link != tc.link || !strings.HasPrefix(bw.Detail, tc.notes) {
@@ -153,13 +157,16 @@ func TestP2PMatrix(t *testing.T) {
 			t.Errorf("p2p_latency %s = %+v; want %v µs", tc.pair, lat, tc.us)
 		}
 	}
-	if !ps[0].enabled[1] || !ps[0].enabled[2] || ps[2].enabled[0] || !ps[2].enabled[1] {
+	if !ps[0].enabled[1] || !ps[0].enabled[2] || ps[2].enabled[0] || ps[2].enabled[1] || !ps[1].enabled[2] {
 		t.Errorf("peer access enabled: gpu0 %v, gpu2 %v", ps[0].enabled, ps[2].enabled)
 	}
 	for _, p := range ps {
 		if len(p.mem) != 0 {
 			t.Errorf("gpu%d: %d buffers left allocated", p.info.Index, len(p.mem))
 		}
+	}
+	if fs := Failures(doc); len(fs) != 0 {
+		t.Errorf("failures %+v, want none", fs)
 	}
 	if err := doc.Validate(); err != nil {
 		t.Error(err)

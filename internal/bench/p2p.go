@@ -102,12 +102,12 @@ func pair(runs []*run, di, si int, peers []gpu.Peer, bufs []p2pBuffers, size int
 		return fail(err)
 	}
 	access := "peer access"
-	if can {
-		if err := pd.EnablePeer(ps); err != nil {
-			return fail(err)
-		}
-	} else {
+	if !can {
 		access = "no peer access: the driver staged the copies through host memory"
+	} else if err := pd.EnablePeer(ps); err != nil {
+		// A GPU has at most 8 peers (CUDA_ERROR_TOO_MANY_PEERS): the copy
+		// still works, staged, and is measured as such.
+		access = fmt.Sprintf("peer access refused (%v): the driver staged the copies through host memory", err)
 	}
 	from, to := bufs[si].src, bufs[di].dst
 	perOp, reps, err := r.timeOp(func() error { return pd.CopyFromPeer(to, ps, from, size) })
