@@ -24,14 +24,18 @@ var allowed = map[string][]string{
 	"shareddata": {},
 	"feeds":      {},
 	"feeds/*":    {"feeds"},
+	// The retrying HTTP client importers fetch with (a feeds.Doer).
+	"feeds/httpclient": {"feeds"},
 	// The registry lists every feed; the conformance suite reads shared/data.
 	"feeds/registry":  {"feeds", "feeds/*"},
 	"feeds/feedstest": {"feeds", "shareddata"},
 	"catalog":         {"money"},
 	// The snapshot builder walks the feeds registry into catalog files.
 	"catalog/build": {"catalog", "money", "feeds", "feeds/*"},
-	"pricefile":     {"catalog", "money", "spot", "yamlfields"},
-	"spot":          {"catalog", "money"},
+	// The user-level catalog `catalog refresh` writes and every command overlays.
+	"usercatalog": {"catalog", "catalog/build", "feeds", "money"},
+	"pricefile":   {"catalog", "money", "spot", "yamlfields"},
+	"spot":        {"catalog", "money"},
 	// cost prices spot with the simulator (its SimModel); spot never imports cost.
 	"cost":        {"catalog", "money", "spot", "yamlfields"},
 	"benchreport": {"catalog", "money"},

@@ -49,7 +49,9 @@ fi
 torch_ok() { /usr/bin/python3 -c 'import torch, torchvision' >/dev/null 2>&1; }
 torch_ok || apt_install python3-torch python3-torchvision
 if torch_ok; then
-  export GPUSCOUT_REQUIRE_TORCH=1
+  # Debian's interpreter, which has the torch it installed (python3 on PATH
+  # may be another one, e.g. pyenv's).
+  export GPUSCOUT_REQUIRE_TORCH=1 GPUSCOUT_PYTHON=/usr/bin/python3
 else
   echo "test.sh: python3-torch not found and not installable here: the PyTorch workload tests will skip" >&2
 fi

@@ -42,6 +42,15 @@ type Plan struct {
 	option  *cost.Option
 }
 
+// Commitment is the commitment price the plan (or a bursty plan's base)
+// is priced from, with its source and date; nil for pay-as-you-go plans.
+func (p *Plan) Commitment() *catalog.Commitment {
+	if p.option == nil {
+		return nil
+	}
+	return p.option.Commitment()
+}
+
 // Excluded is an offering family left out, and why.
 type Excluded struct {
 	What   string `json:"what"`

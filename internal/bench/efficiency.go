@@ -81,6 +81,12 @@ func efficiency(g *catalog.GPU, m benchreport.Measurement) *float64 {
 	return benchreport.F(math.Round(e*p) / p)
 }
 
+// GPUEntry describes a GPU for a report, its datasheet name resolved in the
+// catalog (a workload's report names the GPU PyTorch ran on this way).
+func GPUEntry(info gpu.Info, c *catalog.Catalog) benchreport.GPUEntry {
+	return gpuEntry(info, lookupSpec(c, info.Name))
+}
+
 // gpuEntry describes a GPU for the report.
 func gpuEntry(info gpu.Info, spec *catalog.GPU) benchreport.GPUEntry {
 	e := benchreport.GPUEntry{Index: info.Index, Name: info.Name, MemoryGiB: gib(info.MemoryBytes), Driver: info.Driver, UUID: info.UUID,

@@ -217,15 +217,3 @@ func TestRequestValidate(t *testing.T) {
 		}
 	}
 }
-
-func TestReadHost(t *testing.T) {
-	cpuinfo := "processor\t: 0\nvendor_id\t: AuthenticAMD\nmodel name\t: AMD EPYC 9454 48-Core Processor\n\nprocessor\t: 1\nmodel name\t: AMD EPYC 9454 48-Core Processor\n"
-	meminfo := "MemTotal:       131811328 kB\nMemFree:        1000 kB\n"
-	h := ReadHost("node-1", strings.NewReader(cpuinfo), strings.NewReader(meminfo), 16)
-	if h.Hostname != "node-1" || h.CPUModel != "AMD EPYC 9454 48-Core Processor" || h.Cores != 16 || h.MemoryGiB != 125.7 {
-		t.Errorf("ReadHost = %+v", h)
-	}
-	if h := ReadHost("x", nil, strings.NewReader("MemTotal: lots kB\n"), 2); h.CPUModel != "" || h.MemoryGiB != 0 {
-		t.Errorf("unreadable files: %+v, want empty fields", h)
-	}
-}

@@ -138,6 +138,22 @@ type Workload struct {
 	Value    float64 `json:"value"`
 	Unit     string  `json:"unit"` // "samples/s"
 	Scenario string  `json:"scenario,omitempty"`
+	// What the run was: the median step time, mixed precision, the PyTorch
+	// that ran it, tiny test shapes (never a scenario's figure), the largest
+	// batch that fitted (--find-max-batch; capped when nothing ran out of
+	// memory up to the cap) and the peak memory PyTorch allocated.
+	StepMS          float64 `json:"step_ms_median,omitempty"`
+	AMP             bool    `json:"amp,omitempty"`
+	Torch           string  `json:"torch,omitempty"`
+	Tiny            bool    `json:"tiny,omitempty"`
+	MaxBatch        int     `json:"max_batch,omitempty"`
+	MaxBatchCapped  bool    `json:"max_batch_capped,omitempty"`
+	PeakMemoryBytes int64   `json:"peak_memory_bytes,omitempty"`
+	// The device's telemetry sampled while it ran (NVML on a GPU): mean and
+	// standard deviation of utilisation (0..1), the most memory used.
+	UtilMean        *float64 `json:"util_mean,omitempty"`
+	UtilStdDev      *float64 `json:"util_stddev,omitempty"`
+	MemUsedMaxBytes int64    `json:"mem_used_max_bytes,omitempty"`
 }
 
 // Find returns the measurement with this name on this device, or nil.

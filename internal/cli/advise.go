@@ -177,6 +177,16 @@ func newAdviseCmd(e *env) *cobra.Command {
 		}
 		out := adviseJSON(res, req, a)
 		t := render.AdviseTable(res, req, f.limit)
+		if l := f.catalogFlags.loaded; l != nil {
+			offs := make([]*catalog.Offering, 0, len(res.Plans))
+			for i := range res.Plans {
+				if f.limit > 0 && i >= f.limit {
+					break
+				}
+				offs = append(offs, res.Plans[i].Offering)
+			}
+			t.Notes = append(t.Notes, l.refreshNotes(offs, clock())...)
+		}
 		if !f.wide && format == render.FormatTable { // CSV and JSON are never narrowed
 			render.FitAdvise(t, tableWidth(e.stdout, columnsEnv()))
 		}

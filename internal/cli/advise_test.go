@@ -336,3 +336,25 @@ func TestAdviseExportSkyPilotRegion(t *testing.T) {
 		}
 	}
 }
+
+// TestReportCitesCommitmentPrices: a plan priced from a commitment cites the
+// commitment's own source and date in the report (it cited the on-demand
+// price's before).
+func TestReportCitesCommitmentPrices(t *testing.T) {
+	dir := t.TempDir()
+	prices := filepath.Join(dir, "ri.yaml")
+	if err := os.WriteFile(prices, []byte("as_of: 2026-11-20\ncommitments:\n  - {provider: aws, instance_type: p4d.24xlarge, region: us-east-1, model: reserved, term: 1y, payment: no-upfront, class: standard, hourly: 13.2}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	report := filepath.Join(dir, "r.html")
+	if _, errOut, code := run(t, "advise", "--scenario", "inference-online", "--gpu", "A100:8", "--hours-per-month", "730", "--provider", "aws", "--prices", prices, "--report", report); code != 0 {
+		t.Fatal(errOut)
+	}
+	b, err := os.ReadFile(report)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), "ri.yaml, as of 2026-11-20: commitment prices of 1 plan") {
+		t.Errorf("the report does not cite the reserved price's file and date")
+	}
+}

@@ -8,13 +8,11 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
-	"golang.org/x/term"
 
 	"github.com/gpuscout/gpuscout/internal/bench"
 	"github.com/gpuscout/gpuscout/internal/benchreport"
@@ -44,15 +42,6 @@ var openComm gpu.CommOpener = cuda.OpenCollective
 
 // benchTune adjusts the measurement plan; tests shrink sizes with it.
 var benchTune func(*bench.Plan)
-
-// progressTTY reports whether progress lines go to w: only a terminal.
-var progressTTY = func(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	return ok && term.IsTerminal(int(f.Fd()))
-}
-
-// procFiles are where the host's description comes from.
-var procFiles = struct{ cpuinfo, meminfo string }{"/proc/cpuinfo", "/proc/meminfo"}
 
 type benchFlags struct {
 	device  string
@@ -119,6 +108,7 @@ A measurement that fails is recorded in the report and the command exits 1.`,
 		return runBench(cmd.Context(), e, req, f.out, format)
 	}
 	cmd.AddCommand(newBenchCompareCmd(e))
+	cmd.AddCommand(newBenchWorkloadCmd(e))
 	return cmd
 }
 
@@ -150,7 +140,16 @@ func benchRequestFromFlags(f *benchFlags, changed func(string) bool) (bench.Requ
 
 // runBench opens the devices, measures, writes the report and the table.
 func runBench(ctx context.Context, e *env, req bench.Request, out string, format render.Format) error {
-	hostDesc := readHost()
+	hostDesc := reportHost(envProbe.host())
+	cat, err := catalog.Default()
+	if err != nil {
+		return err
+	}
+	// Which machine this is, before measuring: a bad GPUSCOUT_CLOUD stops here.
+	cloud, err := reportCloud(ctx, cat)
+	if err != nil {
+		return err
+	}
 	var devs []gpu.Device
 	if req.Device == bench.DeviceCPU {
 		devs = []gpu.Device{host.New(host.Config{Name: hostDesc.CPUModel, MemoryBytes: int64(hostDesc.MemoryGiB * (1 << 30))})}
@@ -169,19 +168,15 @@ func runBench(ctx context.Context, e *env, req bench.Request, out string, format
 			_ = d.Close()
 		}
 	}()
-	cat, err := catalog.Default()
-	if err != nil {
-		return err
-	}
 	rn := &bench.Runner{Catalog: cat, Tune: benchTune, OpenComm: openComm}
 	if progressTTY(e.stderr) {
-		rn.Progress = func(ev bench.Event) { progressLine(e.stderr, ev, req) }
+		rn.Progress = func(ev bench.Event) { benchProgress(e.stderr, ev, req) }
 	}
 	doc, runErr := rn.Run(ctx, devs, req)
 	if doc == nil {
 		return runErr
 	}
-	doc.Host = hostDesc
+	doc.Host, doc.Cloud = hostDesc, cloud
 	if out != "" {
 		if err := writeReport(out, doc); err != nil {
 			return err
@@ -209,19 +204,6 @@ func runBench(ctx context.Context, e *env, req bench.Request, out string, format
 	return nil
 }
 
-// readHost describes this machine from /proc.
-func readHost() benchreport.Host {
-	name, _ := os.Hostname()
-	open := func(path string) io.Reader {
-		b, err := os.ReadFile(path)
-		if err != nil {
-			return nil
-		}
-		return strings.NewReader(string(b))
-	}
-	return bench.ReadHost(name, open(procFiles.cpuinfo), open(procFiles.meminfo), runtime.NumCPU())
-}
-
 func writeReport(path string, doc *benchreport.Document) error {
 	var b strings.Builder
 	if err := doc.Encode(&b); err != nil {
@@ -235,7 +217,7 @@ func writeReport(path string, doc *benchreport.Document) error {
 
 // progressLine writes one line per finished measurement, and a line before
 // the long sustained run.
-func progressLine(w io.Writer, ev bench.Event, req bench.Request) {
+func benchProgress(w io.Writer, ev bench.Event, req bench.Request) {
 	switch {
 	case ev.Start && ev.Group == bench.GroupSustain:
 		fmt.Fprintf(w, "%-5s sustained GEMM for %s ...\n", ev.Device, req.Sustain)

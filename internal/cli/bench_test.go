@@ -19,6 +19,7 @@ import (
 	"github.com/gpuscout/gpuscout/internal/gpu/cuda"
 	"github.com/gpuscout/gpuscout/internal/gpu/dl"
 	"github.com/gpuscout/gpuscout/internal/gpu/host"
+	"github.com/gpuscout/gpuscout/internal/hostinfo"
 	"github.com/gpuscout/gpuscout/internal/render"
 )
 
@@ -257,5 +258,43 @@ func TestFormatFigure(t *testing.T) {
 		if got := formatFigure(tc.in); got != tc.want {
 			t.Errorf("formatFigure(%v) = %s, want %s", tc.in, got, tc.want)
 		}
+	}
+}
+
+// TestBenchReportNamesHostAndCloud: the report says which machine and which
+// catalog offering it measured (here named by GPUSCOUT_CLOUD, as a user
+// whose metadata service is blocked would).
+func TestBenchReportNamesHostAndCloud(t *testing.T) {
+	t.Setenv("GPUSCOUT_CLOUD", "aws/g5.xlarge/us-east-1/us-east-1a")
+	old := envProbe.host
+	t.Cleanup(func() { envProbe.host = old })
+	envProbe.host = func() *hostinfo.Host {
+		return &hostinfo.Host{Hostname: "node-7", CPUModel: "AMD EPYC 7R32", LogicalCores: 4, MemoryGiB: 15.44}
+	}
+	out := filepath.Join(t.TempDir(), "r.json")
+	if _, errOut, code := run(t, "bench", "--device", "cpu", "--quick", "--only", "hbm", "--out", out); code != 0 {
+		t.Fatal(errOut)
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Host  benchreport.Host   `json:"host"`
+		Cloud *benchreport.Cloud `json:"cloud"`
+	}
+	if err := json.Unmarshal(b, &doc); err != nil {
+		t.Fatal(err)
+	}
+	want := benchreport.Cloud{Provider: "aws", InstanceType: "g5.xlarge", Region: "us-east-1", Zone: "us-east-1a", MatchedOffering: "aws/g5.xlarge/us-east-1"}
+	if doc.Host != (benchreport.Host{Hostname: "node-7", CPUModel: "AMD EPYC 7R32", Cores: 4, MemoryGiB: 15.44}) || doc.Cloud == nil || *doc.Cloud != want {
+		t.Errorf("host %+v cloud %+v; want node-7 and %+v", doc.Host, doc.Cloud, want)
+	}
+	if _, errOut, code := run(t, "bench", "--device", "cpu", "--quick", "--only", "hbm", "--out", ""); code != 0 {
+		t.Fatal(errOut)
+	}
+	t.Setenv("GPUSCOUT_CLOUD", "aws/g5.xlarge")
+	if _, errOut, code := run(t, "bench", "--device", "cpu", "--quick", "--only", "hbm", "--out", ""); code != ExitUsage || !strings.Contains(errOut, "GPUSCOUT_CLOUD") {
+		t.Errorf("bad GPUSCOUT_CLOUD: exit %d, %q; want 2 naming it", code, errOut)
 	}
 }

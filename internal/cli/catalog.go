@@ -28,7 +28,7 @@ func newCatalogCmd(e *env) *cobra.Command {
 		Args:  noArgs,
 		RunE:  func(cmd *cobra.Command, args []string) error { return cmd.Help() },
 	}
-	cmd.AddCommand(newCatalogInfoCmd(e), newCatalogSourcesCmd(e), newCatalogValidateCmd(e), newCatalogBuildCmd(e))
+	cmd.AddCommand(newCatalogInfoCmd(e), newCatalogSourcesCmd(e), newCatalogValidateCmd(e), newCatalogBuildCmd(e), newCatalogRefreshCmd(e), newCatalogDiffCmd(e))
 	return cmd
 }
 
@@ -89,6 +89,8 @@ type infoJSON struct {
 	// and what it leaves unknown; Warnings what a user should act on.
 	Coverage []string `json:"coverage"`
 	Warnings []string `json:"warnings"`
+	// Refreshed are the user catalog's file sets in use ('catalog refresh').
+	Refreshed []refreshInfo `json:"refreshed,omitempty"`
 }
 
 // fxStaleDays is the age of the built-in exchange rate above which catalog
@@ -148,6 +150,7 @@ func catalogInfo(l *loadedCatalog, now time.Time) *infoJSON {
 		info.Sources = append(info.Sources, sourceInfo{Source: s, PriceRows: rows[s.ID]})
 	}
 	info.Coverage, info.Warnings = coverage(c, info.Providers, l, now)
+	info.Refreshed = refreshInfos(l, now)
 	for _, src := range info.Sources {
 		if src.PriceRows == 0 {
 			continue
@@ -270,6 +273,7 @@ func (info *infoJSON) table() *render.Table {
 	for _, a := range info.Applied {
 		t.Notes = append(t.Notes, "prices from "+a)
 	}
+	t.Notes = append(t.Notes, refreshLines(info.Refreshed)...)
 	t.Legend = true
 	return t
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/gpuscout/gpuscout/internal/catalog"
 	"github.com/gpuscout/gpuscout/internal/money"
 	"github.com/gpuscout/gpuscout/internal/pricefile"
+	"github.com/gpuscout/gpuscout/internal/usercatalog"
 )
 
 // catalogFlags are the flags of every command that reads prices: user price
@@ -19,6 +20,10 @@ type catalogFlags struct {
 	prices   []string
 	fx       []string
 	currency string
+	// noUserCatalog ignores the refreshed prices of 'catalog refresh'.
+	noUserCatalog bool
+	// loaded is what the last load returned (for notes after a run).
+	loaded *loadedCatalog
 }
 
 func (cf *catalogFlags) register(cmd *cobra.Command) {
@@ -26,6 +31,7 @@ func (cf *catalogFlags) register(cmd *cobra.Command) {
 	f.StringSliceVar(&cf.prices, "prices", nil, "user price file(s) (YAML) whose prices override the catalog; see 'gpuscout catalog validate --help'")
 	f.StringArrayVar(&cf.fx, "fx", nil, "exchange rate as CUR=USD_PER_UNIT, e.g. --fx CNY=0.138 (repeatable; overrides the dated default)")
 	f.StringVar(&cf.currency, "currency", "USD", "currency to show prices in (USD, CNY, EUR, or any with an --fx rate)")
+	f.BoolVar(&cf.noUserCatalog, "no-user-catalog", false, "ignore the prices 'gpuscout catalog refresh' fetched (also: "+usercatalog.EnvIgnore+"=1)")
 }
 
 // loadedCatalog is the catalog with the user's prices applied.
@@ -36,6 +42,8 @@ type loadedCatalog struct {
 	applied  []string // one line per price file
 	// fxOverrides are the currencies whose rate --fx set.
 	fxOverrides []money.Currency
+	// refreshed are the user catalog's file sets applied (catalog refresh).
+	refreshed []usercatalog.Applied
 }
 
 func (cf *catalogFlags) load() (*loadedCatalog, error) {
@@ -44,6 +52,12 @@ func (cf *catalogFlags) load() (*loadedCatalog, error) {
 		return nil, fmt.Errorf("embedded catalog: %w", err)
 	}
 	l := &loadedCatalog{cat: cat, fx: money.DefaultFX().Clone()}
+	if !cf.noUserCatalog && !usercatalog.Ignored(getenv) {
+		if err := l.applyUserCatalog(); err != nil {
+			return nil, err
+		}
+	}
+	cat = l.cat
 	for _, path := range cf.prices {
 		pf, err := pricefile.Load(path)
 		if err != nil {
@@ -77,5 +91,6 @@ func (cf *catalogFlags) load() (*loadedCatalog, error) {
 	if !l.fx.Known(l.currency) {
 		return nil, usagef("--currency %s: no exchange rate for it (known: %s); add one with --fx %s=USD_PER_UNIT", l.currency, strings.Join(l.fx.Currencies(), ", "), l.currency)
 	}
+	cf.loaded = l
 	return l, nil
 }

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gpuscout/gpuscout/internal/cloudmeta"
 	"github.com/gpuscout/gpuscout/internal/gpu/dl/dltest"
 )
 
@@ -20,6 +21,9 @@ var update = flag.Bool("update", false, "rewrite the golden files")
 // the built-in exchange rate) stay golden.
 func TestMain(m *testing.M) {
 	clock = func() time.Time { return time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC) }
+	// No metadata service is asked unless a test says so: the tests run
+	// alike on a laptop and on a cloud CI machine.
+	envProbe.clients = func() []cloudmeta.Client { return nil }
 	code := m.Run()
 	dltest.Cleanup() // the fake GPU libraries some tests build
 	os.Exit(code)

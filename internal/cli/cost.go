@@ -434,6 +434,11 @@ func (f *costFlags) costTable(opts []cost.Option, run *costRun) *render.Table {
 	for _, a := range run.l.applied {
 		t.Notes = append(t.Notes, "prices from "+a)
 	}
+	offs := make([]*catalog.Offering, len(shown))
+	for i, o := range shown {
+		offs[i] = o.Offering
+	}
+	t.Notes = append(t.Notes, run.l.refreshNotes(offs, clock())...)
 	t.Legend = true
 	return t
 }

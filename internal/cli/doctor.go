@@ -2,11 +2,9 @@ package cli
 
 import (
 	"fmt"
-	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
-	"golang.org/x/term"
 
 	"github.com/gpuscout/gpuscout/internal/doctor"
 	"github.com/gpuscout/gpuscout/internal/render"
@@ -64,10 +62,10 @@ Exit status: 0 when no check fails, 1 when one does, 2 for bad flags.`,
 // doctorProgress shows the step doctor is on, on one line of stderr, only
 // when stderr is a terminal; the line is cleared when the report is written.
 func doctorProgress(e *env) func(string) {
-	f, ok := e.stderr.(*os.File)
-	if !ok || !term.IsTerminal(int(f.Fd())) {
+	if !progressTTY(e.stderr) {
 		return nil
 	}
+	f := e.stderr
 	return func(step string) {
 		if step == "" {
 			fmt.Fprint(f, "\r\x1b[K")

@@ -423,6 +423,11 @@ func offersTable(l *loadedCatalog, q catalog.Query, rows []catalog.Row) *render.
 	for _, a := range l.applied {
 		t.Notes = append(t.Notes, "prices from "+a)
 	}
+	offs := make([]*catalog.Offering, len(rows))
+	for i := range rows {
+		offs[i] = rows[i].Offering
+	}
+	t.Notes = append(t.Notes, l.refreshNotes(offs, clock())...)
 	t.Legend = true
 	return t
 }

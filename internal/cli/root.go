@@ -184,6 +184,16 @@ func suggestFlag(cmd *cobra.Command, err error) error {
 
 // atMostOne accepts no argument or one (the NAME of `gpus NAME`), and says
 // what the command takes when given more.
+// exactlyOne asks for one positional argument, naming what it is.
+func exactlyOne(what string) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if len(args) != 1 {
+			return usagef("%s takes one argument, %s; got %d", cmd.CommandPath(), what, len(args))
+		}
+		return nil
+	}
+}
+
 func atMostOne(command, what string) cobra.PositionalArgs {
 	return func(_ *cobra.Command, args []string) error {
 		if len(args) > 1 {

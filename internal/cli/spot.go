@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"math"
 	"os"
@@ -16,7 +15,6 @@ import (
 
 	"github.com/shopspring/decimal"
 	"github.com/spf13/cobra"
-	"golang.org/x/term"
 
 	"github.com/gpuscout/gpuscout/internal/catalog"
 	"github.com/gpuscout/gpuscout/internal/cost"
@@ -185,8 +183,9 @@ func newSpotCmd(e *env) *cobra.Command {
 			return err
 		}
 		var progress func(done, total int)
-		if stderrIsTTY() {
-			progress = progressBar(e.stderr, "simulating runs", time.Now())
+		if progressTTY(e.stderr) {
+			bar := progressBar(e.stderr, time.Now())
+			progress = func(done, total int) { bar(done, total, "simulating runs") }
 		}
 		sums, err := spot.SimulateMany(in.cfgs, in.pols, progress)
 		if err != nil {
@@ -504,29 +503,6 @@ func (f *spotFlags) budgetHint(err error, in *spotInputs) error {
 		err, in.cfg.Runs, in.ckptMode, f.maxEvents)
 }
 
-// progressBar draws done/total on w once the work has taken half a second,
-// at most ten times a second; stderr only, and only on a terminal.
-func progressBar(w io.Writer, what string, start time.Time) func(done, total int) {
-	var last time.Time
-	shown := false
-	return func(done, total int) {
-		now := time.Now()
-		if done < total && (now.Sub(start) < 500*time.Millisecond || now.Sub(last) < 100*time.Millisecond) {
-			return
-		}
-		if done == total && !shown {
-			return
-		}
-		last, shown = now, true
-		const width = 30
-		n := done * width / total
-		fmt.Fprintf(w, "\r%s %d/%d [%s%s]", what, done, total, strings.Repeat("=", n), strings.Repeat(" ", width-n))
-		if done == total {
-			fmt.Fprintln(w)
-		}
-	}
-}
-
 // autoCheckpoint is Daly's optimum interval for the job's MTBF, capped at half
 // the deadline slack: with a deadline, unsaved work counts as lost when the
 // safety net decides, so a longer interval would push deadline-aware policies
@@ -582,8 +558,6 @@ func expandTraces(args []string) ([]string, error) {
 	}
 	return out, nil
 }
-
-func stderrIsTTY() bool { return term.IsTerminal(int(os.Stderr.Fd())) }
 
 // findOffering resolves --offering to one offering: in its region, or in
 // the cheapest region when none is given. Its spot price is the catalog's

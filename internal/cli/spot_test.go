@@ -9,7 +9,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/gpuscout/gpuscout/internal/spot"
 )
@@ -313,26 +312,6 @@ func TestSpotZeroWithUnit(t *testing.T) {
 		if _, errOut, code := run(t, "spot", "--work", "10h", "--mtbf", "5h", "--spot-price", "1", "--od-price", "3", "--restart", bad); code != ExitUsage || !strings.Contains(errOut, "--restart") {
 			t.Errorf("--restart %q: exit %d, %q; want 2 naming --restart", bad, code, errOut)
 		}
-	}
-}
-
-// TestSpotProgressBar: a run past half a second shows done/total; a quick
-// one shows nothing (and the command draws it only when stderr is a terminal).
-func TestSpotProgressBar(t *testing.T) {
-	var b strings.Builder
-	p := progressBar(&b, "simulating runs", time.Now().Add(-time.Second))
-	p(50, 100)
-	p(100, 100)
-	want := "\rsimulating runs 50/100 [===============               ]\rsimulating runs 100/100 [==============================]\n"
-	if b.String() != want {
-		t.Errorf("bar %q, want %q", b.String(), want)
-	}
-	b.Reset()
-	p = progressBar(&b, "simulating runs", time.Now())
-	p(50, 100)
-	p(100, 100)
-	if b.String() != "" {
-		t.Errorf("quick run drew %q", b.String())
 	}
 }
 

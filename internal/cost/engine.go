@@ -589,5 +589,10 @@ func (p *pricer) finish(opt *Option) {
 // OnDemandHourly is the on-demand price (with licence) the option is compared with.
 func (o *Option) OnDemandHourly() decimal.NullDecimal { return o.ondemandHourly }
 
+// Commitment is the commitment price a reserved, savings-plan or
+// subscription option is priced from (with its source and date); nil for
+// pay-as-you-go options.
+func (o *Option) Commitment() *catalog.Commitment { return o.commitment }
+
 // EffectiveTermHourly is a commitment's price per term hour, used or not.
 func (o *Option) EffectiveTermHourly() decimal.NullDecimal { return o.effTerm }

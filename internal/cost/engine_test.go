@@ -9,7 +9,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/gpuscout/gpuscout/internal/catalog"
-	"github.com/gpuscout/gpuscout/internal/feeds/awspricelist"
+	"github.com/gpuscout/gpuscout/internal/feeds/awsprices"
 	"github.com/gpuscout/gpuscout/internal/money"
 	"github.com/gpuscout/gpuscout/internal/shareddata"
 )
@@ -62,10 +62,11 @@ func usage(t testing.TB, u Usage) *Usage {
 // Reserved Instance offerings as the catalog's commitments.
 func m5LargeEngine(t *testing.T) (*Engine, *catalog.Offering) {
 	f := shareddata.Open(t, "price-feeds", "aws-pricing-getproducts-m5large-us-east-1.json")
-	ps, err := awspricelist.Parse(f)
+	pl, _, err := awsprices.ParsePriceList(f, awsprices.ListOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
+	ps := pl.Products
 	e := engine(t)
 	e.Catalog.Commitments = nil
 	o := catalog.Offering{Provider: "aws", InstanceType: "m5.large", Region: "us-east-1", GPU: e.Catalog.GPU("T4"), GPUCount: 1,

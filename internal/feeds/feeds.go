@@ -192,6 +192,22 @@ type Accelerator struct {
 	GPU      string
 }
 
+// License is the hourly price of an OS licence (Windows) a provider sells
+// with an instance type in a region, over the price without it: what a
+// bring-your-own-licence programme (Azure Hybrid Benefit) waives.
+type License struct {
+	Origin       string
+	Provider     string
+	InstanceType string
+	Region       string
+	License      string          // "windows"
+	PerHour      decimal.Decimal // the licensed price less the Linux price
+	Currency     string
+	Source       string
+	AsOf         string
+	BringYourOwn string // the programme that waives it; "" if none
+}
+
 // LeftOut is a source row a feed (or the build) did not turn into a record.
 type LeftOut struct {
 	Origin string // "file:line", or "file" with What naming the entry
@@ -210,6 +226,7 @@ type Result struct {
 	Specs        []Spec
 	Accelerators []Accelerator
 	LeftOut      []LeftOut
+	Licenses     []License
 }
 
 // Leave records a left-out row.

@@ -318,10 +318,10 @@ func joinAnd(s []string) string {
 	return strings.Join(s[:len(s)-1], ", ") + " and " + s[len(s)-1]
 }
 
-// pricesUsed are the offering prices a plan's total rests on: the spot
-// price for spot (and the on-demand price it falls back to), the on-demand
-// price otherwise (a commitment's discount is relative to it), both for a
-// mix; only known prices.
+// pricesUsed are the prices a plan's total rests on: the spot price for
+// spot (and the on-demand price it falls back to), the commitment's own
+// price for a commitment, the on-demand price otherwise; a mix's base
+// commitment and its burst's on-demand and spot prices; only known prices.
 func pricesUsed(p *advise.Plan) []struct {
 	Kind  string
 	Price catalog.Price
@@ -340,10 +340,24 @@ func pricesUsed(p *advise.Plan) []struct {
 		}
 	case KindMix:
 		out = append(out, kp{"on-demand", o.OnDemand}, kp{"spot", o.Spot})
+		if c := p.Commitment(); c != nil {
+			out = append(out, kp{"commitment", commitmentPrice(c)})
+		}
+	case KindCommitment:
+		if c := p.Commitment(); c != nil {
+			out = append(out, kp{"commitment", commitmentPrice(c)})
+		} else {
+			out = append(out, kp{"on-demand", o.OnDemand})
+		}
 	default:
 		out = append(out, kp{"on-demand", o.OnDemand})
 	}
 	return slices.DeleteFunc(out, func(k kp) bool { return !k.Price.Known })
+}
+
+// commitmentPrice is a commitment's citation as a price: its source and date.
+func commitmentPrice(c *catalog.Commitment) catalog.Price {
+	return catalog.Price{Known: true, Source: c.Source, AsOf: c.AsOf}
 }
 
 // PriceSources collects the distinct sources of the prices the plans use,

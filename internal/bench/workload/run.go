@@ -9,7 +9,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -152,36 +151,18 @@ func meanStd(v []float64) (mean, std float64) {
 }
 
 // ErrNoPython says no interpreter was found.
-var ErrNoPython = errors.New("no python3 found (set GPUSCOUT_PYTHON or --python)")
+var ErrNoPython = errors.New("no python3 found on PATH (install Python 3, activate your environment, or set GPUSCOUT_PYTHON)")
 
-// FindPython chooses the interpreter: $GPUSCOUT_PYTHON when set, else the
-// first of python3 on PATH and /usr/bin/python3 that imports torch, else the
-// first that exists (its run then says PyTorch is missing).
-func FindPython(ctx context.Context, getenv func(string) string) (string, error) {
+// Python is the interpreter gpuscout runs PyTorch with — the workloads, and
+// doctor's PyTorch checks — decided here only: $GPUSCOUT_PYTHON when set,
+// else python3 on PATH (the one the user's own training runs with).
+func Python(getenv func(string) string, lookPath func(string) (string, error)) (string, error) {
 	if p := getenv("GPUSCOUT_PYTHON"); p != "" {
-		return p, nil
+		return lookPath(p)
 	}
-	var found []string
-	for _, c := range []string{"python3", "/usr/bin/python3"} {
-		p, err := exec.LookPath(c)
-		if err != nil {
-			continue
-		}
-		if abs, err := filepath.EvalSymlinks(p); err == nil && slices.Contains(found, abs) {
-			continue
-		} else if err == nil {
-			p = abs
-		}
-		found = append(found, p)
-		cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-		err = exec.CommandContext(cctx, p, "-c", "import torch").Run()
-		cancel()
-		if err == nil {
-			return p, nil
-		}
-	}
-	if len(found) == 0 {
+	p, err := lookPath("python3")
+	if err != nil {
 		return "", ErrNoPython
 	}
-	return found[0], nil
+	return p, nil
 }

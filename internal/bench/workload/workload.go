@@ -33,7 +33,7 @@ type Spec struct {
 	Model        string // resnet50 or bert-large
 	Batch        int    // per step; 0: the model's default (128 images, 32 sequences; 2 with Tiny)
 	Steps        int    // timed steps (after Warmup)
-	Warmup       int    // untimed steps first
+	Warmup       int    // untimed steps first (the CLI's default is 5)
 	Device       string // auto, cpu, cuda or cuda:N
 	AMP          string // auto (on for CUDA), on, off
 	Tiny         bool   // tiny shapes, for tests and quick CPU runs
@@ -42,13 +42,11 @@ type Spec struct {
 	Threads      int    // CPU threads for torch (0: its default)
 }
 
-// WithDefaults fills unset fields; it returns a copy.
+// WithDefaults fills unset fields (no steps: 20; no device or AMP: auto; no
+// cap: 4096); it returns a copy. Warmup 0 is a choice (no warm-up), kept.
 func (s Spec) WithDefaults() Spec {
 	if s.Steps == 0 {
 		s.Steps = 20
-	}
-	if s.Warmup == 0 {
-		s.Warmup = 5
 	}
 	if s.Device == "" {
 		s.Device = "auto"

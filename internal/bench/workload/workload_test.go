@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -44,7 +45,7 @@ func TestSpecValidate(t *testing.T) {
 
 func TestArgs(t *testing.T) {
 	got := strings.Join(Spec{Model: "bert-large", Batch: 8, Tiny: true, FindMaxBatch: true}.WithDefaults().Args(), " ")
-	want := "--model bert-large --steps 20 --warmup 5 --device auto --amp auto --max-batch 4096 --batch 8 --tiny --find-max-batch"
+	want := "--model bert-large --steps 20 --warmup 0 --device auto --amp auto --max-batch 4096 --batch 8 --tiny --find-max-batch"
 	if got != want {
 		t.Errorf("Args() = %q\nwant     %q", got, want)
 	}
@@ -114,60 +115,72 @@ func (f *fakeSampler) Sample() (gpu.Sample, error) {
 	return gpu.Sample{UtilGPU: 0.5, PowerW: 100, MemUsedBytes: int64(f.n)}, nil
 }
 
-// torchPython is an interpreter with PyTorch, or "" (the test then skips,
-// unless GPUSCOUT_REQUIRE_TORCH=1, which scripts/test.sh sets after
-// installing Debian's python3-torch).
+var (
+	torchOnce sync.Once
+	torchPy   string
+	torchErr  error
+)
+
+// torchPython is the interpreter gpuscout would use, when it has PyTorch;
+// else the test skips, unless GPUSCOUT_REQUIRE_TORCH=1 (scripts/test.sh sets
+// it, with GPUSCOUT_PYTHON, after installing Debian's python3-torch).
 func torchPython(t *testing.T) string {
 	t.Helper()
-	p, err := FindPython(context.Background(), os.Getenv)
-	if err == nil && exec.Command(p, "-c", "import torch, torchvision").Run() == nil {
-		return p
+	torchOnce.Do(func() {
+		torchPy, torchErr = Python(os.Getenv, exec.LookPath)
+		if torchErr == nil {
+			torchErr = exec.Command(torchPy, "-c", "import torch, torchvision").Run()
+		}
+	})
+	if torchErr == nil {
+		return torchPy
 	}
 	if os.Getenv("GPUSCOUT_REQUIRE_TORCH") == "1" {
-		t.Fatalf("PyTorch with torchvision is required (GPUSCOUT_REQUIRE_TORCH=1) but %q cannot import them", p)
+		t.Fatalf("PyTorch with torchvision is required (GPUSCOUT_REQUIRE_TORCH=1) but %q cannot import them: %v", torchPy, torchErr)
 	}
-	t.Skip("no python3 with torch and torchvision: install python3-torch python3-torchvision")
+	t.Skip("no python3 with torch and torchvision (set GPUSCOUT_PYTHON, or install python3-torch python3-torchvision)")
 	return ""
 }
 
 // TestRealWorkloads runs both bundled workloads for real, at tiny sizes on
-// the CPU, with a sampler read meanwhile.
+// the CPU, with a sampler read meanwhile; the BERT-shaped one also searches
+// for the largest batch (on the CPU nothing runs out of memory, so the
+// search doubles to the cap, says it was capped, and times that batch).
 func TestRealWorkloads(t *testing.T) {
 	py := torchPython(t)
-	for _, model := range Models {
-		s := &fakeSampler{}
-		r := &Runner{Python: py, Sampler: s, Interval: 20 * time.Millisecond}
-		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-		res, err := r.Run(ctx, Spec{Model: model, Device: "cpu", Tiny: true, Batch: 2, Steps: 2, Warmup: 1, Threads: 1})
-		cancel()
-		if err != nil {
-			t.Fatalf("%s: %v", model, err)
-		}
-		if !res.OK || res.Batch != 2 || res.Steps != 2 || len(res.StepMS) != 2 || res.Device != "cpu" || res.Torch == "" {
-			t.Fatalf("%s: result %+v", model, res)
-		}
-		// samples/s is the batch over the median step time.
-		med := (res.StepMS[0] + res.StepMS[1]) / 2
-		if math.Abs(res.SamplesPerS-2000/med) > 1e-6*res.SamplesPerS {
-			t.Errorf("%s: samples_per_s %v; want 2 × 1000 / %v ms", model, res.SamplesPerS, med)
-		}
-		if res.Telemetry == nil || res.Telemetry.Samples != s.n || res.Telemetry.UtilMean != 0.5 {
-			t.Errorf("%s: telemetry %+v after %d samples", model, res.Telemetry, s.n)
-		}
-	}
-}
-
-// TestRealFindMaxBatch: on the CPU nothing runs out of memory, so the search
-// doubles to the cap and says it was capped.
-func TestRealFindMaxBatch(t *testing.T) {
-	py := torchPython(t)
-	r := &Runner{Python: py}
-	res, err := r.Run(context.Background(), Spec{Model: "bert-large", Device: "cpu", Tiny: true, Batch: 1, Steps: 1, Warmup: 1, FindMaxBatch: true, MaxBatchCap: 4, Threads: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !res.OK || res.MaxBatch != 4 || !res.MaxBatchCapped || len(res.Tried) != 3 || res.Batch != 4 {
-		t.Errorf("find-max-batch: %+v; want batches 1, 2, 4 tried, max 4, capped", res)
+	t.Parallel()
+	for _, tc := range []struct {
+		spec      Spec
+		wantBatch int
+	}{
+		{Spec{Model: "resnet50", Device: "cpu", Tiny: true, Batch: 2, Steps: 2, Warmup: 1, Threads: 1}, 2},
+		{Spec{Model: "bert-large", Device: "cpu", Tiny: true, Batch: 1, Steps: 2, Warmup: 1, FindMaxBatch: true, MaxBatchCap: 4, Threads: 1}, 4},
+	} {
+		t.Run(tc.spec.Model, func(t *testing.T) {
+			t.Parallel()
+			s := &fakeSampler{}
+			r := &Runner{Python: py, Sampler: s, Interval: 20 * time.Millisecond}
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			defer cancel()
+			res, err := r.Run(ctx, tc.spec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !res.OK || res.Batch != tc.wantBatch || res.Steps != 2 || len(res.StepMS) != 2 || res.Device != "cpu" || res.Torch == "" {
+				t.Fatalf("result %+v", res)
+			}
+			// samples/s is the batch over the median step time.
+			med := (res.StepMS[0] + res.StepMS[1]) / 2
+			if want := float64(tc.wantBatch) * 1000 / med; math.Abs(res.SamplesPerS-want) > 1e-6*want {
+				t.Errorf("samples_per_s %v; want %d × 1000 / %v ms", res.SamplesPerS, tc.wantBatch, med)
+			}
+			if res.Telemetry == nil || res.Telemetry.Samples != s.n || res.Telemetry.UtilMean != 0.5 {
+				t.Errorf("telemetry %+v after %d samples", res.Telemetry, s.n)
+			}
+			if tc.spec.FindMaxBatch && (res.MaxBatch != 4 || !res.MaxBatchCapped || len(res.Tried) != 3) {
+				t.Errorf("find-max-batch: %+v; want batches 1, 2, 4 tried, max 4, capped", res)
+			}
+		})
 	}
 }
 
@@ -189,5 +202,28 @@ func TestNoTorch(t *testing.T) {
 	}
 	if res.OK || !strings.Contains(res.Error, "PyTorch is not installed") {
 		t.Errorf("result %+v; want a failure naming PyTorch", res)
+	}
+}
+
+func TestPython(t *testing.T) {
+	look := func(name string) (string, error) {
+		if name == "python3" || name == "/opt/py/bin/python" {
+			return "/found/" + name, nil
+		}
+		return "", exec.ErrNotFound
+	}
+	env := func(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
+	if p, err := Python(env(nil), look); err != nil || p != "/found/python3" {
+		t.Errorf("default: %q, %v; want python3 on PATH", p, err)
+	}
+	if p, err := Python(env(map[string]string{"GPUSCOUT_PYTHON": "/opt/py/bin/python"}), look); err != nil || p != "/found//opt/py/bin/python" {
+		t.Errorf("GPUSCOUT_PYTHON: %q, %v", p, err)
+	}
+	if _, err := Python(env(map[string]string{"GPUSCOUT_PYTHON": "nothere"}), look); err == nil {
+		t.Error("a GPUSCOUT_PYTHON that is not there: no error")
+	}
+	none := func(string) (string, error) { return "", exec.ErrNotFound }
+	if _, err := Python(env(nil), none); err != ErrNoPython {
+		t.Errorf("no python3: %v, want ErrNoPython", err)
 	}
 }

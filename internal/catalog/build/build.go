@@ -45,21 +45,22 @@ func Build(specs *catalog.Catalog, in Inputs) (*catalog.Snapshot, *Report, error
 type specKey struct{ provider, typ string }
 
 type builder struct {
-	specs   *catalog.Catalog
-	curated map[specKey]*feeds.Spec
-	accels  map[specKey]string // provider, feed key -> GPU
-	offs    []catalog.Offering
-	commits []catalog.Commitment
-	bands   []catalog.SpotBand
-	seen    map[string]bool
-	leftOut map[specKey]*catalog.LeftOutType
-	rep     Report
+	specs    *catalog.Catalog
+	curated  map[specKey]*feeds.Spec
+	accels   map[specKey]string // provider, feed key -> GPU
+	offs     []catalog.Offering
+	commits  []catalog.Commitment
+	bands    []catalog.SpotBand
+	seen     map[string]bool
+	byRegion map[string][]int // provider/type/region -> indexes in offs (inRegion)
+	leftOut  map[specKey]*catalog.LeftOutType
+	rep      Report
 }
 
 // BuildFrom builds from the given feeds, in order. Curated specs and
 // accelerator names of every feed are read before any offering is converted.
 func BuildFrom(specs *catalog.Catalog, srcs []feeds.Source, in feeds.Inputs) (*catalog.Snapshot, *Report, error) {
-	b := &builder{specs: specs, curated: map[specKey]*feeds.Spec{}, accels: map[specKey]string{}, seen: map[string]bool{}, leftOut: map[specKey]*catalog.LeftOutType{}, rep: Report{Rows: map[string]int{}}}
+	b := &builder{specs: specs, curated: map[specKey]*feeds.Spec{}, accels: map[specKey]string{}, seen: map[string]bool{}, byRegion: map[string][]int{}, leftOut: map[specKey]*catalog.LeftOutType{}, rep: Report{Rows: map[string]int{}}}
 	results := make([]*feeds.Result, len(srcs))
 	for i, s := range srcs {
 		res, err := s.Read(in)
@@ -210,7 +211,15 @@ func (b *builder) addOffering(naming feeds.Naming, fo feeds.Offering) error {
 		}
 		o.GPUMemoryGiB = roundTenth(memGiB)
 	default: // a price row only: the curated spec gives the machine
-		if prior := b.inRegion(p.Name, fo.InstanceType, fo.Region); len(prior) > 0 {
+		// A region-wide price after per-zone rows is checked against them,
+		// not added; a zone's own price is a row of its own (zones of a
+		// region may be priced apart: Tencent's are), unless the zone is
+		// priced already.
+		prior := b.inRegion(p.Name, fo.InstanceType, fo.Region)
+		if fo.Zone != "" {
+			prior = slices.DeleteFunc(prior, func(o *catalog.Offering) bool { return o.Zone != fo.Zone })
+		}
+		if len(prior) > 0 {
 			return b.crossCheck(fo, prior)
 		}
 		if spec == nil {
@@ -252,6 +261,8 @@ func (b *builder) addOffering(naming feeds.Naming, fo feeds.Offering) error {
 			o.SkyPilotRegion = fo.SourceRegion
 		}
 	}
+	rk := o.Provider + "/" + o.InstanceType + "/" + o.Region
+	b.byRegion[rk] = append(b.byRegion[rk], len(b.offs))
 	b.offs = append(b.offs, o)
 	b.rep.Rows[o.OnDemand.Source]++
 	return nil
@@ -332,14 +343,13 @@ func roundTenth(x float64) float64 {
 	return float64(int64(x*10+0.5)) / 10
 }
 
-// inRegion returns the offerings of provider/type in region already added.
+// inRegion returns the offerings of provider/type in region already added
+// (an index: a refresh of every AWS region attaches tens of thousands of
+// commitment prices).
 func (b *builder) inRegion(provider, typ, region string) []*catalog.Offering {
 	var out []*catalog.Offering
-	for i := range b.offs {
-		o := &b.offs[i]
-		if o.Provider == provider && o.InstanceType == typ && o.Region == region {
-			out = append(out, o)
-		}
+	for _, i := range b.byRegion[provider+"/"+typ+"/"+region] {
+		out = append(out, &b.offs[i])
 	}
 	return out
 }

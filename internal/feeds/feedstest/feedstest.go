@@ -140,6 +140,13 @@ func RunWith(t testing.TB, src feeds.Source, in feeds.Inputs, want Want) {
 	for _, a := range res.Accelerators {
 		origin("accelerator", a.Origin)
 	}
+	for _, l := range res.Licenses {
+		origin("licence", l.Origin)
+		cited(t, l.Origin+" licence", l.Currency, l.Source, l.AsOf)
+		if !l.PerHour.IsPositive() || l.License == "" || l.InstanceType == "" {
+			t.Errorf("%s: licence %q on %q at %s per hour: want a named licence, an instance type and a positive price", l.Origin, l.License, l.InstanceType, l.PerHour)
+		}
+	}
 	for _, l := range res.LeftOut {
 		origin("left-out", l.Origin)
 		if strings.TrimSpace(l.Reason) == "" || strings.TrimSpace(l.What) == "" {

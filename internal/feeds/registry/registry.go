@@ -7,8 +7,7 @@ package registry
 import (
 	"github.com/gpuscout/gpuscout/internal/feeds"
 	"github.com/gpuscout/gpuscout/internal/feeds/awsondemand"
-	"github.com/gpuscout/gpuscout/internal/feeds/awspricelist"
-	"github.com/gpuscout/gpuscout/internal/feeds/awsspotadvisor"
+	"github.com/gpuscout/gpuscout/internal/feeds/awsprices"
 	"github.com/gpuscout/gpuscout/internal/feeds/curated"
 	"github.com/gpuscout/gpuscout/internal/feeds/gcpprices"
 	"github.com/gpuscout/gpuscout/internal/feeds/skypilot"
@@ -40,12 +39,12 @@ func Sources() []feeds.Source {
 		),
 		awsondemand.New("aws-ondemand/aws-gpu-accelerated-ondemand.csv",
 			map[string]string{"us-east-1": "karpenter-aws@2026-07-20", "cn-north-1": "karpenter-aws-cn@2024-11-06"}),
-		awspricelist.New(
-			awspricelist.File{Path: "price-feeds/aws-offer-ec2-us-west-2-excerpt.json", Source: "aws-offer-ec2-us-west-2@2018-05-04"},
-			awspricelist.File{Path: "price-feeds/aws-pricing-getproducts-m5large-us-east-1.json", Source: "aws-getproducts-m5large@2021-02-05"},
+		awsprices.NewPriceList(
+			awsprices.File{Path: "price-feeds/aws-offer-ec2-us-west-2-excerpt.json", Source: "aws-offer-ec2-us-west-2@2018-05-04"},
+			awsprices.File{Path: "price-feeds/aws-pricing-getproducts-m5large-us-east-1.json", Source: "aws-getproducts-m5large@2021-02-05"},
 		),
 		gcpprices.New("price-feeds/gcp-cyclenerd-pricing-gpu-excerpt.json", "cyclenerd-gcp@2026-07-30", "2026-07-30"),
-		awsspotadvisor.New("price-feeds/aws-spot-advisor-excerpt.json", "aws-spot-advisor@2025-06-28", "2025-06-28"),
+		awsprices.NewSpotAdvisor("price-feeds/aws-spot-advisor-excerpt.json", "aws-spot-advisor@2025-06-28", "2025-06-28"),
 	}
 }
 
