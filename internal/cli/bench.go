@@ -221,6 +221,8 @@ func benchProgress(w io.Writer, ev bench.Event, req bench.Request) {
 	switch {
 	case ev.Start && ev.Group == bench.GroupSustain:
 		fmt.Fprintf(w, "%-5s sustained GEMM for %s ...\n", ev.Device, req.Sustain)
+	case ev.Start && ev.Group == bench.GroupNCCL:
+		fmt.Fprintf(w, "%-5s NCCL all-reduce over every GPU, a sweep of message sizes ...\n", ev.Device)
 	case ev.M != nil:
 		fmt.Fprintf(w, "%-5s %-22s %s\n", ev.Device, ev.M.Name, resultText(*ev.M))
 	}

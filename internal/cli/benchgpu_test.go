@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -87,10 +88,21 @@ func TestBenchFakeGPUsEndToEnd(t *testing.T) {
 		p.SampleTarget = 0 // one operation per sample: the C products are slow
 		p.P2PBytes, p.NCCLMaxBytes, p.NCCLStep = 1<<20, 1<<20, 4
 	}
+	tty := progressTTY
+	t.Cleanup(func() { progressTTY = tty })
+	progressTTY = func(io.Writer) bool { return true }
 	out := filepath.Join(t.TempDir(), "r.json")
 	stdout, errOut, code := run(t, "bench", "--quick", "--out", out)
 	if code != 0 {
 		t.Fatalf("exit %d: %s\n%s", code, errOut, stdout)
+	}
+	// Progress: one line per measurement, and one before the all-reduce
+	// (creating the communicators takes seconds on eight GPUs).
+	for _, want := range []string{"gpu2  gemm_fp16              2.048 TFLOP/s (0.2% of datasheet)\n", "gpu0>gpu1 p2p                    172 GB/s (38.2% of datasheet)\n",
+		"node  NCCL all-reduce over every GPU, a sweep of message sizes ...\nnode  nccl_allreduce_busbw   87.81 GB/s (19.5% of datasheet)\n"} {
+		if !strings.Contains(errOut, want) {
+			t.Errorf("progress has no %q:\n%s", want, errOut)
+		}
 	}
 	doc := readReport(t, out)
 	if len(doc.GPUs) != 3 || doc.GPUs[2].Name != "NVIDIA H200" || doc.GPUs[0].CanonicalGPU == nil {
