@@ -254,6 +254,9 @@ func TestNCCLNotRun(t *testing.T) {
 		{"no NCCL", func([]gpu.Device) (gpu.Comm, error) {
 			return nil, fmt.Errorf("%w: nccl: no library loaded", gpu.ErrNoCollective)
 		}, []string{"not_measured"}, "not measured: an NCCL all-reduce over 2 GPUs needs NCCL (libnccl.so.2"},
+		{"not CUDA GPUs", func([]gpu.Device) (gpu.Comm, error) {
+			return nil, fmt.Errorf("nccl: device 0 is a *host.Device, not a CUDA GPU: %w", gpu.ErrUnsupported)
+		}, []string{"not_measured"}, "not measured: an NCCL all-reduce over 2 GPUs cannot run on these devices: nccl: device 0 is a *host.Device"},
 		{"open fails", func([]gpu.Device) (gpu.Comm, error) { return nil, errors.New("ncclInternalError") },
 			[]string{"failed", "failed"}, "opening the communicator: ncclInternalError"},
 		{"all-reduce fails", func([]gpu.Device) (gpu.Comm, error) { return &fakeComm{fail: errors.New("ncclSystemError")}, nil },

@@ -54,8 +54,11 @@ func nccl(runs []*run, open gpu.CommOpener) []benchreport.Measurement {
 	}
 	comm, err := open(devs)
 	if err != nil {
-		if errors.Is(err, gpu.ErrNoCollective) {
+		switch {
+		case errors.Is(err, gpu.ErrNoCollective):
 			return []benchreport.Measurement{commEntry(GroupNCCL, n, fmt.Sprintf("needs NCCL (libnccl.so.2: the toolkit's libnccl2 package or pip's nvidia-nccl wheel): %v", err))}
+		case errors.Is(err, gpu.ErrUnsupported):
+			return []benchreport.Measurement{commEntry(GroupNCCL, n, fmt.Sprintf("cannot run on these devices: %v", err))}
 		}
 		return fail(fmt.Errorf("opening the communicator: %w", err))
 	}

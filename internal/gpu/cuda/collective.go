@@ -27,13 +27,14 @@ var _ gpu.Comm = (*collective)(nil)
 
 // OpenCollective opens NCCL over devs (CUDA GPUs of one Open) as a
 // gpu.Comm: the gpu.CommOpener bench is given. Without libnccl.so.2 the
-// error wraps gpu.ErrNoCollective.
+// error wraps gpu.ErrNoCollective; a device that is not a CUDA GPU,
+// gpu.ErrUnsupported.
 func OpenCollective(devs []gpu.Device) (gpu.Comm, error) {
 	cds := make([]*Device, len(devs))
 	for i, d := range devs {
 		cd, ok := d.(*Device)
 		if !ok {
-			return nil, fmt.Errorf("nccl: device %d is a %T, not a CUDA GPU", i, d)
+			return nil, fmt.Errorf("nccl: device %d is a %T, not a CUDA GPU: %w", i, d, gpu.ErrUnsupported)
 		}
 		cds[i] = cd
 	}

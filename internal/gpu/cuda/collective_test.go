@@ -169,6 +169,11 @@ func TestCollective(t *testing.T) {
 	if n := f.live(3); n != 0 { // DEVMEM
 		t.Errorf("%d device allocations alive after Close", n)
 	}
+	cpu := host.New(host.Config{Threads: 1})
+	defer cpu.Close()
+	if _, err := OpenCollective([]gpu.Device{devs[0], cpu}); !errors.Is(err, gpu.ErrUnsupported) || !strings.Contains(err.Error(), "device 1 is a *host.Device, not a CUDA GPU") {
+		t.Errorf("with the CPU device: %v", err)
+	}
 	// Without libnccl.so.2 the all-reduce is not measurable: ErrNoCollective.
 	f.env.Dirs = f.env.Dirs[:1]
 	devs2 := f.open(t, Options{NoNVML: true})
