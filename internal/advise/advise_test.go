@@ -216,6 +216,13 @@ func TestSpotPlanMatchesSimulator(t *testing.T) {
 	if math.Abs(sp.Total.Value.InexactFloat64()-s[0].CostMean) > 1e-6 || math.Abs(sp.ExpectedHours-s[0].CompletionMean) > 1e-6 {
 		t.Errorf("plan %s / %.3f h, simulator %.4f / %.3f h", sp.Total, sp.ExpectedHours, s[0].CostMean, s[0].CompletionMean)
 	}
+	// The breakdown splits the usage: work at the spot price (total ÷ the
+	// simulated hours factor, to the cent) and the spot overhead, summing to the total.
+	f := sp.option.SpotEstimate.HoursFactor
+	work, over := sp.Breakdown[cost.FlowUsage], sp.Breakdown[SpotOverhead]
+	if f <= 1 || !work.Add(over).Equal(sp.Total.Value) || math.Abs(work.InexactFloat64()-sp.Total.Value.InexactFloat64()/f) > 0.005 {
+		t.Errorf("breakdown usage %s + overhead %s; want %s split at hours factor %.4f", work, over, sp.Total.Value, f)
+	}
 }
 
 // The throughput model: H100 SXM over A100 SXM4 40GB for llm-pretraining

@@ -38,7 +38,7 @@ func (a *Advisor) plansFor(req *Request, eng *cost.Engine, c *candidate) ([]Plan
 func (a *Advisor) plan(req *Request, c *candidate, o *cost.Option) Plan {
 	p := Plan{Offering: c.o, Instances: c.instances, Model: o.Model, Term: o.Term, Payment: strings.TrimSpace(o.Payment + " " + o.Class),
 		Total: o.Total, Currency: a.Currency, ExpectedHours: c.hours, UpfrontCash: o.Upfront, Speed: c.speed, NodeSpeed: c.nodeSpeed,
-		Breakdown: breakdown(o.Schedule), Breakeven: o.Breakeven, option: o, Deadline: req.Deadline,
+		Breakdown: breakdown(o), Breakeven: o.Breakeven, option: o, Deadline: req.Deadline,
 		OnDemandPerHour: a.hourly(c.o.OnDemand), AsAsked: req.Ask.matches(c.o)}
 	switch {
 	case o.Model == cost.ModelOnDemand && (req.Usage.License == "" || req.Usage.License == "linux"):
@@ -99,11 +99,32 @@ func prefixAll(pre string, xs []string) []string {
 	return out
 }
 
-func breakdown(s cost.Schedule) map[string]decimal.Decimal {
+// SpotOverhead is the part of a spot plan's usage paid for what the
+// interruptions cost: work lost since the last checkpoint and redone,
+// restarts, and on-demand fallback hours above the spot price.
+const SpotOverhead = "spot overhead"
+
+// BreakdownKinds lists a plan's breakdown parts in display order: the
+// engine's cash-flow kinds with the spot overhead after usage.
+var BreakdownKinds = []string{cost.FlowUpfront, cost.FlowCommitment, cost.FlowUsage, SpotOverhead, cost.FlowEgress,
+	cost.FlowStorage, cost.FlowPromotion, cost.FlowCredit}
+
+// breakdown is an option's total by part. A spot option's usage is split:
+// the simulated cost per hour of work is HoursFactor hours at the spot
+// price, so usage/HoursFactor pays for the work itself and the rest is
+// the spot overhead.
+func breakdown(o *cost.Option) map[string]decimal.Decimal {
 	m := map[string]decimal.Decimal{}
 	for _, k := range cost.FlowKinds {
-		if v := s.TotalOf(k); !v.IsZero() {
+		if v := o.Schedule.TotalOf(k); !v.IsZero() {
 			m[k] = v
+		}
+	}
+	if e := o.SpotEstimate; e != nil && e.HoursFactor > 1 && !m[cost.FlowUsage].IsZero() {
+		usage := m[cost.FlowUsage]
+		work := usage.Div(decimal.NewFromFloat(e.HoursFactor)).Round(2)
+		if over := usage.Sub(work); over.IsPositive() {
+			m[cost.FlowUsage], m[SpotOverhead] = work, over
 		}
 	}
 	return m
@@ -156,7 +177,7 @@ func (a *Advisor) burstyPlans(req *Request, eng *cost.Engine, c *candidate, base
 			if p.UpfrontCash, err = b.Upfront.Add(x.Upfront); err != nil {
 				return nil, err
 			}
-			for k, v := range breakdown(x.Schedule) {
+			for k, v := range breakdown(x) {
 				p.Breakdown[k] = p.Breakdown[k].Add(v)
 			}
 			p.Explanation = append(p.Explanation, "burst: "+strings.Join(x.Explanation, "; "))

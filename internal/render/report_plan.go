@@ -549,7 +549,7 @@ func breakdownChart(plans []advise.Plan, req *advise.Request, cur string) Report
 	multi := false
 	for i := range top {
 		n := 0
-		for _, k := range cost.FlowKinds {
+		for _, k := range advise.BreakdownKinds {
 			if v, ok := top[i].Breakdown[k]; ok && !v.IsZero() {
 				n++
 			}
@@ -561,7 +561,7 @@ func breakdownChart(plans []advise.Plan, req *advise.Request, cur string) Report
 		for i := range top {
 			p := &top[i]
 			row := BreakdownRow{Label: dotLabel(p)}
-			for _, k := range cost.FlowKinds {
+			for _, k := range advise.BreakdownKinds {
 				if v, ok := p.Breakdown[k]; ok && !v.IsZero() {
 					row.Parts = append(row.Parts, Part{Name: k, Value: v.InexactFloat64()})
 				}
