@@ -371,3 +371,21 @@ func ptr(p *float64) string {
 	}
 	return fmt.Sprint(*p)
 }
+
+// A GPU without room for the matrix's buffers fails the group once, on the
+// node, naming the GPU; what was allocated is freed.
+func TestP2PNoMemory(t *testing.T) {
+	ps := newPeers(2)
+	ps[1].allocLimit = 1024
+	doc, err := (&Runner{Tune: multiPlan}).Run(context.Background(), devices(ps), Request{Device: DeviceGPU, Only: []string{GroupP2P}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(doc.Measurements) != 1 || doc.Measurements[0].Device != "node" || doc.Measurements[0].Status != "failed" ||
+		doc.Measurements[0].Detail != "preparing two 1 MiB buffers on gpu1: out of memory" {
+		t.Errorf("measurements %+v", doc.Measurements)
+	}
+	if len(ps[0].mem)+len(ps[1].mem) != 0 {
+		t.Errorf("buffers left: %d, %d", len(ps[0].mem), len(ps[1].mem))
+	}
+}

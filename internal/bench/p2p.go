@@ -15,8 +15,8 @@ func PairName(src, dst int) string {
 	return benchreport.DeviceName(src) + ">" + benchreport.DeviceName(dst)
 }
 
-// p2pBuffers are one GPU's source (filled with copyPattern) and destination
-// buffers of the matrix, and the same for the latency copies.
+// p2pBuffers are one GPU's buffers of the matrix: a source filled with
+// copyPattern, and a destination; the latency copies use their first bytes.
 type p2pBuffers struct {
 	src, dst gpu.Ptr
 }
@@ -60,7 +60,7 @@ func p2p(runs []*run) []benchreport.Measurement {
 			}
 		}
 		if err != nil {
-			m := r.failure("p2p", UnitGBs, fmt.Errorf("allocating two %s buffers on %s: %w", mib(size), r.name, err))
+			m := r.failure("p2p", UnitGBs, fmt.Errorf("preparing two %s buffers on %s: %w", mib(size), r.name, err))
 			m.Device = benchreport.DeviceNode
 			return []benchreport.Measurement{m}
 		}
