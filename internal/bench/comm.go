@@ -28,16 +28,15 @@ func commName(group string) string {
 	return "p2p"
 }
 
-// commEntry is the report entry of a multi-GPU group over gpus GPUs. The
-// engines (peer copies between contexts, NCCL) come with the GPU bindings;
-// until then the entry says so.
-func commEntry(group string, gpus int) benchreport.Measurement {
+// commEntry is the report entry of a multi-GPU group that was not run:
+// unsupported with fewer than two GPUs, not measured (with why) otherwise.
+func commEntry(group string, gpus int, why string) benchreport.Measurement {
 	m := benchreport.Measurement{Name: commName(group), Device: benchreport.DeviceNode, Unit: UnitGBs}
 	switch {
 	case gpus < 2:
 		m.Status, m.Detail = benchreport.StatusUnsupported, fmt.Sprintf("%d GPU: %s needs two or more", gpus, commWhat(group))
 	default:
-		m.Status, m.Detail = benchreport.StatusNotMeasured, fmt.Sprintf("not measured: %s over %d GPUs needs the GPU bindings' %s engine, which this gpuscout does not have yet", commWhat(group), gpus, commEngine(group))
+		m.Status, m.Detail = benchreport.StatusNotMeasured, fmt.Sprintf("not measured: %s over %d GPUs %s", commWhat(group), gpus, why)
 	}
 	return m
 }
@@ -47,11 +46,4 @@ func commWhat(group string) string {
 		return "an NCCL all-reduce"
 	}
 	return "a peer-to-peer copy"
-}
-
-func commEngine(group string) string {
-	if group == GroupNCCL {
-		return "NCCL"
-	}
-	return "peer-copy"
 }

@@ -24,13 +24,23 @@ func lookupSpec(c *catalog.Catalog, name string) *catalog.GPU {
 
 // Datasheet returns the spec figure a measurement compares with: the dense
 // TFLOP/s of its GEMM type (burst and sustained too), the memory bandwidth for
-// hbm_copy; unknown otherwise.
+// hbm_copy, the NVLink speed in one direction (half the datasheet's
+// bidirectional figure, as advise takes it) for p2p and
+// nccl_allreduce_busbw; unknown otherwise.
 func Datasheet(g *catalog.GPU, name string) catalog.Figure {
 	if g == nil {
 		return catalog.Figure{}
 	}
-	if name == "hbm_copy" {
+	switch name {
+	case "hbm_copy":
 		return g.MemoryBandwidth
+	case "p2p", "nccl_allreduce_busbw":
+		f := g.InterconnectBW
+		if !strings.HasPrefix(g.Interconnect, "NVLink") || !f.Known {
+			return catalog.Figure{}
+		}
+		f.Value /= 2
+		return f
 	}
 	dt, ok := strings.CutPrefix(name, "gemm_")
 	if !ok {
@@ -57,6 +67,9 @@ func Datasheet(g *catalog.GPU, name string) catalog.Figure {
 func efficiency(g *catalog.GPU, m benchreport.Measurement) *float64 {
 	f := Datasheet(g, m.Name)
 	if !m.OK() || !f.Known || f.Value <= 0 {
+		return nil
+	}
+	if m.Name == "p2p" && m.Link != "NVLink" { // a PCIe path is not measured against NVLink's speed
 		return nil
 	}
 	// Four significant figures: the ratio of two measured-to-a-percent numbers.

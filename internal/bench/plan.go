@@ -19,19 +19,36 @@ type Plan struct {
 	Sustain        time.Duration // length of the sustained GEMM
 	SampleEvery    time.Duration // telemetry interval during it
 	SampleTarget   time.Duration // a sample repeats its operation until it lasts about this long
+
+	// Multi-GPU measurements (the first GPU's plan decides for the node).
+	P2PBytes        int64 // one peer copy of the bandwidth matrix
+	P2PLatencyBytes int64 // one peer copy of the latency matrix
+	NCCLMinBytes    int64 // the all-reduce sweep's first size (its latency figure)
+	NCCLMaxBytes    int64 // its last size (its bus bandwidth figure)
+	NCCLStep        int64 // each size is the previous × this
+	NCCLWarmup      int   // untimed all-reduces before each size's samples
+	NCCLSamples     int   // timed samples per size
+	NCCLIters       int   // all-reduces per sample
 }
 
 // PlanFor sizes the measurements to the device. On a GPU the GEMM is 8192³
 // (4096³ with fewer than 40 multiprocessors, half that with --quick), shrunk
 // until its three matrices take at most a quarter of the memory; the copy
 // buffers are 2 GiB each where two fit in half the memory, the host transfers
-// 1 GiB (256 MiB with --quick). On the CPU everything is small enough for a
-// --quick run of a few seconds on two cores.
+// 1 GiB (256 MiB with --quick). Peer copies are 256 MiB (64 MiB with
+// --quick) for bandwidth and 8 B for latency; the NCCL all-reduce sweeps
+// 8 B to 1 GiB in ×4 steps (to 256 MiB in ×16 steps with --quick), as
+// nccl-tests does, shrunk until its two buffers take at most a quarter of
+// the memory. On the CPU everything is small enough for a --quick run of a
+// few seconds on two cores.
 func PlanFor(info gpu.Info, r Request) Plan {
 	p := Plan{Warmup: 2, Samples: 10, JitterIters: 200, SmallCopyBytes: 64 << 10, Checks: 8,
-		Sustain: r.Sustain, SampleEvery: 100 * time.Millisecond, SampleTarget: 5 * time.Millisecond}
+		Sustain: r.Sustain, SampleEvery: 100 * time.Millisecond, SampleTarget: 5 * time.Millisecond,
+		P2PBytes: 256 << 20, P2PLatencyBytes: 8,
+		NCCLMinBytes: 8, NCCLMaxBytes: 1 << 30, NCCLStep: 4, NCCLWarmup: 5, NCCLSamples: 5, NCCLIters: 4}
 	if r.Quick {
 		p.Samples, p.JitterIters = 5, 100
+		p.P2PBytes, p.NCCLMaxBytes, p.NCCLStep, p.NCCLWarmup, p.NCCLSamples, p.NCCLIters = 64<<20, 256<<20, 16, 2, 3, 2
 	}
 	mem := info.MemoryBytes
 	if info.IsCPU {
@@ -58,6 +75,12 @@ func PlanFor(info gpu.Info, r Request) Plan {
 		}
 		for p.HostBytes > 16<<20 && p.HostBytes > mem/4 {
 			p.HostBytes /= 2
+		}
+		for p.P2PBytes > 16<<20 && 2*p.P2PBytes > mem/4 {
+			p.P2PBytes /= 2
+		}
+		for p.NCCLMaxBytes > 16<<20 && 2*p.NCCLMaxBytes > mem/4 {
+			p.NCCLMaxBytes /= 2
 		}
 	}
 	return p

@@ -1,8 +1,9 @@
 // Package bench measures accelerators through gpu.Device: GEMM throughput
 // per element type with a correctness check against float64, device memory
-// copy bandwidth, pinned host↔device bandwidth, launch jitter, and burst
+// copy bandwidth, pinned host↔device bandwidth, launch jitter, burst
 // against sustained GEMM throughput with the device's telemetry sampled
-// meanwhile. Every figure is a median of repeated samples after a warm-up,
+// meanwhile, and over several GPUs the peer-to-peer bandwidth and latency
+// matrix (gpu.Peer) and the NCCL all-reduce bus bandwidth (gpu.Comm). Every figure is a median of repeated samples after a warm-up,
 // in decimal units (TFLOP/s = 1e12 FLOP/s, GB/s = 1e9 B/s), with its
 // efficiency against the catalog's datasheet figure where there is one. The
 // result is a benchreport.Document.
@@ -25,8 +26,8 @@ const (
 	GroupD2H     = "d2h"     // device → pinned host
 	GroupJitter  = "jitter"  // per-operation time spread of tiny fills and small copies
 	GroupSustain = "sustain" // burst vs sustained GEMM, telemetry sampled
-	GroupP2P     = "p2p"     // GPU ↔ GPU copies (not measured yet)
-	GroupNCCL    = "nccl"    // NCCL all-reduce bus bandwidth (not measured yet)
+	GroupP2P     = "p2p"     // GPU → GPU copies of every ordered pair: p2p, p2p_latency
+	GroupNCCL    = "nccl"    // NCCL all-reduce sweep: nccl_allreduce_busbw, nccl_allreduce_latency
 )
 
 // Groups lists every group in the order bench runs them.

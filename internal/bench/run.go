@@ -20,6 +20,7 @@ const (
 	UnitMHz    = "MHz"
 	UnitW      = "W"
 	UnitPct    = "%"
+	UnitUS     = "µs"
 )
 
 // maxReps bounds the operations one timed sample repeats.
@@ -32,6 +33,9 @@ type Runner struct {
 	Now      func() time.Time // wall clock of the sustained run and telemetry; nil: time.Now
 	Progress func(Event)      // told before each group and after each measurement; nil: silent
 	Tune     func(*Plan)      // adjusts each device's plan (tests shrink sizes); nil: PlanFor's
+	// OpenComm opens a collective communicator over the GPUs for the NCCL
+	// all-reduce (cuda.OpenCollective); nil: the all-reduce is not measured.
+	OpenComm gpu.CommOpener
 }
 
 // Event is a step of a run: Start before a group runs on a device, then
@@ -82,7 +86,7 @@ func (rn *Runner) Run(ctx context.Context, devs []gpu.Device, req Request) (*ben
 			emit(Event{Device: m.Device, Group: group, M: &doc.Measurements[len(doc.Measurements)-1]})
 		}
 	}
-	gpus := 0
+	var gpuRuns []*run
 	var commGroups []string
 	for _, dev := range devs {
 		info := dev.Info()
@@ -92,7 +96,7 @@ func (rn *Runner) Run(ctx context.Context, devs []gpu.Device, req Request) (*ben
 			rn.Tune(&r.plan)
 		}
 		if !info.IsCPU {
-			gpus++
+			gpuRuns = append(gpuRuns, r)
 			r.name = benchreport.DeviceName(info.Index)
 			r.spec = lookupSpec(rn.Catalog, info.Name)
 			doc.GPUs = append(doc.GPUs, gpuEntry(info, r.spec))
@@ -114,8 +118,15 @@ func (rn *Runner) Run(ctx context.Context, devs []gpu.Device, req Request) (*ben
 		}
 	}
 	for _, g := range commGroups {
+		if err := ctx.Err(); err != nil {
+			return doc, err
+		}
 		emit(Event{Device: benchreport.DeviceNode, Group: g, Start: true})
-		add(g, commEntry(g, gpus))
+		if g == GroupP2P {
+			add(g, p2p(gpuRuns)...)
+		} else {
+			add(g, nccl(gpuRuns, rn.OpenComm)...)
+		}
 	}
 	return doc, ctx.Err()
 }

@@ -229,8 +229,9 @@ func TestSustain(t *testing.T) {
 	}
 }
 
-// Two GPUs: each is measured under its own name, and the multi-GPU figures
-// are entries on the node saying they are not measured yet (not failures).
+// Two GPUs: each is measured under its own name. These fakes offer neither
+// peer copies nor a communicator, so the multi-GPU figures are entries on
+// the node saying why they are not measured (not failures).
 func TestTwoGPUs(t *testing.T) {
 	a, b := newFake("NVIDIA H200"), newFake("NVIDIA H200")
 	b.info.Index = 1
@@ -246,7 +247,10 @@ func TestTwoGPUs(t *testing.T) {
 	if s := strings.Join(got, " "); s != "hbm_copy@gpu0=ok hbm_copy@gpu1=ok p2p@node=not_measured nccl_allreduce_busbw@node=not_measured" {
 		t.Errorf("measurements: %s", s)
 	}
-	if m := doc.Find("nccl_allreduce_busbw", "node"); !strings.HasPrefix(m.Detail, "not measured: an NCCL all-reduce over 2 GPUs") {
+	if m := doc.Find("nccl_allreduce_busbw", "node"); !strings.HasPrefix(m.Detail, "not measured: an NCCL all-reduce over 2 GPUs needs a collective library") {
+		t.Errorf("detail %q", m.Detail)
+	}
+	if m := doc.Find("p2p", "node"); m.Detail != "not measured: a peer-to-peer copy over 2 GPUs needs peer copies, which gpu0's driver binding does not offer" {
 		t.Errorf("detail %q", m.Detail)
 	}
 	if len(doc.GPUs) != 2 || doc.GPUs[1].Index != 1 || len(Failures(doc)) != 0 {

@@ -44,7 +44,7 @@ func SummarizeValues(v []float64) Stats {
 		ss += (x - mean) * (x - mean)
 	}
 	st := Stats{N: len(s), P50: Percentile(s, 0.5), P99: Percentile(s, 0.99), Mean: mean, Min: s[0], Max: s[len(s)-1]}
-	if mean != 0 {
+	if mean != 0 && st.Max != st.Min { // equal values: no spread, whatever the mean's rounding
 		st.CV = math.Sqrt(ss/float64(len(s))) / mean
 	}
 	return st

@@ -28,8 +28,9 @@ const SchemaVersion = 1
 //	                   "status": "ok"}],
 //	 "workloads": []}                    // optional
 //
-// A measurement's device is "gpuN" (gpus[].index N), "cpu" (the host, with
-// --device cpu) or "node" (all GPUs together: NCCL). Its value is in decimal
+// A measurement's device is "gpuN" (gpus[].index N), "gpuA>gpuB" (a copy
+// from GPU A to GPU B: p2p, p2p_latency), "cpu" (the host, with --device cpu)
+// or "node" (all GPUs together: NCCL). Its value is in decimal
 // units (TFLOP/s = 1e12 FLOP/s, GB/s = 1e9 B/s) and null unless status is
 // "ok"; efficiency is value ÷ the datasheet figure of the catalog's spec, null
 // when the spec has none.
@@ -106,6 +107,22 @@ type Measurement struct {
 	Status       string   `json:"status"`
 	Detail       string   `json:"detail,omitempty"`
 	ClockReasons []string `json:"clock_reasons,omitempty"` // NVML clock-event reasons seen during it
+	// Link is the path a peer-to-peer measurement (device "gpuA>gpuB") took,
+	// as NVML names it: "NVLink", a PCIe topology word (PIX, PXB, PHB, NODE,
+	// SYS) or "unknown".
+	Link string `json:"link,omitempty"`
+	// Sweep is the all-reduce's figure at every message size it measured.
+	Sweep []SweepPoint `json:"sweep,omitempty"`
+}
+
+// SweepPoint is a collective at one message size: the median time of one
+// operation, algbw = bytes ÷ time and busbw (nccl-tests' definitions), in
+// decimal GB/s.
+type SweepPoint struct {
+	Bytes    int64   `json:"bytes"`
+	TimeUS   float64 `json:"time_us"`
+	AlgBWGBs float64 `json:"algbw_gbs"`
+	BusBWGBs float64 `json:"busbw_gbs"`
 }
 
 // OK reports whether the measurement has a value.
@@ -181,6 +198,16 @@ func (d *Document) Validate() error {
 		for name, v := range map[string]*float64{"value": m.Value, "efficiency": m.Efficiency, "p50_us": m.P50US, "p99_us": m.P99US, "cv": m.CV} {
 			if v != nil && (*v < 0 || math.IsInf(*v, 0) || math.IsNaN(*v)) {
 				return fmt.Errorf("%s: %s = %v; want a finite number ≥ 0", at, name, *v)
+			}
+		}
+		for j, p := range m.Sweep {
+			for name, v := range map[string]float64{"time_us": p.TimeUS, "algbw_gbs": p.AlgBWGBs, "busbw_gbs": p.BusBWGBs} {
+				if v < 0 || math.IsInf(v, 0) || math.IsNaN(v) {
+					return fmt.Errorf("%s: sweep[%d].%s = %v; want a finite number ≥ 0", at, j, name, v)
+				}
+			}
+			if p.Bytes <= 0 {
+				return fmt.Errorf("%s: sweep[%d].bytes = %d; want 1 or more", at, j, p.Bytes)
 			}
 		}
 	}

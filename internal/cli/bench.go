@@ -36,6 +36,10 @@ func openCUDA(o cuda.Options) ([]gpu.Device, error) {
 	return devs, err
 }
 
+// openComm opens NCCL over the GPUs for the all-reduce measurement; tests
+// replace it.
+var openComm gpu.CommOpener = cuda.OpenCollective
+
 // benchTune adjusts the measurement plan; tests shrink sizes with it.
 var benchTune func(*bench.Plan)
 
@@ -52,7 +56,7 @@ func newBenchCmd(e *env) *cobra.Command {
 	var f benchFlags
 	cmd := &cobra.Command{
 		Use:   "bench",
-		Short: "Measure this node: GEMM TFLOP/s, memory and host-link bandwidth, jitter, burst vs sustained",
+		Short: "Measure this node: GEMM TFLOP/s, memory, host-link and GPU-to-GPU bandwidth, NCCL, jitter, burst vs sustained",
 		Long: `Measure every GPU of this machine (or, with --device cpu, the host CPU) and
 write a report that 'advise --bench' and 'bench compare' read.
 
@@ -66,7 +70,11 @@ units: TFLOP/s = 1e12 FLOP/s, GB/s = 1e9 B/s):
   jitter    per-operation time spread (CV, p99/p50) of tiny fills and small copies
   sustain   the GEMM back to back for --sustain: burst vs sustained TFLOP/s, the
             clock-event reasons, SM clock, power and utilisation spread seen
-  p2p, nccl multi-GPU figures (not measured yet: they come with the GPU bindings)
+  p2p       every ordered pair of GPUs: copy bandwidth (p2p, GB/s) and the time
+            of a small copy (p2p_latency, µs), with the link NVML names
+  nccl      NCCL all-reduce over all GPUs, 8 B to 1 GiB: bus bandwidth at the
+            largest size (nccl_allreduce_busbw, with the sweep in the report)
+            and the time at the smallest (nccl_allreduce_latency)
 Efficiency is the measured figure over the datasheet's ('gpuscout gpus').
 
 A measurement that fails is recorded in the report and the command exits 1.`,
@@ -160,7 +168,7 @@ func runBench(ctx context.Context, e *env, req bench.Request, out string, format
 			_ = d.Close()
 		}
 	}()
-	rn := &bench.Runner{Catalog: cat, Tune: benchTune}
+	rn := &bench.Runner{Catalog: cat, Tune: benchTune, OpenComm: openComm}
 	if progressTTY(e.stderr) {
 		rn.Progress = func(ev bench.Event) { benchProgress(e.stderr, ev, req) }
 	}
@@ -213,6 +221,8 @@ func benchProgress(w io.Writer, ev bench.Event, req bench.Request) {
 	switch {
 	case ev.Start && ev.Group == bench.GroupSustain:
 		fmt.Fprintf(w, "%-5s sustained GEMM for %s ...\n", ev.Device, req.Sustain)
+	case ev.Start && ev.Group == bench.GroupNCCL:
+		fmt.Fprintf(w, "%-5s NCCL all-reduce over every GPU, a sweep of message sizes ...\n", ev.Device)
 	case ev.M != nil:
 		fmt.Fprintf(w, "%-5s %-22s %s\n", ev.Device, ev.M.Name, resultText(*ev.M))
 	}
@@ -274,6 +284,7 @@ func benchTable(doc *benchreport.Document, out string) *render.Table {
 			t.Notes = append(t.Notes, fmt.Sprintf("%s on %s: %s", m.Name, m.Device, m.Detail))
 		}
 	}
+	t.Notes = append(t.Notes, multiGPUNotes(doc)...)
 	for _, g := range doc.GPUs {
 		spec := "not in the catalog: no efficiency"
 		if g.CanonicalGPU != nil {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/gpuscout/gpuscout/internal/cloudmeta"
+	"github.com/gpuscout/gpuscout/internal/gpu/dl/dltest"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files")
@@ -23,7 +24,9 @@ func TestMain(m *testing.M) {
 	// No metadata service is asked unless a test says so: the tests run
 	// alike on a laptop and on a cloud CI machine.
 	envProbe.clients = func() []cloudmeta.Client { return nil }
-	os.Exit(m.Run())
+	code := m.Run()
+	dltest.Cleanup() // the fake GPU libraries some tests build
+	os.Exit(code)
 }
 
 func run(t *testing.T, args ...string) (string, string, int) {

@@ -302,7 +302,7 @@ func (d *Device) Time(f func() error) (time.Duration, error) {
 	if err := cuErr(int(d.ord), fn, rc); err != nil {
 		return 0, err
 	}
-	return time.Duration(float64(ms) * float64(time.Millisecond)), nil
+	return eventDuration(ms), nil
 }
 
 // Sync waits for the device's stream.

@@ -182,7 +182,7 @@ func (c *Comm) AllReduce(dt gpu.DType, send, recv []gpu.Ptr, count int64, iters 
 		if e != nil {
 			err = errors.Join(err, e)
 		}
-		slowest = max(slowest, time.Duration(float64(ms)*float64(time.Millisecond)))
+		slowest = max(slowest, eventDuration(ms))
 	}
 	if err != nil {
 		return 0, err

@@ -3,6 +3,8 @@ package cuda
 import (
 	"errors"
 	"fmt"
+	"math"
+	"time"
 
 	"github.com/gpuscout/gpuscout/internal/gpu"
 )
@@ -91,4 +93,12 @@ func blasErr(dev int, fn string, rc int32) error {
 		return nil
 	}
 	return &Error{Func: fn, Device: dev, Code: rc, Name: Status(rc).String()}
+}
+
+// eventDuration converts cuEventElapsedTime's milliseconds to a Duration,
+// rounded to the nearest nanosecond (truncation would shorten every timed
+// region by up to 1 ns, and a sum of identical operations would no longer
+// divide evenly).
+func eventDuration(ms float32) time.Duration {
+	return time.Duration(math.Round(float64(ms) * float64(time.Millisecond)))
 }

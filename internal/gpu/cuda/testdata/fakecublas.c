@@ -6,9 +6,12 @@
  * beta = 0 read through their pointers in the compute type's width, device
  * ranges inside allocations, matching element types, leading dimensions,
  * a compute type that fits the element type and CUBLAS_GEMM_DEFAULT. It
- * computes fp32, tf32 (as fp32), bf16 and fp64 products for real, so a test
- * can check C against its own arithmetic. fake_cublas_last() describes the
- * last product's arguments.
+ * computes fp32, tf32 (as fp32), bf16, fp16 and fp64 products for real, so a
+ * test can check C against its own arithmetic. fake_cublas_last() describes
+ * the last product's arguments. On the fake libcuda's virtual clock
+ * (fake_cuda_set("vclock", 1)) a product of 2·m·n·k FLOP takes that many
+ * FLOP ÷ a rate in FLOP/ns: fp32 256, tf32 1024, bf16 and fp16 2048, fp64 128
+ * (0.256, 1.024, 2.048 and 0.128 TFLOP/s).
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -23,6 +26,7 @@ int fake_cuda_range_ok(unsigned long long p, size_t n, int kind);
 int fake_cuda_stream_ok(unsigned long long s);
 int fake_cuda_ctx_current(void);
 long fake_cuda_get(const char *key);
+void fake_cuda_spend(double ns);
 int cuCtxGetCurrent(void **c);
 
 struct handle { int alive; void *ctx; unsigned long long stream; };
@@ -93,6 +97,32 @@ static size_t esize(int t) {
 }
 static float bf16(uint16_t v) { uint32_t u = (uint32_t)v << 16; float f; memcpy(&f, &u, 4); return f; }
 static uint16_t tobf16(float f) { uint32_t u; memcpy(&u, &f, 4); return (uint16_t)((u + 0x7fff + ((u >> 16) & 1)) >> 16); }
+/* IEEE half precision, widened exactly and rounded to nearest even. */
+static float half(uint16_t h) {
+	uint32_t sign = (uint32_t)(h & 0x8000) << 16, e = (h >> 10) & 0x1f, m = h & 0x3ff, u;
+	float f;
+	if (e == 0) { f = (float)m / 16777216.0f; return sign ? -f : f; } /* m × 2^-24 */
+	u = e == 31 ? sign | 0x7f800000 | m << 13 : sign | (e - 15 + 127) << 23 | m << 13;
+	memcpy(&f, &u, 4);
+	return f;
+}
+static uint16_t tohalf(float f) {
+	uint32_t u, m, q, r, hb;
+	memcpy(&u, &f, 4);
+	uint16_t sign = (u >> 16) & 0x8000;
+	int fe = (u >> 23) & 0xff, e = fe - 127 + 15, sh;
+	m = u & 0x7fffff;
+	if (fe == 0xff) return sign | 0x7c00 | (m ? 0x200 : 0);
+	if (e >= 31) return sign | 0x7c00;
+	if (e <= 0) {
+		if (e < -10) return sign;
+		m |= 0x800000;
+		sh = 14 - e;
+	} else sh = 13;
+	q = m >> sh; r = m & ((1u << sh) - 1); hb = 1u << (sh - 1);
+	if (r > hb || (r == hb && (q & 1))) q++;
+	return e <= 0 ? sign | (uint16_t)q : sign | (uint16_t)(((uint32_t)e << 10) + q);
+}
 
 #define DEVMEM 3
 cublasStatus_t cublasGemmEx(struct handle *h, int transa, int transb, int m, int n, int k,
@@ -132,6 +162,7 @@ cublasStatus_t cublasGemmEx(struct handle *h, int transa, int transb, int m, int
 				case 0: s += (double)((const float *)A)[ai] * ((const float *)B)[bi]; break;
 				case 1: s += ((const double *)A)[ai] * ((const double *)B)[bi]; break;
 				case 14: s += (double)bf16(((const uint16_t *)A)[ai]) * bf16(((const uint16_t *)B)[bi]); break;
+				case 2: s += (double)half(((const uint16_t *)A)[ai]) * half(((const uint16_t *)B)[bi]); break;
 				}
 			}
 			size_t ci = (size_t)j * ldc + i;
@@ -139,9 +170,11 @@ cublasStatus_t cublasGemmEx(struct handle *h, int transa, int transb, int m, int
 			case 0: ((float *)C)[ci] = (float)s; break;
 			case 1: ((double *)C)[ci] = s; break;
 			case 14: ((uint16_t *)C)[ci] = tobf16((float)s); break;
-			case 2: ((uint16_t *)C)[ci] = 0; break; /* fp16 not computed by the fake */
+			case 2: ((uint16_t *)C)[ci] = tohalf((float)s); break;
 			}
 		}
+	double rate = compute == 70 ? 128 : compute == 77 ? 1024 : atype == 0 ? 256 : 2048; /* FLOP/ns */
+	fake_cuda_spend(2.0 * m * n * k / rate);
 	long us = fake_cuda_get("gemm_us");
 	if (us > 0) usleep(us);
 	return SUCCESS;

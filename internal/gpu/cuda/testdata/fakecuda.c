@@ -16,7 +16,18 @@
  * fake_cuda_set(key, v): "gpus" (1..4; GPU 1.. are synthetic), "nogpu"
  * (cuInit answers CUDA_ERROR_NO_DEVICE), "init_ms" (cuInit sleeps), "hang_ms"
  * (cuEventSynchronize sleeps that long), "gemm_us" (fakecublas's product
- * takes that long), "reset".
+ * takes that long), "vclock" (1: events read a virtual clock per GPU, below),
+ * "reset".
+ *
+ * The virtual clock makes device times deterministic, so that a test can
+ * work a measurement out by hand. Events record the clock of their GPU, and
+ * each operation advances its GPU's clock by (ns; n bytes):
+ *   host <-> device copy        n / 64          (64 GB/s)
+ *   device copy                 n / 2048        (4096 GB/s read + written)
+ *   cuMemsetD32Async            1000 + 4·count / 4096
+ *   peer copy, access enabled   2000 + n / 256  (256 GB/s after 2 µs)
+ *   peer copy, staged via host  10000 + n / 32
+ *   fakecublas's products and fakenccl's all-reduces: see those files.
  */
 #define _GNU_SOURCE
 #include <stdint.h>
@@ -51,6 +62,16 @@ enum { STREAM = 1, EVENT, DEVMEM, HOSTMEM };
 #define MAXOBJ 512
 static struct obj objs[MAXOBJ];
 static struct timespec evtime[MAXOBJ];
+static int vclock;
+static int peer_on[MAXDEV][MAXDEV]; /* cuCtxEnablePeerAccess(peer) from dev's context */
+static double vt[MAXDEV], evv[MAXOBJ]; /* virtual clock per GPU, and at each event (ns) */
+
+/* fake_cuda_advance moves dev's virtual clock on by ns (when it runs). */
+void fake_cuda_advance(int dev, double ns) {
+	pthread_mutex_lock(&mu);
+	if (vclock && dev >= 0 && dev < MAXDEV) vt[dev] += ns;
+	pthread_mutex_unlock(&mu);
+}
 
 static CUresult fail(const char *fn, const char *why, CUresult rc) {
 	pthread_mutex_lock(&mu);
@@ -76,8 +97,12 @@ int fake_cuda_set(const char *key, long v) {
 	else if (!strcmp(key, "gemm_us")) gemm_us = v;
 	else if (!strcmp(key, "nogpu")) nogpu = v;
 	else if (!strcmp(key, "init_ms")) init_ms = v;
+	else if (!strcmp(key, "vclock")) vclock = (int)v;
 	else if (!strcmp(key, "reset")) {
 		ngpus = 1; hang_ms = gemm_us = nogpu = init_ms = 0; bad = 0; lastbad[0] = 0;
+		vclock = 0;
+		memset(vt, 0, sizeof vt);
+		memset(peer_on, 0, sizeof peer_on);
 		memset(ntids, 0, sizeof ntids);
 	} else return -1;
 	return 0;
@@ -124,6 +149,8 @@ static int range_in(unsigned long long p, size_t n, int kind, struct ctx *c) {
 /* fake_cuda_range_ok: [p, p+n) inside one allocation of the current context. */
 int fake_cuda_range_ok(unsigned long long p, size_t n, int kind) { return range_in(p, n, kind, cur); }
 int fake_cuda_stream_ok(unsigned long long s) { return s == 0 || getobj(s, STREAM) != NULL; }
+/* fake_cuda_spend advances the current context's GPU (fakecublas). */
+void fake_cuda_spend(double ns) { if (cur) fake_cuda_advance(cur->dev, ns); }
 int fake_cuda_ctx_current(void) { if (cur) record(cur->dev); return cur != NULL && cur->refs > 0; }
 #define NEED_STREAM(fn, s) do { if (!fake_cuda_stream_ok(s)) return fail(fn, "stream not of this context", INVALID_HANDLE); } while (0)
 #define NEED_DEVRANGE(fn, p, n) do { if (!fake_cuda_range_ok(p, n, DEVMEM)) return fail(fn, "device range outside an allocation of this context", INVALID_VALUE); } while (0)
@@ -269,6 +296,7 @@ CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr dst, const void *src, size_t n, unsign
 	NEED_STREAM("cuMemcpyHtoDAsync_v2", s);
 	NEED_DEVRANGE("cuMemcpyHtoDAsync_v2", dst, n);
 	memcpy((void *)(uintptr_t)dst, src, n);
+	fake_cuda_spend(n / 64.0);
 	return OK;
 }
 CUresult cuMemcpyDtoHAsync_v2(void *dst, CUdeviceptr src, size_t n, unsigned long long s) {
@@ -277,6 +305,7 @@ CUresult cuMemcpyDtoHAsync_v2(void *dst, CUdeviceptr src, size_t n, unsigned lon
 	NEED_STREAM("cuMemcpyDtoHAsync_v2", s);
 	NEED_DEVRANGE("cuMemcpyDtoHAsync_v2", src, n);
 	memcpy(dst, (void *)(uintptr_t)src, n);
+	fake_cuda_spend(n / 64.0);
 	return OK;
 }
 CUresult cuMemcpyDtoDAsync_v2(CUdeviceptr dst, CUdeviceptr src, size_t n, unsigned long long s) {
@@ -285,6 +314,7 @@ CUresult cuMemcpyDtoDAsync_v2(CUdeviceptr dst, CUdeviceptr src, size_t n, unsign
 	NEED_DEVRANGE("cuMemcpyDtoDAsync_v2", dst, n);
 	NEED_DEVRANGE("cuMemcpyDtoDAsync_v2", src, n);
 	memmove((void *)(uintptr_t)dst, (void *)(uintptr_t)src, n);
+	fake_cuda_spend(n / 2048.0);
 	return OK;
 }
 #ifndef NO_MEMSET
@@ -295,6 +325,7 @@ CUresult cuMemsetD32Async(CUdeviceptr dst, unsigned int v, size_t n, unsigned lo
 	NEED_DEVRANGE("cuMemsetD32Async", dst, n * 4);
 	unsigned int *p = (unsigned int *)(uintptr_t)dst;
 	for (size_t i = 0; i < n; i++) p[i] = v;
+	fake_cuda_spend(1000 + 4.0 * n / 4096);
 	return OK;
 }
 #endif
@@ -322,6 +353,9 @@ CUresult cuEventRecord(unsigned long long e, unsigned long long s) {
 	struct obj *o = getobj(e, EVENT);
 	if (!o) return fail("cuEventRecord", "not an event of this context", INVALID_HANDLE);
 	clock_gettime(CLOCK_MONOTONIC, &evtime[o - objs]);
+	pthread_mutex_lock(&mu);
+	evv[o - objs] = vt[cur->dev];
+	pthread_mutex_unlock(&mu);
 	o->n = 1; /* recorded */
 	return OK;
 }
@@ -339,6 +373,7 @@ static CUresult elapsed(const char *fn, float *ms, unsigned long long a, unsigne
 	if (!x->n || !y->n) return fail(fn, "event not recorded", INVALID_HANDLE);
 	struct timespec s = evtime[x - objs], t = evtime[y - objs];
 	*ms = (float)((t.tv_sec - s.tv_sec) * 1e3 + (t.tv_nsec - s.tv_nsec) / 1e6);
+	if (vclock) *ms = (float)((evv[y - objs] - evv[x - objs]) / 1e6);
 	return OK;
 }
 #ifndef NO_ELAPSED_V2
@@ -348,7 +383,6 @@ CUresult cuEventElapsedTime(float *ms, unsigned long long a, unsigned long long 
 CUresult cuEventDestroy_v2(unsigned long long e) { return destroy("cuEventDestroy_v2", e, EVENT); }
 
 /* Peer access: any two different GPUs may (as on an NVLink board). */
-static int peer_on[MAXDEV][MAXDEV];
 CUresult cuDeviceCanAccessPeer(int *can, int d, int peer) {
 	NEED_DEV("cuDeviceCanAccessPeer", d);
 	NEED_PTR("cuDeviceCanAccessPeer", can);
@@ -375,6 +409,7 @@ CUresult cuMemcpyPeerAsync(CUdeviceptr dst, struct ctx *dctx, CUdeviceptr src, s
 	if (!range_in(dst, n, DEVMEM, dctx) || !range_in(src, n, DEVMEM, sctx))
 		return fail(fn, "range outside an allocation of its context", INVALID_VALUE);
 	memmove((void *)(uintptr_t)dst, (void *)(uintptr_t)src, n);
+	fake_cuda_spend(peer_on[dctx->dev][sctx->dev] ? 2000 + n / 256.0 : 10000 + n / 32.0);
 	return OK;
 }
 

@@ -1,0 +1,153 @@
+package cuda
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"time"
+
+	"github.com/gpuscout/gpuscout/internal/gpu"
+	"github.com/gpuscout/gpuscout/internal/gpu/dl"
+)
+
+// collective is a gpu.Comm over an NCCL Comm: one send and one receive
+// buffer per GPU (out of place, as nccl-tests measures by default), grown to
+// the largest size asked for. GPU i's send buffer holds i+1 in every fp32
+// element, so the sum of n GPUs is n(n+1)/2 everywhere, which AllReduce
+// checks at both ends of each receive buffer.
+type collective struct {
+	c          *Comm
+	send, recv []gpu.Ptr
+	size       int64
+}
+
+var _ gpu.Comm = (*collective)(nil)
+
+// OpenCollective opens NCCL over devs (CUDA GPUs of one Open) as a
+// gpu.Comm: the gpu.CommOpener bench is given. Without libnccl.so.2 the
+// error wraps gpu.ErrNoCollective; a device that is not a CUDA GPU,
+// gpu.ErrUnsupported.
+func OpenCollective(devs []gpu.Device) (gpu.Comm, error) {
+	cds := make([]*Device, len(devs))
+	for i, d := range devs {
+		cd, ok := d.(*Device)
+		if !ok {
+			return nil, fmt.Errorf("nccl: device %d is a %T, not a CUDA GPU: %w", i, d, gpu.ErrUnsupported)
+		}
+		cds[i] = cd
+	}
+	c, err := OpenComm(cds)
+	if err != nil {
+		if errors.Is(err, dl.ErrNotFound) {
+			return nil, fmt.Errorf("%w: %w", gpu.ErrNoCollective, err)
+		}
+		return nil, err
+	}
+	return &collective{c: c}, nil
+}
+
+// Devices is the number of GPUs in the communicator.
+func (k *collective) Devices() int { return len(k.c.devs) }
+
+// ncclSettings are the environment variables that change which algorithm
+// or path NCCL takes, and so its bus bandwidth (NVLink SHARP, for one, can
+// exceed the link speed): Describe names those that are set.
+var ncclSettings = []string{"NCCL_ALGO", "NCCL_PROTO", "NCCL_NVLS_ENABLE", "NCCL_P2P_DISABLE", "NCCL_SHM_DISABLE", "NCCL_P2P_LEVEL"}
+
+// Describe names NCCL, its version and the settings above that are set:
+// "NCCL 2.27.3, NCCL_ALGO=Ring".
+func (k *collective) Describe() string {
+	s := "NCCL"
+	if v := k.c.Version(); v != "" {
+		s += " " + v
+	}
+	for _, name := range ncclSettings {
+		if v, ok := os.LookupEnv(name); ok {
+			s += ", " + name + "=" + v
+		}
+	}
+	return s
+}
+
+// grow makes the buffers hold at least bytes, filling the send buffers.
+func (k *collective) grow(bytes int64) error {
+	if bytes <= k.size {
+		return nil
+	}
+	k.free()
+	size := (bytes + 3) &^ 3
+	for i, d := range k.c.devs {
+		for _, list := range []*[]gpu.Ptr{&k.send, &k.recv} {
+			p, err := d.Alloc(size)
+			if err != nil {
+				k.free()
+				return fmt.Errorf("nccl: allocating %d bytes on GPU %d: %w", size, d.ord, err)
+			}
+			*list = append(*list, p)
+		}
+		if err := d.Fill32(k.send[i], math.Float32bits(float32(i+1)), size/4); err != nil {
+			k.free()
+			return err
+		}
+		if err := d.Sync(); err != nil {
+			k.free()
+			return err
+		}
+	}
+	k.size = size
+	return nil
+}
+
+func (k *collective) free() {
+	for i, d := range k.c.devs {
+		if i < len(k.send) {
+			_ = d.Free(k.send[i])
+		}
+		if i < len(k.recv) {
+			_ = d.Free(k.recv[i])
+		}
+	}
+	k.send, k.recv, k.size = nil, nil, 0
+}
+
+// AllReduce sums bytes of dt across the GPUs iters times and returns the
+// time of one; for fp32 it checks the sum.
+func (k *collective) AllReduce(dt gpu.DType, bytes int64, iters int) (time.Duration, error) {
+	eb := int64(dt.ElemBytes())
+	if bytes < eb || bytes%eb != 0 {
+		return 0, fmt.Errorf("nccl all-reduce of %d bytes: want a positive multiple of %s's %d bytes", bytes, dt, eb)
+	}
+	if _, ok := ncclType(dt); !ok {
+		return 0, fmt.Errorf("nccl all-reduce %s: %w", dt, gpu.ErrUnsupported)
+	}
+	if err := k.grow(bytes); err != nil {
+		return 0, err
+	}
+	count := bytes / eb
+	t, err := k.c.AllReduce(dt, k.send, k.recv, count, iters)
+	if err != nil || dt != gpu.FP32 {
+		return t, err
+	}
+	n := len(k.c.devs)
+	want := float32(n * (n + 1) / 2)
+	w := make([]byte, 4)
+	for i, d := range k.c.devs {
+		for _, at := range []int64{0, count - 1} {
+			if err := d.Download(w, k.recv[i]+gpu.Ptr(4*at)); err != nil {
+				return 0, err
+			}
+			if got := math.Float32frombits(binary.LittleEndian.Uint32(w)); got != want {
+				return 0, fmt.Errorf("nccl all-reduce gave a wrong sum: element %d on GPU %d is %g, want %g", at, d.ord, got, want)
+			}
+		}
+	}
+	return t, nil
+}
+
+// Close frees the buffers and destroys the communicators.
+func (k *collective) Close() error {
+	k.free()
+	return k.c.Close()
+}
