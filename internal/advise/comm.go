@@ -159,7 +159,7 @@ func stepTime(w workload, refTFLOPS float64, s shape) commResult {
 // bidirectional NVLink figure, else the assumption.
 func (m *speedModel) linkGBs(g *catalog.GPU, link string, p CommParams) (float64, string) {
 	if r := m.bench[g]; r != nil && r.NCCLBusBWGBs > 0 {
-		return r.NCCLBusBWGBs, fmt.Sprintf("%g GB/s NCCL bus bandwidth (measured, %s)", r.NCCLBusBWGBs, r.Path)
+		return r.NCCLBusBWGBs, fmt.Sprintf("%.4g GB/s NCCL bus bandwidth (measured, %s)", r.NCCLBusBWGBs, r.Path)
 	}
 	switch link {
 	case catalog.LinkNVSwitch, catalog.LinkNVLink:
