@@ -17,8 +17,7 @@ func newGPUsCmd(e *env) *cobra.Command {
 		Long: `Show the GPU and accelerator spec table. Figures are dense (no sparsity) and
 per GPU; every figure cites a source (-o json lists them per figure, 'gpuscout
 catalog sources' names each source). "?" means no source gives the figure
-(measure it on the node, e.g. with PyTorch; gpuscout has no bench command
-yet); "-" means the hardware lacks it (T4 has no BF16).
+(measure it on the node with 'gpuscout bench'); "-" means the hardware lacks it (T4 has no BF16).
 
 NAME may be any spelling clouds and NVML use: "NVIDIA A100-SXM4-80GB",
 "a100-80gb", "A100" (the whole family).`,
@@ -70,7 +69,7 @@ func gpusTable(gpus []*catalog.GPU) *render.Table {
 			figureCell(g.FP32), figureCell(g.TF32), figureCell(g.BF16), figureCell(g.FP16), figureCell(g.FP8), link,
 			figureCell(g.InterconnectBW), figureCell(g.TDP), strings.Join(g.SourceIDs(), ",")})
 	}
-	t.Notes = []string{"TFLOP/s dense per GPU. ? = unknown: no source gives it (measure it; gpuscout has no bench command yet); - = does not apply: the hardware lacks it (T4 has no BF16). (any) = form factor unknown: only figures common to all variants."}
+	t.Notes = []string{"TFLOP/s dense per GPU. ? = unknown: no source gives it (measure it: gpuscout bench); - = does not apply: the hardware lacks it (T4 has no BF16). (any) = form factor unknown: only figures common to all variants."}
 	return t
 }
 
