@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"fmt"
 	"math"
 	"strings"
 
@@ -91,7 +92,14 @@ func GPUEntry(info gpu.Info, c *catalog.Catalog) benchreport.GPUEntry {
 func gpuEntry(info gpu.Info, spec *catalog.GPU) benchreport.GPUEntry {
 	e := benchreport.GPUEntry{Index: info.Index, Name: info.Name, MemoryGiB: gib(info.MemoryBytes), Driver: info.Driver, UUID: info.UUID,
 		CUDA: info.Runtime, ComputeCap: info.ComputeCap, Multiprocs: info.Multiprocs, Virtualization: info.Virtualized,
-		MIG: info.MIG, ECC: info.ECC, PowerLimitW: info.PowerLimitW}
+		MIG: info.MIG, ECC: info.ECC, PowerLimitW: info.PowerLimitW, MaxSMClockMHz: info.MaxClockMHz}
+	if info.PCIeGen > 0 && info.PCIeWidth > 0 {
+		e.PCIe = fmt.Sprintf("Gen%d x%d", info.PCIeGen, info.PCIeWidth)
+	}
+	if info.NUMANode >= 0 && !info.IsCPU {
+		n := info.NUMANode
+		e.NUMANode = &n
+	}
 	if spec != nil {
 		name := spec.Name
 		e.CanonicalGPU = &name

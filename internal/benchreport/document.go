@@ -78,6 +78,11 @@ type GPUEntry struct {
 	MIG            string  `json:"mig,omitempty"`
 	ECC            string  `json:"ecc,omitempty"`
 	PowerLimitW    float64 `json:"power_limit_w,omitempty"`
+	// The PCIe link it runs at ("Gen5 x16"), its NUMA node (absent when
+	// unknown) and its boost SM clock.
+	PCIe          string `json:"pcie,omitempty"`
+	NUMANode      *int   `json:"numa_node,omitempty"`
+	MaxSMClockMHz int    `json:"max_sm_clock_mhz,omitempty"`
 }
 
 // Measurement statuses.

@@ -108,6 +108,10 @@ func TestBenchFakeGPUsEndToEnd(t *testing.T) {
 	if len(doc.GPUs) != 3 || doc.GPUs[2].Name != "NVIDIA H200" || doc.GPUs[0].CanonicalGPU == nil {
 		t.Fatalf("gpus %+v", doc.GPUs)
 	}
+	// The fingerprint the fake NVML gives (the recorded H200's): PCIe Gen5 x16, boost clock 1980 MHz.
+	if g := doc.GPUs[0]; g.PCIe != "Gen5 x16" || g.MaxSMClockMHz != 1980 {
+		t.Errorf("gpu0 fingerprint: pcie %q, max SM clock %d; want Gen5 x16, 1980", g.PCIe, g.MaxSMClockMHz)
+	}
 	const mib = 1 << 20
 	for _, tc := range []struct {
 		name, dev string
