@@ -51,8 +51,8 @@ var allowed = map[string][]string{
 	// Measurements drive gpu.Device; the CLI chooses the implementation.
 	"bench":     {"gpu", "benchreport", "catalog", "money"},
 	"bench/*":   {"gpu", "benchreport", "catalog", "money", "bench"},
-	"doctor":    {"gpu", "gpu/*"},
-	"cloudmeta": {"catalog"}, // matches the identity to a catalog offering
+	"doctor":    {"gpu", "gpu/*", "bench/workload"}, // the workloads decide which Python runs PyTorch
+	"cloudmeta": {"catalog"},                        // matches the identity to a catalog offering
 	"hostinfo":  {},
 	"advise":    {"cost", "spot", "catalog", "money", "benchreport", "agentconfig", "yamlfields", "models"},
 	"render":    {"advise", "cost", "spot", "catalog", "money", "benchreport", "agentconfig"},

@@ -52,6 +52,15 @@ type FakeOutput struct {
 // Run returns the program's recorded output.
 func (f *Fake) Run(_ context.Context, _ time.Duration, name string, _ ...string) ([]byte, []byte, error) {
 	if _, ok := f.Path[name]; !ok {
+		// A program may be run by the path LookPath gave for it.
+		for n, p := range f.Path {
+			if p == name {
+				name = n
+				break
+			}
+		}
+	}
+	if _, ok := f.Path[name]; !ok {
 		return nil, nil, fmt.Errorf("%s: %w", name, ErrNotFound)
 	}
 	o := f.Outputs[name]

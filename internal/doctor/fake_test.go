@@ -1,6 +1,7 @@
 package doctor
 
 import (
+	"context"
 	"os"
 	"slices"
 	"strings"
@@ -90,4 +91,21 @@ func setDriver(f *Fake, driver, cuda string) {
 	lib := "/usr/local/nvidia/lib64/libcuda.so." + driver
 	f.Files = append(f.Files, lib)
 	f.Libraries["cuda"] = FakeLibrary{Path: lib, Version: cuda}
+}
+
+// TestDoctorChecksTheWorkloadsPython: with GPUSCOUT_PYTHON set, doctor probes
+// that interpreter (the one `bench workload` runs), not python3 on PATH.
+func TestDoctorChecksTheWorkloadsPython(t *testing.T) {
+	f := cpuEnv(t)
+	f.Env["GPUSCOUT_PYTHON"] = "/opt/venv/bin/python"
+	f.Path["/opt/venv/bin/python"] = "/opt/venv/bin/python"
+	f.Outputs["/opt/venv/bin/python"] = FakeOutput{Stdout: mustRead(t, "testdata/probe-debian-torch113.json")}
+	p := gatherPython(context.Background(), f)
+	if p.Path != "/opt/venv/bin/python" || p.Torch == nil {
+		t.Errorf("probed %q (torch %v); want /opt/venv/bin/python with its torch", p.Path, p.Torch)
+	}
+	delete(f.Env, "GPUSCOUT_PYTHON")
+	if p := gatherPython(context.Background(), f); p.Path != "/usr/bin/python3" || p.Torch != nil {
+		t.Errorf("without GPUSCOUT_PYTHON probed %q (torch %v); want python3 on PATH, no torch", p.Path, p.Torch)
+	}
 }

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/gpuscout/gpuscout/internal/bench/workload"
 )
 
 // Facts is what doctor learned about the machine; the rules read only this.
@@ -231,21 +233,23 @@ func gatherPyEnv(e Env) PyEnv {
 	return p
 }
 
-// gatherPython finds python3 and runs the PyTorch probe in it.
+// gatherPython finds the interpreter gpuscout runs PyTorch with (the
+// workloads' choice: GPUSCOUT_PYTHON, else python3 on PATH) and runs the
+// PyTorch probe in it.
 func gatherPython(ctx context.Context, e Env) Python {
-	path, err := e.LookPath("python3")
+	path, err := workload.Python(e.Getenv, e.LookPath)
 	if err != nil {
 		return Python{}
 	}
-	out, errOut, err := e.Run(ctx, pythonTimeout, "python3", "-c", torchProbe)
+	out, errOut, err := e.Run(ctx, pythonTimeout, path, "-c", torchProbe)
 	if err != nil && len(out) == 0 {
-		return Python{Path: path, ProbeError: runFailure("python3", out, errOut, err)}
+		return Python{Path: path, ProbeError: runFailure(path, out, errOut, err)}
 	}
 	p, perr := ParseTorchProbe(out)
 	if perr != nil {
 		msg := perr.Error()
 		if err != nil {
-			msg = runFailure("python3", out, errOut, err)
+			msg = runFailure(path, out, errOut, err)
 		}
 		return Python{Path: path, ProbeError: msg}
 	}
