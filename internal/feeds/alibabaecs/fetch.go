@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -369,12 +368,12 @@ func (f *fetcher) send(ctx context.Context, region, action string, params url.Va
 	if max <= 0 {
 		max = defaultMaxBody
 	}
-	body, err := io.ReadAll(io.LimitReader(resp.Body, max+1))
+	body, err := feeds.ReadBody(resp.Body, max)
+	if tl := (*feeds.TooLargeError)(nil); errors.As(err, &tl) {
+		return nil, fmt.Errorf("alibaba: %s: the answer is over %d bytes", what, max)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("alibaba: %s: reading the answer: %s", what, redact(err.Error(), f.creds))
-	}
-	if int64(len(body)) > max {
-		return nil, fmt.Errorf("alibaba: %s: the answer is over %d bytes", what, max)
 	}
 	if resp.StatusCode == http.StatusOK {
 		return body, nil

@@ -209,29 +209,21 @@ func (f *fetcher) send(r *http.Request, what string, limit int64) (io.ReadCloser
 		}
 		return nil, fmt.Errorf("%s: HTTP %s: %s", what, resp.Status, msg)
 	}
-	return &capped{r: resp.Body, c: resp.Body, left: limit + 1, limit: limit, what: what}, nil
+	return &capped{Reader: feeds.LimitBody(resp.Body, limit), c: resp.Body, limit: limit, what: what}, nil
 }
 
-// capped reads a body up to limit bytes, then fails.
+// capped reads a body up to limit bytes, then fails naming what it read.
 type capped struct {
-	r     io.Reader
+	io.Reader
 	c     io.Closer
-	left  int64
 	limit int64
 	what  string
 }
 
 // Read implements io.Reader.
 func (c *capped) Read(p []byte) (int, error) {
-	if c.left <= 0 {
-		return 0, fmt.Errorf("%s: the body is larger than the %d-byte limit", c.what, c.limit)
-	}
-	if int64(len(p)) > c.left {
-		p = p[:c.left]
-	}
-	n, err := c.r.Read(p)
-	c.left -= int64(n)
-	if c.left <= 0 && err == nil {
+	n, err := c.Reader.Read(p)
+	if tl := (*feeds.TooLargeError)(nil); errors.As(err, &tl) {
 		err = fmt.Errorf("%s: the body is larger than the %d-byte limit", c.what, c.limit)
 	}
 	return n, err

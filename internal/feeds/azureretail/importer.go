@@ -2,7 +2,6 @@ package azureretail
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -214,34 +213,5 @@ func fetchPage(ctx context.Context, doer feeds.Doer, u string, maxBody int64, c 
 		msg, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
 		return Page{}, fmt.Errorf("HTTP %d: %s", resp.StatusCode, strings.TrimSpace(string(msg)))
 	}
-	body := &limited{r: resp.Body, left: maxBody}
-	pg, err := decodePage(body, func(it *Item) error { c.add(it); return nil })
-	if body.over {
-		return pg, fmt.Errorf("the response is larger than %d bytes (the most read of one page)", maxBody)
-	}
-	return pg, err
-}
-
-// limited reads at most left bytes and says when the body was longer.
-type limited struct {
-	r    io.Reader
-	left int64
-	over bool
-}
-
-func (l *limited) Read(p []byte) (int, error) {
-	if l.left <= 0 {
-		var one [1]byte
-		if n, _ := l.r.Read(one[:]); n > 0 {
-			l.over = true
-			return 0, errors.New("response too large")
-		}
-		return 0, io.EOF
-	}
-	if int64(len(p)) > l.left {
-		p = p[:l.left]
-	}
-	n, err := l.r.Read(p)
-	l.left -= int64(n)
-	return n, err
+	return decodePage(feeds.LimitBody(resp.Body, maxBody), func(it *Item) error { c.add(it); return nil })
 }

@@ -208,9 +208,8 @@ func (im *Importer) once(ctx context.Context, req feeds.FetchRequest, creds Cred
 	if max <= 0 {
 		max = defaultMaxBody
 	}
-	body := &limitReader{r: resp.Body, left: max}
-	if err := read(body); err != nil {
-		if body.over {
+	if err := read(feeds.LimitBody(resp.Body, max)); err != nil {
+		if tl := (*feeds.TooLargeError)(nil); errors.As(err, &tl) {
 			return fmt.Errorf("tencent: %s %s: the answer is larger than %d bytes", action, region, max)
 		}
 		var apiErr *APIError
@@ -246,30 +245,6 @@ func redact(s string, c Credentials) string {
 		}
 	}
 	return s
-}
-
-// limitReader reads at most left bytes, then fails.
-type limitReader struct {
-	r    io.Reader
-	left int64
-	over bool
-}
-
-func (l *limitReader) Read(p []byte) (int, error) {
-	if l.left <= 0 {
-		var probe [1]byte
-		if n, err := l.r.Read(probe[:]); n == 0 && err != nil {
-			return 0, err // the answer ended at the limit
-		}
-		l.over = true
-		return 0, errors.New("answer too large")
-	}
-	if int64(len(p)) > l.left {
-		p = p[:l.left]
-	}
-	n, err := l.r.Read(p)
-	l.left -= int64(n)
-	return n, err
 }
 
 // client returns the HTTP client of a request, or the default one.

@@ -1,4 +1,4 @@
-package httpclient
+package feeds
 
 import (
 	"fmt"
