@@ -15,6 +15,7 @@ type Applied struct {
 	Replaced, Added int
 	Commitments     int
 	SpotBands       int
+	Licenses        int
 }
 
 // Note is the line commands print when the set's prices were used: "prices
@@ -49,7 +50,9 @@ type rowKey struct{ provider, typ, region string }
 // wins where two price the same offering): a set's offerings replace every
 // row (all zones) of the same provider, instance type and region, and are
 // added where the catalog has none; its commitment prices and spot bands
-// replace those of the same provider, type and region; its sources are
+// replace those of the same provider, type and region; its licence
+// surcharges replace those of the same provider, type, region and licence
+// (the embedded ones from licenses.yaml) and are added otherwise; its sources are
 // added. Every other offering, commitment and band of cat stays. cat itself
 // is not changed.
 func Overlay(cat *catalog.Catalog, sets []*Set) (*catalog.Catalog, []Applied, error) {
@@ -108,6 +111,9 @@ func Overlay(cat *catalog.Catalog, sets []*Set) (*catalog.Catalog, []Applied, er
 		}
 		c.SpotBands = append(bands, set.Snapshot.SpotBands...)
 
+		c.Licenses = overlayLicenses(c.Licenses, set.Snapshot.Licenses)
+		a.Licenses = len(set.Snapshot.Licenses)
+
 		if len(set.Snapshot.LeftOut) > 0 {
 			c.LeftOut = append(append([]catalog.LeftOutType(nil), c.LeftOut...), set.Snapshot.LeftOut...)
 		}
@@ -141,11 +147,37 @@ func checkCited(c *catalog.Catalog, set *Set) error {
 			return fmt.Errorf("user catalog %s: spot band %s %s cites unknown source %q", where, b.InstanceType, b.Region, b.Source)
 		}
 	}
+	for _, l := range set.Snapshot.Licenses {
+		if c.Source(l.Source) == nil {
+			return fmt.Errorf("user catalog %s: %s licence of %s %s cites unknown source %q", where, l.License, l.InstanceType, l.Region, l.Source)
+		}
+	}
 	return nil
 }
 
+type licenseKey struct{ provider, typ, region, license string }
+
+// overlayLicenses returns a new list: old's surcharges less those of the
+// same provider, type, region and licence as one of set's, then set's.
+func overlayLicenses(old, set []catalog.LicenseSurcharge) []catalog.LicenseSurcharge {
+	if len(set) == 0 {
+		return old
+	}
+	keys := map[licenseKey]bool{}
+	for _, l := range set {
+		keys[licenseKey{l.Provider, l.InstanceType, l.Region, l.License}] = true
+	}
+	out := make([]catalog.LicenseSurcharge, 0, len(old)+len(set))
+	for _, l := range old {
+		if !keys[licenseKey{l.Provider, l.InstanceType, l.Region, l.License}] {
+			out = append(out, l)
+		}
+	}
+	return append(out, set...)
+}
+
 // Prices reports whether the set priced the provider's instance type in the
-// region: an offering, a commitment price or a spot band of it.
+// region: an offering, a commitment price, a spot band or a licence price of it.
 func (s *Set) Prices(provider, typ, region string) bool {
 	if s.priced == nil {
 		s.priced = map[rowKey]bool{}
@@ -158,6 +190,9 @@ func (s *Set) Prices(provider, typ, region string) bool {
 		}
 		for _, b := range s.Snapshot.SpotBands {
 			s.priced[rowKey{b.Provider, b.InstanceType, b.Region}] = true
+		}
+		for _, l := range s.Snapshot.Licenses {
+			s.priced[rowKey{l.Provider, l.InstanceType, l.Region}] = true
 		}
 	}
 	return s.priced[rowKey{provider, typ, region}]

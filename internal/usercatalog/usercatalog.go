@@ -3,7 +3,9 @@
 // downloaded files) with the user's credentials, kept under the user's config
 // folder (os.UserConfigDir()/gpuscout/catalog, or GPUSCOUT_CATALOG_DIR), one
 // file set per provider and region set in the embedded snapshot's own format
-// (offerings.csv, commitments.csv, spot_bands.csv, left_out.csv) plus a
+// (offerings.csv, commitments.csv, spot_bands.csv, left_out.csv), the OS
+// licence surcharges the feed priced (licenses.csv; absent in sets written
+// before it existed) and a
 // meta.json saying where the records came from (importer, request
 // parameters, fetch time, gpuscout version, counts, rows left out).
 //
@@ -87,6 +89,7 @@ type Counts struct {
 	Offerings   int `json:"offerings"`
 	Commitments int `json:"commitments"`
 	SpotBands   int `json:"spot_bands"`
+	Licenses    int `json:"licenses,omitempty"`
 	LeftOut     int `json:"left_out"`
 }
 
