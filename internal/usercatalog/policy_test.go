@@ -74,7 +74,9 @@ func TestPartialRefreshPolicy(t *testing.T) {
 		want     string
 	}{
 		{"gcp on-demand only: the spot price stays, dated apart", "gcp",
-			func() []catalog.Offering { return []catalog.Offering{row(t, base, "gcp", "a2-highgpu-8g", "us-central1", "", "30", "")} },
+			func() []catalog.Offering {
+				return []catalog.Offering{row(t, base, "gcp", "a2-highgpu-8g", "us-central1", "", "30", "")}
+			},
 			[3]string{"gcp", "a2-highgpu-8g", "us-central1"},
 			" 30(test-refresh 2026-11-30) 15.42416(" + cyc + ")"},
 		{"gcp covers spot elsewhere: this offering's spot price is gone", "gcp",
@@ -84,28 +86,40 @@ func TestPartialRefreshPolicy(t *testing.T) {
 			[3]string{"gcp", "a2-highgpu-8g", "us-central1"},
 			" 30(test-refresh 2026-11-30) -"},
 		{"gcp spot only: the on-demand price stays", "gcp",
-			func() []catalog.Offering { return []catalog.Offering{row(t, base, "gcp", "a2-highgpu-8g", "us-central1", "", "", "9")} },
+			func() []catalog.Offering {
+				return []catalog.Offering{row(t, base, "gcp", "a2-highgpu-8g", "us-central1", "", "", "9")}
+			},
 			[3]string{"gcp", "a2-highgpu-8g", "us-central1"},
 			" 29.38708(" + cyc + ") 9(test-refresh 2026-11-30)"},
 		{"gcp both kinds: the feed's prices alone", "gcp",
-			func() []catalog.Offering { return []catalog.Offering{row(t, base, "gcp", "a2-highgpu-8g", "us-central1", "", "30", "9")} },
+			func() []catalog.Offering {
+				return []catalog.Offering{row(t, base, "gcp", "a2-highgpu-8g", "us-central1", "", "30", "9")}
+			},
 			[3]string{"gcp", "a2-highgpu-8g", "us-central1"},
 			" 30(test-refresh 2026-11-30) 9(test-refresh 2026-11-30)"},
 		{"aws region row, no spot: each zone keeps its own spot price", "aws",
-			func() []catalog.Offering { return []catalog.Offering{row(t, base, "aws", "p4d.24xlarge", "us-east-1", "", "22", "")} },
+			func() []catalog.Offering {
+				return []catalog.Offering{row(t, base, "aws", "p4d.24xlarge", "us-east-1", "", "22", "")}
+			},
 			[3]string{"aws", "p4d.24xlarge", "us-east-1"},
 			"use1-az1 22(test-refresh 2026-11-30) 8.0087(" + sky + "); use1-az2 22(test-refresh 2026-11-30) 6.5323(" + sky + "); " +
 				"use1-az4 22(test-refresh 2026-11-30) 13.9933(" + sky + "); use1-az6 22(test-refresh 2026-11-30) 11.787(" + sky + ")"},
 		{"aws region row with spot: one row, the feed's", "aws",
-			func() []catalog.Offering { return []catalog.Offering{row(t, base, "aws", "p4d.24xlarge", "us-east-1", "", "22", "7")} },
+			func() []catalog.Offering {
+				return []catalog.Offering{row(t, base, "aws", "p4d.24xlarge", "us-east-1", "", "22", "7")}
+			},
 			[3]string{"aws", "p4d.24xlarge", "us-east-1"},
 			" 22(test-refresh 2026-11-30) 7(test-refresh 2026-11-30)"},
 		{"aws zone row, no spot: the same zone's spot price stays; other zones replaced", "aws",
-			func() []catalog.Offering { return []catalog.Offering{row(t, base, "aws", "p4d.24xlarge", "us-east-1", "use1-az2", "22", "")} },
+			func() []catalog.Offering {
+				return []catalog.Offering{row(t, base, "aws", "p4d.24xlarge", "us-east-1", "use1-az2", "22", "")}
+			},
 			[3]string{"aws", "p4d.24xlarge", "us-east-1"},
 			"use1-az2 22(test-refresh 2026-11-30) 6.5323(" + sky + ")"},
 		{"an offering the refresh does not list keeps everything", "aws",
-			func() []catalog.Offering { return []catalog.Offering{row(t, base, "aws", "p4d.24xlarge", "us-east-1", "", "22", "7")} },
+			func() []catalog.Offering {
+				return []catalog.Offering{row(t, base, "aws", "p4d.24xlarge", "us-east-1", "", "22", "7")}
+			},
 			[3]string{"gcp", "a2-highgpu-8g", "us-central1"},
 			" 29.38708(" + cyc + ") 15.42416(" + cyc + ")"},
 	}
