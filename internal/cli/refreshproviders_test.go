@@ -408,3 +408,45 @@ func TestRefreshChinaAdvise(t *testing.T) {
 		}
 	}
 }
+
+// TestCatalogSourcesListsRefreshed: after a refresh, catalog sources lists
+// the refresh's source with its date, what cites it and the user catalog
+// folder holding its prices; --no-user-catalog leaves it out.
+func TestCatalogSourcesListsRefreshed(t *testing.T) {
+	hermetic(t)
+	const secret = "tencent-secret-never-shown"
+	srv := tencentFake(t, secret)
+	t.Setenv("TENCENTCLOUD_SECRET_ID", "AKIDe2e")
+	t.Setenv("TENCENTCLOUD_SECRET_KEY", secret)
+	if _, errOut, code := run(t, "catalog", "refresh", "--provider", "tencent", "--region", "ap-guangzhou", "--endpoint", srv.URL); code != 0 {
+		t.Fatalf("refresh: exit %d: %s", code, errOut)
+	}
+	list := func(args ...string) map[string]sourceEntry {
+		out, errOut, code := run(t, append([]string{"catalog", "sources", "-o", "json"}, args...)...)
+		if code != 0 {
+			t.Fatalf("catalog sources: exit %d: %s", code, errOut)
+		}
+		var es []sourceEntry
+		if err := json.Unmarshal([]byte(out), &es); err != nil {
+			t.Fatal(err)
+		}
+		m := map[string]sourceEntry{}
+		for _, e := range es {
+			m[e.ID] = e
+		}
+		return m
+	}
+	day := clock().UTC().Format("2006-01-02")
+	e, ok := list()["tencent-cvm-api@"+day]
+	dir := filepath.Join(os.Getenv(usercatalog.EnvDir), "tencent", "ap-guangzhou", "20261130T120000Z")
+	if !ok || e.AsOf != day || e.CitedBy["prices"] == 0 || e.UserCatalog != dir {
+		t.Errorf("refreshed source %+v (listed %v), want dated %s, citing prices, in %s", e, ok, day, dir)
+	}
+	if _, ok := list("--no-user-catalog")["tencent-cvm-api@"+day]; ok {
+		t.Error("--no-user-catalog still lists the refreshed source")
+	}
+	out, _, _ := run(t, "catalog", "sources")
+	if !strings.Contains(out, "1 sources from your catalog refreshes") {
+		t.Errorf("catalog sources lacks the note on refreshed sources:\n%s", out[max(0, len(out)-600):])
+	}
+}
