@@ -53,6 +53,10 @@ func TestRefreshLicensesEndToEnd(t *testing.T) {
 		t.Errorf("diff %+v, want the H100 windows licence 4.416 -> 4.916 from the file", changes)
 	}
 
+	if out, _, _ := run(t, "catalog", "info"); !strings.Contains(out, "0 spot bands, 3 licence prices,") {
+		t.Errorf("catalog info does not count the licence prices:\n%s", out)
+	}
+
 	out, errOut, code = run(t, "cost", "--offering", "azure/Standard_ND96isr_H100_v5/eastus", "--license", "windows", "--hours-per-month", "100", "-o", "json")
 	if code != 0 {
 		t.Fatalf("cost: exit %d: %s", code, errOut)
