@@ -1,6 +1,11 @@
 package catalog
 
 import (
+	"encoding/csv"
+	"fmt"
+	"io"
+	"strings"
+
 	"github.com/shopspring/decimal"
 
 	"github.com/gpuscout/gpuscout/internal/money"
@@ -16,7 +21,10 @@ type LicenseSurcharge struct {
 	PerHour      decimal.Decimal `yaml:"per_hour"`
 	Currency     money.Currency  `yaml:"currency"`
 	Source       string          `yaml:"source"`
-	Notes        string          `yaml:"notes"`
+	// AsOf is the price's date where the record gives one (a refreshed
+	// feed); the embedded ones are dated by their source entry.
+	AsOf  string `yaml:"as_of"`
+	Notes string `yaml:"notes"`
 	// BringYourOwn names the provider's programme that waives the surcharge
 	// for users who bring their own licence (Azure Hybrid Benefit); "" if none.
 	BringYourOwn string `yaml:"bring_your_own"`
@@ -31,6 +39,59 @@ func (c *Catalog) LicenseFor(o *Offering, license string) *LicenseSurcharge {
 		}
 	}
 	return nil
+}
+
+// LicensesFile is the licence surcharges' file in a user catalog set (the
+// embedded ones are in data/licenses.yaml).
+const LicensesFile = "licenses.csv"
+
+// LicenseColumns is the header of LicensesFile.
+var LicenseColumns = []string{"provider", "instance_type", "region", "license", "per_hour", "currency", "bring_your_own", "source", "as_of", "notes"}
+
+// WriteLicensesCSV writes licence surcharges in the LicensesFile format.
+func WriteLicensesCSV(w io.Writer, ls []LicenseSurcharge) error {
+	cw := csv.NewWriter(w)
+	if err := cw.Write(LicenseColumns); err != nil {
+		return err
+	}
+	for _, l := range ls {
+		if err := cw.Write([]string{l.Provider, l.InstanceType, l.Region, l.License, l.PerHour.String(), string(l.Currency), l.BringYourOwn, l.Source, l.AsOf, l.Notes}); err != nil {
+			return err
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// ReadLicensesCSV parses the LicensesFile format; an empty input is an
+// empty list. Every row needs a provider, type, region, licence, source
+// and a positive price.
+func ReadLicensesCSV(r io.Reader) ([]LicenseSurcharge, error) {
+	recs, err := csv.NewReader(r).ReadAll()
+	if err != nil {
+		return nil, fmt.Errorf("licenses: %w", err)
+	}
+	if len(recs) == 0 {
+		return nil, nil
+	}
+	if strings.Join(recs[0], ",") != strings.Join(LicenseColumns, ",") {
+		return nil, fmt.Errorf("licenses: header %q, want %q", strings.Join(recs[0], ","), strings.Join(LicenseColumns, ","))
+	}
+	var out []LicenseSurcharge
+	for i, rec := range recs[1:] {
+		l := LicenseSurcharge{Provider: rec[0], InstanceType: rec[1], Region: rec[2], License: rec[3], Currency: money.Currency(rec[5]),
+			BringYourOwn: rec[6], Source: rec[7], AsOf: rec[8], Notes: rec[9]}
+		if l.Provider == "" || l.InstanceType == "" || l.Region == "" || l.License == "" || l.Source == "" || l.Currency == "" {
+			return nil, fmt.Errorf("licenses line %d: want provider, instance_type, region, license, currency and source", i+2)
+		}
+		p, err := decimal.NewFromString(rec[4])
+		if err != nil || !p.IsPositive() {
+			return nil, fmt.Errorf("licenses line %d: per_hour %q is not a positive number", i+2, rec[4])
+		}
+		l.PerHour = p
+		out = append(out, l)
+	}
+	return out, nil
 }
 
 // Scheme is a way a provider sells commitments: a model with its terms,

@@ -13,6 +13,10 @@ type Snapshot struct {
 	Commitments []Commitment
 	SpotBands   []SpotBand
 	LeftOut     []LeftOutType // instance types a feed lists that the build left out, and why
+	// Licenses are OS licence surcharges a feed priced (Azure's Windows
+	// over Linux). The embedded ones are curated in data/licenses.yaml, so
+	// Encode leaves them out; a user catalog set keeps them in LicensesFile.
+	Licenses []LicenseSurcharge
 }
 
 // Snapshot file names inside internal/catalog/data.

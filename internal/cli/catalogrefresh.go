@@ -333,7 +333,8 @@ func refreshChanges(st *usercatalog.Store, base *catalog.Catalog, set *usercatal
 	if err != nil {
 		return nil, err
 	}
-	return usercatalog.Diff(before.Offerings, after.Offerings, set.Meta.Provider), nil
+	return append(usercatalog.Diff(before.Offerings, after.Offerings, set.Meta.Provider),
+		usercatalog.DiffLicenses(before.Licenses, after.Licenses, set.Meta.Provider)...), nil
 }
 
 // maxSummaryChanges bounds the changes a refresh lists (catalog diff lists all).
@@ -341,8 +342,8 @@ const maxSummaryChanges = 20
 
 func writeRefreshSummary(w io.Writer, set *usercatalog.Set, changes []usercatalog.Change) {
 	m := set.Meta
-	fmt.Fprintf(w, "%s: %d offerings, %d commitment prices, %d spot bands imported (regions: %s)\n",
-		set.Describe(), m.Counts.Offerings, m.Counts.Commitments, m.Counts.SpotBands, orNone(m.Covers))
+	fmt.Fprintf(w, "%s: %d offerings, %d commitment prices, %d spot bands, %d licence prices imported (regions: %s)\n",
+		set.Describe(), m.Counts.Offerings, m.Counts.Commitments, m.Counts.SpotBands, m.Counts.Licenses, orNone(m.Covers))
 	if m.Counts.LeftOut > 0 {
 		fmt.Fprintf(w, "Left out %d rows:\n", m.Counts.LeftOut)
 		reasons := make([]string, 0, len(m.LeftOut))
@@ -476,7 +477,8 @@ refresh kept since), so moves over the last 30 days show with --since 30d.`,
 			if err != nil {
 				return err
 			}
-			changes = usercatalog.Diff(base.Offerings, over.Offerings, provider)
+			changes = append(usercatalog.Diff(base.Offerings, over.Offerings, provider),
+				usercatalog.DiffLicenses(base.Licenses, over.Licenses, provider)...)
 		} else {
 			hours, err := parseHours("since", f.since)
 			if err != nil {
@@ -523,7 +525,9 @@ func historyChanges(st *usercatalog.Store, base *catalog.Catalog, provider strin
 		if b == nil {
 			continue
 		}
-		out = append(out, usercatalog.Diff(b.Snapshot.Offerings, vs[len(vs)-1].Snapshot.Offerings, provider)...)
+		cur := vs[len(vs)-1].Snapshot
+		out = append(out, usercatalog.Diff(b.Snapshot.Offerings, cur.Offerings, provider)...)
+		out = append(out, usercatalog.DiffLicenses(b.Snapshot.Licenses, cur.Licenses, provider)...)
 	}
 	return out, nil
 }

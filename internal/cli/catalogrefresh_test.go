@@ -155,7 +155,7 @@ func TestRefreshEndToEnd(t *testing.T) {
 		t.Fatalf("refresh: exit %d: %s", code, errOut)
 	}
 	for _, want := range []string{
-		"alibaba cn-hangzhou: 2 offerings, 0 commitment prices, 0 spot bands imported (regions: cn-hangzhou)",
+		"alibaba cn-hangzhou: 2 offerings, 0 commitment prices, 0 spot bands, 0 licence prices imported (regions: cn-hangzhou)",
 		"Left out 2 rows:",
 		`currency USD, want CNY`, `unit "1 Month", want 1 Hour`,
 		"Against the prices in use now: 0 changed, 3 newly priced, 0 new offerings",

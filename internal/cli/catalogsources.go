@@ -3,6 +3,7 @@ package cli
 import (
 	"fmt"
 	"maps"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -12,6 +13,7 @@ import (
 	"github.com/gpuscout/gpuscout/internal/catalog"
 	"github.com/gpuscout/gpuscout/internal/feeds/registry"
 	"github.com/gpuscout/gpuscout/internal/render"
+	"github.com/gpuscout/gpuscout/internal/usercatalog"
 )
 
 func newCatalogSourcesCmd(e *env) *cobra.Command {
@@ -22,12 +24,16 @@ func newCatalogSourcesCmd(e *env) *cobra.Command {
 instance specs, GPU figures, egress tables, provider facts, licence surcharges)
 with its title, where to find it (a URL, or the file under the project's
 shared/data the catalog build read), its as-of date and licence, and how many
-catalog entries cite it.`,
+catalog entries cite it. Sources of prices your catalog refreshes fetched
+('gpuscout catalog refresh') are listed too, located by the user catalog
+folder that holds them (its meta.json records the feed, the request and the
+fetch time); --no-user-catalog lists the embedded catalog's alone.`,
 		Example: "  gpuscout catalog sources\n  gpuscout catalog sources -o json",
 		Args:    noArgs,
 	}
 	getFormat := outputFlag(cmd)
 	wide := wideFlag(cmd)
+	noUser := cmd.Flags().Bool("no-user-catalog", false, "list the embedded catalog's sources only, not those of your catalog refreshes (also: "+usercatalog.EnvIgnore+"=1)")
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		format, err := getFormat()
 		if err != nil {
@@ -37,8 +43,33 @@ catalog entries cite it.`,
 		if err != nil {
 			return fmt.Errorf("embedded catalog: %w", err)
 		}
-		list := catalogSources(cat)
-		return e.writeFitted(format, list.table(), list, *wide)
+		l := &loadedCatalog{cat: cat}
+		if !*noUser && !usercatalog.Ignored(getenv) {
+			if err := l.applyUserCatalog(); err != nil {
+				return err
+			}
+		}
+		list := catalogSources(l.cat)
+		var notes []string
+		if len(l.refreshed) > 0 {
+			st, err := userStore()
+			if err != nil {
+				return err
+			}
+			n := 0
+			for _, a := range l.refreshed {
+				dir := filepath.Join(st.Dir, a.Set.Meta.Provider, a.Set.Key, a.Set.Version)
+				for _, src := range a.Set.Meta.Sources {
+					if list.locate(src.ID, dir) {
+						n++
+					}
+				}
+			}
+			notes = append(notes, fmt.Sprintf("%d sources from your catalog refreshes, each with the user catalog folder holding its prices (user catalog %s; --no-user-catalog omits them).", n, st.Dir))
+		}
+		t := list.table()
+		t.Notes = append(t.Notes, notes...)
+		return e.writeFitted(format, t, list, *wide)
 	}
 	return cmd
 }
@@ -48,6 +79,22 @@ type sourceEntry struct {
 	catalog.Source
 	Files   []string       `json:"files"`    // shared/data files (the build's feeds and the source's own file)
 	CitedBy map[string]int `json:"cited_by"` // kind of catalog entry -> count
+	// UserCatalog is the user catalog folder (a refresh's version folder)
+	// holding the prices a refreshed source is cited by; "" for the
+	// embedded catalog's sources.
+	UserCatalog string `json:"user_catalog,omitempty"`
+}
+
+// locate records the user catalog folder of a refreshed source; false if
+// the list lacks the id.
+func (l sourceList) locate(id, dir string) bool {
+	for i := range l {
+		if l[i].ID == id {
+			l[i].UserCatalog = dir
+			return true
+		}
+	}
+	return false
 }
 
 type sourceList []sourceEntry
@@ -135,6 +182,9 @@ func catalogSources(c *catalog.Catalog) sourceList {
 func (e *sourceEntry) where() string {
 	if e.URL != "" {
 		return e.URL
+	}
+	if e.UserCatalog != "" {
+		return e.UserCatalog
 	}
 	var parts []string
 	for _, f := range e.Files {

@@ -73,6 +73,7 @@ type refreshInfo struct {
 	Added       int       `json:"added"`
 	Commitments int       `json:"commitments"`
 	SpotBands   int       `json:"spot_bands"`
+	Licenses    int       `json:"licenses"`
 	LeftOut     int       `json:"left_out"`
 	Version     string    `json:"gpuscout_version"`
 	Set         string    `json:"set"` // provider/key/version under the user catalog folder
@@ -84,7 +85,7 @@ func refreshInfos(l *loadedCatalog, now time.Time) []refreshInfo {
 		m := a.Set.Meta
 		ri := refreshInfo{Provider: m.Provider, Regions: m.Covers, Mode: m.Mode, Format: m.Format, File: m.File, FetchedAt: m.FetchedAt.UTC(),
 			AgeDays: a.Set.Age(now), Offerings: m.Counts.Offerings, Replaced: a.Replaced, Added: a.Added, Commitments: a.Commitments,
-			SpotBands: a.SpotBands, LeftOut: m.Counts.LeftOut, Version: m.Version, Set: m.Provider + "/" + a.Set.Key + "/" + a.Set.Version}
+			SpotBands: a.SpotBands, Licenses: a.Licenses, LeftOut: m.Counts.LeftOut, Version: m.Version, Set: m.Provider + "/" + a.Set.Key + "/" + a.Set.Version}
 		for _, s := range m.Sources {
 			ri.Sources = append(ri.Sources, s.ID)
 		}
@@ -103,8 +104,12 @@ func refreshLines(rs []refreshInfo) []string {
 		if r.Mode == usercatalog.ModeFile {
 			how = fmt.Sprintf("read from %s (%s)", r.File, r.Format)
 		}
-		out = append(out, fmt.Sprintf("  %s %s: %d offerings (%d replaced, %d added), %d commitment prices, %d spot bands, %d rows left out; %s %s (%s); %s",
-			r.Provider, orNone(r.Regions), r.Offerings, r.Replaced, r.Added, r.Commitments, r.SpotBands, r.LeftOut,
+		lic := ""
+		if r.Licenses > 0 {
+			lic = fmt.Sprintf(", %d licence prices", r.Licenses)
+		}
+		out = append(out, fmt.Sprintf("  %s %s: %d offerings (%d replaced, %d added), %d commitment prices, %d spot bands%s, %d rows left out; %s %s (%s); %s",
+			r.Provider, orNone(r.Regions), r.Offerings, r.Replaced, r.Added, r.Commitments, r.SpotBands, lic, r.LeftOut,
 			how, r.FetchedAt.Format("2006-01-02 15:04 UTC"), ageText(r.AgeDays), r.Set))
 	}
 	return out

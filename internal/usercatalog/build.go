@@ -59,13 +59,16 @@ func Build(base *catalog.Catalog, res *feeds.Result, meta Meta) (*Set, *build.Re
 	for _, b := range snap.SpotBands {
 		covers[b.Region] = true
 	}
+	for _, l := range snap.Licenses {
+		covers[l.Region] = true
+	}
 	delete(covers, "")
 	meta.Covers = nil
 	for r := range covers {
 		meta.Covers = append(meta.Covers, r)
 	}
 	sort.Strings(meta.Covers)
-	meta.Counts = Counts{Offerings: len(snap.Offerings), Commitments: len(snap.Commitments), SpotBands: len(snap.SpotBands), LeftOut: len(rep.LeftOut)}
+	meta.Counts = Counts{Offerings: len(snap.Offerings), Commitments: len(snap.Commitments), SpotBands: len(snap.SpotBands), Licenses: len(snap.Licenses), LeftOut: len(rep.LeftOut)}
 	meta.LeftOut = map[string]int{}
 	for _, l := range rep.LeftOut {
 		meta.LeftOut[l.Reason]++
@@ -99,6 +102,9 @@ func newSources(base *catalog.Catalog, res *feeds.Result, meta Meta) []catalog.S
 	}
 	for _, b := range res.SpotBands {
 		cite(b.Source, b.AsOf)
+	}
+	for _, l := range res.Licenses {
+		cite(l.Source, l.AsOf)
 	}
 	return out
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/gpuscout/gpuscout/internal/catalog"
+	"github.com/gpuscout/gpuscout/internal/money"
 )
 
 // Change kinds.
@@ -21,7 +22,7 @@ const (
 // Change is one price that moved between two sets of rows.
 type Change struct {
 	Provider, InstanceType, Region, Zone string
-	Price                                string // "on-demand" or "spot"
+	Price                                string // "on-demand", "spot" or "windows licence" (DiffLicenses)
 	Kind                                 string
 	Old, New                             catalog.Price
 	// Pct is the change in percent of the old price, rounded to 0.1; null
@@ -73,6 +74,54 @@ func Diff(old, new []catalog.Offering, provider string) []Change {
 			out = append(out, change(o, "on-demand", Gone, o.OnDemand, catalog.Price{}))
 		}
 	}
+	sortChanges(out)
+	return out
+}
+
+// DiffLicenses compares the licence surcharges in old and new (matched by
+// provider, type, region and licence) of provider ("" for all), as changes
+// whose Price is "windows licence" (the licence's name), sorted like Diff.
+func DiffLicenses(old, new []catalog.LicenseSurcharge, provider string) []Change {
+	idx := func(ls []catalog.LicenseSurcharge) map[licenseKey]*catalog.LicenseSurcharge {
+		m := map[licenseKey]*catalog.LicenseSurcharge{}
+		for i := range ls {
+			if provider == "" || ls[i].Provider == provider {
+				m[licenseKey{ls[i].Provider, ls[i].InstanceType, ls[i].Region, ls[i].License}] = &ls[i]
+			}
+		}
+		return m
+	}
+	om, nm := idx(old), idx(new)
+	var out []Change
+	add := func(l *catalog.LicenseSurcharge, kind string, o, n catalog.Price) {
+		off := catalog.Offering{Provider: l.Provider, InstanceType: l.InstanceType, Region: l.Region}
+		out = append(out, change(&off, l.License+" licence", kind, o, n))
+	}
+	for k, n := range nm {
+		o := om[k]
+		switch {
+		case o == nil:
+			add(n, New, catalog.Price{}, licensePrice(n))
+		case !o.PerHour.Equal(n.PerHour) || o.Currency != n.Currency:
+			add(n, Changed, licensePrice(o), licensePrice(n))
+		}
+	}
+	for k, o := range om {
+		if nm[k] == nil {
+			add(o, Gone, licensePrice(o), catalog.Price{})
+		}
+	}
+	sortChanges(out)
+	return out
+}
+
+// licensePrice is a surcharge as a price: dated by the record, else by
+// nothing (the source entry dates the embedded ones).
+func licensePrice(l *catalog.LicenseSurcharge) catalog.Price {
+	return catalog.Price{Known: true, Amount: money.Amount{Value: l.PerHour, Currency: l.Currency}, Source: l.Source, AsOf: l.AsOf}
+}
+
+func sortChanges(out []Change) {
 	sort.Slice(out, func(i, j int) bool {
 		a, b := out[i], out[j]
 		for _, p := range [][2]string{{a.Provider, b.Provider}, {a.InstanceType, b.InstanceType}, {a.Region, b.Region}, {a.Zone, b.Zone}, {a.Price, b.Price}} {
@@ -82,7 +131,6 @@ func Diff(old, new []catalog.Offering, provider string) []Change {
 		}
 		return false
 	})
-	return out
 }
 
 var hundred = decimal.NewFromInt(100)

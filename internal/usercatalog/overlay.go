@@ -15,6 +15,7 @@ type Applied struct {
 	Replaced, Added int
 	Commitments     int
 	SpotBands       int
+	Licenses        int
 }
 
 // Note is the line commands print when the set's prices were used: "prices
@@ -46,12 +47,13 @@ func (s *Set) Cites(id string) bool {
 type rowKey struct{ provider, typ, region string }
 
 // Overlay returns a copy of cat with the sets applied in order (the later
-// wins where two price the same offering): a set's offerings replace every
-// row (all zones) of the same provider, instance type and region, and are
-// added where the catalog has none; its commitment prices and spot bands
-// replace those of the same provider, type and region; its sources are
-// added. Every other offering, commitment and band of cat stays. cat itself
-// is not changed.
+// wins where two price the same offering), under the partial refresh policy
+// of the package doc: a set's offerings replace every row (all
+// zones) of the same provider, instance type and region, and are added
+// where the catalog has none; a price kind the set says nothing about keeps
+// the catalog's price; its sources are added. Every offering, commitment,
+// band and licence of cat the set does not list stays. cat itself is not
+// changed.
 func Overlay(cat *catalog.Catalog, sets []*Set) (*catalog.Catalog, []Applied, error) {
 	c := cat.Clone()
 	var applied []Applied
@@ -62,58 +64,144 @@ func Overlay(cat *catalog.Catalog, sets []*Set) (*catalog.Catalog, []Applied, er
 		if err := checkCited(c, set); err != nil {
 			return nil, nil, err
 		}
-		a := Applied{Set: set, Commitments: len(set.Snapshot.Commitments), SpotBands: len(set.Snapshot.SpotBands)}
-		replace := map[rowKey]bool{}
-		for i := range set.Snapshot.Offerings {
-			o := &set.Snapshot.Offerings[i]
-			replace[rowKey{o.Provider, o.InstanceType, o.Region}] = true
-		}
-		present := map[rowKey]bool{}
-		offs := make([]catalog.Offering, 0, len(c.Offerings)+len(set.Snapshot.Offerings))
-		for i := range c.Offerings {
-			o := &c.Offerings[i]
-			k := rowKey{o.Provider, o.InstanceType, o.Region}
-			if replace[k] {
-				present[k] = true
-				continue
-			}
-			offs = append(offs, *o)
-		}
-		offs = append(offs, set.Snapshot.Offerings...)
-		c.Offerings = offs
-		a.Replaced = len(present)
-		a.Added = len(replace) - len(present)
-
-		commitKeys := map[rowKey]bool{}
-		for _, x := range set.Snapshot.Commitments {
-			commitKeys[rowKey{x.Provider, x.InstanceType, x.Region}] = true
-		}
-		commits := make([]catalog.Commitment, 0, len(c.Commitments)+len(set.Snapshot.Commitments))
-		for _, x := range c.Commitments {
-			if !commitKeys[rowKey{x.Provider, x.InstanceType, x.Region}] {
-				commits = append(commits, x)
-			}
-		}
-		c.Commitments = append(commits, set.Snapshot.Commitments...)
-
-		bandKeys := map[rowKey]bool{}
-		for _, b := range set.Snapshot.SpotBands {
-			bandKeys[rowKey{b.Provider, b.InstanceType, b.Region}] = true
-		}
-		bands := make([]catalog.SpotBand, 0, len(c.SpotBands)+len(set.Snapshot.SpotBands))
-		for _, b := range c.SpotBands {
-			if !bandKeys[rowKey{b.Provider, b.InstanceType, b.Region}] {
-				bands = append(bands, b)
-			}
-		}
-		c.SpotBands = append(bands, set.Snapshot.SpotBands...)
-
-		if len(set.Snapshot.LeftOut) > 0 {
-			c.LeftOut = append(append([]catalog.LeftOutType(nil), c.LeftOut...), set.Snapshot.LeftOut...)
-		}
-		applied = append(applied, a)
+		applied = append(applied, apply(c, set))
+		c = c.Clone() // a fresh copy: indexes built for the new rows
 	}
-	return c.Clone(), applied, nil // a fresh copy: indexes built for the new rows
+	return c, applied, nil
+}
+
+// apply overlays one set on c (its lists replaced, never changed in place).
+func apply(c *catalog.Catalog, set *Set) Applied {
+	snap := set.Snapshot
+	cov := coverage(snap)
+	a := Applied{Set: set, Commitments: len(snap.Commitments), SpotBands: len(snap.SpotBands), Licenses: len(snap.Licenses)}
+
+	replace := map[rowKey]bool{}
+	for i := range snap.Offerings {
+		o := &snap.Offerings[i]
+		replace[rowKey{o.Provider, o.InstanceType, o.Region}] = true
+	}
+	present := map[rowKey]bool{}
+	old := map[rowKey][]*catalog.Offering{} // the replaced rows
+	offs := make([]catalog.Offering, 0, len(c.Offerings)+len(snap.Offerings))
+	for i := range c.Offerings {
+		o := &c.Offerings[i]
+		k := rowKey{o.Provider, o.InstanceType, o.Region}
+		if replace[k] {
+			present[k] = true
+			old[k] = append(old[k], o)
+			continue
+		}
+		offs = append(offs, *o)
+	}
+	own := map[string]bool{}
+	for i := range snap.Offerings {
+		own[snap.Offerings[i].Key()] = true
+	}
+	for _, n := range snap.Offerings {
+		keepOD, keepSpot := !cov.onDemand[n.Provider], !cov.spot[n.Provider]
+		prev := old[rowKey{n.Provider, n.InstanceType, n.Region}]
+		if !keepOD && !keepSpot || len(prev) == 0 {
+			offs = append(offs, n)
+			continue
+		}
+		merge := func(n catalog.Offering, p *catalog.Offering) catalog.Offering {
+			if keepOD {
+				n.OnDemand = p.OnDemand
+			}
+			if keepSpot {
+				n.Spot = p.Spot
+			}
+			return n
+		}
+		var same, region *catalog.Offering
+		for _, p := range prev {
+			if p.Zone == n.Zone {
+				same = p
+			}
+			if p.Zone == "" {
+				region = p
+			}
+		}
+		switch {
+		case same != nil:
+			offs = append(offs, merge(n, same))
+		case n.Zone != "" && region != nil: // a zone row replacing the region's row
+			offs = append(offs, merge(n, region))
+		case n.Zone == "": // a region row replacing zone rows: each zone keeps its own prices
+			for _, p := range prev {
+				z := n
+				z.Zone = p.Zone
+				if !own[z.Key()] {
+					offs = append(offs, merge(z, p))
+				}
+			}
+		default: // a zone the catalog did not have
+			offs = append(offs, n)
+		}
+	}
+	c.Offerings = offs
+	a.Replaced = len(present)
+	a.Added = len(replace) - len(present)
+
+	listed := func(provider, typ, region string) bool { return set.Prices(provider, typ, region) }
+	commits := make([]catalog.Commitment, 0, len(c.Commitments)+len(snap.Commitments))
+	for _, x := range c.Commitments {
+		if !(cov.commitment[kindKey{x.Provider, x.Model}] && listed(x.Provider, x.InstanceType, x.Region)) {
+			commits = append(commits, x)
+		}
+	}
+	c.Commitments = append(commits, snap.Commitments...)
+
+	bands := make([]catalog.SpotBand, 0, len(c.SpotBands)+len(snap.SpotBands))
+	for _, b := range c.SpotBands {
+		if !(cov.bands[b.Provider] && listed(b.Provider, b.InstanceType, b.Region)) {
+			bands = append(bands, b)
+		}
+	}
+	c.SpotBands = append(bands, snap.SpotBands...)
+
+	lics := make([]catalog.LicenseSurcharge, 0, len(c.Licenses)+len(snap.Licenses))
+	for _, l := range c.Licenses {
+		if !(cov.license[kindKey{l.Provider, l.License}] && listed(l.Provider, l.InstanceType, l.Region)) {
+			lics = append(lics, l)
+		}
+	}
+	c.Licenses = append(lics, snap.Licenses...)
+
+	if len(snap.LeftOut) > 0 {
+		c.LeftOut = append(append([]catalog.LeftOutType(nil), c.LeftOut...), snap.LeftOut...)
+	}
+	return a
+}
+
+type kindKey struct{ provider, kind string }
+
+// covered is which price kinds a set has at least one record of, per
+// provider: what it speaks for (the package doc's partial refresh policy).
+type covered struct {
+	onDemand, spot, bands map[string]bool
+	commitment, license   map[kindKey]bool // by model; by licence
+}
+
+func coverage(s *catalog.Snapshot) covered {
+	c := covered{onDemand: map[string]bool{}, spot: map[string]bool{}, bands: map[string]bool{},
+		commitment: map[kindKey]bool{}, license: map[kindKey]bool{}}
+	for i := range s.Offerings {
+		o := &s.Offerings[i]
+		c.onDemand[o.Provider] = c.onDemand[o.Provider] || o.OnDemand.Known
+		c.spot[o.Provider] = c.spot[o.Provider] || o.Spot.Known
+	}
+	for _, x := range s.Commitments {
+		c.commitment[kindKey{x.Provider, x.Model}] = true
+	}
+	for _, b := range s.SpotBands {
+		c.bands[b.Provider] = true
+	}
+	for _, l := range s.Licenses {
+		c.license[kindKey{l.Provider, l.License}] = true
+	}
+	return c
 }
 
 // checkCited: every source a set's rows cite is known once its own sources
@@ -141,11 +229,18 @@ func checkCited(c *catalog.Catalog, set *Set) error {
 			return fmt.Errorf("user catalog %s: spot band %s %s cites unknown source %q", where, b.InstanceType, b.Region, b.Source)
 		}
 	}
+	for _, l := range set.Snapshot.Licenses {
+		if c.Source(l.Source) == nil {
+			return fmt.Errorf("user catalog %s: %s licence of %s %s cites unknown source %q", where, l.License, l.InstanceType, l.Region, l.Source)
+		}
+	}
 	return nil
 }
 
+type licenseKey struct{ provider, typ, region, license string }
+
 // Prices reports whether the set priced the provider's instance type in the
-// region: an offering, a commitment price or a spot band of it.
+// region: an offering, a commitment price, a spot band or a licence price of it.
 func (s *Set) Prices(provider, typ, region string) bool {
 	if s.priced == nil {
 		s.priced = map[rowKey]bool{}
@@ -158,6 +253,9 @@ func (s *Set) Prices(provider, typ, region string) bool {
 		}
 		for _, b := range s.Snapshot.SpotBands {
 			s.priced[rowKey{b.Provider, b.InstanceType, b.Region}] = true
+		}
+		for _, l := range s.Snapshot.Licenses {
+			s.priced[rowKey{l.Provider, l.InstanceType, l.Region}] = true
 		}
 	}
 	return s.priced[rowKey{provider, typ, region}]

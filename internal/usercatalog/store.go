@@ -62,6 +62,11 @@ func (s *Store) Write(set *Set) (string, error) {
 		return "", err
 	}
 	files[MetaFile] = append(meta, '\n')
+	var lic bytes.Buffer
+	if err := catalog.WriteLicensesCSV(&lic, set.Snapshot.Licenses); err != nil {
+		return "", err
+	}
+	files[catalog.LicensesFile] = lic.Bytes()
 	dir := s.setDir(set.Meta.Provider, set.Key)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", err
@@ -323,6 +328,13 @@ func ReadSet(cat *catalog.Catalog, dir string) (*Set, error) {
 		set.Snapshot.LeftOut, err = catalog.ReadLeftOutCSV(bytes.NewReader(b))
 		return err
 	}); err != nil {
+		return nil, err
+	}
+	if b, err := read(catalog.LicensesFile); err == nil { // sets written before licences have none
+		if set.Snapshot.Licenses, err = catalog.ReadLicensesCSV(bytes.NewReader(b)); err != nil {
+			return nil, fmt.Errorf("%s: %w", filepath.Join(dir, catalog.LicensesFile), err)
+		}
+	} else if !errors.Is(err, fs.ErrNotExist) {
 		return nil, err
 	}
 	if set.Meta.Provider == "" || set.Meta.FetchedAt.IsZero() {

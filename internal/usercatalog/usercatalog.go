@@ -3,7 +3,9 @@
 // downloaded files) with the user's credentials, kept under the user's config
 // folder (os.UserConfigDir()/gpuscout/catalog, or GPUSCOUT_CATALOG_DIR), one
 // file set per provider and region set in the embedded snapshot's own format
-// (offerings.csv, commitments.csv, spot_bands.csv, left_out.csv) plus a
+// (offerings.csv, commitments.csv, spot_bands.csv, left_out.csv), the OS
+// licence surcharges the feed priced (licenses.csv; absent in sets written
+// before it existed) and a
 // meta.json saying where the records came from (importer, request
 // parameters, fetch time, gpuscout version, counts, rows left out).
 //
@@ -17,6 +19,34 @@
 // the catalog's offerings of the same provider, instance type and region; new
 // ones are added; every other offering stays. It is the one place that
 // decides what a refresh changes in the catalog commands use.
+//
+// # Partial refresh policy
+//
+// A feed speaks only for the price kinds it has. The kinds are: on-demand
+// prices, spot prices, spot bands, commitment prices of each model
+// (reserved, savings-plan, cud, subscription, ... apart) and licence
+// surcharges of each licence (windows). A set covers a kind for a provider
+// when it has at least one record of that kind for it: an offering with a
+// known price of it, a commitment of that model, a band, a surcharge of that
+// licence. A set lists a provider/type/region when it has any record of it
+// (Set.Prices). Then, for each provider/type/region the set lists:
+//
+//   - a kind the set covers is the feed's alone: its price there (or none)
+//     replaces the catalog's; a listed offering the feed left without a price
+//     of a covered kind has none (the price is gone, "no longer priced" in
+//     catalog diff);
+//   - a kind the set does not cover keeps the catalog's price, with the
+//     catalog's own source and date: a GCP SKU file without Preemptible SKUs
+//     leaves the spot prices as they were, so an offering shows its refreshed
+//     on-demand price and its older spot price, each dated. For offering
+//     prices the kept price is the replaced row's of the same zone, else the
+//     region's row without a zone; a refreshed region row (no zone) whose
+//     catalog rows are per zone becomes one row per zone, each with the
+//     refreshed prices of the covered kinds and its zone's own price of the
+//     others; a refreshed offering the catalog did not have keeps nothing.
+//
+// A provider/type/region the set does not list keeps all its prices: a
+// refresh of some regions or types says nothing about the others.
 package usercatalog
 
 import (
@@ -87,6 +117,7 @@ type Counts struct {
 	Offerings   int `json:"offerings"`
 	Commitments int `json:"commitments"`
 	SpotBands   int `json:"spot_bands"`
+	Licenses    int `json:"licenses,omitempty"`
 	LeftOut     int `json:"left_out"`
 }
 

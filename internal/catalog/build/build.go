@@ -51,6 +51,7 @@ type builder struct {
 	offs     []catalog.Offering
 	commits  []catalog.Commitment
 	bands    []catalog.SpotBand
+	licenses []catalog.LicenseSurcharge
 	seen     map[string]bool
 	byRegion map[string][]int // provider/type/region -> indexes in offs (inRegion)
 	leftOut  map[specKey]*catalog.LeftOutType
@@ -93,9 +94,14 @@ func BuildFrom(specs *catalog.Catalog, srcs []feeds.Source, in feeds.Inputs) (*c
 				return nil, nil, fmt.Errorf("feed %s: %s: %w", srcs[i].ID(), sb.Origin, err)
 			}
 		}
+		for _, l := range res.Licenses {
+			if err := b.addLicense(l); err != nil {
+				return nil, nil, fmt.Errorf("feed %s: %s: %w", srcs[i].ID(), l.Origin, err)
+			}
+		}
 	}
 	sort.SliceStable(b.offs, func(i, j int) bool { return catalog.CompareKeys(&b.offs[i], &b.offs[j]) < 0 })
-	snap := &catalog.Snapshot{Offerings: b.offs, Commitments: b.commits, SpotBands: b.bands}
+	snap := &catalog.Snapshot{Offerings: b.offs, Commitments: b.commits, SpotBands: b.bands, Licenses: b.licenses}
 	for _, l := range b.leftOut {
 		snap.LeftOut = append(snap.LeftOut, *l)
 	}
@@ -394,6 +400,36 @@ func (b *builder) addBand(sb feeds.SpotBand) error {
 	}
 	b.bands = append(b.bands, catalog.SpotBand{Provider: p.Name, InstanceType: sb.InstanceType, Region: sb.Region, Label: sb.Label,
 		Low: sb.Low, High: sb.High, SavingsPct: sb.SavingsPct, Source: sb.Source, AsOf: sb.AsOf})
+	return nil
+}
+
+// addLicense keeps the OS licence surcharge of an instance type the catalog
+// lists in that region.
+func (b *builder) addLicense(fl feeds.License) error {
+	p, err := b.provider(fl.Provider)
+	if err != nil {
+		return err
+	}
+	what := fl.InstanceType + " " + fl.Region + " " + fl.License
+	if len(b.inRegion(p.Name, fl.InstanceType, fl.Region)) == 0 {
+		b.rep.LeftOut = append(b.rep.LeftOut, feeds.LeftOut{Origin: fl.Origin, What: what,
+			Reason: "licence price of an instance type the catalog does not list in that region"})
+		return nil
+	}
+	if !fl.PerHour.IsPositive() || fl.License == "" {
+		b.rep.LeftOut = append(b.rep.LeftOut, feeds.LeftOut{Origin: fl.Origin, What: what, Reason: "licence price not positive or licence unnamed"})
+		return nil
+	}
+	if err := b.source(fl.Source, fl.AsOf); err != nil {
+		return err
+	}
+	cur, err := money.ParseCurrency(fl.Currency)
+	if err != nil {
+		return err
+	}
+	b.licenses = append(b.licenses, catalog.LicenseSurcharge{Provider: p.Name, InstanceType: fl.InstanceType, Region: fl.Region,
+		License: fl.License, PerHour: fl.PerHour, Currency: cur, Source: fl.Source, AsOf: fl.AsOf, BringYourOwn: fl.BringYourOwn,
+		Notes: "the " + fl.License + " price less the Linux price, from the feed"})
 	return nil
 }
 
