@@ -78,13 +78,13 @@ func newCatalogRefreshCmd(e *env) *cobra.Command {
 	return cmd
 }
 
-// formatList is every registered importer's formats, one a line.
+// formatList is every registered format, one a line, with the provider
+// reading it (or those, for a format several read alike).
 func formatList() string {
 	var b strings.Builder
-	for _, im := range importers() {
-		for _, f := range im.Formats() {
-			fmt.Fprintf(&b, "  %-22s %s: %s\n", f.Name, im.Provider(), f.Title)
-		}
+	for _, name := range formatNames() {
+		provs, title := formatReaders(name)
+		fmt.Fprintf(&b, "  %-22s %s: %s\n", name, strings.Join(provs, ", "), title)
 	}
 	if b.Len() == 0 {
 		return "  (no price importer is registered in this build)\n"
@@ -92,14 +92,33 @@ func formatList() string {
 	return b.String()
 }
 
+// formatNames is the registered formats, each once, in registry order.
 func formatNames() []string {
 	var out []string
 	for _, im := range importers() {
 		for _, f := range im.Formats() {
-			out = append(out, f.Name)
+			if !slices.Contains(out, f.Name) {
+				out = append(out, f.Name)
+			}
 		}
 	}
 	return out
+}
+
+// formatReaders returns the providers whose importers read the format, and
+// its title.
+func formatReaders(name string) (providers []string, title string) {
+	for _, im := range importers() {
+		for _, f := range im.Formats() {
+			if f.Name == name {
+				providers = append(providers, im.Provider())
+				if title == "" {
+					title = f.Title
+				}
+			}
+		}
+	}
+	return providers, title
 }
 
 func providerNames() []string {
@@ -235,17 +254,35 @@ func (f *refreshFlags) importerForFormat(provider string) (feeds.Importer, error
 	if f.fromFile == "" || f.format == "" {
 		return nil, usagef("--from-file and --format go together (formats: %s)", orNone(formatNames()))
 	}
+	var readers []feeds.Importer
+	perProvider := false
 	for _, im := range importers() {
 		for _, fm := range im.Formats() {
 			if fm.Name == f.format {
-				if provider != "" && im.Provider() != provider {
-					return nil, usagef("--format %s is a %s format, not %s's", f.format, im.Provider(), provider)
-				}
-				return im, nil
+				readers = append(readers, im)
+				perProvider = perProvider || fm.PerProvider
 			}
 		}
 	}
-	return nil, usagef("--format %q is not a known format; allowed: %s", f.format, orNone(formatNames()))
+	if len(readers) == 0 {
+		return nil, usagef("--format %q is not a known format; allowed: %s", f.format, orNone(formatNames()))
+	}
+	var names []string
+	for _, im := range readers {
+		if im.Provider() == provider {
+			return im, nil
+		}
+		names = append(names, im.Provider())
+	}
+	switch {
+	case provider != "" && len(names) == 1:
+		return nil, usagef("--format %s is a %s format, not %s's", f.format, names[0], provider)
+	case provider != "":
+		return nil, usagef("--format %s is read for %s, not %s", f.format, strings.Join(names, ", "), provider)
+	case perProvider || len(readers) > 1:
+		return nil, usagef("--format %s needs --provider: the file does not say whose it is (one of %s)", f.format, strings.Join(names, ", "))
+	}
+	return readers[0], nil
 }
 
 // parseFile reads --from-file: its prices are dated by the file's
