@@ -103,6 +103,9 @@ func (im *Importer) Fetch(ctx context.Context, req feeds.FetchRequest) (*feeds.R
 		}
 	}
 	f.total = 2 + 3*len(regions)
+	if f.creds != nil {
+		f.total += len(regions) // DescribeAvailabilityZones
+	}
 	gpu := map[string]map[string]string{} // region → GPU product SKU → instance type
 	for _, region := range regions {
 		var err error
@@ -417,7 +420,8 @@ func (f *fetcher) savingsPlans(region, full string, gpu map[string]string) error
 }
 
 // spotHistory asks EC2 for the spot price in effect now of the region's GPU
-// types, per zone (DescribeSpotPriceHistory with StartTime now).
+// types, per zone (DescribeSpotPriceHistory with StartTime now), the zones
+// named by their ids (DescribeAvailabilityZones), as the catalog's are.
 func (f *fetcher) spotHistory(region string, gpu map[string]string) error {
 	origin := "aws-spot-history/" + region
 	if f.creds == nil {
@@ -436,6 +440,10 @@ func (f *fetcher) spotHistory(region string, gpu map[string]string) error {
 		names = append(names, t)
 	}
 	sort.Strings(names)
+	ids, err := f.zones(region)
+	if err != nil {
+		return err
+	}
 	limit := f.req.MaxPages
 	if limit <= 0 {
 		limit = maxPages
@@ -472,6 +480,7 @@ func (f *fetcher) spotHistory(region string, gpu map[string]string) error {
 			return fmt.Errorf("%s: %w", what, err)
 		}
 		f.progress(what)
+		h.MapZones(ids, o)
 		h.Records(o, "aws-spot-history-"+region+"@"+f.today(), f.res)
 		if h.NextToken == "" {
 			return nil

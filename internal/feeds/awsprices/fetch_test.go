@@ -183,6 +183,15 @@ func (f *fakeAWS) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			strings.Replace(spRateRow("B", "BoxUsage:m5.large", "RunInstances", "AmazonEC2", "Hrs", "0.07", "USD"), `"DB"`, `"6C86BEPQVG73ZGGR"`, 1)))
 	case "GET /spot-advisor-data.json":
 		fmt.Fprint(w, readShared(f.t, "aws-spot-advisor-excerpt.json"))
+	case "POST / DescribeAvailabilityZones ":
+		if form.Get("AllAvailabilityZones") != "true" || form.Get("Version") != ec2APIVersion {
+			f.t.Errorf("availability zones form %v", form)
+		}
+		b, err := os.ReadFile(filepath.Join("testdata", "describeavailabilityzones-derived.xml"))
+		if err != nil {
+			f.t.Error(err)
+		}
+		w.Write(b)
 	case "POST / DescribeSpotPriceHistory ":
 		if form.Get("InstanceType.1") != "p5.48xlarge" || form.Get("ProductDescription.1") != "Linux/UNIX" || form.Get("Version") != ec2APIVersion {
 			f.t.Errorf("spot history form %v", form)
@@ -249,8 +258,12 @@ func TestFetchAPI(t *testing.T) {
 	for _, o := range res.Offerings[1:] {
 		spot[o.Zone] = o.Spot.Amount.String() + " " + o.Spot.Source + " " + o.Spot.AsOf
 	}
-	if spot["us-east-1a"] != "25.5 aws-spot-history-us-east-1@2026-11-30 2026-11-30" || spot["us-east-1b"] != "27.1 aws-spot-history-us-east-1@2026-11-30 2026-11-30" {
-		t.Errorf("spot %v", spot)
+	// Zone names mapped to ids by DescribeAvailabilityZones (testdata: us-east-1a is use1-az4, us-east-1b use1-az6).
+	if spot["use1-az4"] != "25.5 aws-spot-history-us-east-1@2026-11-30 2026-11-30" || spot["use1-az6"] != "27.1 aws-spot-history-us-east-1@2026-11-30 2026-11-30" {
+		t.Errorf("spot %v, want 25.5 in use1-az4 and 27.1 in use1-az6", spot)
+	}
+	if fake.hits["POST / DescribeAvailabilityZones "] != 1 {
+		t.Errorf("DescribeAvailabilityZones asked %d times, want once", fake.hits["POST / DescribeAvailabilityZones "])
 	}
 	// The Savings Plans rate joined by SKU to the GPU product; the m5.large rate left out.
 	if len(res.Commitments) != 1 || !res.Commitments[0].Hourly.Equal(dec("35.2")) || res.Commitments[0].Model != "savings-plan" || res.Commitments[0].Source != "aws-savings-plan-us-east-1@2026-11-01" {
