@@ -171,6 +171,8 @@ func (f *fakeAWS) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		json.Unmarshal([]byte(el), &e)
 		fmt.Fprint(w, `{"formatVersion":"v1.0","offerCode":"AmazonEC2","publicationDate":"2026-11-01T00:00:00Z","products":{"GPUSKU0000000001":`+
 			string(e.Product)+`},"terms":{"OnDemand":{"GPUSKU0000000001":`+string(e.Terms.OnDemand)+`}}}`)
+	case "GET /offers/v1.0/cn/AmazonEC2/current/cn-north-1/index.json":
+		fmt.Fprint(w, cnOffer)
 	case "GET /offers/v1.0/aws/AmazonEC2/current/region_index.json":
 		fmt.Fprint(w, `{"formatVersion":"v1.0","publicationDate":"2026-11-01T00:00:00Z","regions":{
 "us-east-1":{"regionCode":"us-east-1","currentVersionUrl":"/offers/v1.0/aws/AmazonEC2/current/us-east-1/index.json"},
@@ -193,7 +195,7 @@ func (f *fakeAWS) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		w.Write(b)
 	case "POST / DescribeSpotPriceHistory ":
-		if form.Get("InstanceType.1") != "p5.48xlarge" || form.Get("ProductDescription.1") != "Linux/UNIX" || form.Get("Version") != ec2APIVersion {
+		if t := form.Get("InstanceType.1"); t != "p5.48xlarge" && t != "g4dn.12xlarge" || form.Get("ProductDescription.1") != "Linux/UNIX" || form.Get("Version") != ec2APIVersion {
 			f.t.Errorf("spot history form %v", form)
 		}
 		fmt.Fprint(w, `<DescribeSpotPriceHistoryResponse xmlns="http://ec2.amazonaws.com/doc/2016-11-15/"><spotPriceHistorySet><item><instanceType>p5.48xlarge</instanceType>
@@ -344,7 +346,7 @@ func TestFetchFailures(t *testing.T) {
 	}
 	for region, want := range map[string]string{
 		"us-east-1; rm -rf": `region "us-east-1; rm -rf" is not an AWS region code`,
-		"cn-north-1":        "region cn-north-1: its partition publishes prices at its own endpoints",
+		"us-gov-west-1":     "region us-gov-west-1: its partition publishes prices at its own endpoints",
 	} {
 		_, err := New().Fetch(context.Background(), feeds.FetchRequest{Regions: []string{region}, HTTP: http.DefaultClient})
 		if err == nil || !strings.Contains(err.Error(), want) {
@@ -360,5 +362,51 @@ func TestFetchBodyLimit(t *testing.T) {
 	_, err := New().Fetch(context.Background(), feeds.FetchRequest{Regions: []string{"us-east-1"}, HTTP: srv.Client(), Endpoint: srv.URL, MaxBody: 100})
 	if err == nil || !strings.Contains(err.Error(), "larger than the 100-byte limit") {
 		t.Errorf("err %v", err)
+	}
+}
+
+// cnOffer is a China-partition regional offer file holding one product: the
+// layout of gpuElement's, for g4dn.12xlarge in cn-north-1 at 38.849 CNY/h
+// (the price shared/data/aws-ondemand cites for it, karpenter-aws-cn@2024-11-06).
+const cnOffer = `{"formatVersion":"v1.0","offerCode":"AmazonEC2","publicationDate":"2024-11-06T00:00:00Z","products":{"CNGPUSKU00000001":
+{"productFamily":"Compute Instance","sku":"CNGPUSKU00000001","attributes":{"instanceType":"g4dn.12xlarge","gpu":"4","operatingSystem":"Linux","tenancy":"Shared",
+"preInstalledSw":"NA","capacitystatus":"Used","marketoption":"OnDemand","location":"China (Beijing)","regionCode":"cn-north-1"}}},
+"terms":{"OnDemand":{"CNGPUSKU00000001":{"CNGPUSKU00000001.JRTCKXETXF":{"priceDimensions":{"CNGPUSKU00000001.JRTCKXETXF.6YS6EN2CT7":{"unit":"Hrs",
+"pricePerUnit":{"CNY":"38.849"}}},"sku":"CNGPUSKU00000001","offerTermCode":"JRTCKXETXF","termAttributes":{}}}}}}`
+
+// TestFetchChina: a China region reads its partition's bulk offer file
+// (/offers/v1.0/cn/..., CNY), also with credentials (no Pricing API there),
+// and says why no Savings Plans rates were read.
+func TestFetchChina(t *testing.T) {
+	fake := &fakeAWS{t: t, hits: map[string]int{}, throttle: map[string]int{}}
+	res, err := fetchWith(t, fake, map[string]string{"AWS_ACCESS_KEY_ID": exampleKeyID, "AWS_SECRET_ACCESS_KEY": exampleSecret}, "cn-north-1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fake.hits["GET /offers/v1.0/cn/AmazonEC2/current/cn-north-1/index.json"] != 1 || fake.hits["POST / AWSPriceListService.GetProducts "] != 0 {
+		t.Errorf("hits %v, want the China offer file once and no GetProducts", fake.hits)
+	}
+	var od *feeds.Offering
+	for i := range res.Offerings {
+		if res.Offerings[i].OnDemand.Known {
+			od = &res.Offerings[i]
+		}
+	}
+	if od == nil || od.InstanceType != "g4dn.12xlarge" || od.Region != "cn-north-1" || !od.OnDemand.Amount.Equal(dec("38.849")) || od.OnDemand.Currency != "CNY" ||
+		od.OnDemand.Source != "aws-offer-ec2-cn-north-1@2024-11-06" {
+		t.Errorf("on-demand %+v, want g4dn.12xlarge 38.849 CNY from aws-offer-ec2-cn-north-1@2024-11-06", od)
+	}
+	if !strings.Contains(fmt.Sprint(res.LeftOut), "no documented Savings Plans price file of the China partition") {
+		t.Errorf("left out %v: no word on Savings Plans", res.LeftOut)
+	}
+	signed := false
+	for _, a := range fake.auth {
+		signed = signed || strings.Contains(a, "/20261130/cn-north-1/ec2/aws4_request")
+	}
+	if !signed {
+		t.Errorf("no EC2 request signed for cn-north-1: %v", fake.auth)
+	}
+	if got := ec2Endpoint("cn-northwest-1"); got != "https://ec2.cn-northwest-1.amazonaws.com.cn/" {
+		t.Errorf("China EC2 endpoint %s", got)
 	}
 }

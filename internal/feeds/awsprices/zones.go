@@ -111,7 +111,7 @@ func zoneNamesNote(origin string, h *SpotHistory) *feeds.LeftOut {
 func (f *fetcher) zones(region string) (ZoneIDs, error) {
 	what := "aws DescribeAvailabilityZones " + region
 	form := url.Values{"Action": {"DescribeAvailabilityZones"}, "Version": {ec2APIVersion}, "AllAvailabilityZones": {"true"}}
-	rc, err := f.post(fmt.Sprintf(ec2URL, region), what, "ec2", region, []byte(form.Encode()),
+	rc, err := f.post(ec2Endpoint(region), what, "ec2", region, []byte(form.Encode()),
 		map[string]string{"Content-Type": "application/x-www-form-urlencoded; charset=utf-8"})
 	if err != nil {
 		return nil, err
