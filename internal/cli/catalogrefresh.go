@@ -39,7 +39,10 @@ type refreshFlags struct {
 const refreshLong = `Fetch today's prices from a provider's own price API (with your credentials)
 or read a downloaded price file, and keep them in your user catalog, which
 offers, cost, spot and advise then use over the embedded snapshot (they say
-so under their tables; --no-user-catalog ignores it).
+so under their tables; --no-user-catalog ignores it). The clouds gpuscout
+prices from SkyPilot's catalog (Lambda, Nebius, Vast, Fluidstack, Seeweb)
+are refreshed from SkyPilot's hosted catalog (format skypilot-csv; a
+downloaded vms.csv needs --provider, as the file does not say whose it is).
 
 The user catalog lives in your config folder (~/.config/gpuscout/catalog on
 Linux, ~/Library/Application Support/gpuscout/catalog on macOS,
@@ -59,6 +62,7 @@ func newCatalogRefreshCmd(e *env) *cobra.Command {
 		Long:  refreshLong,
 		Example: `  gpuscout catalog refresh --provider aws --region us-east-1,eu-west-1
   ALIBABA_CLOUD_ACCESS_KEY_ID=... gpuscout catalog refresh --provider alibaba --region cn-hangzhou
+  gpuscout catalog refresh --provider lambda
   gpuscout catalog refresh --from-file offer.json --format aws-offer --dry-run`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, args []string) error { return f.run(cmd, e) },
