@@ -39,7 +39,10 @@ type refreshFlags struct {
 const refreshLong = `Fetch today's prices from a provider's own price API (with your credentials)
 or read a downloaded price file, and keep them in your user catalog, which
 offers, cost, spot and advise then use over the embedded snapshot (they say
-so under their tables; --no-user-catalog ignores it).
+so under their tables; --no-user-catalog ignores it). The clouds gpuscout
+prices from SkyPilot's catalog (Lambda, Nebius, Vast, Fluidstack, Seeweb)
+are refreshed from SkyPilot's hosted catalog (format skypilot-csv; a
+downloaded vms.csv needs --provider, as the file does not say whose it is).
 
 The user catalog lives in your config folder (~/.config/gpuscout/catalog on
 Linux, ~/Library/Application Support/gpuscout/catalog on macOS,
@@ -59,6 +62,7 @@ func newCatalogRefreshCmd(e *env) *cobra.Command {
 		Long:  refreshLong,
 		Example: `  gpuscout catalog refresh --provider aws --region us-east-1,eu-west-1
   ALIBABA_CLOUD_ACCESS_KEY_ID=... gpuscout catalog refresh --provider alibaba --region cn-hangzhou
+  gpuscout catalog refresh --provider lambda
   gpuscout catalog refresh --from-file offer.json --format aws-offer --dry-run`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, args []string) error { return f.run(cmd, e) },
@@ -78,13 +82,13 @@ func newCatalogRefreshCmd(e *env) *cobra.Command {
 	return cmd
 }
 
-// formatList is every registered importer's formats, one a line.
+// formatList is every registered format, one a line, with the provider
+// reading it (or those, for a format several read alike).
 func formatList() string {
 	var b strings.Builder
-	for _, im := range importers() {
-		for _, f := range im.Formats() {
-			fmt.Fprintf(&b, "  %-22s %s: %s\n", f.Name, im.Provider(), f.Title)
-		}
+	for _, name := range formatNames() {
+		provs, title := formatReaders(name)
+		fmt.Fprintf(&b, "  %-22s %s: %s\n", name, strings.Join(provs, ", "), title)
 	}
 	if b.Len() == 0 {
 		return "  (no price importer is registered in this build)\n"
@@ -92,14 +96,33 @@ func formatList() string {
 	return b.String()
 }
 
+// formatNames is the registered formats, each once, in registry order.
 func formatNames() []string {
 	var out []string
 	for _, im := range importers() {
 		for _, f := range im.Formats() {
-			out = append(out, f.Name)
+			if !slices.Contains(out, f.Name) {
+				out = append(out, f.Name)
+			}
 		}
 	}
 	return out
+}
+
+// formatReaders returns the providers whose importers read the format, and
+// its title.
+func formatReaders(name string) (providers []string, title string) {
+	for _, im := range importers() {
+		for _, f := range im.Formats() {
+			if f.Name == name {
+				providers = append(providers, im.Provider())
+				if title == "" {
+					title = f.Title
+				}
+			}
+		}
+	}
+	return providers, title
 }
 
 func providerNames() []string {
@@ -235,17 +258,35 @@ func (f *refreshFlags) importerForFormat(provider string) (feeds.Importer, error
 	if f.fromFile == "" || f.format == "" {
 		return nil, usagef("--from-file and --format go together (formats: %s)", orNone(formatNames()))
 	}
+	var readers []feeds.Importer
+	perProvider := false
 	for _, im := range importers() {
 		for _, fm := range im.Formats() {
 			if fm.Name == f.format {
-				if provider != "" && im.Provider() != provider {
-					return nil, usagef("--format %s is a %s format, not %s's", f.format, im.Provider(), provider)
-				}
-				return im, nil
+				readers = append(readers, im)
+				perProvider = perProvider || fm.PerProvider
 			}
 		}
 	}
-	return nil, usagef("--format %q is not a known format; allowed: %s", f.format, orNone(formatNames()))
+	if len(readers) == 0 {
+		return nil, usagef("--format %q is not a known format; allowed: %s", f.format, orNone(formatNames()))
+	}
+	var names []string
+	for _, im := range readers {
+		if im.Provider() == provider {
+			return im, nil
+		}
+		names = append(names, im.Provider())
+	}
+	switch {
+	case provider != "" && len(names) == 1:
+		return nil, usagef("--format %s is a %s format, not %s's", f.format, names[0], provider)
+	case provider != "":
+		return nil, usagef("--format %s is read for %s, not %s", f.format, strings.Join(names, ", "), provider)
+	case perProvider || len(readers) > 1:
+		return nil, usagef("--format %s needs --provider: the file does not say whose it is (one of %s)", f.format, strings.Join(names, ", "))
+	}
+	return readers[0], nil
 }
 
 // parseFile reads --from-file: its prices are dated by the file's

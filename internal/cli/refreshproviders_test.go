@@ -279,8 +279,9 @@ func awsGPUElement(t *testing.T, recorded []byte) string {
 // derived from it), an empty Savings Plans region index, the EC2
 // DescribeSpotPriceHistory example of the EC2 API reference
 // (awsprices/testdata, its m3.medium/us-west-2a row renamed p5.48xlarge/
-// us-east-1a: 0.287 USD, the documentation's figure) and the recorded Spot
-// Advisor excerpt.
+// us-east-1a: 0.287 USD, the documentation's figure), the zone ids of
+// awsprices' DescribeAvailabilityZones answer (us-east-1a is use1-az4 in its
+// example account) and the recorded Spot Advisor excerpt.
 func awsFake(t *testing.T, secret string) *httptest.Server {
 	shared := filepath.Join(shareddata.Dir(t), "price-feeds")
 	recorded := readFile(t, filepath.Join(shared, "aws-pricing-getproducts-m5large-us-east-1.json"))
@@ -290,6 +291,7 @@ func awsFake(t *testing.T, secret string) *httptest.Server {
 	spotXML := strings.NewReplacer("m3.medium", "p5.48xlarge", "us-west-2a", "us-east-1a").Replace(
 		string(readFile(t, filepath.Join("..", "feeds", "awsprices", "testdata", "describespotpricehistory-example.xml"))))
 	advisor := readFile(t, filepath.Join(shared, "aws-spot-advisor-excerpt.json"))
+	zones := readFile(t, filepath.Join("..", "feeds", "awsprices", "testdata", "describeavailabilityzones-derived.xml"))
 	return newThrottleOnce(t, secret, func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
 		target := r.Header.Get("X-Amz-Target")
@@ -304,6 +306,8 @@ func awsFake(t *testing.T, secret string) *httptest.Server {
 			fmt.Fprint(w, page2)
 		case r.Method == http.MethodPost && strings.Contains(string(body), "Action=DescribeSpotPriceHistory"):
 			fmt.Fprint(w, spotXML)
+		case r.Method == http.MethodPost && strings.Contains(string(body), "Action=DescribeAvailabilityZones"):
+			w.Write(zones)
 		case r.URL.Path == "/savingsPlan/v1.0/aws/AWSComputeSavingsPlan/current/region_index.json":
 			fmt.Fprint(w, `{"regions":[]}`)
 		case r.URL.Path == "/spot-advisor-data.json":
@@ -316,7 +320,8 @@ func awsFake(t *testing.T, secret string) *httptest.Server {
 
 // TestRefreshAWSEndToEnd: p5.48xlarge in us-east-1 priced by the Pricing
 // API (55.04 USD/h, now cited aws-pricing-api@today as of the element's
-// publication date), its spot price in us-east-1a and its Spot Advisor band.
+// publication date), its spot price in us-east-1a, kept under that zone's
+// id (use1-az4) as the catalog's zone rows are, and its Spot Advisor band.
 func TestRefreshAWSEndToEnd(t *testing.T) {
 	hermetic(t)
 	const secret = "aws-secret-never-shown"
@@ -336,6 +341,11 @@ func TestRefreshAWSEndToEnd(t *testing.T) {
 	if !strings.Contains(out, "1 spot bands") {
 		t.Errorf("refresh summary lacks the Spot Advisor band:\n%s", out)
 	}
+	// The spot price's zone name mapped to its id: the catalog's zone rows stay
+	// (none "no longer listed"), each with the refreshed region-wide price.
+	if !strings.Contains(out, "0 new offerings, 0 no longer listed") {
+		t.Errorf("refresh summary: zone rows replaced:\n%s", out)
+	}
 	day := clock().UTC().Format("2006-01-02") // the tests' clock
 	row := refreshedRow(t, "aws", "p5.48xlarge", "us-east-1")
 	if row["price_per_hour"] != 55.04 || row["price_source"] != "aws-pricing-api@"+day || row["price_as_of"] != "2021-02-05" {
@@ -352,8 +362,8 @@ func TestRefreshAWSEndToEnd(t *testing.T) {
 			spot = fmt.Sprint(r["spot_price_per_hour"], " ", r["spot_zone"])
 		}
 	}
-	if want := "0.287 us-east-1a"; spot != want {
-		t.Errorf("us-east-1a spot %q, want %q", spot, want)
+	if want := "0.287 use1-az4"; spot != want {
+		t.Errorf("us-east-1a spot %q, want %q (the zone's id)", spot, want)
 	}
 }
 

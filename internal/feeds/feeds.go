@@ -227,6 +227,10 @@ type Result struct {
 	Accelerators []Accelerator
 	LeftOut      []LeftOut
 	Licenses     []License
+	// Naming is the namespace of the records' Provider names where an
+	// importer's result is not in the catalog's names (SkyPilot's cloud
+	// names for skypilot-csv); a Source says it in Describe instead.
+	Naming Naming
 }
 
 // Leave records a left-out row.

@@ -33,6 +33,10 @@ type Importer interface {
 type Format struct {
 	Name  string // "aws-offer": the --format value
 	Title string // one line: what the file is and where to download it
+	// PerProvider marks a format that several providers' importers read
+	// alike (skypilot-csv: SkyPilot's vms.csv of any of its clouds); the
+	// file does not say whose it is, so --provider must.
+	PerProvider bool
 }
 
 // ParseOptions say where a parsed body came from: every record's price is

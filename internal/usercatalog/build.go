@@ -32,7 +32,11 @@ func Build(base *catalog.Catalog, res *feeds.Result, meta Meta) (*Set, *build.Re
 	}
 	refreshed := map[string]bool{}
 	for _, o := range res.Offerings {
-		if q := base.Provider(o.Provider); q != nil {
+		q := base.Provider(o.Provider)
+		if res.Naming == feeds.SkyPilotClouds {
+			q = base.ProviderForSkyPilot(o.Provider)
+		}
+		if q != nil {
 			refreshed[q.Name+"/"+o.InstanceType+"/"+o.Region] = true
 		}
 	}
@@ -87,7 +91,7 @@ func newSources(base *catalog.Catalog, res *feeds.Result, meta Meta) []catalog.S
 			return
 		}
 		seen[id] = true
-		out = append(out, catalog.Source{ID: id, Title: title(meta), AsOf: asOf, Notes: notes(meta)})
+		out = append(out, catalog.Source{ID: id, Title: title(meta, res.Naming), AsOf: asOf, Notes: notes(meta)})
 	}
 	for _, o := range res.Offerings {
 		if o.OnDemand.Known {
@@ -96,6 +100,7 @@ func newSources(base *catalog.Catalog, res *feeds.Result, meta Meta) []catalog.S
 		if o.Spot.Known {
 			cite(o.Spot.Source, o.Spot.AsOf)
 		}
+		cite(o.SpecSource, o.OnDemand.AsOf) // a feed that states the machine (SkyPilot) cites it even where it gives no price
 	}
 	for _, c := range res.Commitments {
 		cite(c.Source, c.AsOf)
@@ -109,7 +114,10 @@ func newSources(base *catalog.Catalog, res *feeds.Result, meta Meta) []catalog.S
 	return out
 }
 
-func title(m Meta) string {
+func title(m Meta, naming feeds.Naming) string {
+	if m.Mode == ModeFetch && naming == feeds.SkyPilotClouds {
+		return fmt.Sprintf("%s prices fetched from SkyPilot's hosted catalog (skypilot-org/skypilot-catalog) by gpuscout catalog refresh", m.Provider)
+	}
 	if m.Mode == ModeFile {
 		return fmt.Sprintf("%s prices read from %s (%s) by gpuscout catalog refresh", m.Provider, m.File, m.Format)
 	}
@@ -170,7 +178,8 @@ type resultSource struct{ res *feeds.Result }
 
 func (r resultSource) ID() string { return "refresh" }
 func (r resultSource) Describe() feeds.Description {
-	return feeds.Description{Title: "the refreshed records", Reads: []feeds.Input{{Root: feeds.Shared, Path: "(fetched)"}}, Yields: "offerings, commitments, spot bands"}
+	return feeds.Description{Title: "the refreshed records", Reads: []feeds.Input{{Root: feeds.Shared, Path: "(fetched)"}}, Yields: "offerings, commitments, spot bands",
+		Provider: r.res.Naming}
 }
 func (r resultSource) Read(feeds.Inputs) (*feeds.Result, error) {
 	// The builder reads Specs and Accelerators too; the result is not changed.

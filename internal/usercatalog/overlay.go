@@ -77,9 +77,17 @@ func apply(c *catalog.Catalog, set *Set) Applied {
 	a := Applied{Set: set, Commitments: len(snap.Commitments), SpotBands: len(snap.SpotBands), Licenses: len(snap.Licenses)}
 
 	replace := map[rowKey]bool{}
+	setRegion := map[rowKey]*catalog.Offering{} // the set's region-wide row (no zone) of a key
+	setZoned := map[rowKey]bool{}               // the set has zone rows of a key
 	for i := range snap.Offerings {
 		o := &snap.Offerings[i]
-		replace[rowKey{o.Provider, o.InstanceType, o.Region}] = true
+		k := rowKey{o.Provider, o.InstanceType, o.Region}
+		replace[k] = true
+		if o.Zone == "" {
+			setRegion[k] = o
+		} else {
+			setZoned[k] = true
+		}
 	}
 	present := map[rowKey]bool{}
 	old := map[rowKey][]*catalog.Offering{} // the replaced rows
@@ -99,9 +107,19 @@ func apply(c *catalog.Catalog, set *Set) Applied {
 		own[snap.Offerings[i].Key()] = true
 	}
 	for _, n := range snap.Offerings {
-		keepOD, keepSpot := !cov.onDemand[n.Provider], !cov.spot[n.Provider]
-		prev := old[rowKey{n.Provider, n.InstanceType, n.Region}]
-		if !keepOD && !keepSpot || len(prev) == 0 {
+		k := rowKey{n.Provider, n.InstanceType, n.Region}
+		keepOD, keepSpot := !cov.has(n.Provider, n.Region, kindOnDemand), !cov.has(n.Provider, n.Region, kindSpot)
+		if r := setRegion[k]; n.Zone != "" && r != nil { // the feed's region-wide price fills its zone row's gap
+			if !n.OnDemand.Known && r.OnDemand.Known {
+				n.OnDemand = r.OnDemand
+			}
+			if !n.Spot.Known && r.Spot.Known {
+				n.Spot = r.Spot
+			}
+		}
+		prev := old[k]
+		spread := n.Zone == "" && setZoned[k] // a region row beside the feed's own zone rows
+		if len(prev) == 0 || !keepOD && !keepSpot && !spread {
 			offs = append(offs, n)
 			continue
 		}
@@ -136,7 +154,13 @@ func apply(c *catalog.Catalog, set *Set) Applied {
 					offs = append(offs, merge(z, p))
 				}
 			}
-		default: // a zone the catalog did not have
+		default: // a zone the catalog did not have: the price every replaced row agrees on
+			if keepOD {
+				n.OnDemand = agreed(prev, func(o *catalog.Offering) catalog.Price { return o.OnDemand }, n.OnDemand)
+			}
+			if keepSpot {
+				n.Spot = agreed(prev, func(o *catalog.Offering) catalog.Price { return o.Spot }, n.Spot)
+			}
 			offs = append(offs, n)
 		}
 	}
@@ -147,7 +171,7 @@ func apply(c *catalog.Catalog, set *Set) Applied {
 	listed := func(provider, typ, region string) bool { return set.Prices(provider, typ, region) }
 	commits := make([]catalog.Commitment, 0, len(c.Commitments)+len(snap.Commitments))
 	for _, x := range c.Commitments {
-		if !(cov.commitment[kindKey{x.Provider, x.Model}] && listed(x.Provider, x.InstanceType, x.Region)) {
+		if !(cov.has(x.Provider, x.Region, kindCommitment+x.Model) && listed(x.Provider, x.InstanceType, x.Region)) {
 			commits = append(commits, x)
 		}
 	}
@@ -155,7 +179,7 @@ func apply(c *catalog.Catalog, set *Set) Applied {
 
 	bands := make([]catalog.SpotBand, 0, len(c.SpotBands)+len(snap.SpotBands))
 	for _, b := range c.SpotBands {
-		if !(cov.bands[b.Provider] && listed(b.Provider, b.InstanceType, b.Region)) {
+		if !(cov.has(b.Provider, b.Region, kindBands) && listed(b.Provider, b.InstanceType, b.Region)) {
 			bands = append(bands, b)
 		}
 	}
@@ -163,7 +187,7 @@ func apply(c *catalog.Catalog, set *Set) Applied {
 
 	lics := make([]catalog.LicenseSurcharge, 0, len(c.Licenses)+len(snap.Licenses))
 	for _, l := range c.Licenses {
-		if !(cov.license[kindKey{l.Provider, l.License}] && listed(l.Provider, l.InstanceType, l.Region)) {
+		if !(cov.has(l.Provider, l.Region, kindLicense+l.License) && listed(l.Provider, l.InstanceType, l.Region)) {
 			lics = append(lics, l)
 		}
 	}
@@ -175,33 +199,62 @@ func apply(c *catalog.Catalog, set *Set) Applied {
 	return a
 }
 
-type kindKey struct{ provider, kind string }
+// The price kinds of the partial refresh policy; commitments are a kind per
+// model and licences per licence (the prefix and its name).
+const (
+	kindOnDemand   = "on-demand"
+	kindSpot       = "spot"
+	kindBands      = "spot-bands"
+	kindCommitment = "commitment:"
+	kindLicense    = "license:"
+)
+
+type covKey struct{ provider, region, kind string }
 
 // covered is which price kinds a set has at least one record of, per
-// provider: what it speaks for (the package doc's partial refresh policy).
-type covered struct {
-	onDemand, spot, bands map[string]bool
-	commitment, license   map[kindKey]bool // by model; by licence
-}
+// provider and region: what it speaks for (the package doc's partial
+// refresh policy).
+type covered map[covKey]bool
+
+func (c covered) has(provider, region, kind string) bool { return c[covKey{provider, region, kind}] }
 
 func coverage(s *catalog.Snapshot) covered {
-	c := covered{onDemand: map[string]bool{}, spot: map[string]bool{}, bands: map[string]bool{},
-		commitment: map[kindKey]bool{}, license: map[kindKey]bool{}}
+	c := covered{}
 	for i := range s.Offerings {
 		o := &s.Offerings[i]
-		c.onDemand[o.Provider] = c.onDemand[o.Provider] || o.OnDemand.Known
-		c.spot[o.Provider] = c.spot[o.Provider] || o.Spot.Known
+		if o.OnDemand.Known {
+			c[covKey{o.Provider, o.Region, kindOnDemand}] = true
+		}
+		if o.Spot.Known {
+			c[covKey{o.Provider, o.Region, kindSpot}] = true
+		}
 	}
 	for _, x := range s.Commitments {
-		c.commitment[kindKey{x.Provider, x.Model}] = true
+		c[covKey{x.Provider, x.Region, kindCommitment + x.Model}] = true
 	}
 	for _, b := range s.SpotBands {
-		c.bands[b.Provider] = true
+		c[covKey{b.Provider, b.Region, kindBands}] = true
 	}
 	for _, l := range s.Licenses {
-		c.license[kindKey{l.Provider, l.License}] = true
+		c[covKey{l.Provider, l.Region, kindLicense + l.License}] = true
 	}
 	return c
+}
+
+// agreed returns the price every row has (value, currency, source and
+// date alike), else def.
+func agreed(rows []*catalog.Offering, get func(*catalog.Offering) catalog.Price, def catalog.Price) catalog.Price {
+	if len(rows) == 0 {
+		return def
+	}
+	first := get(rows[0])
+	for _, r := range rows[1:] {
+		p := get(r)
+		if p.Known != first.Known || p.Currency != first.Currency || p.Source != first.Source || p.AsOf != first.AsOf || !p.Value.Equal(first.Value) {
+			return def
+		}
+	}
+	return first
 }
 
 // checkCited: every source a set's rows cite is known once its own sources

@@ -79,9 +79,15 @@ func TestPartialRefreshPolicy(t *testing.T) {
 			},
 			[3]string{"gcp", "a2-highgpu-8g", "us-central1"},
 			" 30(test-refresh 2026-11-30) 15.42416(" + cyc + ")"},
-		{"gcp covers spot elsewhere: this offering's spot price is gone", "gcp",
+		{"gcp covers spot in another region only: this region's spot price stays", "gcp",
 			func() []catalog.Offering {
 				return []catalog.Offering{row(t, base, "gcp", "a2-highgpu-8g", "us-central1", "", "30", ""), row(t, base, "gcp", "a2-highgpu-8g", "us-east4", "", "31", "9")}
+			},
+			[3]string{"gcp", "a2-highgpu-8g", "us-central1"},
+			" 30(test-refresh 2026-11-30) 15.42416(" + cyc + ")"},
+		{"gcp covers spot in this region for another type: this offering's spot price is gone", "gcp",
+			func() []catalog.Offering {
+				return []catalog.Offering{row(t, base, "gcp", "a2-highgpu-8g", "us-central1", "", "30", ""), row(t, base, "gcp", "g2-standard-4", "us-central1", "", "0.7", "0.3")}
 			},
 			[3]string{"gcp", "a2-highgpu-8g", "us-central1"},
 			" 30(test-refresh 2026-11-30) -"},
@@ -116,6 +122,19 @@ func TestPartialRefreshPolicy(t *testing.T) {
 			},
 			[3]string{"aws", "p4d.24xlarge", "us-east-1"},
 			"use1-az2 22(test-refresh 2026-11-30) 6.5323(" + sky + ")"},
+		{"aws region on-demand row beside spot zone rows (a live fetch): every zone stays, the region's price in each", "aws",
+			func() []catalog.Offering {
+				return []catalog.Offering{row(t, base, "aws", "p4d.24xlarge", "us-east-1", "", "22", ""), row(t, base, "aws", "p4d.24xlarge", "us-east-1", "use1-az4", "", "7")}
+			},
+			[3]string{"aws", "p4d.24xlarge", "us-east-1"},
+			"use1-az1 22(test-refresh 2026-11-30) -; use1-az2 22(test-refresh 2026-11-30) -; " +
+				"use1-az4 22(test-refresh 2026-11-30) 7(test-refresh 2026-11-30); use1-az6 22(test-refresh 2026-11-30) -"},
+		{"aws spot in a zone the catalog lacks (a zone name): the on-demand price all zones agree on", "aws",
+			func() []catalog.Offering {
+				return []catalog.Offering{row(t, base, "aws", "p4d.24xlarge", "us-east-1", "us-east-1a", "", "7")}
+			},
+			[3]string{"aws", "p4d.24xlarge", "us-east-1"},
+			"us-east-1a 21.957642(" + sky + ") 7(test-refresh 2026-11-30)"},
 		{"an offering the refresh does not list keeps everything", "aws",
 			func() []catalog.Offering {
 				return []catalog.Offering{row(t, base, "aws", "p4d.24xlarge", "us-east-1", "", "22", "7")}
@@ -212,6 +231,14 @@ func TestPartialRefreshPolicyOtherKinds(t *testing.T) {
 					SpotBands: []catalog.SpotBand{band("p5.48xlarge")}}
 			},
 			"band", [3]string{"aws", "p4d.24xlarge", "us-east-1"}, 0, ""},
+		{"bands in another region only: the listed type's band here stays", "aws",
+			func() *catalog.Snapshot {
+				west := band("p4d.24xlarge")
+				west.Region = "us-west-2"
+				return &catalog.Snapshot{Offerings: []catalog.Offering{row(t, base, "aws", "p4d.24xlarge", "us-east-1", "", "22", "7")},
+					SpotBands: []catalog.SpotBand{west}}
+			},
+			"band", [3]string{"aws", "p4d.24xlarge", "us-east-1"}, 1, "aws-spot-advisor@2025-06-28"},
 		{"bands for another type: an unlisted type's band stays", "aws",
 			func() *catalog.Snapshot { return &catalog.Snapshot{SpotBands: []catalog.SpotBand{band("p5.48xlarge")}} },
 			"band", [3]string{"aws", "p4d.24xlarge", "us-east-1"}, 1, "aws-spot-advisor@2025-06-28"},

@@ -22,28 +22,40 @@
 //
 // # Partial refresh policy
 //
-// A feed speaks only for the price kinds it has. The kinds are: on-demand
-// prices, spot prices, spot bands, commitment prices of each model
-// (reserved, savings-plan, cud, subscription, ... apart) and licence
-// surcharges of each licence (windows). A set covers a kind for a provider
-// when it has at least one record of that kind for it: an offering with a
-// known price of it, a commitment of that model, a band, a surcharge of that
-// licence. A set lists a provider/type/region when it has any record of it
-// (Set.Prices). Then, for each provider/type/region the set lists:
+// A feed speaks only for the price kinds it has, in the regions it has them.
+// The kinds are: on-demand prices, spot prices, spot bands, commitment
+// prices of each model (reserved, savings-plan, cud, subscription, ...
+// apart) and licence surcharges of each licence (windows). A set covers a
+// kind in a provider's region when it has at least one record of that kind
+// there: an offering with a known price of it, a commitment of that model, a
+// band, a surcharge of that licence. (Coverage is per region: a multi-region
+// refresh whose feed has spot prices in one region and none in another
+// leaves the other region's spot prices as they were.) A set lists a
+// provider/type/region when it has any record of it (Set.Prices). Then, for
+// each provider/type/region the set lists:
 //
-//   - a kind the set covers is the feed's alone: its price there (or none)
-//     replaces the catalog's; a listed offering the feed left without a price
-//     of a covered kind has none (the price is gone, "no longer priced" in
-//     catalog diff);
-//   - a kind the set does not cover keeps the catalog's price, with the
-//     catalog's own source and date: a GCP SKU file without Preemptible SKUs
-//     leaves the spot prices as they were, so an offering shows its refreshed
-//     on-demand price and its older spot price, each dated. For offering
-//     prices the kept price is the replaced row's of the same zone, else the
-//     region's row without a zone; a refreshed region row (no zone) whose
-//     catalog rows are per zone becomes one row per zone, each with the
-//     refreshed prices of the covered kinds and its zone's own price of the
-//     others; a refreshed offering the catalog did not have keeps nothing.
+//   - a kind the set covers in the region is the feed's alone: its price
+//     there (or none) replaces the catalog's; a listed offering the feed left
+//     without a price of a covered kind has none (the price is gone, "no
+//     longer priced" in catalog diff);
+//   - a kind the set does not cover in the region keeps the catalog's price,
+//     with the catalog's own source and date: a GCP SKU file without
+//     Preemptible SKUs leaves the spot prices as they were, so an offering
+//     shows its refreshed on-demand price and its older spot price, each
+//     dated. For offering prices the kept price is the replaced row's of the
+//     same zone, else the region's row without a zone, else (a zone the
+//     catalog did not have) the price all the replaced rows agree on; a
+//     refreshed offering the catalog did not have keeps nothing.
+//
+// Zones are matched by name as the rows give them; AWS rows carry zone ids
+// (use1-az1), which the AWS importer maps its spot prices' zone names to.
+// A refreshed region row (no zone) whose catalog rows are per zone becomes
+// one row per zone, each with the refreshed prices of the covered kinds and
+// its zone's own price of the others, where the set keeps a kind or has zone
+// rows of its own there (AWS: a region-wide on-demand price beside per-zone
+// spot prices); the set's zone rows take a price they lack from its region
+// row. A zone the catalog lists that the set's zone rows do not is thus kept,
+// with the set's region-wide prices.
 //
 // A provider/type/region the set does not list keeps all its prices: a
 // refresh of some regions or types says nothing about the others.

@@ -32,6 +32,34 @@ const (
 	ec2APIVersion  = "2016-11-15"
 )
 
+// The China partition (cn-north-1, cn-northwest-1) is a world of its own:
+// its bulk price files are served from pricing.cn-north-1.amazonaws.com.cn
+// under /offers/v1.0/cn/ (Amazon Billing User Guide for the China Regions,
+// "Getting price list files manually":
+// https://docs.amazonaws.cn/en_us/awsaccountbilling/latest/aboutv2/using-the-aws-price-list-bulk-api-fetching-price-list-files-manually.html,
+// service index .../offers/v1.0/cn/index.json; the regional files follow the
+// same layout as the aws partition's), in CNY, and its service endpoints end
+// in amazonaws.com.cn (service.region.amazonaws.com.cn). Its accounts are
+// apart from the global ones, so China credentials sign its EC2 requests.
+// The Pricing Query API (GetProducts) and Savings Plans files of the
+// partition are not fetched: no documented endpoint or path for them was
+// found, so a China region always reads the bulk offer file.
+const (
+	cnBulkBase = "https://pricing.cn-north-1.amazonaws.com.cn"
+	cnEC2URL   = "https://ec2.%s.amazonaws.com.cn/"
+)
+
+// china reports whether region is in the China partition.
+func china(region string) bool { return strings.HasPrefix(region, "cn-") }
+
+// ec2Endpoint is the EC2 Query API URL of region.
+func ec2Endpoint(region string) string {
+	if china(region) {
+		return fmt.Sprintf(cnEC2URL, region)
+	}
+	return fmt.Sprintf(ec2URL, region)
+}
+
 // Limits where FetchRequest gives none: a regional EC2 offer or Savings
 // Plans file is hundreds of MB and streamed; an API page is small.
 const (
@@ -54,6 +82,9 @@ var regionRE = regexp.MustCompile(`^[a-z]{2}(-gov|-iso[a-z]?)?-[a-z]+-[0-9]+$`)
 // products by SKU), the latest spot price per zone (DescribeSpotPriceHistory,
 // with credentials), and Spot Advisor's bands. Without credentials the
 // public feeds are still read and the spot prices are reported as not fetched.
+// China regions (cn-north-1, cn-northwest-1) read their partition's bulk
+// offer file in CNY and its EC2 endpoints (see cnBulkBase); GovCloud and
+// the isolated partitions are refused.
 func (im *Importer) Fetch(ctx context.Context, req feeds.FetchRequest) (*feeds.Result, error) {
 	if req.HTTP == nil {
 		return nil, errors.New("aws: no HTTP client")
@@ -98,17 +129,23 @@ func (im *Importer) Fetch(ctx context.Context, req feeds.FetchRequest) (*feeds.R
 		if !regionRE.MatchString(r) {
 			return nil, fmt.Errorf("aws: region %q is not an AWS region code (us-east-1, eu-west-1, ...)", r)
 		}
-		if strings.HasPrefix(r, "cn-") || strings.Contains(r, "-gov-") || strings.Contains(r, "-iso") {
+		if strings.Contains(r, "-gov-") || strings.Contains(r, "-iso") {
 			return nil, fmt.Errorf("aws: region %s: its partition publishes prices at its own endpoints, which this importer does not fetch yet; download the offer file and use --from-file FILE --format %s (CNY prices are read)", r, FormatOffer)
 		}
 	}
 	f.total = 2 + 3*len(regions)
+	if f.creds != nil {
+		f.total += len(regions) // DescribeAvailabilityZones
+	}
 	gpu := map[string]map[string]string{} // region → GPU product SKU → instance type
 	for _, region := range regions {
 		var err error
-		if mode == "api" {
+		switch {
+		case china(region): // the partition's bulk file: see cnBulkBase
+			gpu[region], err = f.offer(region, cnBulkBase+"/offers/v1.0/cn/AmazonEC2/current/"+region+"/index.json")
+		case mode == "api":
 			gpu[region], err = f.getProducts(region)
-		} else {
+		default:
 			gpu[region], err = f.offer(region, offerURL[region])
 		}
 		if err != nil {
@@ -387,6 +424,10 @@ func (f *fetcher) savingsPlanIndex() (map[string]string, error) {
 // savingsPlans reads a region's Savings Plans rates of its GPU products.
 func (f *fetcher) savingsPlans(region, full string, gpu map[string]string) error {
 	origin := "aws-savings-plan/" + region
+	if china(region) {
+		f.res.Leave(origin, "Savings Plans rates "+region, "not fetched: no documented Savings Plans price file of the China partition was found")
+		return nil
+	}
 	if full == "" {
 		f.res.Leave(origin, "Savings Plans rates "+region, "the Savings Plans region index lists no price file for the region")
 		return nil
@@ -417,7 +458,8 @@ func (f *fetcher) savingsPlans(region, full string, gpu map[string]string) error
 }
 
 // spotHistory asks EC2 for the spot price in effect now of the region's GPU
-// types, per zone (DescribeSpotPriceHistory with StartTime now).
+// types, per zone (DescribeSpotPriceHistory with StartTime now), the zones
+// named by their ids (DescribeAvailabilityZones), as the catalog's are.
 func (f *fetcher) spotHistory(region string, gpu map[string]string) error {
 	origin := "aws-spot-history/" + region
 	if f.creds == nil {
@@ -436,6 +478,10 @@ func (f *fetcher) spotHistory(region string, gpu map[string]string) error {
 		names = append(names, t)
 	}
 	sort.Strings(names)
+	ids, err := f.zones(region)
+	if err != nil {
+		return err
+	}
 	limit := f.req.MaxPages
 	if limit <= 0 {
 		limit = maxPages
@@ -454,7 +500,7 @@ func (f *fetcher) spotHistory(region string, gpu map[string]string) error {
 			form.Set("NextToken", token)
 		}
 		what := fmt.Sprintf("aws DescribeSpotPriceHistory %s page %d", region, page)
-		rc, err := f.post(fmt.Sprintf(ec2URL, region), what, "ec2", region, []byte(form.Encode()),
+		rc, err := f.post(ec2Endpoint(region), what, "ec2", region, []byte(form.Encode()),
 			map[string]string{"Content-Type": "application/x-www-form-urlencoded; charset=utf-8"})
 		if err != nil {
 			return err
@@ -472,6 +518,7 @@ func (f *fetcher) spotHistory(region string, gpu map[string]string) error {
 			return fmt.Errorf("%s: %w", what, err)
 		}
 		f.progress(what)
+		h.MapZones(ids, o)
 		h.Records(o, "aws-spot-history-"+region+"@"+f.today(), f.res)
 		if h.NextToken == "" {
 			return nil

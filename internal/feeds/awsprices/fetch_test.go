@@ -171,6 +171,8 @@ func (f *fakeAWS) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		json.Unmarshal([]byte(el), &e)
 		fmt.Fprint(w, `{"formatVersion":"v1.0","offerCode":"AmazonEC2","publicationDate":"2026-11-01T00:00:00Z","products":{"GPUSKU0000000001":`+
 			string(e.Product)+`},"terms":{"OnDemand":{"GPUSKU0000000001":`+string(e.Terms.OnDemand)+`}}}`)
+	case "GET /offers/v1.0/cn/AmazonEC2/current/cn-north-1/index.json":
+		fmt.Fprint(w, cnOffer)
 	case "GET /offers/v1.0/aws/AmazonEC2/current/region_index.json":
 		fmt.Fprint(w, `{"formatVersion":"v1.0","publicationDate":"2026-11-01T00:00:00Z","regions":{
 "us-east-1":{"regionCode":"us-east-1","currentVersionUrl":"/offers/v1.0/aws/AmazonEC2/current/us-east-1/index.json"},
@@ -183,8 +185,17 @@ func (f *fakeAWS) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			strings.Replace(spRateRow("B", "BoxUsage:m5.large", "RunInstances", "AmazonEC2", "Hrs", "0.07", "USD"), `"DB"`, `"6C86BEPQVG73ZGGR"`, 1)))
 	case "GET /spot-advisor-data.json":
 		fmt.Fprint(w, readShared(f.t, "aws-spot-advisor-excerpt.json"))
+	case "POST / DescribeAvailabilityZones ":
+		if form.Get("AllAvailabilityZones") != "true" || form.Get("Version") != ec2APIVersion {
+			f.t.Errorf("availability zones form %v", form)
+		}
+		b, err := os.ReadFile(filepath.Join("testdata", "describeavailabilityzones-derived.xml"))
+		if err != nil {
+			f.t.Error(err)
+		}
+		w.Write(b)
 	case "POST / DescribeSpotPriceHistory ":
-		if form.Get("InstanceType.1") != "p5.48xlarge" || form.Get("ProductDescription.1") != "Linux/UNIX" || form.Get("Version") != ec2APIVersion {
+		if t := form.Get("InstanceType.1"); t != "p5.48xlarge" && t != "g4dn.12xlarge" || form.Get("ProductDescription.1") != "Linux/UNIX" || form.Get("Version") != ec2APIVersion {
 			f.t.Errorf("spot history form %v", form)
 		}
 		fmt.Fprint(w, `<DescribeSpotPriceHistoryResponse xmlns="http://ec2.amazonaws.com/doc/2016-11-15/"><spotPriceHistorySet><item><instanceType>p5.48xlarge</instanceType>
@@ -249,8 +260,12 @@ func TestFetchAPI(t *testing.T) {
 	for _, o := range res.Offerings[1:] {
 		spot[o.Zone] = o.Spot.Amount.String() + " " + o.Spot.Source + " " + o.Spot.AsOf
 	}
-	if spot["us-east-1a"] != "25.5 aws-spot-history-us-east-1@2026-11-30 2026-11-30" || spot["us-east-1b"] != "27.1 aws-spot-history-us-east-1@2026-11-30 2026-11-30" {
-		t.Errorf("spot %v", spot)
+	// Zone names mapped to ids by DescribeAvailabilityZones (testdata: us-east-1a is use1-az4, us-east-1b use1-az6).
+	if spot["use1-az4"] != "25.5 aws-spot-history-us-east-1@2026-11-30 2026-11-30" || spot["use1-az6"] != "27.1 aws-spot-history-us-east-1@2026-11-30 2026-11-30" {
+		t.Errorf("spot %v, want 25.5 in use1-az4 and 27.1 in use1-az6", spot)
+	}
+	if fake.hits["POST / DescribeAvailabilityZones "] != 1 {
+		t.Errorf("DescribeAvailabilityZones asked %d times, want once", fake.hits["POST / DescribeAvailabilityZones "])
 	}
 	// The Savings Plans rate joined by SKU to the GPU product; the m5.large rate left out.
 	if len(res.Commitments) != 1 || !res.Commitments[0].Hourly.Equal(dec("35.2")) || res.Commitments[0].Model != "savings-plan" || res.Commitments[0].Source != "aws-savings-plan-us-east-1@2026-11-01" {
@@ -331,7 +346,7 @@ func TestFetchFailures(t *testing.T) {
 	}
 	for region, want := range map[string]string{
 		"us-east-1; rm -rf": `region "us-east-1; rm -rf" is not an AWS region code`,
-		"cn-north-1":        "region cn-north-1: its partition publishes prices at its own endpoints",
+		"us-gov-west-1":     "region us-gov-west-1: its partition publishes prices at its own endpoints",
 	} {
 		_, err := New().Fetch(context.Background(), feeds.FetchRequest{Regions: []string{region}, HTTP: http.DefaultClient})
 		if err == nil || !strings.Contains(err.Error(), want) {
@@ -347,5 +362,51 @@ func TestFetchBodyLimit(t *testing.T) {
 	_, err := New().Fetch(context.Background(), feeds.FetchRequest{Regions: []string{"us-east-1"}, HTTP: srv.Client(), Endpoint: srv.URL, MaxBody: 100})
 	if err == nil || !strings.Contains(err.Error(), "larger than the 100-byte limit") {
 		t.Errorf("err %v", err)
+	}
+}
+
+// cnOffer is a China-partition regional offer file holding one product: the
+// layout of gpuElement's, for g4dn.12xlarge in cn-north-1 at 38.849 CNY/h
+// (the price shared/data/aws-ondemand cites for it, karpenter-aws-cn@2024-11-06).
+const cnOffer = `{"formatVersion":"v1.0","offerCode":"AmazonEC2","publicationDate":"2024-11-06T00:00:00Z","products":{"CNGPUSKU00000001":
+{"productFamily":"Compute Instance","sku":"CNGPUSKU00000001","attributes":{"instanceType":"g4dn.12xlarge","gpu":"4","operatingSystem":"Linux","tenancy":"Shared",
+"preInstalledSw":"NA","capacitystatus":"Used","marketoption":"OnDemand","location":"China (Beijing)","regionCode":"cn-north-1"}}},
+"terms":{"OnDemand":{"CNGPUSKU00000001":{"CNGPUSKU00000001.JRTCKXETXF":{"priceDimensions":{"CNGPUSKU00000001.JRTCKXETXF.6YS6EN2CT7":{"unit":"Hrs",
+"pricePerUnit":{"CNY":"38.849"}}},"sku":"CNGPUSKU00000001","offerTermCode":"JRTCKXETXF","termAttributes":{}}}}}}`
+
+// TestFetchChina: a China region reads its partition's bulk offer file
+// (/offers/v1.0/cn/..., CNY), also with credentials (no Pricing API there),
+// and says why no Savings Plans rates were read.
+func TestFetchChina(t *testing.T) {
+	fake := &fakeAWS{t: t, hits: map[string]int{}, throttle: map[string]int{}}
+	res, err := fetchWith(t, fake, map[string]string{"AWS_ACCESS_KEY_ID": exampleKeyID, "AWS_SECRET_ACCESS_KEY": exampleSecret}, "cn-north-1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fake.hits["GET /offers/v1.0/cn/AmazonEC2/current/cn-north-1/index.json"] != 1 || fake.hits["POST / AWSPriceListService.GetProducts "] != 0 {
+		t.Errorf("hits %v, want the China offer file once and no GetProducts", fake.hits)
+	}
+	var od *feeds.Offering
+	for i := range res.Offerings {
+		if res.Offerings[i].OnDemand.Known {
+			od = &res.Offerings[i]
+		}
+	}
+	if od == nil || od.InstanceType != "g4dn.12xlarge" || od.Region != "cn-north-1" || !od.OnDemand.Amount.Equal(dec("38.849")) || od.OnDemand.Currency != "CNY" ||
+		od.OnDemand.Source != "aws-offer-ec2-cn-north-1@2024-11-06" {
+		t.Errorf("on-demand %+v, want g4dn.12xlarge 38.849 CNY from aws-offer-ec2-cn-north-1@2024-11-06", od)
+	}
+	if !strings.Contains(fmt.Sprint(res.LeftOut), "no documented Savings Plans price file of the China partition") {
+		t.Errorf("left out %v: no word on Savings Plans", res.LeftOut)
+	}
+	signed := false
+	for _, a := range fake.auth {
+		signed = signed || strings.Contains(a, "/20261130/cn-north-1/ec2/aws4_request")
+	}
+	if !signed {
+		t.Errorf("no EC2 request signed for cn-north-1: %v", fake.auth)
+	}
+	if got := ec2Endpoint("cn-northwest-1"); got != "https://ec2.cn-northwest-1.amazonaws.com.cn/" {
+		t.Errorf("China EC2 endpoint %s", got)
 	}
 }

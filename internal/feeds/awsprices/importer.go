@@ -94,6 +94,9 @@ func (im *Importer) Parse(format string, r io.Reader, o feeds.ParseOptions) (*fe
 			return nil, err
 		}
 		h.Records(origin, o.Source, res)
+		if note := zoneNamesNote(origin, h); note != nil {
+			res.LeftOut = append(res.LeftOut, *note)
+		}
 	default:
 		names := make([]string, 0, 5)
 		for _, f := range im.Formats() {

@@ -56,32 +56,37 @@ func (f *Feed) Read(in feeds.Inputs) (*feeds.Result, error) {
 			return nil, err
 		}
 		for _, r := range recs {
-			origin := fmt.Sprintf("%s:%d", x.Path, r.Line)
-			if r.AcceleratorName == "" {
-				res.Leave(origin, r.InstanceType+" "+r.Region, "no accelerator (a CPU-only instance type)")
-				continue
-			}
-			region, country, source := r.Region, "", ""
-			if x.StateCountryContinent {
-				region, country = VastRegion(r.Region)
-				source = r.Region
-			}
-			o := feeds.Offering{
-				Origin: origin, Provider: x.Cloud, InstanceType: r.InstanceType, Region: region, SourceRegion: source, Zone: r.Zone, Country: country,
-				Accelerator: r.AcceleratorName, GPUMemoryMiB: r.PerGPUMemoryMiB(x.MemoryIsTotal),
-				Machine:  feeds.Machine{GPUCount: r.AcceleratorCount, VCPUs: r.VCPUs, MemoryGiB: r.MemoryGiB, LocalDiskGB: r.LocalDiskGB, Arch: r.Arch, SpecSource: x.Source},
-				OnDemand: feeds.Unknown("USD"),
-			}
-			if r.Price.Known {
-				o.OnDemand = feeds.Known(r.Price.Amount, "USD", x.Source, x.AsOf)
-			}
-			if r.SpotPrice.Known {
-				o.Spot = feeds.Known(r.SpotPrice.Amount, "USD", x.Source, x.AsOf)
-			}
-			res.Offerings = append(res.Offerings, o)
+			x.add(res, r, fmt.Sprintf("%s:%d", x.Path, r.Line), x.Source, x.AsOf)
 		}
 	}
 	return res, nil
+}
+
+// add turns one row into an offering of x's cloud, its prices cited by
+// source as of asOf, or leaves it out (a CPU-only row).
+func (x File) add(res *feeds.Result, r Record, origin, source, asOf string) {
+	if r.AcceleratorName == "" {
+		res.Leave(origin, r.InstanceType+" "+r.Region, "no accelerator (a CPU-only instance type)")
+		return
+	}
+	region, country, src := r.Region, "", ""
+	if x.StateCountryContinent {
+		region, country = VastRegion(r.Region)
+		src = r.Region
+	}
+	o := feeds.Offering{
+		Origin: origin, Provider: x.Cloud, InstanceType: r.InstanceType, Region: region, SourceRegion: src, Zone: r.Zone, Country: country,
+		Accelerator: r.AcceleratorName, GPUMemoryMiB: r.PerGPUMemoryMiB(x.MemoryIsTotal),
+		Machine:  feeds.Machine{GPUCount: r.AcceleratorCount, VCPUs: r.VCPUs, MemoryGiB: r.MemoryGiB, LocalDiskGB: r.LocalDiskGB, Arch: r.Arch, SpecSource: source},
+		OnDemand: feeds.Unknown("USD"),
+	}
+	if r.Price.Known {
+		o.OnDemand = feeds.Known(r.Price.Amount, "USD", source, asOf)
+	}
+	if r.SpotPrice.Known {
+		o.Spot = feeds.Known(r.SpotPrice.Amount, "USD", source, asOf)
+	}
+	res.Offerings = append(res.Offerings, o)
 }
 
 // VastRegion reads Vast's "State, CC, Continent" region text. The state is
