@@ -2,7 +2,6 @@ package rules
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 	"text/template"
 )
@@ -19,7 +18,7 @@ const maxAnnotation = 4096
 
 var templateFuncs = template.FuncMap{
 	"humanizePercentage": func(v float64) string {
-		return strconv.FormatFloat(v*100, 'f', -1, 64) + "%"
+		return fmt.Sprintf("%.4g%%", v*100) // as Prometheus's humanizePercentage
 	},
 	"printf": fmt.Sprintf,
 }
