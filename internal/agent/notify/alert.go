@@ -24,6 +24,7 @@ import (
 	"hash/fnv"
 	"sort"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -39,7 +40,21 @@ type Alert struct {
 	EndsAt time.Time `json:"endsAt"`
 	// GeneratorURL links to what made the alert (the agent's page).
 	GeneratorURL string `json:"generatorURL,omitempty"`
+	// Action routes the alert (the rule's action): "" or notify goes to
+	// every receiver; exec:NAME runs the exec action NAME instead; stop goes
+	// to every receiver (the run loop hands it to autostop, which stops).
+	Action string `json:"action,omitempty"`
 }
+
+// Actions an alert can carry.
+const (
+	ActionNotify = "notify"
+	ActionStop   = "stop"
+	ActionExec   = "exec:"
+)
+
+// execName is the exec action a routes to, if any.
+func (a Alert) execName() (string, bool) { return strings.CutPrefix(a.Action, ActionExec) }
 
 // Status values of an alert and of a notification.
 const (

@@ -33,9 +33,12 @@ type Receiver struct {
 	Timeout time.Duration
 }
 
-// Exec is an action that runs a command for every notice: Argv[0] with
-// Argv[1:], never through a shell, with the alert in its environment (see
-// execEnv). Each notice runs it at most once, also across restarts.
+// Exec is an action that runs a command for the alerts whose action is
+// exec:Name: Argv[0] with Argv[1:], never through a shell, with the alert in
+// its environment (GPUSCOUT_ALERT_NAME, _STATUS, _FINGERPRINT, _STARTS_AT
+// and GPUSCOUT_LABEL_<NAME> for every label, upper case, other characters
+// than letters and digits as _) and as JSON on its standard input. Each
+// notice runs it at most once, also across restarts.
 type Exec struct {
 	Name    string
 	Argv    []string
@@ -175,7 +178,11 @@ func (d *Dispatcher) Send(ctx context.Context, alerts []Alert) error {
 	now := d.o.Now()
 	var errs []error
 	for _, a := range alerts {
+		execName, isExec := a.execName()
 		for _, r := range d.receivers {
+			if isExec {
+				break
+			}
 			d.mu.Lock()
 			d.seq = max(d.seq+1, now.UnixNano())
 			it := item{Key: a.key(r.Name), Receiver: r.Name, Created: now, Seq: d.seq, Alert: a}
@@ -197,7 +204,7 @@ func (d *Dispatcher) Send(ctx context.Context, alerts []Alert) error {
 			}
 		}
 		for _, x := range d.execs {
-			if a.Status() == StatusResolved && !x.Resolved {
+			if !isExec || x.Name != execName || a.Status() == StatusResolved && !x.Resolved {
 				continue
 			}
 			key := a.key(x.Name)

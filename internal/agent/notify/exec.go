@@ -1,7 +1,9 @@
 package notify
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"os"
 	"os/exec"
@@ -40,7 +42,8 @@ func runExec(ctx context.Context, x Exec, a Alert) error {
 	defer cancel()
 	cmd := exec.CommandContext(ctx, x.Argv[0], x.Argv[1:]...)
 	cmd.Env = append(os.Environ(), execEnv(a)...)
-	cmd.Stdin = nil
+	js, _ := json.Marshal(a)
+	cmd.Stdin = bytes.NewReader(js)
 	setProcessGroup(cmd)
 	cmd.WaitDelay = 2 * time.Second
 	err := cmd.Run()

@@ -300,16 +300,27 @@ func TestExecEnvNoShell(t *testing.T) {
 	a := firing("0")
 	a.Labels["job"] = "$(touch " + filepath.Join(dir, "pwned") + ")"
 	a.Labels["model-name"] = "H200; rm -rf /"
-	d, err := New(nil, []Exec{{Name: "scale", Argv: []string{"/bin/sh", "-c", `env | grep ^GPUSCOUT_ | sort > "$1"`, "sh", out}}}, Options{Dir: filepath.Join(dir, "q")})
+	a.Action = "exec:scale"
+	rcv := newReceiver(t)
+	d, err := New([]Receiver{{Name: "ops", Kind: KindWebhook, URL: rcv.srv.URL}},
+		[]Exec{{Name: "scale", Argv: []string{"/bin/sh", "-c", `env | grep ^GPUSCOUT_ | sort > "$1"; cat > "$1.json"`, "sh", out}}}, Options{Dir: filepath.Join(dir, "q")})
 	if err != nil {
 		t.Fatal(err)
 	}
 	d.Send(context.Background(), []Alert{a})
-	d.Send(context.Background(), []Alert{a}) // the same notice: not run again
+	d.Send(context.Background(), []Alert{a})           // the same notice: not run again
+	d.Send(context.Background(), []Alert{firing("7")}) // action notify: the receiver, not the command
 	d.Wait()
 	b, err := os.ReadFile(out)
 	if err != nil {
 		t.Fatal(err)
+	}
+	var stdin Alert
+	if js, err := os.ReadFile(out + ".json"); err != nil || json.Unmarshal(js, &stdin) != nil || stdin.Labels["job"] != a.Labels["job"] {
+		t.Errorf("standard input %s (%v); want the alert as JSON", js, err)
+	}
+	if bodies, _ := rcv.got(); len(bodies) != 1 || !strings.Contains(bodies[0], `"gpu":"7"`) {
+		t.Errorf("receiver got %v; want only gpu 7's notice", bodies)
 	}
 	for _, want := range []string{
 		"GPUSCOUT_ALERT_NAME=GPUIdle", "GPUSCOUT_ALERT_STATUS=firing", "GPUSCOUT_LABEL_GPU=0",

@@ -164,7 +164,7 @@ func (e *Engine) alert(a *active, endsAt time.Time) notify.Alert {
 	for n, v := range a.labels {
 		labels[n] = v
 	}
-	return notify.Alert{Labels: labels, Annotations: ann, StartsAt: a.firingAt, EndsAt: endsAt, GeneratorURL: e.GeneratorURL}
+	return notify.Alert{Labels: labels, Annotations: ann, StartsAt: a.firingAt, EndsAt: endsAt, GeneratorURL: e.GeneratorURL, Action: r.Action}
 }
 
 // value is the rule's value for series s at now; covered reports whether

@@ -207,7 +207,7 @@ func TestBadRules(t *testing.T) {
 		{func(r *Rule) { r.Op = "=>" }, `op "=>": want one of > >= < <= == !=`},
 		{func(r *Rule) { r.Over = "median" }, `over "median": want one of latest max min avg`},
 		{func(r *Rule) { r.Over = Max; r.For = 0 }, "an aggregate needs a window"},
-		{func(r *Rule) { r.For = 48 * time.Hour }, "for 48h0m0s: want 0s to 24h0m0s"},
+		{func(r *Rule) { r.For = 8 * 24 * time.Hour }, "for 192h0m0s: want 0s to 168h0m0s"},
 		{func(r *Rule) { r.Name = "GPU idle" }, `name "GPU idle"`},
 		{func(r *Rule) { r.Match = []Matcher{{Label: "gpu", Type: "=~", Value: "("}} }, "match[0]: regular expression"},
 		{func(r *Rule) { r.Labels = map[string]string{"alertname": "x"} }, "labels.alertname"},

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/gpuscout/gpuscout/internal/agent/notify"
 )
 
 // The Prometheus rule file format (prometheus model/rulefmt), mirrored
@@ -208,27 +210,41 @@ func ruleTest(r Rule, labels func(string) []string) (promTest, error) {
 	if err != nil {
 		return promTest{}, err
 	}
+	// The breaking series breaks the rule for `for` and two more steps, then
+	// holds it for three: checked one step before `for`, at it, one step
+	// after and at the first step back on the good side.
 	fireAt := r.For
 	steps := int(fireAt/testStep) + 2
-	checks := map[time.Duration]bool{fireAt: true, fireAt + testStep: true}
+	checks := map[time.Duration]bool{fireAt: true, fireAt + testStep: true, fireAt + 3*testStep: true}
 	if fireAt >= testStep {
 		checks[fireAt-testStep] = true
 	}
 	t := promTest{Name: r.Name, Interval: promDuration(testStep)}
-	for _, s := range series {
-		t.InputSeries = append(t.InputSeries, promSeries{
-			Series: s.Metric + promLabels(s.Labels),
-			Values: fmt.Sprintf("%s+0x%d", strconv.FormatFloat(s.Value, 'g', -1, 64), steps),
-		})
+	num := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+	for i, s := range series {
+		v := num(s.Value) + "+0x" + strconv.Itoa(steps)
+		if i == 0 {
+			v += " " + num(good) + "+0x2"
+		}
+		t.InputSeries = append(t.InputSeries, promSeries{Series: s.Metric + promLabels(s.Labels), Values: v})
 	}
-	for i := 0; i <= steps; i++ {
+	for i := 0; i <= steps+3; i++ {
 		at := time.Duration(i) * testStep
+		if i == steps+1 {
+			series[0].Value = good
+		}
+		if i == steps+3 {
+			series = series[:0] // the samples end; promtool's series end too
+		}
 		alerts := e.Eval(time.Unix(0, 0).Add(at), series)
 		if !checks[at] {
 			continue
 		}
 		c := promAlertCheck{EvalTime: promDuration(at), Alertname: r.Name, ExpAlerts: []promExpAlerts{}}
 		for _, a := range alerts {
+			if a.Status() != notify.StatusFiring {
+				continue
+			}
 			l := map[string]string{}
 			for n, v := range a.Labels {
 				if n != "alertname" {
@@ -246,6 +262,13 @@ func ruleTest(r Rule, labels func(string) []string) (promTest, error) {
 // does not.
 func breaking(op Op, t float64) (bad, good float64) {
 	step := max(0.01, abs(t)/10)
+	// Round to 3 significant digits: the test files read 0.06, not
+	// 0.060000000000000005.
+	step, _ = strconv.ParseFloat(strconv.FormatFloat(step, 'g', 3, 64), 64)
+	defer func() {
+		bad, _ = strconv.ParseFloat(strconv.FormatFloat(bad, 'g', 6, 64), 64)
+		good, _ = strconv.ParseFloat(strconv.FormatFloat(good, 'g', 6, 64), 64)
+	}()
 	switch op {
 	case GT:
 		return t + step, t - step

@@ -80,10 +80,14 @@ func promtool(t *testing.T, dir string, args ...string) {
 func TestExportPassesPromtool(t *testing.T) {
 	dir := t.TempDir()
 	var rules, tests bytes.Buffer
-	if err := ExportPrometheus(&rules, articleRules(), "test export"); err != nil {
+	all := append(builtins(t), articleRules()...)
+	for i := range all[len(all)-len(articleRules()):] {
+		all[len(all)-len(articleRules())+i].Name += "Custom"
+	}
+	if err := ExportPrometheus(&rules, all, "test export"); err != nil {
 		t.Fatal(err)
 	}
-	if err := ExportPromtoolTests(&tests, articleRules(), "rules.yml", testLabels); err != nil {
+	if err := ExportPromtoolTests(&tests, all, "rules.yml", testLabels); err != nil {
 		t.Fatal(err)
 	}
 	os.WriteFile(filepath.Join(dir, "rules.yml"), rules.Bytes(), 0o600)
@@ -92,8 +96,8 @@ func TestExportPassesPromtool(t *testing.T) {
 		t.Logf("rules:\n%s\ntests:\n%s", rules.String(), tests.String())
 	}
 	// The tests expect alerts: an export that never fires would fail them.
-	if n := strings.Count(tests.String(), "exp_labels"); n < len(articleRules()) {
-		t.Errorf("%d expected alerts in the tests; want at least one a rule (%d)", n, len(articleRules()))
+	if n := strings.Count(tests.String(), "exp_labels"); n < len(all) {
+		t.Errorf("%d expected alerts in the tests; want at least one a rule (%d)", n, len(all))
 	}
 	promtool(t, dir, "check", "rules", "rules.yml")
 	promtool(t, dir, "test", "rules", "tests.yml")

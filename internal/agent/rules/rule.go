@@ -52,6 +52,9 @@ type Rule struct {
 	Labels map[string]string
 	// Annotations are text templates: {{ $labels.gpu }}, {{ $value }}.
 	Annotations map[string]string
+	// Action is carried to the alerts (notify.Alert.Action): notify, stop
+	// or exec:NAME; empty is notify.
+	Action string
 }
 
 // Aggregate says how a window of samples becomes one value.
@@ -169,8 +172,9 @@ var (
 	metricName = regexp.MustCompile(`^[a-zA-Z_:][a-zA-Z0-9_:]*$`)
 )
 
-// MaxFor bounds a rule's For (a day): the history it needs stays bounded.
-const MaxFor = 24 * time.Hour
+// MaxFor bounds a rule's For (a week, as the config allows); an aggregate's
+// history is bounded apart, by MaxHistory.
+const MaxFor = 7 * 24 * time.Hour
 
 // Check validates r; known reports whether a metric name exists (nil
 // accepts any well-formed name). Errors name the field, the value and what

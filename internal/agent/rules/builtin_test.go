@@ -1,0 +1,122 @@
+package rules
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gpuscout/gpuscout/internal/agentconfig"
+	"github.com/gpuscout/gpuscout/internal/agent/notify"
+)
+
+// builtins are the config's built-in rules with every budget set.
+func builtins(t *testing.T) []Rule {
+	t.Helper()
+	rs, err := FromConfig(agentconfig.DefaultRules(agentconfig.Budgets{EgressBytesPerSecond: 50e6, EgressMonthlyCost: 500, BurnRatePerHour: 40}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rs
+}
+
+// Every built-in rule, on a fake clock sampled every 15 s: a series that
+// breaks it is quiet one sample before `for`, fires at `for` (the window
+// covered, for an aggregate) and resolves at the first evaluation its
+// value is back on the good side (for avg, once the window's average is);
+// a series on the good side never fires.
+func TestBuiltinRules(t *testing.T) {
+	want := map[string]struct {
+		metric string
+		over   Aggregate
+		op     Op
+		th     float64
+		dur    time.Duration
+	}{
+		"GPUMemoryHigh":           {"gpuscout_gpu_memory_used_ratio", Latest, GT, 0.9, 5 * time.Minute},
+		"GPUIdle":                 {"gpuscout_gpu_utilization_ratio", Max, LT, 0.05, 30 * time.Minute},
+		"CollectorDown":           {"gpuscout_collector_up", Latest, LT, 1, 2 * time.Minute},
+		"EgressRateHigh":          {"gpuscout_egress_rate_bytes_per_second", Avg, GT, 50e6, 15 * time.Minute},
+		"EgressCostOverBudget":    {"gpuscout_egress_projected_monthly_cost", Avg, GT, 500, time.Hour},
+		"SpendBurnRateOverBudget": {"gpuscout_cost_burn_rate_per_hour", Latest, GT, 40, 10 * time.Minute},
+	}
+	rs := builtins(t)
+	if len(rs) != len(want) {
+		t.Errorf("%d built-in rules; want %d", len(rs), len(want))
+	}
+	const step = 15 * time.Second
+	for _, r := range rs {
+		t.Run(r.Name, func(t *testing.T) {
+			w, ok := want[r.Name]
+			if !ok {
+				t.Fatalf("unexpected built-in rule %s", r.Name)
+			}
+			if r.Metric != w.metric || r.Over != w.over || r.Op != w.op || r.Threshold != w.th || r.For != w.dur {
+				t.Fatalf("rule %s %s(%s) %s %v for %s; want %s(%s) %s %v for %s", r.Name, r.Over, r.Metric, r.Op, r.Threshold, r.For, w.over, w.metric, w.op, w.th, w.dur)
+			}
+			if r.Labels["severity"] == "" {
+				t.Errorf("no severity label")
+			}
+			e, err := New([]Rule{r}, step, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			bad, good := breaking(r.Op, r.Threshold)
+			series := func(v float64) []Series {
+				return []Series{
+					{Metric: r.Metric, Labels: map[string]string{"gpu": "0"}, Value: v},
+					{Metric: r.Metric, Labels: map[string]string{"gpu": "1"}, Value: good},
+				}
+			}
+			var firedAt, resolvedAt time.Duration = -1, -1
+			var fired notify.Alert
+			for at := time.Duration(0); at <= 3*r.For+step && resolvedAt < 0; at += step {
+				v := bad
+				if at > r.For+step {
+					v = good // back on the good side after `for` plus one step
+				}
+				for _, a := range e.Eval(t0.Add(at), series(v)) {
+					if a.Labels["gpu"] != "0" {
+						t.Fatalf("at %s: gpu %s fired; want only gpu 0", at, a.Labels["gpu"])
+					}
+					if a.Status() == notify.StatusFiring && firedAt < 0 {
+						firedAt, fired = at, a
+					}
+					if a.Status() == notify.StatusResolved {
+						resolvedAt = at
+					}
+				}
+			}
+			if firedAt != r.For {
+				t.Errorf("fired at %s; want at %s", firedAt, r.For)
+			}
+			if !fired.StartsAt.Equal(t0.Add(r.For)) || fired.Annotations["summary"] == "" || fired.Action != agentconfig.ActionNotify {
+				t.Errorf("alert %+v; want StartsAt %s, a summary, action notify", fired, t0.Add(r.For))
+			}
+			// latest, max: resolved at the first good sample. avg over
+			// n = for/step samples of which k good: above the threshold
+			// until bad·(n-k) + good·k ≤ threshold·n.
+			wantResolved := r.For + 2*step
+			if r.Over == Avg {
+				n := int(r.For / step)
+				k := 1
+				for bad*float64(n-k)+good*float64(k) > r.Threshold*float64(n) {
+					k++
+				}
+				wantResolved = r.For + step + time.Duration(k)*step
+			}
+			if resolvedAt != wantResolved {
+				t.Errorf("resolved at %s; want %s", resolvedAt, wantResolved)
+			}
+		})
+	}
+}
+
+func TestFromConfigErrors(t *testing.T) {
+	th := 1.0
+	rs := []agentconfig.Rule{{Name: "X", Metric: "m", Op: ">", Threshold: &th, Aggregate: "latest",
+		Annotations: map[string]string{"summary": "{{ $labels.gpu "}}}
+	_, err := FromConfig(rs)
+	if err == nil || !strings.Contains(err.Error(), "rules[0].annotations.summary") {
+		t.Errorf("FromConfig with a broken template: %v; want an error naming rules[0].annotations.summary", err)
+	}
+}
