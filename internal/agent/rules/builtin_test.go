@@ -5,8 +5,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gpuscout/gpuscout/internal/agentconfig"
 	"github.com/gpuscout/gpuscout/internal/agent/notify"
+	"github.com/gpuscout/gpuscout/internal/agentconfig"
 )
 
 // builtins are the config's built-in rules with every budget set.
