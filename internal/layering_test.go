@@ -67,7 +67,7 @@ var allowed = map[string][]string{
 	// The agent's alerting: notify delivers alerts; rules makes them from
 	// samples (and exports them for Prometheus).
 	"agent/notify": {"agentconfig"},
-	"agent/rules":  {"agentconfig", "agent/notify"},
+	"agent/rules":  {"agent", "agentconfig", "agent/notify"},
 }
 
 func rule(pkg string) ([]string, bool) {

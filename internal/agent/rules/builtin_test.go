@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gpuscout/gpuscout/internal/agent"
 	"github.com/gpuscout/gpuscout/internal/agent/notify"
 	"github.com/gpuscout/gpuscout/internal/agentconfig"
 )
@@ -118,5 +119,34 @@ func TestFromConfigErrors(t *testing.T) {
 	_, err := FromConfig(rs)
 	if err == nil || !strings.Contains(err.Error(), "rules[0].annotations.summary") {
 		t.Errorf("FromConfig with a broken template: %v; want an error naming rules[0].annotations.summary", err)
+	}
+}
+
+// The built-in rules over the agent's own snapshots: metric names come from
+// the registry, label values in its order.
+func TestForAgentOverSnapshots(t *testing.T) {
+	c := agentconfig.Default()
+	c.Agent.Interval = agentconfig.Duration(time.Minute)
+	e, err := ForAgent(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []notify.Alert
+	for i := 0; i <= 30; i++ {
+		var b agent.Batch
+		b.Add(agent.GPUUtilization, 0.01, "0", "GPU-a")
+		b.Add(agent.GPUUtilization, 0.50, "1", "GPU-b")
+		b.Add(agent.CollectorUp, 1, "gpu")
+		if err := b.Err(); err != nil {
+			t.Fatal(err)
+		}
+		got = e.EvalSnapshot(&agent.Snapshot{At: t0.Add(time.Duration(i) * time.Minute), Series: b.Series()})
+	}
+	if len(got) != 1 || got[0].Name() != "GPUIdle" || got[0].Labels["uuid"] != "GPU-a" || got[0].Labels["gpu"] != "0" {
+		t.Errorf("after 30 min: %+v; want GPUIdle on gpu 0 (GPU-a)", got)
+	}
+	c.Rules[0].Metric = "gpuscout_gpu_memory_percent"
+	if _, err := ForAgent(c); err == nil || !strings.Contains(err.Error(), `metric "gpuscout_gpu_memory_percent"`) {
+		t.Errorf("unknown metric: %v; want an error naming it", err)
 	}
 }

@@ -18,10 +18,6 @@ type Series struct {
 	Value  float64
 }
 
-// MaxHistory bounds the samples kept per series (an aggregate over `for`
-// at the sampling interval needs for ÷ interval of them).
-const MaxHistory = 8192
-
 // Engine evaluates rules. It is not safe for concurrent use: one run loop
 // calls Eval.
 type Engine struct {
@@ -60,11 +56,6 @@ func New(rules []Rule, interval time.Duration, known func(string) bool) (*Engine
 		r.Match = append([]Matcher(nil), r.Match...)
 		if err := r.Check(known); err != nil {
 			return nil, fmt.Errorf("rule %q: %v", r.Name, err)
-		}
-		if r.Over != Latest {
-			if n := r.For / interval; n > MaxHistory {
-				return nil, fmt.Errorf("rule %q: for %s over %s at a %s interval keeps %d samples a series; at most %d: shorten for or lengthen the interval", r.Name, r.For, r.Over, interval, n, MaxHistory)
-			}
 		}
 		c := compiled{Rule: r, annotations: map[string]*template.Template{}}
 		for n, text := range r.Annotations {

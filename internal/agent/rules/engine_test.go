@@ -211,7 +211,6 @@ func TestBadRules(t *testing.T) {
 		{func(r *Rule) { r.Name = "GPU idle" }, `name "GPU idle"`},
 		{func(r *Rule) { r.Match = []Matcher{{Label: "gpu", Type: "=~", Value: "("}} }, "match[0]: regular expression"},
 		{func(r *Rule) { r.Labels = map[string]string{"alertname": "x"} }, "labels.alertname"},
-		{func(r *Rule) { r.Over = Max; r.For = 10 * time.Hour }, "at most 8192"},
 	} {
 		r := ok
 		c.edit(&r)
@@ -234,12 +233,52 @@ func TestHistoryIsBounded(t *testing.T) {
 		e.Eval(t0.Add(time.Duration(i)*time.Second), []Series{{Metric: "m", Labels: map[string]string{"gpu": "0"}, Value: 0}})
 	}
 	h := e.history[seriesKey("m", map[string]string{"gpu": "0"})]
-	if len(h.t) != 24 || h.n != 24 {
-		t.Errorf("history holds %d of %d samples; want 24 of 24 (2 × 10 s ÷ 1 s + 4)", h.n, len(h.t))
+	if len(h.b) != 14 || h.n != 14 {
+		t.Errorf("history holds %d of %d buckets; want 14 of 14 (10 s ÷ 1 s + 4)", h.n, len(h.b))
+	}
+	// A week's window at 100 ms keeps MaxHistory buckets (+4), not 6 million samples.
+	if h := newHistory(7*24*time.Hour, 100*time.Millisecond); len(h.b) != MaxHistory+4 {
+		t.Errorf("a week at 100 ms: %d buckets; want %d", len(h.b), MaxHistory+4)
 	}
 	// A series that goes away is forgotten after the window.
 	e.Eval(t0.Add(2000*time.Second), nil)
 	if len(e.history) != 0 {
 		t.Errorf("%d histories after the series went away; want 0", len(e.history))
+	}
+}
+
+func TestIdleAtFastIntervalUsesBuckets(t *testing.T) {
+	// 100 ms sampling, 30 min window: 18000 samples in at most MaxHistory
+	// buckets. One 100 ms burst at 40 min is still seen by max.
+	r := Rule{Name: "GPUIdle", Metric: "u", Over: Max, Op: LT, Threshold: 0.05, For: 30 * time.Minute}
+	e, err := New([]Rule{r}, 100*time.Millisecond, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	firstFired, burstResolved := time.Duration(-1), false
+	for at := time.Duration(0); at <= 41*time.Minute; at += 100 * time.Millisecond {
+		v := 0.0
+		if at == 40*time.Minute {
+			v = 0.9
+		}
+		for _, a := range e.Eval(t0.Add(at), []Series{{Metric: "u", Value: v}}) {
+			if a.Status() == notify.StatusFiring && firstFired < 0 {
+				firstFired = at
+			}
+			if a.Status() == notify.StatusResolved && at == 40*time.Minute {
+				burstResolved = true
+			}
+		}
+	}
+	if firstFired != 30*time.Minute {
+		t.Errorf("first fired at %s; want 30m0s", firstFired)
+	}
+	if !burstResolved {
+		t.Error("a 100 ms burst at 40m did not resolve the idle alert")
+	}
+	for _, h := range e.history {
+		if len(h.b) > MaxHistory+4 {
+			t.Errorf("%d buckets; want at most %d", len(h.b), MaxHistory+4)
+		}
 	}
 }

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/gpuscout/gpuscout/internal/agent"
 )
 
 // articleRules are the article's cases as this package's rules.
@@ -25,14 +27,10 @@ func articleRules() []Rule {
 	}
 }
 
+// testLabels is the registry's label names of a metric.
 func testLabels(metric string) []string {
-	switch {
-	case strings.HasPrefix(metric, "gpuscout_gpu_"):
-		return []string{"gpu", "uuid"}
-	case metric == "gpuscout_collector_up":
-		return []string{"collector"}
-	}
-	return nil
+	l, _ := agent.MetricLabels(metric)
+	return l
 }
 
 func TestPromQL(t *testing.T) {

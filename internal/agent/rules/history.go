@@ -5,62 +5,89 @@ import (
 	"time"
 )
 
-// history is a ring buffer of one series' recent samples. It holds twice
-// the samples its window needs at the sampling interval, so a run loop that
-// evaluates a little faster than the interval still keeps the whole window.
+// MaxHistory bounds the buckets kept per series. A window of `for` at the
+// sampling interval needs for ÷ interval of them; beyond MaxHistory a
+// bucket covers for ÷ MaxHistory and keeps the min, max, sum and count of
+// its samples, so memory stays bounded (about 40 bytes a bucket, 80 KiB a
+// series at most) and max and min stay exact; the window's start is then
+// known to one bucket.
+const MaxHistory = 2048
+
+// history is a ring buffer of one series' recent samples, in buckets.
 type history struct {
-	t    []int64 // Unix nanoseconds
-	v    []float64
-	next int // where the next sample goes
+	b    []bucket
+	next int // where the next bucket goes
 	n    int // how many are held
+	res  int64
 	gap  time.Duration
 	// since is the start of the series' unbroken observation: a gap longer
-	// than gap (three intervals) restarts it.
+	// than gap (three intervals or buckets) restarts it.
 	since time.Time
 	last  time.Time
 }
 
+type bucket struct {
+	start         int64 // Unix nanoseconds of its first sample
+	min, max, sum float64
+	count         int
+}
+
 func newHistory(window, interval time.Duration) *history {
-	size := min(2*int(window/interval)+4, 2*MaxHistory+4)
-	return &history{t: make([]int64, size), v: make([]float64, size), gap: 3 * interval}
+	res := max(interval, window/MaxHistory)
+	size := int(window/res) + 4
+	return &history{b: make([]bucket, size), res: int64(res), gap: 3 * res}
 }
 
 func (h *history) add(t time.Time, v float64) {
 	if h.n == 0 || t.Sub(h.last) > h.gap {
 		h.n, h.since = 0, t
 	}
-	h.t[h.next], h.v[h.next] = t.UnixNano(), v
-	h.next = (h.next + 1) % len(h.t)
-	h.n = min(h.n+1, len(h.t))
 	h.last = t
+	if math.IsNaN(v) {
+		return
+	}
+	ns := t.UnixNano()
+	if h.n > 0 {
+		cur := &h.b[(h.next-1+len(h.b))%len(h.b)]
+		if ns < cur.start+h.res {
+			cur.min, cur.max = min(cur.min, v), max(cur.max, v)
+			cur.sum += v
+			cur.count++
+			return
+		}
+	}
+	h.b[h.next] = bucket{start: ns, min: v, max: v, sum: v, count: 1}
+	h.next = (h.next + 1) % len(h.b)
+	h.n = min(h.n+1, len(h.b))
 }
 
-// aggregate is agg over the samples with from < t <= to; NaN samples are
-// skipped; ok is false when none is left.
+// aggregate is agg over the buckets that start after from and by to
+// (at the sampling interval: the samples with from < t <= to); ok is false
+// when there are none.
 func (h *history) aggregate(agg Aggregate, from, to time.Time) (v float64, ok bool) {
 	lo, hi := from.UnixNano(), to.UnixNano()
 	var sum float64
 	count := 0
 	for i := 0; i < h.n; i++ {
-		j := (h.next - 1 - i + len(h.t)) % len(h.t)
-		t := h.t[j]
-		if t <= lo {
+		b := &h.b[(h.next-1-i+len(h.b))%len(h.b)]
+		if b.start <= lo {
 			break
 		}
-		if t > hi || math.IsNaN(h.v[j]) {
+		if b.start > hi {
 			continue
 		}
-		x := h.v[j]
 		switch {
-		case count == 0:
-			v = x
+		case count == 0 && agg == Max:
+			v = b.max
+		case count == 0 && agg == Min:
+			v = b.min
 		case agg == Max:
-			v = max(v, x)
+			v = max(v, b.max)
 		case agg == Min:
-			v = min(v, x)
+			v = min(v, b.min)
 		}
-		sum += x
-		count++
+		sum += b.sum
+		count += b.count
 	}
 	if count == 0 {
 		return 0, false
