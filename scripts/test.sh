@@ -44,6 +44,10 @@ if need chromium; then
 else
   echo "test.sh: chromium not found and not installable here (not root or no apt-get): the browser checks will skip" >&2
 fi
+# The agent's rules and notifiers: promtool checks `rules export` and its tests,
+# a real Alertmanager takes notify's alerts; once all are here they must run, not skip.
+need prometheus-alertmanager || apt_install prometheus prometheus-alertmanager prometheus-node-exporter
+if need promtool && need prometheus && need prometheus-alertmanager && need prometheus-node-exporter; then export GPUSCOUT_REQUIRE_PROMETHEUS=1; fi
 # The bundled PyTorch workloads (internal/bench/workload) run for real on the
 # CPU with Debian's torch 1.13; once it is here they must run, not skip.
 torch_ok() { /usr/bin/python3 -c 'import torch, torchvision' >/dev/null 2>&1; }
