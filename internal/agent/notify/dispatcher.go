@@ -80,14 +80,17 @@ type Dispatcher struct {
 	o         Options
 	q         *queue
 
-	deliver   sync.Mutex // one delivery round at a time: never two posts of one notice
-	mu        sync.Mutex
-	retry     map[string]retryState // by key: attempts and next try
-	keepalive map[string]time.Time  // by receiver and fingerprint: last keep-alive
-	stats     Stats
-	seq       int64 // the last queued item's Seq
-	execWG    sync.WaitGroup
-	execSem   chan struct{}
+	round      sync.Mutex // one delivery round at a time: never two posts of one notice
+	mu         sync.Mutex
+	retry      map[string]retryState // by key: attempts and next try
+	keepalive  map[string]time.Time  // by receiver and fingerprint: last keep-alive
+	stats      Stats
+	seq        int64 // the last queued item's Seq
+	known      map[string]struct{}
+	keepalives []keepalive
+	wake       chan struct{}
+	execWG     sync.WaitGroup
+	execSem    chan struct{}
 }
 
 type retryState struct {
@@ -158,6 +161,7 @@ func New(receivers []Receiver, execs []Exec, o Options) (*Dispatcher, error) {
 	d := &Dispatcher{
 		receivers: append([]Receiver(nil), receivers...), execs: append([]Exec(nil), execs...), o: o, q: q,
 		retry: map[string]retryState{}, keepalive: map[string]time.Time{}, execSem: make(chan struct{}, 4),
+		known: map[string]struct{}{}, wake: make(chan struct{}, 1),
 	}
 	items, err := q.list()
 	if err != nil {
@@ -169,12 +173,20 @@ func New(receivers []Receiver, execs []Exec, o Options) (*Dispatcher, error) {
 	return d, nil
 }
 
-// Send takes one evaluation's alerts (firing ones and those just resolved):
-// it queues every new notice for every receiver, starts the exec actions of
-// new notices, re-sends firing alerts to Alertmanager when due, and then
-// delivers what is queued (as Retry). The error is the first failure; what
-// failed stays queued.
+// Send is Enqueue and then one delivery round (keep-alives and Retry),
+// synchronously: for tests and simple loops. The error is the first
+// failure; what failed stays queued.
 func (d *Dispatcher) Send(ctx context.Context, alerts []Alert) error {
+	err := d.Enqueue(ctx, alerts)
+	return errors.Join(err, d.deliver(ctx))
+}
+
+// Enqueue takes one evaluation's alerts (firing ones and those just
+// resolved) without waiting on the network: it writes every new notice for
+// every receiver to the disk queue, starts the exec actions of new notices
+// in the background, notes the firing alerts due for an Alertmanager
+// keep-alive, and wakes Run. It is what the agent's loop calls each tick.
+func (d *Dispatcher) Enqueue(ctx context.Context, alerts []Alert) error {
 	now := d.o.Now()
 	var errs []error
 	for _, a := range alerts {
@@ -183,24 +195,31 @@ func (d *Dispatcher) Send(ctx context.Context, alerts []Alert) error {
 			if isExec {
 				break
 			}
-			d.mu.Lock()
-			d.seq = max(d.seq+1, now.UnixNano())
-			it := item{Key: a.key(r.Name), Receiver: r.Name, Created: now, Seq: d.seq, Alert: a}
-			d.mu.Unlock()
-			added, dropped, err := d.q.add(it)
-			d.count(func(s *Stats) { s.Dropped += dropped })
-			if dropped > 0 {
-				d.o.Log.Warn("notify queue full: dropped the oldest notifications", "dropped", dropped, "max", d.o.MaxQueue)
-			}
-			if err != nil {
-				errs = append(errs, err)
-				continue
-			}
-			if !added && r.Kind == KindAlertmanager && a.Status() == StatusFiring && d.keepaliveDue(r.Name, a, now) {
-				// A keep-alive, not queued: the queued notice carries the alert.
-				if err := d.post(ctx, r, a, now); err != nil {
-					d.o.Log.Info("alertmanager keep-alive failed", "receiver", r.Name, "err", err)
+			key := a.key(r.Name)
+			if !d.remembered(key) {
+				d.mu.Lock()
+				d.seq = max(d.seq+1, now.UnixNano())
+				it := item{Key: key, Receiver: r.Name, Created: now, Seq: d.seq, Alert: a}
+				d.mu.Unlock()
+				added, dropped, err := d.q.add(it)
+				d.count(func(s *Stats) { s.Dropped += dropped })
+				if dropped > 0 {
+					d.o.Log.Warn("notify queue full: dropped the oldest notifications", "dropped", dropped, "max", d.o.MaxQueue)
 				}
+				if err != nil {
+					errs = append(errs, err)
+					continue
+				}
+				d.remember(key)
+				if added {
+					continue
+				}
+			}
+			if r.Kind == KindAlertmanager && a.Status() == StatusFiring && d.keepaliveDue(r.Name, a, now) {
+				// A keep-alive, not queued: the queued notice carries the alert.
+				d.mu.Lock()
+				d.keepalives = append(d.keepalives, keepalive{r, a})
+				d.mu.Unlock()
 			}
 		}
 		for _, x := range d.execs {
@@ -208,7 +227,8 @@ func (d *Dispatcher) Send(ctx context.Context, alerts []Alert) error {
 				continue
 			}
 			key := a.key(x.Name)
-			if d.q.known(key) {
+			if d.remembered(key) || d.q.known(key) {
+				d.remember(key)
 				continue
 			}
 			// Marked before it runs: an action runs at most once per notice.
@@ -216,13 +236,70 @@ func (d *Dispatcher) Send(ctx context.Context, alerts []Alert) error {
 				errs = append(errs, err)
 				continue
 			}
+			d.remember(key)
 			d.startExec(ctx, x, a)
 		}
 	}
-	if err := d.Retry(ctx); err != nil {
-		errs = append(errs, err)
+	select {
+	case d.wake <- struct{}{}:
+	default:
 	}
 	return errors.Join(errs...)
+}
+
+// Run delivers in the background until ctx ends: at every Enqueue and at
+// least every MinBackoff, it posts the due keep-alives and retries the queue.
+func (d *Dispatcher) Run(ctx context.Context) {
+	t := time.NewTicker(d.o.MinBackoff)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-d.wake:
+		case <-t.C:
+		}
+		if err := d.deliver(ctx); err != nil {
+			d.o.Log.Info("notify: delivery incomplete; will retry", "err", err)
+		}
+	}
+}
+
+// deliver posts the due keep-alives (best effort) and retries the queue.
+func (d *Dispatcher) deliver(ctx context.Context) error {
+	d.mu.Lock()
+	ka := d.keepalives
+	d.keepalives = nil
+	d.mu.Unlock()
+	for _, k := range ka {
+		if err := d.post(ctx, k.r, k.a, d.o.Now()); err != nil {
+			d.o.Log.Info("alertmanager keep-alive failed", "receiver", k.r.Name, "err", err)
+		}
+	}
+	return d.Retry(ctx)
+}
+
+type keepalive struct {
+	r Receiver
+	a Alert
+}
+
+// remembered and remember keep the keys known to be queued or delivered in
+// memory, so that a firing alert seen every tick costs no file system call.
+func (d *Dispatcher) remembered(key string) bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	_, ok := d.known[key]
+	return ok
+}
+
+func (d *Dispatcher) remember(key string) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if len(d.known) >= 4*d.o.MaxQueue {
+		clear(d.known) // bounded: the disk still knows
+	}
+	d.known[key] = struct{}{}
 }
 
 func (d *Dispatcher) keepaliveDue(receiver string, a Alert, now time.Time) bool {
@@ -242,8 +319,8 @@ func (d *Dispatcher) keepaliveDue(receiver string, a Alert, now time.Time) bool 
 // as undeliverable (logged and counted); anything else is retried with
 // backoff.
 func (d *Dispatcher) Retry(ctx context.Context) error {
-	d.deliver.Lock()
-	defer d.deliver.Unlock()
+	d.round.Lock()
+	defer d.round.Unlock()
 	items, err := d.q.list()
 	if err != nil {
 		return err

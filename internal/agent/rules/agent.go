@@ -1,7 +1,10 @@
 package rules
 
 import (
+	"context"
 	"fmt"
+	"log/slog"
+	"time"
 
 	"github.com/gpuscout/gpuscout/internal/agent"
 	"github.com/gpuscout/gpuscout/internal/agent/notify"
@@ -54,4 +57,41 @@ func (e *Engine) EvalSnapshot(snap *agent.Snapshot) []notify.Alert {
 		series = append(series, Series{Metric: s.Metric.Name, Labels: l, Value: s.Value})
 	}
 	return e.Eval(snap.At, series)
+}
+
+// Handler is the rules' agent.TickHandler: each tick it evaluates the
+// snapshot and hands the alerts to the dispatcher's queue (local disk
+// writes only; Dispatcher.Run delivers them in its own goroutine):
+//
+//	d, _ := notify.New(notify.FromConfig(cfg.Notify))
+//	go d.Run(ctx)
+//	loop.Handlers = append(loop.Handlers, &rules.Handler{Engine: e, Notify: d})
+type Handler struct {
+	Engine *Engine
+	Notify *notify.Dispatcher // nil: evaluate only
+	// Alerts, when set, also gets every tick's alerts (autostop takes those
+	// whose Action is stop).
+	Alerts func([]notify.Alert)
+	Log    *slog.Logger
+}
+
+// Tick evaluates s (at its sampling time) and enqueues the alerts.
+func (h *Handler) Tick(now time.Time, s *agent.Snapshot) {
+	if s == nil {
+		return
+	}
+	if s.At.IsZero() {
+		c := *s
+		c.At = now
+		s = &c
+	}
+	alerts := h.Engine.EvalSnapshot(s)
+	if h.Alerts != nil {
+		h.Alerts(alerts)
+	}
+	if h.Notify != nil && len(alerts) > 0 {
+		if err := h.Notify.Enqueue(context.Background(), alerts); err != nil && h.Log != nil {
+			h.Log.Error("rules: could not queue alerts", "err", err)
+		}
+	}
 }

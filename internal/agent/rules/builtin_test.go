@@ -1,6 +1,10 @@
 package rules
 
 import (
+	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -148,5 +152,46 @@ func TestForAgentOverSnapshots(t *testing.T) {
 	c.Rules[0].Metric = "gpuscout_gpu_memory_percent"
 	if _, err := ForAgent(c); err == nil || !strings.Contains(err.Error(), `metric "gpuscout_gpu_memory_percent"`) {
 		t.Errorf("unknown metric: %v; want an error naming it", err)
+	}
+}
+
+// The tick handler evaluates the loop's snapshots and queues what fires;
+// the dispatcher delivers it.
+func TestHandlerQueuesAlerts(t *testing.T) {
+	var got []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		got = append(got, string(b))
+	}))
+	defer srv.Close()
+	c := agentconfig.Default()
+	c.Agent.Interval = agentconfig.Duration(time.Minute)
+	c.Notify.Webhooks = []string{srv.URL}
+	c.Notify.QueueDir = t.TempDir()
+	e, err := ForAgent(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rs, xs, o := notify.FromConfig(c.Notify)
+	d, err := notify.New(rs, xs, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var seen int
+	h := &Handler{Engine: e, Notify: d, Alerts: func(a []notify.Alert) { seen += len(a) }}
+	for i := 0; i <= 5; i++ {
+		var b agent.Batch
+		b.Add(agent.GPUMemoryUsedRatio, 0.95, "0", "GPU-a")
+		at := t0.Add(time.Duration(i) * time.Minute)
+		h.Tick(at, &agent.Snapshot{At: at, Series: b.Series()})
+	}
+	if seen != 1 || d.Queued() != 1 {
+		t.Fatalf("alerts seen %d, queued %d; want 1 and 1 (GPUMemoryHigh at 5 min)", seen, d.Queued())
+	}
+	if err := d.Retry(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 1 || !strings.Contains(got[0], `"alertname":"GPUMemoryHigh"`) {
+		t.Errorf("webhook got %v; want one GPUMemoryHigh notice", got)
 	}
 }
