@@ -247,38 +247,43 @@ func TestHistoryIsBounded(t *testing.T) {
 	}
 }
 
-func TestIdleAtFastIntervalUsesBuckets(t *testing.T) {
-	// 100 ms sampling, 30 min window: 18000 samples in at most MaxHistory
-	// buckets. One 100 ms burst at 40 min is still seen by max.
-	r := Rule{Name: "GPUIdle", Metric: "u", Over: Max, Op: LT, Threshold: 0.05, For: 30 * time.Minute}
-	e, err := New([]Rule{r}, 100*time.Millisecond, nil)
-	if err != nil {
-		t.Fatal(err)
+func TestHistoryBucketsAtFastInterval(t *testing.T) {
+	// 100 ms sampling, 30 min window: 18000 samples in MaxHistory+4
+	// buckets. A single 100 ms burst at 40 min is still seen by max for
+	// the next 30 minutes, and the window's avg and min stay right.
+	h := newHistory(30*time.Minute, 100*time.Millisecond)
+	if len(h.b) != MaxHistory+4 {
+		t.Fatalf("%d buckets; want %d", len(h.b), MaxHistory+4)
 	}
-	firstFired, burstResolved := time.Duration(-1), false
-	for at := time.Duration(0); at <= 41*time.Minute; at += 100 * time.Millisecond {
-		v := 0.0
-		if at == 40*time.Minute {
-			v = 0.9
-		}
-		for _, a := range e.Eval(t0.Add(at), []Series{{Metric: "u", Value: v}}) {
-			if a.Status() == notify.StatusFiring && firstFired < 0 {
-				firstFired = at
-			}
-			if a.Status() == notify.StatusResolved && at == 40*time.Minute {
-				burstResolved = true
-			}
+	check := func(at time.Duration, agg Aggregate, want float64) {
+		t.Helper()
+		now := t0.Add(at)
+		got, ok := h.aggregate(agg, now.Add(-30*time.Minute), now)
+		if !ok || got < want-1e-9 || got > want+1e-9 {
+			t.Errorf("at %s: %s = %v (%v); want %v", at, agg, got, ok, want)
 		}
 	}
-	if firstFired != 30*time.Minute {
-		t.Errorf("first fired at %s; want 30m0s", firstFired)
-	}
-	if !burstResolved {
-		t.Error("a 100 ms burst at 40m did not resolve the idle alert")
-	}
-	for _, h := range e.history {
-		if len(h.b) > MaxHistory+4 {
-			t.Errorf("%d buckets; want at most %d", len(h.b), MaxHistory+4)
+	at := time.Duration(0)
+	add := func(until time.Duration, v float64) {
+		for ; at <= until; at += 100 * time.Millisecond {
+			h.add(t0.Add(at), v)
 		}
+	}
+	add(40*time.Minute-100*time.Millisecond, 0.01)
+	check(at-100*time.Millisecond, Max, 0.01)
+	add(40*time.Minute, 0.91)
+	add(69*time.Minute, 0.01)
+	check(40*time.Minute+29*time.Minute, Max, 0.91)
+	check(69*time.Minute, Min, 0.01)
+	// avg over the window: 0.9 more in one of about 18000 samples
+	// (the window's start is known to a bucket, so the count is approximate).
+	now := t0.Add(69 * time.Minute)
+	if avg, _ := h.aggregate(Avg, now.Add(-30*time.Minute), now); avg < 0.01+0.9/18100 || avg > 0.01+0.9/17900 {
+		t.Errorf("avg %v; want about %v", avg, 0.01+0.9/18000)
+	}
+	add(71*time.Minute, 0.01)
+	check(71*time.Minute, Max, 0.01)
+	if !h.since.Equal(t0) {
+		t.Errorf("since %s; want %s (no gap)", h.since, t0)
 	}
 }
