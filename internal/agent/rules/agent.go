@@ -65,6 +65,8 @@ func (e *Engine) EvalSnapshot(snap *agent.Snapshot) []notify.Alert {
 //
 //	d, _ := notify.New(notify.FromConfig(cfg.Notify))
 //	go d.Run(ctx)
+//	e, _ := rules.ForAgent(cfg)
+//	e.Persist(filepath.Join(cfg.Agent.StateDir, "rules-state.json"))
 //	loop.Handlers = append(loop.Handlers, &rules.Handler{Engine: e, Notify: d})
 type Handler struct {
 	Engine *Engine

@@ -28,6 +28,11 @@ type Engine struct {
 
 	history map[string]*history // by series key, for metrics with an aggregate rule
 	alerts  map[string]*active  // by rule index and label set
+
+	statePath string         // Persist's file; "" keeps nothing
+	lastSaved string         // the firing set last written
+	stateErr  error          // the last state file failure
+	orphans   []notify.Alert // restored alerts whose rule is gone: resolved at the next Eval
 }
 
 type compiled struct {
@@ -125,12 +130,18 @@ func (e *Engine) Eval(now time.Time, series []Series) []notify.Alert {
 			delete(e.alerts, k)
 		}
 	}
+	for _, o := range e.orphans {
+		o.EndsAt = now
+		out = append(out, o)
+	}
+	e.orphans = nil
 	sort.Slice(out, func(i, j int) bool {
 		if out[i].Name() != out[j].Name() {
 			return out[i].Name() < out[j].Name()
 		}
 		return labelKey(out[i].Labels) < labelKey(out[j].Labels)
 	})
+	e.saveState(out)
 	return out
 }
 

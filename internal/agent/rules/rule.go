@@ -19,8 +19,16 @@
 //	dispatcher.Send(ctx, alerts)       // notify.Dispatcher
 //
 // Eval returns every firing alert (EndsAt zero) and, once, every alert that
-// resolved at this evaluation (EndsAt = now). Export writes the same rules as
-// a Prometheus rule file.
+// resolved at this evaluation (EndsAt = now). For the agent:
+//
+//	e, err := rules.ForAgent(cfg)  // the config's rules at its interval
+//	err = e.Persist(filepath.Join(cfg.Agent.StateDir, "rules-state.json"))
+//	loop.Handlers = append(loop.Handlers, &rules.Handler{Engine: e, Notify: dispatcher})
+//
+// Persist keeps the firing alerts across restarts, so a restart neither
+// notifies an alert twice nor forgets to resolve it. ExportPrometheus
+// writes the same rules as a Prometheus rule file, ExportPromtoolTests
+// `promtool test rules` cases for it.
 package rules
 
 import (
