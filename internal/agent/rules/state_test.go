@@ -53,7 +53,9 @@ func TestRestartNeitherRefiresNorForgets(t *testing.T) {
 		}
 		return e, d
 	}
-	series := func(v float64) []Series { return []Series{{Metric: "m", Labels: map[string]string{"gpu": "0"}, Value: v}} }
+	series := func(v float64) []Series {
+		return []Series{{Metric: "m", Labels: map[string]string{"gpu": "0"}, Value: v}}
+	}
 	ctx := context.Background()
 	e, d := start()
 	for i := 0; i <= 6; i++ {
