@@ -195,3 +195,38 @@ func TestHandlerQueuesAlerts(t *testing.T) {
 		t.Errorf("webhook got %v; want one GPUMemoryHigh notice", got)
 	}
 }
+
+// BenchmarkEvalSnapshot8GPUs is one tick of the built-in rules (all
+// budgets) over a snapshot of 8 GPUs with every per-GPU metric, at the
+// default 1 s interval, with 30 minutes of history held.
+func BenchmarkEvalSnapshot8GPUs(b *testing.B) {
+	c := agentconfig.Default()
+	c.Rules = agentconfig.DefaultRules(agentconfig.Budgets{EgressBytesPerSecond: 50e6, EgressMonthlyCost: 500, BurnRatePerHour: 40})
+	e, err := ForAgent(c)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var batch agent.Batch
+	for g := range 8 {
+		gpu, uuid := string(rune('0'+g)), "GPU-"+string(rune('a'+g))
+		for _, m := range agent.Metrics {
+			if len(m.Labels) == 2 && m.Labels[0] == "gpu" {
+				batch.Add(m.Name, 0.5, gpu, uuid)
+			}
+		}
+	}
+	batch.Add(agent.EgressRate, 1e6)
+	batch.Add(agent.CostBurnRate, 10, "USD")
+	batch.Add(agent.CollectorUp, 1, "gpu")
+	snap := &agent.Snapshot{Series: batch.Series()}
+	for i := range 1800 {
+		snap.At = t0.Add(time.Duration(i) * time.Second)
+		e.EvalSnapshot(snap)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		snap.At = t0.Add(time.Duration(1800+i) * time.Second)
+		e.EvalSnapshot(snap)
+	}
+}

@@ -287,3 +287,20 @@ func TestHistoryBucketsAtFastInterval(t *testing.T) {
 		t.Errorf("since %s; want %s (no gap)", h.since, t0)
 	}
 }
+
+// After a gap longer than three intervals the history starts again: the
+// old samples count neither for the aggregate nor for the coverage.
+func TestHistoryGapRestarts(t *testing.T) {
+	h := newHistory(10*time.Minute, time.Minute)
+	for i := 0; i < 5; i++ {
+		h.add(t0.Add(time.Duration(i)*time.Minute), 0.9)
+	}
+	resume := t0.Add(9 * time.Minute) // 5 min without a sample
+	h.add(resume, 0.1)
+	if v, ok := h.aggregate(Max, resume.Add(-10*time.Minute), resume); !ok || v != 0.1 {
+		t.Errorf("max after the gap = %v (%v); want 0.1 (the samples before the gap are gone)", v, ok)
+	}
+	if !h.since.Equal(resume) {
+		t.Errorf("since %s; want %s", h.since, resume)
+	}
+}

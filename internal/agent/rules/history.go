@@ -40,7 +40,7 @@ func newHistory(window, interval time.Duration) *history {
 
 func (h *history) add(t time.Time, v float64) {
 	if h.n == 0 || t.Sub(h.last) > h.gap {
-		h.n, h.since = 0, t
+		h.n, h.next, h.since = 0, 0, t
 	}
 	h.last = t
 	if math.IsNaN(v) {
@@ -68,26 +68,37 @@ func (h *history) aggregate(agg Aggregate, from, to time.Time) (v float64, ok bo
 	lo, hi := from.UnixNano(), to.UnixNano()
 	var sum float64
 	count := 0
-	for i := 0; i < h.n; i++ {
-		b := &h.b[(h.next-1-i+len(h.b))%len(h.b)]
-		if b.start <= lo {
-			break
+	first := true
+	// Newest to oldest: the buffer's [0, next) backwards, then its
+	// [next, len) backwards (when it has wrapped).
+	visit := func(bs []bucket) bool {
+		for i := len(bs) - 1; i >= 0; i-- {
+			b := &bs[i]
+			if b.start <= lo {
+				return false
+			}
+			if b.start > hi {
+				continue
+			}
+			switch {
+			case first:
+				v = b.max
+				if agg == Min {
+					v = b.min
+				}
+				first = false
+			case agg == Max:
+				v = max(v, b.max)
+			case agg == Min:
+				v = min(v, b.min)
+			}
+			sum += b.sum
+			count += b.count
 		}
-		if b.start > hi {
-			continue
-		}
-		switch {
-		case count == 0 && agg == Max:
-			v = b.max
-		case count == 0 && agg == Min:
-			v = b.min
-		case agg == Max:
-			v = max(v, b.max)
-		case agg == Min:
-			v = min(v, b.min)
-		}
-		sum += b.sum
-		count += b.count
+		return true
+	}
+	if visit(h.b[:h.next]) && h.n == len(h.b) {
+		visit(h.b[h.next:])
 	}
 	if count == 0 {
 		return 0, false
