@@ -60,8 +60,8 @@ if [ ! -d ../shared/data ] && [ -z "${GPUSCOUT_SHARED_DATA:-}" ]; then
 fi
 # The agent core (internal/cli agent tests): a real Prometheus scrapes the agent;
 # scripts/agent-bench.sh measures beside node_exporter under wrk.
-need prometheus || apt_install prometheus prometheus-node-exporter wrk
-if need prometheus; then export GPUSCOUT_REQUIRE_PROMETHEUS=1; fi
+need prometheus && need wrk || apt_install prometheus prometheus-alertmanager prometheus-node-exporter wrk
+if need promtool && need prometheus && need prometheus-alertmanager && need prometheus-node-exporter; then export GPUSCOUT_REQUIRE_PROMETHEUS=1; fi
 
 step() { printf '\n== %s\n' "$*"; }
 
