@@ -17,11 +17,11 @@ func TestPersistedIdleClock(t *testing.T) {
 	restart := t0.Add(10*time.Minute + 30*time.Second) // the first watcher's last tick is at 10m
 	tests := []struct {
 		name    string
-		boot    string        // the boot id the second watcher sees
+		boot    string         // the boot id the second watcher sees
 		change  func(*Options) // the second watcher's options
-		busyEnd bool          // the first watcher's last tick was active
-		at      time.Time     // the second watcher's first tick
-		want    time.Time     // its LastActive
+		busyEnd bool           // the first watcher's last tick was active
+		at      time.Time      // the second watcher's first tick
+		want    time.Time      // its LastActive
 	}{
 		{"agent restart, same boot", bootA, nil, false, restart, t0},
 		{"reboot", bootB, nil, false, restart, restart},
