@@ -1,5 +1,5 @@
 // Package autostop stops an idle GPU machine: idle means every GPU's
-// utilisation stayed under a threshold for a set time, optionally with no
+// utilisation stayed at or under a threshold for a set time, optionally with no
 // SSH session and no process using a GPU. A signal that cannot be read
 // counts as active, so the machine is never stopped on a guess. Before the
 // stop command a hook runs with a timeout; the last-active time survives
@@ -165,9 +165,9 @@ func New(opts Options, deps Deps) (*Watcher, error) {
 // Describe says in one line what the watcher checks and does.
 func (w *Watcher) Describe() string {
 	o := &w.opts
-	s := fmt.Sprintf("stop after %s of %s, then run %q", o.IdleAfter, o.signalNames(), o.Stop)
+	s := fmt.Sprintf("stop after %s of %s, then run %q", o.IdleFor, o.signalNames(), o.Stop)
 	if len(o.Hook) > 0 {
-		s = fmt.Sprintf("stop after %s of %s, then run the hook %q (timeout %s), then %q", o.IdleAfter, o.signalNames(), o.Hook, o.HookTimeout, o.Stop)
+		s = fmt.Sprintf("stop after %s of %s, then run the hook %q (timeout %s), then %q", o.IdleFor, o.signalNames(), o.Hook, o.HookTimeout, o.Stop)
 	}
 	if o.DryRun {
 		s = "dry run (logs only): " + s
@@ -178,7 +178,7 @@ func (w *Watcher) Describe() string {
 // signals reads every enabled signal. Anything unreadable is Unknown.
 func (w *Watcher) signals(snap Snapshot) []Signal {
 	o := &w.opts
-	out := []Signal{gpuSignal(snap, o.UtilThreshold)}
+	out := []Signal{gpuSignal(snap, o.IdleUtilization)}
 	if o.RequireNoSSH {
 		out = append(out, countSignal(SignalSSH, "SSH sessions", w.deps.SSHSessions))
 	}
@@ -207,10 +207,10 @@ func gpuSignal(snap Snapshot, threshold float64) Signal {
 		maxU = max(maxU, u)
 	}
 	s.State = Idle
-	if maxU >= threshold {
+	if maxU > threshold {
 		s.State = Active
 	}
-	s.Detail = fmt.Sprintf("max utilisation %.3g%% of %d GPUs (idle under %.3g%%)", maxU*100, len(snap.GPUUtil), threshold*100)
+	s.Detail = fmt.Sprintf("max utilisation %.3g%% of %d GPUs (idle at or under %.3g%%)", maxU*100, len(snap.GPUUtil), threshold*100)
 	return s
 }
 
@@ -235,7 +235,7 @@ func countSignal(name, what string, count func() (int, error)) Signal {
 }
 
 // Tick reads the signals at now with the agent's snapshot, moves the idle
-// clock and, once the machine has been idle for IdleAfter, starts the hook
+// clock and, once the machine has been idle for IdleFor, starts the hook
 // and the stop command in the background (or, in dry-run, logs them). The
 // error reports a state file that could not be written or read; the
 // Decision is valid either way.
@@ -270,7 +270,7 @@ func (w *Watcher) Tick(now time.Time, snap Snapshot) (Decision, error) {
 	switch {
 	case w.running:
 		d.Action = Stopping
-	case d.IdleFor < w.opts.IdleAfter || now.Before(w.retryAt):
+	case d.IdleFor < w.opts.IdleFor || now.Before(w.retryAt):
 	case w.opts.DryRun:
 		d.Action = WouldStop
 		if !w.dryLogged {

@@ -87,7 +87,8 @@ func TestDecisionTable(t *testing.T) {
 	}{
 		{"gpus under threshold", idleGPUs, Idle},
 		{"one gpu busy", busyGPUs, Active},
-		{"one gpu at the threshold", Snapshot{GPUUtil: []float64{0, 0.05}}, Active},
+		{"one gpu at the threshold", Snapshot{GPUUtil: []float64{0, 0.05}}, Idle},
+		{"one gpu just over the threshold", Snapshot{GPUUtil: []float64{0, 0.06}}, Active},
 		{"nvml down", Snapshot{GPUErr: errors.New("NVML_ERROR_GPU_IS_LOST")}, Unknown},
 		{"no gpu reading", Snapshot{}, Unknown},
 		{"one gpu unreadable", Snapshot{GPUUtil: []float64{0, math.NaN()}}, Unknown},
@@ -122,7 +123,7 @@ func TestDecisionTable(t *testing.T) {
 					o := Defaults()
 					o.ProcRoot, o.Stop = root, []string{"stop-it"}
 					o.RequireNoSSH, o.RequireNoGPUProcesses = true, true
-					o.MaxGap = o.IdleAfter // two ticks, IdleAfter apart, watch it all
+					o.MaxGap = o.IdleFor // two ticks, IdleFor apart, watch it all
 					run := &fakeRun{}
 					w, err := New(o, Deps{SSHSessions: s.count, GPUProcesses: p.count, Run: run.run})
 					if err != nil {
@@ -132,7 +133,7 @@ func TestDecisionTable(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
-					d, _ := w.Tick(t0.Add(o.IdleAfter), g.snap)
+					d, _ := w.Tick(t0.Add(o.IdleFor), g.snap)
 					w.Wait()
 					var got []State
 					for _, sig := range d.Signals {
@@ -146,10 +147,10 @@ func TestDecisionTable(t *testing.T) {
 					}
 					wantAction, wantRuns, wantIdleFor := None, []string(nil), time.Duration(0)
 					if wantIdle {
-						wantAction, wantRuns, wantIdleFor = StartedStop, []string{"stop-it"}, o.IdleAfter
+						wantAction, wantRuns, wantIdleFor = StartedStop, []string{"stop-it"}, o.IdleFor
 					}
 					if d.Action != wantAction || d.IdleFor != wantIdleFor {
-						t.Errorf("after %s: action %s, idle for %s; want %s, %s", o.IdleAfter, d.Action, d.IdleFor, wantAction, wantIdleFor)
+						t.Errorf("after %s: action %s, idle for %s; want %s, %s", o.IdleFor, d.Action, d.IdleFor, wantAction, wantIdleFor)
 					}
 					if got := run.got(); !slices.Equal(got, wantRuns) {
 						t.Errorf("commands run = %q; want %q", got, wantRuns)
@@ -164,12 +165,12 @@ func TestDecisionTable(t *testing.T) {
 // failures do not keep the machine up.
 func TestDisabledSignalsIgnored(t *testing.T) {
 	o := testOptions(t)
-	o.MaxGap = o.IdleAfter
+	o.MaxGap = o.IdleFor
 	run := &fakeRun{}
 	broken := count(0, errors.New("unreadable"))
 	w, _ := New(o, Deps{SSHSessions: broken, GPUProcesses: broken, Run: run.run})
 	w.Tick(t0, idleGPUs)
-	d, _ := w.Tick(t0.Add(o.IdleAfter), idleGPUs)
+	d, _ := w.Tick(t0.Add(o.IdleFor), idleGPUs)
 	w.Wait()
 	if len(d.Signals) != 1 || d.Action != StartedStop {
 		t.Errorf("GPU signal only: %d signals, action %s; want 1, started-stop", len(d.Signals), d.Action)
@@ -184,7 +185,7 @@ func timeline(t *testing.T, o Options, minutes int, at func(m int) (Snapshot, er
 	run := &fakeRun{}
 	var sshErr error
 	o.RequireNoSSH = true
-	o.RetryAfter = 2 * time.Hour // one stop per timeline (retries: TestStopSequence)
+	o.RetryAfter = time.Hour // one stop per timeline (retries: TestStopSequence)
 	w, err := New(o, Deps{SSHSessions: func() (int, error) { return 0, sshErr }, Run: run.run})
 	if err != nil {
 		t.Fatal(err)
@@ -321,7 +322,7 @@ func TestStopSequence(t *testing.T) {
 func TestStoppingStatus(t *testing.T) {
 	o := testOptions(t)
 	o.Hook = []string{"slow-hook"}
-	o.MaxGap = o.IdleAfter
+	o.MaxGap = o.IdleFor
 	run := &fakeRun{block: make(chan struct{})}
 	w, _ := New(o, Deps{Run: run.run})
 	if s := w.Status(); !s.Armed || s.Stopping {
@@ -377,7 +378,7 @@ func TestDryRun(t *testing.T) {
 	if s := w.Status(); s.Armed || !s.DryRun {
 		t.Errorf("Status armed %v, dry run %v; want false, true", s.Armed, s.DryRun)
 	}
-	if d := w.Describe(); !strings.HasPrefix(d, "dry run (logs only): stop after 30m0s of GPU utilisation < 5%, then run the hook [\"save-ckpt\"]") {
+	if d := w.Describe(); !strings.HasPrefix(d, "dry run (logs only): stop after 30m0s of GPU utilisation <= 5%, then run the hook [\"save-ckpt\"]") {
 		t.Errorf("Describe() = %q", d)
 	}
 }

@@ -11,13 +11,13 @@ import (
 // Options say when a node counts as idle and what stopping it means. The
 // zero value is not usable: start from Defaults.
 type Options struct {
-	// IdleAfter is how long every enabled signal must have been idle before
+	// IdleFor is how long every enabled signal must have been idle before
 	// the node stops (the SkyPilot-style idle minutes).
-	IdleAfter time.Duration
-	// UtilThreshold is the GPU utilisation (0..1) under which a GPU is idle;
-	// the node's GPU signal is idle only when every GPU is under it, so the
+	IdleFor time.Duration
+	// IdleUtilization is the GPU utilisation (0..1) at or under which a GPU
+	// is idle; the node's GPU signal is idle only when every GPU is, so the
 	// window's maximum decides (one burst is activity).
-	UtilThreshold float64
+	IdleUtilization float64
 	// RequireNoSSH adds the signal "no established connection to an SSH
 	// port" (SSHPorts, read from ProcRoot/net/tcp and tcp6).
 	RequireNoSSH bool
@@ -54,16 +54,16 @@ type Options struct {
 
 // Bounds and defaults of the options.
 const (
-	MinIdleAfter       = time.Minute
-	MaxIdleAfter       = 7 * 24 * time.Hour
-	DefaultIdleAfter   = 30 * time.Minute
-	DefaultThreshold   = 0.05
-	DefaultHookTimeout = 10 * time.Minute
-	MaxCommandTimeout  = 2 * time.Hour
-	DefaultStopTimeout = 2 * time.Minute
-	DefaultRetryAfter  = 5 * time.Minute
-	DefaultMaxGap      = 2 * time.Minute
-	DefaultSSHPort     = 22
+	MinIdleFor             = time.Minute
+	MaxIdleFor             = 30 * 24 * time.Hour
+	DefaultIdleFor         = 30 * time.Minute
+	DefaultIdleUtilization = 0.05
+	DefaultHookTimeout     = 5 * time.Minute
+	MaxCommandTimeout      = time.Hour
+	DefaultStopTimeout     = 2 * time.Minute
+	DefaultRetryAfter      = 5 * time.Minute
+	DefaultMaxGap          = 2 * time.Minute
+	DefaultSSHPort         = 22
 )
 
 // DefaultStop powers the machine off; on most clouds an instance whose OS
@@ -75,26 +75,26 @@ var DefaultStop = []string{"shutdown", "-h", "now"}
 // command `shutdown -h now`, state only in memory, procfs at /proc.
 func Defaults() Options {
 	return Options{
-		IdleAfter:     DefaultIdleAfter,
-		UtilThreshold: DefaultThreshold,
-		SSHPorts:      []int{DefaultSSHPort},
-		HookTimeout:   DefaultHookTimeout,
-		Stop:          append([]string(nil), DefaultStop...),
-		StopTimeout:   DefaultStopTimeout,
-		RetryAfter:    DefaultRetryAfter,
-		ProcRoot:      "/proc",
-		MaxGap:        DefaultMaxGap,
+		IdleFor:         DefaultIdleFor,
+		IdleUtilization: DefaultIdleUtilization,
+		SSHPorts:        []int{DefaultSSHPort},
+		HookTimeout:     DefaultHookTimeout,
+		Stop:            append([]string(nil), DefaultStop...),
+		StopTimeout:     DefaultStopTimeout,
+		RetryAfter:      DefaultRetryAfter,
+		ProcRoot:        "/proc",
+		MaxGap:          DefaultMaxGap,
 	}
 }
 
 // Validate checks the options; errors name the field, the value and what
 // is allowed. It changes nothing.
 func (o *Options) Validate() error {
-	if o.IdleAfter < MinIdleAfter || o.IdleAfter > MaxIdleAfter {
-		return fmt.Errorf("autostop.idle_after %s: want %s to %s", o.IdleAfter, MinIdleAfter, MaxIdleAfter)
+	if o.IdleFor < MinIdleFor || o.IdleFor > MaxIdleFor {
+		return fmt.Errorf("autostop.idle_for %s: want %s to %s", o.IdleFor, MinIdleFor, MaxIdleFor)
 	}
-	if !(o.UtilThreshold > 0) || o.UtilThreshold > 1 {
-		return fmt.Errorf("autostop.gpu_util_below %v: want a ratio above 0 and at most 1 (0.05 is 5%%)", o.UtilThreshold)
+	if !(o.IdleUtilization >= 0) || o.IdleUtilization > 1 {
+		return fmt.Errorf("autostop.idle_utilization %v: want a ratio from 0 to 1 (0.05 is 5%%)", o.IdleUtilization)
 	}
 	if o.RequireNoSSH {
 		if len(o.SSHPorts) == 0 {
@@ -115,13 +115,13 @@ func (o *Options) Validate() error {
 		}
 	}
 	if len(o.Stop) == 0 || o.Stop[0] == "" {
-		return fmt.Errorf("autostop.stop_command is empty: want an argv such as [shutdown, -h, now]")
+		return fmt.Errorf("autostop.stop is empty: want the command and its arguments as a list, such as [shutdown, -h, now]")
 	}
 	if len(o.Hook) > 0 && o.Hook[0] == "" {
 		return fmt.Errorf("autostop.hook %q: the program name is empty", o.Hook)
 	}
-	if o.MaxGap < time.Second || o.MaxGap > o.IdleAfter {
-		return fmt.Errorf("autostop max gap %s: want 1s to idle_after (%s)", o.MaxGap, o.IdleAfter)
+	if o.MaxGap < time.Second || o.MaxGap > o.IdleFor {
+		return fmt.Errorf("autostop max gap %s: want 1s to idle_for (%s)", o.MaxGap, o.IdleFor)
 	}
 	if o.ProcRoot == "" {
 		return fmt.Errorf("autostop proc root is empty: want a procfs mount such as /proc")
@@ -133,13 +133,13 @@ func (o *Options) Validate() error {
 // idle clock counts only under the same ones (a new setting restarts it).
 func (o *Options) fingerprint() string {
 	h := sha256.New()
-	fmt.Fprintf(h, "idle=%s util=%v ssh=%t ports=%v procs=%t", o.IdleAfter, o.UtilThreshold, o.RequireNoSSH, o.SSHPorts, o.RequireNoGPUProcesses)
+	fmt.Fprintf(h, "idle=%s util=%v ssh=%t ports=%v procs=%t", o.IdleFor, o.IdleUtilization, o.RequireNoSSH, o.SSHPorts, o.RequireNoGPUProcesses)
 	return hex.EncodeToString(h.Sum(nil))[:16]
 }
 
 // signalNames lists the enabled signals, for logs and `agent check`.
 func (o *Options) signalNames() string {
-	s := []string{fmt.Sprintf("GPU utilisation < %g%%", o.UtilThreshold*100)}
+	s := []string{fmt.Sprintf("GPU utilisation <= %g%%", o.IdleUtilization*100)}
 	if o.RequireNoSSH {
 		s = append(s, fmt.Sprintf("no SSH session on port %v", o.SSHPorts))
 	}

@@ -25,7 +25,7 @@ func TestPersistedIdleClock(t *testing.T) {
 	}{
 		{"agent restart, same boot", bootA, nil, false, restart, t0},
 		{"reboot", bootB, nil, false, restart, restart},
-		{"options changed", bootA, func(o *Options) { o.UtilThreshold = 0.1 }, false, restart, restart},
+		{"options changed", bootA, func(o *Options) { o.IdleUtilization = 0.1 }, false, restart, restart},
 		{"hook changed (not an idleness option)", bootA, func(o *Options) { o.Hook = []string{"x"} }, false, restart, t0},
 		{"active at the last save", bootA, nil, true, restart, restart},
 		{"agent down longer than max gap", bootA, nil, false, t0.Add(10*time.Minute + DefaultMaxGap + time.Second), t0.Add(10*time.Minute + DefaultMaxGap + time.Second)},
@@ -61,15 +61,15 @@ func TestPersistedIdleClock(t *testing.T) {
 			}
 			// The restored clock stops the machine 30 minutes after the
 			// restored last-active time, not 30 minutes after the restart.
-			stopAt := tt.want.Add(o.IdleAfter)
+			stopAt := tt.want.Add(o.IdleFor)
 			for at := tt.at.Add(time.Minute); at.Before(stopAt.Add(time.Minute)); at = at.Add(time.Minute) {
 				if at.After(stopAt) {
 					at = stopAt
 				}
 				d, _ = w2.Tick(at, idleGPUs)
 				w2.Wait()
-				if d.Action == StartedStop && !at.Equal(tt.want.Add(o.IdleAfter)) {
-					t.Fatalf("stopped at %s; want at %s", at.Sub(t0), tt.want.Add(o.IdleAfter).Sub(t0))
+				if d.Action == StartedStop && !at.Equal(tt.want.Add(o.IdleFor)) {
+					t.Fatalf("stopped at %s; want at %s", at.Sub(t0), tt.want.Add(o.IdleFor).Sub(t0))
 				}
 			}
 			if d.Action != StartedStop {
