@@ -39,7 +39,7 @@ var allowed = map[string][]string{
 	// cost prices spot with the simulator (its SimModel); spot never imports cost.
 	"cost":        {"catalog", "money", "spot", "yamlfields"},
 	"benchreport": {"catalog", "money"},
-	"agentconfig": {"catalog", "money"},
+	"agentconfig": {"catalog", "money", "yamlfields"},
 	"models":      {"money"},
 	// The accelerator interface; its implementations (cuda, nvml, the loader,
 	// the host CPU) sit below bench and the agent and import nothing higher.
