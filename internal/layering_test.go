@@ -56,7 +56,11 @@ var allowed = map[string][]string{
 	"hostinfo":  {},
 	"advise":    {"cost", "spot", "catalog", "money", "benchreport", "agentconfig", "yamlfields", "models"},
 	"render":    {"advise", "cost", "spot", "catalog", "money", "benchreport", "agentconfig"},
-	"cli":       {"*"},
+	// The agent core: metric registry, store, loop, exporter; its
+	// subpackages (collect, rules, notify, autostop) sit on it.
+	"agent":   {"agentconfig"},
+	"agent/*": {"agent", "agentconfig", "gpu", "gpu/*", "catalog", "money"},
+	"cli":     {"*"},
 	// Test-only: its tests drive cli.Main and look at the pictures in Chromium;
 	// its one non-test file (the package comment) imports nothing.
 	"browsercheck": {},
