@@ -61,6 +61,10 @@ type Snapshot struct {
 	GPUUtil []float64
 	// GPUErr is set when the GPUs could not be read at all (NVML down).
 	GPUErr error
+	// GPUProcesses is each GPU's count of compute processes (NaN where
+	// unreadable; nil when not read). Deps.GPUProcesses, when set, is used
+	// instead.
+	GPUProcesses []float64
 }
 
 // Action is what a tick did about stopping.
@@ -109,7 +113,7 @@ type Deps struct {
 	// Log gets every decision that matters (default: discard).
 	Log *slog.Logger
 	// GPUProcesses counts the compute processes on all GPUs (NVML); nil
-	// with RequireNoGPUProcesses makes that signal unknown, hence active.
+	// reads them from the Snapshot instead.
 	GPUProcesses func() (int, error)
 	// SSHSessions counts the SSH sessions (default: CountSSH on
 	// Options.ProcRoot and SSHPorts).
@@ -138,6 +142,7 @@ type Watcher struct {
 	running    bool      // a stop sequence is running
 	seqDone    bool      // a stop sequence ended since the last tick
 	retryAt    time.Time // no new sequence before this
+	lastErr    string    // HandleTick's last error, logged once
 	wg         sync.WaitGroup
 }
 
@@ -183,7 +188,11 @@ func (w *Watcher) signals(snap Snapshot) []Signal {
 		out = append(out, countSignal(SignalSSH, "SSH sessions", w.deps.SSHSessions))
 	}
 	if o.RequireNoGPUProcesses {
-		out = append(out, countSignal(SignalGPUProcesses, "GPU compute processes", w.deps.GPUProcesses))
+		count := w.deps.GPUProcesses
+		if count == nil {
+			count = func() (int, error) { return snapshotProcesses(snap) }
+		}
+		out = append(out, countSignal(SignalGPUProcesses, "GPU compute processes", count))
 	}
 	return out
 }
@@ -212,6 +221,25 @@ func gpuSignal(snap Snapshot, threshold float64) Signal {
 	}
 	s.Detail = fmt.Sprintf("max utilisation %.3g%% of %d GPUs (idle at or under %.3g%%)", maxU*100, len(snap.GPUUtil), threshold*100)
 	return s
+}
+
+// snapshotProcesses sums the snapshot's per-GPU process counts; any GPU
+// unread makes the sum unknown.
+func snapshotProcesses(snap Snapshot) (int, error) {
+	switch {
+	case snap.GPUErr != nil:
+		return 0, snap.GPUErr
+	case len(snap.GPUProcesses) == 0:
+		return 0, errors.New("no reading")
+	}
+	n := 0
+	for i, p := range snap.GPUProcesses {
+		if math.IsNaN(p) || p < 0 {
+			return 0, fmt.Errorf("GPU %d unread", i)
+		}
+		n += int(p)
+	}
+	return n, nil
 }
 
 func countSignal(name, what string, count func() (int, error)) Signal {

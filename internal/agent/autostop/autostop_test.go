@@ -111,7 +111,6 @@ func TestDecisionTable(t *testing.T) {
 		{"no gpu process", count(0, nil), Idle},
 		{"gpu processes", count(2, nil), Active},
 		{"processes unreadable", count(0, errRead), Unknown},
-		{"no process reader", nil, Unknown},
 	}
 	root := procRoot(t, bootA)
 	for _, g := range gpus {
@@ -158,6 +157,33 @@ func TestDecisionTable(t *testing.T) {
 				})
 			}
 		}
+	}
+}
+
+// TestProcessesFromSnapshot: without an injected reader, the process
+// signal reads the snapshot's per-GPU counts; a GPU unread is unknown.
+func TestProcessesFromSnapshot(t *testing.T) {
+	tests := []struct {
+		name string
+		snap Snapshot
+		want State
+	}{
+		{"none", Snapshot{GPUUtil: []float64{0, 0}, GPUProcesses: []float64{0, 0}}, Idle},
+		{"one on gpu 1", Snapshot{GPUUtil: []float64{0, 0}, GPUProcesses: []float64{0, 1}}, Active},
+		{"gpu 1 unread", Snapshot{GPUUtil: []float64{0, 0}, GPUProcesses: []float64{0, math.NaN()}}, Unknown},
+		{"not read", Snapshot{GPUUtil: []float64{0, 0}}, Unknown},
+		{"nvml down", Snapshot{GPUErr: errors.New("NVML down"), GPUProcesses: []float64{0}}, Unknown},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			o := testOptions(t)
+			o.RequireNoGPUProcesses = true
+			w, _ := New(o, Deps{})
+			d, _ := w.Tick(t0, tt.snap)
+			if got := d.Signals[1]; got.Name != SignalGPUProcesses || got.State != tt.want {
+				t.Errorf("signal %s = %s (%s); want %s", got.Name, got.State, got.Detail, tt.want)
+			}
+		})
 	}
 }
 
