@@ -64,8 +64,6 @@ var allowed = map[string][]string{
 	// Test-only: its tests drive cli.Main and look at the pictures in Chromium;
 	// its one non-test file (the package comment) imports nothing.
 	"browsercheck": {},
-	// Autostop reads its section of the agent config; the agent drives it.
-	"agent/autostop": {"agentconfig"},
 }
 
 func rule(pkg string) ([]string, bool) {
