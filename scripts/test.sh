@@ -55,6 +55,8 @@ if torch_ok; then
 else
   echo "test.sh: python3-torch not found and not installable here: the PyTorch workload tests will skip" >&2
 fi
+# deploy/ (internal/agent/deploytest): promtool parses the Grafana dashboard's queries.
+need promtool || apt_install prometheus
 if [ ! -d ../shared/data ] && [ -z "${GPUSCOUT_SHARED_DATA:-}" ]; then
   echo "test.sh: ../shared/data not found: tests that check prices against the source rows will skip" >&2
 fi
