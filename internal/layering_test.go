@@ -59,7 +59,7 @@ var allowed = map[string][]string{
 	// The agent core: metric registry, store, loop, exporter; its
 	// subpackages (collect, rules, notify, autostop) sit on it.
 	"agent":   {"agentconfig"},
-	"agent/*": {"agent", "agentconfig", "gpu", "gpu/*", "catalog", "money"},
+	"agent/*": {"agent", "agentconfig", "gpu", "gpu/*", "catalog", "cost", "money"},
 	"cli":     {"*"},
 	// Test-only: its tests drive cli.Main and look at the pictures in Chromium;
 	// its one non-test file (the package comment) imports nothing.

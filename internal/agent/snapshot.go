@@ -62,7 +62,13 @@ type Batch struct {
 // in the metric's label order. An unknown name or a wrong number of values
 // is a programming error: it is kept as the batch's error, which marks the
 // collector down, and the series is dropped.
+//
+// A NaN value is a reading that failed: it is left out (unknown stays
+// absent, never zero).
 func (b *Batch) Add(name string, v float64, values ...string) {
+	if v != v {
+		return
+	}
 	m, ok := Lookup(name)
 	if !ok {
 		b.fail(fmt.Errorf("metric %s is not in the registry (internal/agent/metrics.go)", name))

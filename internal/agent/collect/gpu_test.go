@@ -1,0 +1,87 @@
+package collect
+
+import (
+	"math"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gpuscout/gpuscout/internal/agent"
+)
+
+const h200UUID = "GPU-8a89bb26-423b-7217-aa80-469f70fa0196"
+
+// Through the fake NVML (the recorded H200's values), then NVML failing
+// mid-run (GPU_IS_LOST on every device call): the gpu collector goes down,
+// the GPU's telemetry disappears rather than reading zero, the network and
+// cost collectors go on; when NVML answers again the collector is back up.
+func TestGPUThroughNVMLAndLost(t *testing.T) {
+	n, set := openFake(t)
+	set("gpus", 2)
+	set("procs", 3)
+	g, err := NewGPU(n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g.GPUs() != 2 {
+		t.Fatalf("%d GPUs, want 2", g.GPUs())
+	}
+	root := procRoot(t, map[string]string{"net/dev": fixture(t), "uptime": "100 50\n"})
+	var store agent.Store
+	l := agent.NewLoop(time.Second, &store, g, &Network{Root: root}, &Cost{Root: root})
+	value := func(s *agent.Snapshot, metric string, labels ...string) (float64, bool) {
+		for _, x := range s.Get(metric) {
+			if strings.Join(x.Values, ",") == strings.Join(labels, ",") {
+				return x.Value, true
+			}
+		}
+		return 0, false
+	}
+	snap := l.Sample()
+	g0 := []string{"0", h200UUID}
+	for _, tc := range []struct {
+		metric string
+		labels []string
+		want   float64
+	}{
+		{agent.CollectorUp, []string{"gpu"}, 1},
+		{agent.GPUMemoryUsed, g0, 644939776},
+		{agent.GPUMemoryTotal, g0, 150754820096},
+		{agent.GPUMemoryUsedRatio, g0, 644939776.0 / 150754820096},
+		{agent.GPUPower, g0, 80.056},
+		{agent.GPUPowerLimit, g0, 700},
+		{agent.GPUEnergy, g0, 2718.713},
+		{agent.GPUTemperature, g0, 38},
+		{agent.GPUSMClock, g0, 345e6},
+		{agent.GPUMemoryClock, g0, 3201e6},
+		{agent.GPUUtilization, g0, 0},
+		{agent.GPUClockEvent, append(g0, "gpu_idle"), 1},
+		{agent.GPUProcesses, g0, 3},
+		{agent.GPUInfo, []string{"0", h200UUID, "NVIDIA H200", "580.159.04", "false"}, 1},
+	} {
+		if got, ok := value(snap, tc.metric, tc.labels...); !ok || math.Abs(got-tc.want) > 1e-9*math.Max(1, tc.want) {
+			t.Errorf("%s%v = %v (present %v), want %v", tc.metric, tc.labels, got, ok, tc.want)
+		}
+	}
+	set("lost", 1)
+	snap = l.Sample()
+	if v, _ := value(snap, agent.CollectorUp, "gpu"); v != 0 {
+		t.Errorf("gpu collector up %v with NVML lost, want 0", v)
+	}
+	if _, ok := value(snap, agent.GPUUtilization, g0...); ok {
+		t.Error("a lost GPU still reports utilisation")
+	}
+	if _, ok := value(snap, agent.GPUInfo, "0", h200UUID, "NVIDIA H200", "580.159.04", "false"); !ok {
+		t.Error("the lost GPU's identity is gone; it stays so that alerts can name it")
+	}
+	for _, c := range []string{"network", "cost"} {
+		if v, _ := value(snap, agent.CollectorUp, c); v != 1 {
+			t.Errorf("%s collector up %v while NVML is lost, want 1", c, v)
+		}
+	}
+	set("lost", 0)
+	snap = l.Sample()
+	if v, _ := value(snap, agent.CollectorUp, "gpu"); v != 1 {
+		t.Errorf("gpu collector up %v after NVML recovered, want 1", v)
+	}
+}

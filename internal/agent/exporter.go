@@ -1,0 +1,119 @@
+package agent
+
+import (
+	"fmt"
+	"html"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+)
+
+// Exporter is a prometheus.Collector serving the stored snapshot: a scrape
+// reads the last sample and never samples, so its cost does not depend on
+// the collectors.
+type Exporter struct {
+	store *Store
+	descs map[*Metric]*prometheus.Desc
+	// dcgm holds the dcgm-exporter-named descriptions, when enabled.
+	dcgm map[*Metric]*prometheus.Desc
+}
+
+// NewExporter describes every registered metric once; with dcgmNames the
+// GPU series are also served under dcgm-exporter's names and units (labels
+// gpu, UUID and modelName as dcgm-exporter writes them are not copied: ours
+// stay gpu and uuid).
+func NewExporter(store *Store, dcgmNames bool) *Exporter {
+	e := &Exporter{store: store, descs: map[*Metric]*prometheus.Desc{}}
+	for i := range Metrics {
+		m := &Metrics[i]
+		e.descs[m] = prometheus.NewDesc(m.Name, m.Help, m.Labels, nil)
+		if dcgmNames && m.DCGM != "" {
+			if e.dcgm == nil {
+				e.dcgm = map[*Metric]*prometheus.Desc{}
+			}
+			e.dcgm[m] = prometheus.NewDesc(m.DCGM, m.Help+" (dcgm-exporter's name and unit)", m.Labels, nil)
+		}
+	}
+	return e
+}
+
+// Describe sends every metric's description.
+func (e *Exporter) Describe(ch chan<- *prometheus.Desc) {
+	for _, d := range e.descs {
+		ch <- d
+	}
+	for _, d := range e.dcgm {
+		ch <- d
+	}
+}
+
+func valueType(m *Metric) prometheus.ValueType {
+	if m.Type == Counter {
+		return prometheus.CounterValue
+	}
+	return prometheus.GaugeValue
+}
+
+// Collect sends the last snapshot's series.
+func (e *Exporter) Collect(ch chan<- prometheus.Metric) {
+	snap := e.store.Load()
+	if snap == nil {
+		return
+	}
+	for i := range snap.Series {
+		s := &snap.Series[i]
+		if m, err := prometheus.NewConstMetric(e.descs[s.Metric], valueType(s.Metric), s.Value, s.Values...); err == nil {
+			ch <- m
+		}
+		if d, ok := e.dcgm[s.Metric]; ok {
+			if m, err := prometheus.NewConstMetric(d, valueType(s.Metric), s.Value*s.Metric.DCGMScale, s.Values...); err == nil {
+				ch <- m
+			}
+		}
+	}
+}
+
+// Handler is the agent's HTTP endpoint: /metrics (Prometheus exposition),
+// /healthz (200 while the last sample is fresh, 503 otherwise) and a
+// landing page at /.
+func Handler(store *Store, dcgmNames bool, interval time.Duration, landing string) http.Handler {
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(NewExporter(store, dcgmNames), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	mux := http.NewServeMux()
+	mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{ErrorHandling: promhttp.ContinueOnError, MaxRequestsInFlight: 8, Timeout: 10 * time.Second}))
+	mux.HandleFunc("/healthz", func(w http.ResponseWriter, r *http.Request) {
+		snap := store.Load()
+		switch {
+		case snap == nil:
+			http.Error(w, "no sample yet", http.StatusServiceUnavailable)
+		case time.Since(snap.At) > 3*interval+time.Second:
+			http.Error(w, fmt.Sprintf("last sample %s ago; sampling every %s", time.Since(snap.At).Round(time.Millisecond), interval), http.StatusServiceUnavailable)
+		default:
+			fmt.Fprintln(w, "ok")
+		}
+	})
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/" {
+			http.NotFound(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprintf(w, `<!doctype html><html><head><meta charset="utf-8"><title>gpuscout agent</title></head><body>
+<h1>gpuscout agent</h1><p>%s</p><ul><li><a href="/metrics">/metrics</a>: Prometheus metrics</li><li><a href="/healthz">/healthz</a>: health</li></ul>
+<h2>Metrics</h2><ul>%s</ul></body></html>
+`, html.EscapeString(landing), metricList())
+	})
+	return mux
+}
+
+func metricList() string {
+	var b strings.Builder
+	for _, m := range Metrics {
+		fmt.Fprintf(&b, "<li><code>%s</code> (%s; %s): %s</li>", m.Name, m.Type, strings.Join(m.Labels, ", "), html.EscapeString(m.Help))
+	}
+	return b.String()
+}
