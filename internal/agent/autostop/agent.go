@@ -118,3 +118,9 @@ func bool01(b bool) float64 {
 	}
 	return 0
 }
+
+// The agent loop takes these.
+var (
+	_ agent.Collector   = (*StatusCollector)(nil)
+	_ agent.TickHandler = agent.TickFunc((*Watcher)(nil).HandleTick)
+)

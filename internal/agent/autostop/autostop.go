@@ -151,6 +151,7 @@ func New(opts Options, deps Deps) (*Watcher, error) {
 	if err := opts.Validate(); err != nil {
 		return nil, err
 	}
+	opts.MaxGap = min(opts.MaxGap, opts.IdleFor)
 	opts.SSHPorts = append([]int(nil), opts.SSHPorts...)
 	opts.Hook = append([]string(nil), opts.Hook...)
 	opts.Stop = append([]string(nil), opts.Stop...)

@@ -48,7 +48,7 @@ type Options struct {
 	// MaxGap is the longest time between two ticks that still counts as
 	// watched: a longer gap (agent stopped, clock jump, sampling stalled) is
 	// time nobody saw, so it counts as active. Set it to a few sampling
-	// intervals.
+	// intervals; New lowers it to IdleFor.
 	MaxGap time.Duration
 }
 
@@ -120,8 +120,8 @@ func (o *Options) Validate() error {
 	if len(o.Hook) > 0 && o.Hook[0] == "" {
 		return fmt.Errorf("autostop.hook %q: the program name is empty", o.Hook)
 	}
-	if o.MaxGap < time.Second || o.MaxGap > o.IdleFor {
-		return fmt.Errorf("autostop max gap %s: want 1s to idle_for (%s)", o.MaxGap, o.IdleFor)
+	if o.MaxGap < time.Second {
+		return fmt.Errorf("autostop max gap %s: want at least 1s", o.MaxGap)
 	}
 	if o.ProcRoot == "" {
 		return fmt.Errorf("autostop proc root is empty: want a procfs mount such as /proc")

@@ -25,7 +25,8 @@ func TestOptionsValidate(t *testing.T) {
 		{"stop timeout too long", func(o *Options) { o.StopTimeout = 2 * time.Hour }, "autostop.stop_timeout 2h0m0s"},
 		{"empty stop", func(o *Options) { o.Stop = nil }, "autostop.stop is empty"},
 		{"empty hook program", func(o *Options) { o.Hook = []string{"", "x"} }, "autostop.hook"},
-		{"max gap over idle_for", func(o *Options) { o.MaxGap = time.Hour }, "max gap 1h0m0s: want 1s to idle_for (30m0s)"},
+		{"max gap over idle_for (New lowers it)", func(o *Options) { o.MaxGap = time.Hour }, ""},
+		{"max gap zero", func(o *Options) { o.MaxGap = 0 }, "max gap 0s: want at least 1s"},
 		{"no proc root", func(o *Options) { o.ProcRoot = "" }, "proc root is empty"},
 	}
 	for _, tt := range tests {
