@@ -97,3 +97,41 @@ func TestRunCommandOutcomes(t *testing.T) {
 		})
 	}
 }
+
+// TestWatcherHangingHook: through the watcher, with real commands, a hook
+// that hangs is killed with its children at hook_timeout and the stop
+// command runs after it.
+func TestWatcherHangingHook(t *testing.T) {
+	dir := t.TempDir()
+	pidFile, stopped := filepath.Join(dir, "hook-child.pid"), filepath.Join(dir, "stopped")
+	o := testOptions(t)
+	o.MaxGap = o.IdleFor
+	o.Hook = []string{"sh", "-c", `sleep 60 & echo $! > "$1"; wait`, "hook", pidFile}
+	o.HookTimeout = time.Second
+	o.Stop = []string{"sh", "-c", `echo stop > "$1"`, "stop", stopped}
+	w, err := New(o, Deps{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Tick(t0, idleGPUs)
+	start := time.Now()
+	if d, _ := w.Tick(t0.Add(o.IdleFor), idleGPUs); d.Action != StartedStop {
+		t.Fatalf("action %s; want started-stop", d.Action)
+	}
+	w.Wait()
+	if took := time.Since(start); took > 4*time.Second {
+		t.Errorf("hook and stop took %s; want the 1s hook timeout and little more", took)
+	}
+	if b, err := os.ReadFile(stopped); err != nil || strings.TrimSpace(string(b)) != "stop" {
+		t.Errorf("the stop command did not run after the hung hook: %q, %v", b, err)
+	}
+	child := readPID(t, pidFile)
+	deadline := time.Now().Add(2 * time.Second)
+	for !gone(child) && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if !gone(child) {
+		syscall.Kill(child, syscall.SIGKILL)
+		t.Errorf("the hook's child %d outlived hook_timeout", child)
+	}
+}
