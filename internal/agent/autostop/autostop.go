@@ -31,6 +31,7 @@ const (
 	Active
 )
 
+// String names the state: idle, active or unknown.
 func (s State) String() string {
 	switch s {
 	case Idle:
@@ -82,6 +83,7 @@ const (
 	Stopping
 )
 
+// String names the action as logs and tests show it.
 func (a Action) String() string {
 	return [...]string{"none", "would-stop", "started-stop", "stopping"}[a]
 }
