@@ -142,6 +142,7 @@ type Watcher struct {
 	savedAct   bool
 	dryLogged  bool      // the dry-run stop was logged for this idle period
 	running    bool      // a stop sequence is running
+	aborted    bool      // activity seen while the hook ran: no stop command
 	seqDone    bool      // a stop sequence ended since the last tick
 	retryAt    time.Time // no new sequence before this
 	lastErr    string    // HandleTick's last error, logged once
@@ -301,6 +302,10 @@ func (w *Watcher) Tick(now time.Time, snap Snapshot) (Decision, error) {
 	switch {
 	case w.running:
 		d.Action = Stopping
+		if !idle && !w.aborted {
+			w.aborted = true
+			w.deps.Log.Warn("autostop: activity while the stop sequence runs; the stop command will not run after the hook", "signals", summary(sigs))
+		}
 	case d.IdleFor < w.opts.IdleFor || now.Before(w.retryAt):
 	case w.opts.DryRun:
 		d.Action = WouldStop
@@ -310,7 +315,7 @@ func (w *Watcher) Tick(now time.Time, snap Snapshot) (Decision, error) {
 		}
 	default:
 		d.Action = StartedStop
-		w.running = true
+		w.running, w.aborted = true, false
 		w.deps.Log.Warn("autostop: idle long enough; stopping the machine", "idle_for", d.IdleFor, "hook", w.opts.Hook, "stop", w.opts.Stop, "signals", summary(sigs))
 		w.wg.Add(1)
 		go w.stopSequence()
@@ -381,7 +386,10 @@ func (w *Watcher) persist(now time.Time, idle bool) error {
 }
 
 // stopSequence runs the hook (its failure or timeout is logged and the
-// stop goes ahead, as SkyPilot's hooks do), then the stop command.
+// stop goes ahead, as SkyPilot's hooks do), then the stop command, unless
+// a tick saw activity while the hook ran (someone logged in, a job
+// started): then the machine stays up and the idle clock, reset by that
+// activity, starts again.
 func (w *Watcher) stopSequence() {
 	defer w.wg.Done()
 	ctx := context.Background()
@@ -392,6 +400,16 @@ func (w *Watcher) stopSequence() {
 		} else {
 			w.deps.Log.Info("autostop: hook done", "hook", r.Argv, "took", r.Took, "output", r.Output)
 		}
+	}
+	w.mu.Lock()
+	aborted := w.aborted
+	w.mu.Unlock()
+	if aborted {
+		w.deps.Log.Warn("autostop: activity during the hook; not stopping, the idle clock restarted", "stop", w.opts.Stop)
+		w.mu.Lock()
+		w.running, w.seqDone = false, true
+		w.mu.Unlock()
+		return
 	}
 	r := w.deps.Run(ctx, w.opts.Stop, w.opts.StopTimeout)
 	if r.Err != nil {

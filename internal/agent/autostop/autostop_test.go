@@ -371,6 +371,46 @@ func TestStoppingStatus(t *testing.T) {
 	}
 }
 
+// TestActivityDuringHook: activity seen while the hook runs cancels the
+// stop command; the machine stays up and the idle clock starts again.
+func TestActivityDuringHook(t *testing.T) {
+	o := testOptions(t)
+	o.Hook = []string{"slow-hook"}
+	o.MaxGap = o.IdleFor
+	run := &fakeRun{block: make(chan struct{})}
+	var logs bytes.Buffer
+	w, _ := New(o, Deps{Run: run.run, Log: slog.New(slog.NewTextHandler(&logs, nil))})
+	w.Tick(t0, idleGPUs)
+	w.Tick(t0.Add(30*time.Minute), idleGPUs)
+	d, _ := w.Tick(t0.Add(31*time.Minute), busyGPUs) // a job starts during the hook
+	close(run.block)
+	w.Wait()
+	if d.Action != Stopping || !d.LastActive.Equal(t0.Add(31*time.Minute)) {
+		t.Errorf("tick during the hook: action %s, last active %s; want stopping, +31m", d.Action, d.LastActive.Sub(t0))
+	}
+	if got := run.got(); !slices.Equal(got, []string{"slow-hook"}) {
+		t.Errorf("commands run %q; want the hook only", got)
+	}
+	if !strings.Contains(logs.String(), "activity during the hook; not stopping") {
+		t.Errorf("log %q; want it to say why it did not stop", logs.String())
+	}
+	if s := w.Status(); !s.Armed || s.Stopping {
+		t.Errorf("after: armed %v, stopping %v; want armed again", s.Armed, s.Stopping)
+	}
+	// Idle again from minute 31: the next stop comes at 61, not before.
+	run.block = nil
+	for m := 32; m <= 61; m++ {
+		d, _ = w.Tick(t0.Add(time.Duration(m)*time.Minute), idleGPUs)
+		w.Wait()
+		if d.Action == StartedStop && m != 61 {
+			t.Fatalf("stopped at minute %d; want 61", m)
+		}
+	}
+	if got := run.got(); !slices.Equal(got, []string{"slow-hook", "slow-hook", "stop-it"}) {
+		t.Errorf("commands run %q; want the second sequence to stop", got)
+	}
+}
+
 func TestDryRun(t *testing.T) {
 	o := testOptions(t)
 	o.DryRun = true
