@@ -2,7 +2,8 @@
 // utilisation stayed at or under a threshold for a set time, optionally with no
 // SSH session and no process using a GPU. A signal that cannot be read
 // counts as active, so the machine is never stopped on a guess. Before the
-// stop command a hook runs with a timeout; the last-active time survives
+// stop command a hook runs with a timeout (activity while it runs cancels
+// the stop); the last-active time survives
 // an agent restart (keyed to the boot id, so a reboot restarts the idle
 // clock); dry-run logs what it would do.
 //
