@@ -1,0 +1,176 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// useAgentFixtures points the agent at the fixture /proc.
+func useAgentFixtures(t *testing.T) {
+	t.Helper()
+	old := agentProcRoot
+	agentProcRoot = "testdata/agent/proc"
+	t.Cleanup(func() { agentProcRoot = old })
+}
+
+// Issue 13: agent check prints what the agent would watch.
+func TestAgentCheck(t *testing.T) {
+	useAgentFixtures(t)
+	out, errOut, code := run(t, "agent", "check", "--config", "testdata/agent/agent.yaml")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	golden(t, "agent-check.txt", out)
+	// Flags override the file.
+	out, _, _ = run(t, "agent", "check", "--config", "testdata/agent/agent.yaml", "--listen", ":9999", "--interval", "2s", "--fake-gpus", "8")
+	for _, want := range []string{"listen: :9999,", "sampling every 2s", "gpu: 8 FAKE GPUs"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("flags do not override the file: lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+// Issue 13: bad configs and flags are errors naming file:line and the
+// field, or the flag, with exit 2.
+func TestAgentBadConfig(t *testing.T) {
+	useAgentFixtures(t)
+	good, err := os.ReadFile("testdata/agent/agent.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		name     string
+		old, new string
+		args     []string
+		want     string
+	}{
+		{"unknown metric", "metric: gpuscout_gpu_utilization_ratio", "metric: gpu_util", nil, `a.yaml:34: field rules[1].metric: unknown metric "gpu_util"`},
+		{"bad duration", "for: 30m", "for: 30 minutes", nil, `a.yaml:37: field rules[1].for: value "30 minutes" is not a duration`},
+		{"missing threshold", "    threshold: 0.9\n", "", nil, "a.yaml:27: field rules[0].threshold: missing"},
+		{"version 0", "version: 1", "version: 0", nil, "a.yaml:2: field version: format version 0"},
+		{"bad listen flag", "", "", []string{"--listen", "nowhere"}, `--listen: value "nowhere" is not an address`},
+		{"bad interval flag", "", "", []string{"--interval", "1ms"}, "--interval 1ms: want 100ms to 10m0s"},
+		{"bad fake-gpus flag", "", "", []string{"--fake-gpus", "65"}, "--fake-gpus 65: want 0 to 64"},
+		{"no file", "", "", []string{"--config", filepath.Join(dir, "none.yaml")}, "none.yaml: no such file"},
+	} {
+		p := filepath.Join(dir, "a.yaml")
+		os.WriteFile(p, bytes.Replace(good, []byte(tc.old), []byte(tc.new), 1), 0o644)
+		for _, cmd := range [][]string{{"agent", "check"}, {"agent"}} {
+			args := append(append(cmd, "--config", p), tc.args...)
+			_, errOut, code := run(t, args...)
+			if code != ExitUsage || !strings.Contains(errOut, tc.want) {
+				t.Errorf("%s: %v: exit %d, stderr %q; want exit 2 and %q", tc.name, cmd, code, errOut, tc.want)
+			}
+		}
+	}
+}
+
+// syncBuffer is a bytes.Buffer safe for the agent's logging goroutine.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+var addrRE = regexp.MustCompile(`addr=(127\.0\.0\.1:\d+)`)
+
+// startAgent runs `gpuscout agent args...` until the test ends and returns
+// its address and log.
+func startAgent(t *testing.T, args ...string) (string, *syncBuffer) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	var out, errb syncBuffer
+	done := make(chan int, 1)
+	go func() { done <- Main(ctx, append([]string{"agent"}, args...), &out, &errb) }()
+	t.Cleanup(func() {
+		cancel()
+		select {
+		case code := <-done:
+			if code != 0 {
+				t.Errorf("agent exit %d after cancel: %s", code, errb.String())
+			}
+		case <-time.After(10 * time.Second):
+			t.Error("the agent did not stop within 10 s of its context ending")
+		}
+	})
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		if m := addrRE.FindStringSubmatch(errb.String()); m != nil {
+			return m[1], &errb
+		}
+		select {
+		case code := <-done:
+			t.Fatalf("agent exited %d: %s", code, errb.String())
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	t.Fatalf("the agent did not start: %s", errb.String())
+	return "", nil
+}
+
+func httpGet(t *testing.T, url string) (int, string) {
+	t.Helper()
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
+}
+
+// Issue 13: the agent serves the fake GPUs, the fixture's interfaces and the
+// cost meter (2 × 98.32 USD/h = 196.64 USD/h; after 7280.06 s, 196.64 × 7280.06 / 3600 = 397.653055 USD)
+// and stops cleanly when its context ends (as on SIGTERM).
+func TestAgentServes(t *testing.T) {
+	useAgentFixtures(t)
+	addr, log := startAgent(t, "--config", "testdata/agent/agent.yaml", "--interval", "100ms")
+	var body string
+	for range 50 {
+		var code int
+		code, body = httpGet(t, "http://"+addr+"/metrics")
+		if code == 200 && strings.Contains(body, "gpuscout_gpu_info") {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	for _, want := range []string{
+		`gpuscout_gpu_info{driver="580.159.04",fake="true",gpu="1",model="FAKE NVIDIA H200",uuid="GPU-FAKE-0000-0000-0000-000000000001"} 1`,
+		`gpuscout_collector_up{collector="gpu"} 1`,
+		`gpuscout_network_transmit_bytes_total{interface="eth0"} 1.119491e+06`,
+		`gpuscout_cost_burn_rate_per_hour{currency="USD"} 196.64`,
+		`gpuscout_cost_spend_total{currency="USD"} 397.653055`,
+		`gpuscout_node_uptime_seconds 7280.06`,
+	} {
+		if !strings.Contains(body, want) {
+			t.Errorf("/metrics lacks %q", want)
+		}
+	}
+	if code, _ := httpGet(t, "http://"+addr+"/healthz"); code != 200 {
+		t.Errorf("/healthz %d", code)
+	}
+	if !strings.Contains(log.String(), "FAKE GPUs") {
+		t.Errorf("the log does not say the GPUs are fake: %s", log.String())
+	}
+}
