@@ -55,12 +55,11 @@ if torch_ok; then
 else
   echo "test.sh: python3-torch not found and not installable here: the PyTorch workload tests will skip" >&2
 fi
-# deploy/ (internal/agent/deploytest): promtool parses the Grafana dashboard's queries.
-need promtool || apt_install prometheus
 if [ ! -d ../shared/data ] && [ -z "${GPUSCOUT_SHARED_DATA:-}" ]; then
   echo "test.sh: ../shared/data not found: tests that check prices against the source rows will skip" >&2
 fi
 # The agent core (internal/cli agent tests): a real Prometheus scrapes the agent;
+# promtool also parses the Grafana dashboard's queries (internal/agent/deploytest);
 # scripts/agent-bench.sh measures beside node_exporter under wrk.
 need prometheus && need wrk || apt_install prometheus prometheus-alertmanager prometheus-node-exporter wrk
 if need promtool && need prometheus && need prometheus-alertmanager && need prometheus-node-exporter; then export GPUSCOUT_REQUIRE_PROMETHEUS=1; fi
