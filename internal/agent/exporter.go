@@ -9,7 +9,6 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
 )
 
 // Exporter is a prometheus.Collector serving the stored snapshot: a scrape
@@ -84,7 +83,7 @@ func Handler(store *Store, dcgmNames bool, interval time.Duration, landing strin
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(NewExporter(store, dcgmNames), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	mux := http.NewServeMux()
-	mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{ErrorHandling: promhttp.ContinueOnError, MaxRequestsInFlight: 8, Timeout: 10 * time.Second}))
+	mux.Handle("/metrics", &cachedMetrics{store: store, reg: reg})
 	mux.HandleFunc("/healthz", func(w http.ResponseWriter, r *http.Request) {
 		snap := store.Load()
 		switch {

@@ -128,6 +128,25 @@ func TestExporter(t *testing.T) {
 	if code, _ := get("/healthz"); code != 200 {
 		t.Errorf("healthz after a sample: %d, want 200", code)
 	}
+	// The exposition is cached per snapshot: a new sample is served at once,
+	// plain and gzipped (Go's client asks for gzip and decodes it).
+	b = Batch{}
+	b.Add(GPUUtilization, 0.25, "0", "GPU-8a89bb26")
+	store.Save(&Snapshot{At: time.Now(), Series: b.Series()})
+	req, _ := http.NewRequest("GET", srv.URL+"/metrics", nil)
+	req.Header.Set("Accept-Encoding", "identity")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	_, gz := get("/metrics")
+	for name, body := range map[string]string{"plain": string(plain), "gzip": gz} {
+		if !strings.Contains(body, `gpuscout_gpu_utilization_ratio{gpu="0",uuid="GPU-8a89bb26"} 0.25`+"\n") || strings.Contains(body, "} 0.98") {
+			t.Errorf("%s: the new sample is not served:\n%s", name, body)
+		}
+	}
 	store.Save(&Snapshot{At: time.Now().Add(-time.Minute)})
 	if code, body := get("/healthz"); code != 503 || !strings.Contains(body, "sampling every 1s") {
 		t.Errorf("healthz with a stale sample: %d %q, want 503", code, body)
