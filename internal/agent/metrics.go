@@ -82,6 +82,17 @@ const (
 	labelInstanceType    = "instance_type"
 )
 
+// Autostop's metric names (internal/agent/autostop emits them).
+const (
+	AutostopArmed         = "gpuscout_autostop_armed"
+	AutostopIdle          = "gpuscout_autostop_idle_seconds"
+	AutostopIdleThreshold = "gpuscout_autostop_idle_threshold_seconds"
+	AutostopLastActive    = "gpuscout_autostop_last_active_timestamp_seconds"
+	AutostopSignalActive  = "gpuscout_autostop_signal_active"
+	AutostopSignalUp      = "gpuscout_autostop_signal_up"
+	labelSignal           = "signal"
+)
+
 // gpuLabels are the labels of every per-GPU series.
 var gpuLabels = []string{labelGPU, labelUUID}
 
@@ -118,6 +129,13 @@ var Metrics = []Metric{
 	{Name: CollectorDuration, Help: "How long the collector's last sample took, seconds.", Labels: []string{labelCollector}},
 	{Name: LastSampleTimestamp, Help: "When the last sample was taken, Unix seconds.", Labels: nil},
 	{Name: AgentInfo, Help: "The agent's version, value 1.", Labels: []string{labelVersion}},
+
+	{Name: AutostopArmed, Help: "1 when autostop stops the machine once idle long enough; 0 in dry run (logs only) or while a stop is under way.", Labels: nil},
+	{Name: AutostopIdle, Help: "Seconds every autostop signal has been idle (a signal that cannot be read counts as active and resets it).", Labels: nil},
+	{Name: AutostopIdleThreshold, Help: "Idle seconds at which autostop stops the machine (config autostop.idle_for).", Labels: nil},
+	{Name: AutostopLastActive, Help: "When an autostop signal was last active or unreadable, Unix seconds.", Labels: nil},
+	{Name: AutostopSignalActive, Help: "1 when the autostop signal (gpu_utilization, ssh_sessions, gpu_processes) counts as active at the last tick, read active or unreadable; 0 when idle.", Labels: []string{labelSignal}},
+	{Name: AutostopSignalUp, Help: "1 when the autostop signal could be read at the last tick; 0 when it could not (it then counts as active).", Labels: []string{labelSignal}},
 }
 
 var byName = func() map[string]*Metric {

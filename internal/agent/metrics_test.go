@@ -11,7 +11,7 @@ import (
 func TestMetricNames(t *testing.T) {
 	nameRE := regexp.MustCompile(`^gpuscout_[a-z][a-z0-9_]*[a-z0-9]$`)
 	units := []string{"_ratio", "_bytes", "_watts", "_joules_total", "_celsius", "_hertz", "_active", "_bytes_total", "_bytes_per_second",
-		"_cost", "_per_hour", "_spend_total", "_up", "_seconds", "_info", "_processes"}
+		"_cost", "_per_hour", "_spend_total", "_up", "_seconds", "_info", "_processes", "_armed"}
 	seen := map[string]bool{}
 	for _, m := range Metrics {
 		if !nameRE.MatchString(m.Name) {

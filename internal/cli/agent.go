@@ -124,19 +124,25 @@ func runAgent(ctx context.Context, e *env, cfg *agentconfig.Config) error {
 	defer plan.close()
 	var store agent.Store
 	interval := cfg.Agent.Interval.D()
-	loop := agent.NewLoop(interval, &store, plan.collectors...)
-	loop.Log = log
-	info, _ := agent.Lookup(agent.AgentInfo)
-	loop.Static = []agent.Series{{Metric: info, Values: []string{Version}, Value: 1}}
+	var handlers []agent.TickHandler
+	collectors := plan.collectors
 	for _, mk := range agentTickHandlers {
 		h, err := mk(cfg, log)
 		if err != nil {
 			return err
 		}
 		if h != nil {
-			loop.Handlers = append(loop.Handlers, h)
+			handlers = append(handlers, h)
+		}
+		if c, ok := h.(agent.Collector); ok { // a part with metrics of its own (autostop)
+			collectors = append(collectors, c)
 		}
 	}
+	loop := agent.NewLoop(interval, &store, collectors...)
+	loop.Log = log
+	loop.Handlers = handlers
+	info, _ := agent.Lookup(agent.AgentInfo)
+	loop.Static = []agent.Series{{Metric: info, Values: []string{Version}, Value: 1}}
 	ln, err := net.Listen("tcp", cfg.Agent.Listen)
 	if err != nil {
 		return fmt.Errorf("agent: listen on %s (agent.listen or --listen): %w", cfg.Agent.Listen, err)
