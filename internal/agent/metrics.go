@@ -54,6 +54,9 @@ const (
 	GPUMemoryClock       = "gpuscout_gpu_memory_clock_hertz"
 	GPUClockEvent        = "gpuscout_gpu_clock_event_active"
 	GPUProcesses         = "gpuscout_gpu_processes"
+	GPUECCErrors         = "gpuscout_gpu_ecc_errors_total"
+	GPUPCIeTransmit      = "gpuscout_gpu_pcie_transmit_bytes_per_second"
+	GPUPCIeReceive       = "gpuscout_gpu_pcie_receive_bytes_per_second"
 
 	NetworkReceive  = "gpuscout_network_receive_bytes_total"
 	NetworkTransmit = "gpuscout_network_transmit_bytes_total"
@@ -76,6 +79,7 @@ const (
 	labelProvider        = "provider"
 	labelRegion          = "region"
 	labelReason          = "reason"
+	labelErrorType       = "type"
 	labelModel, labelDrv = "model", "driver"
 	labelFake            = "fake"
 	labelVersion         = "version"
@@ -113,6 +117,9 @@ var Metrics = []Metric{
 	{Name: GPUMemoryClock, Help: "GPU memory clock, hertz.", Labels: gpuLabels, DCGM: "DCGM_FI_DEV_MEM_CLOCK", DCGMScale: 1e-6},
 	{Name: GPUClockEvent, Help: "1 while NVML reports the clock-event (throttle) reason, such as sw_power_cap or hw_thermal_slowdown; 0 otherwise.", Labels: []string{labelGPU, labelUUID, labelReason}},
 	{Name: GPUProcesses, Help: "Compute processes using the GPU.", Labels: gpuLabels},
+	{Name: GPUECCErrors, Help: "ECC errors since the driver loaded (NVML volatile counters), type corrected or uncorrected; absent where ECC is off.", Type: Counter, Labels: []string{labelGPU, labelUUID, labelErrorType}},
+	{Name: GPUPCIeTransmit, Help: "PCIe bytes per second sent by the GPU (NVML's 20 ms sample; collect.pcie).", Labels: gpuLabels},
+	{Name: GPUPCIeReceive, Help: "PCIe bytes per second received by the GPU (NVML's 20 ms sample; collect.pcie).", Labels: gpuLabels},
 
 	{Name: NetworkReceive, Help: "Bytes received on the interface (/proc/net/dev).", Type: Counter, Labels: []string{labelInterface}},
 	{Name: NetworkTransmit, Help: "Bytes sent on the interface (/proc/net/dev).", Type: Counter, Labels: []string{labelInterface}},
