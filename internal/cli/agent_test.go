@@ -228,3 +228,25 @@ rules:
 		t.Fatal("no webhook within 15 s")
 	}
 }
+
+// Issue 13: the agent reads exactly what advise writes: an exported config
+// passes agent check, with the plan's node, price and budget rules.
+func TestAgentReadsAdviseExport(t *testing.T) {
+	useAgentFixtures(t)
+	out, errOut, code := run(t, "advise", "--scenario", "inference-online", "--hours-per-month", "730", "--export", "agent")
+	if code != 0 {
+		t.Fatalf("advise: %d %s", code, errOut)
+	}
+	p := filepath.Join(t.TempDir(), "agent.yaml")
+	os.WriteFile(p, []byte(out), 0o644)
+	check, errOut, code := run(t, "agent", "check", "--config", p, "--fake-gpus", "1")
+	if code != 0 {
+		t.Fatalf("agent check of the export: exit %d: %s\n%s", code, errOut, out)
+	}
+	for _, want := range []string{"(format version 1): valid", "cost: ", "per instance-hour (node.price_per_hour)", "SpendBurnRateOverBudget: gpuscout_cost_burn_rate_per_hour >",
+		"SpendOverPlan: gpuscout_cost_spend_total >", "alertmanager: http://127.0.0.1:9093", "autostop: when every GPU at or under 0.05 utilisation for 30m, no SSH session, no process on a GPU", "(dry run"} {
+		if !strings.Contains(check, want) {
+			t.Errorf("agent check lacks %q:\n%s", want, check)
+		}
+	}
+}
