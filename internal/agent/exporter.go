@@ -76,14 +76,22 @@ func (e *Exporter) Collect(ch chan<- prometheus.Metric) {
 	}
 }
 
-// Handler is the agent's HTTP endpoint: /metrics (Prometheus exposition),
+// Endpoint is the agent's HTTP endpoint: /metrics (Prometheus exposition),
 // /healthz (200 while the last sample is fresh, 503 otherwise) and a
-// landing page at /.
-func Handler(store *Store, dcgmNames bool, interval time.Duration, landing string) http.Handler {
+// landing page at /. As a TickHandler it encodes each new sample's
+// exposition ahead of the scrapes, so that no scrape pays for it.
+type Endpoint struct {
+	metrics *cachedMetrics
+	mux     *http.ServeMux
+}
+
+// NewEndpoint serves store; see Endpoint.
+func NewEndpoint(store *Store, dcgmNames bool, interval time.Duration, landing string) *Endpoint {
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(NewExporter(store, dcgmNames), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	mux := http.NewServeMux()
-	mux.Handle("/metrics", &cachedMetrics{store: store, reg: reg})
+	e := &Endpoint{metrics: &cachedMetrics{store: store, reg: reg}, mux: http.NewServeMux()}
+	mux := e.mux
+	mux.Handle("/metrics", e.metrics)
 	mux.HandleFunc("/healthz", func(w http.ResponseWriter, r *http.Request) {
 		snap := store.Load()
 		switch {
@@ -106,7 +114,20 @@ func Handler(store *Store, dcgmNames bool, interval time.Duration, landing strin
 <h2>Metrics</h2><ul>%s</ul></body></html>
 `, html.EscapeString(landing), metricList())
 	})
-	return mux
+	return e
+}
+
+// ServeHTTP serves the endpoint's paths.
+func (e *Endpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) { e.mux.ServeHTTP(w, r) }
+
+// Tick encodes the new sample (plain and gzip) before any scrape asks.
+func (e *Endpoint) Tick(now time.Time, s *Snapshot) {
+	e.metrics.body(true)
+}
+
+// Handler is NewEndpoint as an http.Handler.
+func Handler(store *Store, dcgmNames bool, interval time.Duration, landing string) http.Handler {
+	return NewEndpoint(store, dcgmNames, interval, landing)
 }
 
 func metricList() string {

@@ -158,3 +158,16 @@ func TestExporter(t *testing.T) {
 		t.Errorf("/nope: %d, want 404", code)
 	}
 }
+
+// The endpoint encodes each sample at its tick (plain and gzip), so the
+// scrapes that follow only copy bytes.
+func TestEndpointEncodesAtTick(t *testing.T) {
+	var store Store
+	ep := NewEndpoint(&store, false, time.Second, "test")
+	snap := benchSnapshot()
+	store.Save(snap)
+	ep.Tick(snap.At, snap)
+	if ep.metrics.snap != snap || len(ep.metrics.plain) == 0 || len(ep.metrics.gz) == 0 {
+		t.Errorf("after Tick: cached snapshot %p (want %p), %d plain bytes, %d gzip bytes", ep.metrics.snap, snap, len(ep.metrics.plain), len(ep.metrics.gz))
+	}
+}

@@ -155,12 +155,16 @@ func runAgent(ctx context.Context, e *env, cfg *agentconfig.Config) error {
 	if err != nil {
 		return fmt.Errorf("agent: listen on %s (agent.listen or --listen): %w", cfg.Agent.Listen, err)
 	}
+	// The endpoint encodes each sample before the parts see it, so that no
+	// scrape waits for the encoding.
+	endpoint := agent.NewEndpoint(&store, cfg.Agent.DCGMNames, interval, "gpuscout "+Version+" on "+ln.Addr().String())
+	loop.Handlers = append([]agent.TickHandler{endpoint}, loop.Handlers...)
 	for _, l := range plan.lines {
 		log.Info("watching " + l)
 	}
 	log.Info("gpuscout agent listening", "addr", ln.Addr().String(), "interval", interval.String(), "rules", len(cfg.Rules))
 	srv := &http.Server{
-		Handler:           agent.Handler(&store, cfg.Agent.DCGMNames, interval, "gpuscout "+Version+" on "+ln.Addr().String()),
+		Handler:           endpoint,
 		ReadHeaderTimeout: 5 * time.Second,
 		WriteTimeout:      30 * time.Second,
 		IdleTimeout:       2 * time.Minute,
