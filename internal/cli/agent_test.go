@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -14,6 +15,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/gpuscout/gpuscout/internal/gpu/nvml"
 )
 
 // useAgentFixtures points the agent at the fixture /proc.
@@ -247,6 +250,36 @@ func TestAgentReadsAdviseExport(t *testing.T) {
 		"SpendOverPlan: gpuscout_cost_spend_total >", "alertmanager: http://127.0.0.1:9093", "autostop: when every GPU at or under 0.05 utilisation for 30m, no SSH session, no process on a GPU", "(dry run"} {
 		if !strings.Contains(check, want) {
 			t.Errorf("agent check lacks %q:\n%s", want, check)
+		}
+	}
+}
+
+// Issue 13: with NVML required and not loading, the agent still serves the
+// other collectors and reports the gpu collector down (CollectorDown fires).
+func TestAgentNVMLMissing(t *testing.T) {
+	useAgentFixtures(t)
+	old := agentOpenNVML
+	agentOpenNVML = func() (*nvml.NVML, error) { return nil, errors.New("libnvidia-ml.so.1: no driver here") }
+	t.Cleanup(func() { agentOpenNVML = old })
+	dir := t.TempDir()
+	p := filepath.Join(dir, "agent.yaml")
+	os.WriteFile(p, []byte("version: 1\ncollect: {gpu: nvml}\nagent: {listen: \"127.0.0.1:0\", interval: 100ms, state_dir: "+dir+"}\n"), 0o644)
+	out, _, code := run(t, "agent", "check", "--config", p)
+	if code != 0 || !strings.Contains(out, "gpu: NVML required (collect.gpu: nvml) but it fails now: libnvidia-ml.so.1: no driver here; the gpu collector reports down and tries again every 30s") {
+		t.Errorf("agent check: exit %d\n%s", code, out)
+	}
+	addr, _ := startAgent(t, "--config", p)
+	var body string
+	for range 50 {
+		_, body = httpGet(t, "http://"+addr+"/metrics")
+		if strings.Contains(body, `gpuscout_collector_up{collector="gpu"}`) {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	for _, want := range []string{`gpuscout_collector_up{collector="gpu"} 0`, `gpuscout_collector_up{collector="network"} 1`, `gpuscout_collector_up{collector="cost"} 1`} {
+		if !strings.Contains(body, want) {
+			t.Errorf("/metrics lacks %s", want)
 		}
 	}
 }

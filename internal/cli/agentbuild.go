@@ -42,19 +42,6 @@ func (p *agentPlan) close() {
 	}
 }
 
-// downCollector stands in for a collector that cannot start: it is always
-// down, with the reason, so that CollectorDown fires.
-type downCollector struct {
-	name string
-	err  error
-}
-
-func (d downCollector) Name() string                          { return d.name }
-func (d downCollector) Collect(time.Time, *agent.Batch) error { return d.err }
-func (d downCollector) String() string                        { return d.err.Error() }
-
-var _ agent.Collector = downCollector{}
-
 // buildAgent makes the collectors the config asks for.
 func buildAgent(cfg *agentconfig.Config, start time.Time) (*agentPlan, error) {
 	p := &agentPlan{}
@@ -84,7 +71,9 @@ func buildAgent(cfg *agentconfig.Config, start time.Time) (*agentPlan, error) {
 			n.Close()
 		}
 		if cfg.Collect.GPU == agentconfig.GPUNVML {
-			p.add(downCollector{collect.NameGPU, fmt.Errorf("NVML: %w", err)}, "gpu: NVML required (collect.gpu: nvml) but it fails: %v; the gpu collector reports down", err)
+			r := &collect.NVMLRetry{Open: agentOpenNVML, Every: 30 * time.Second, PCIe: cfg.Collect.PCIe}
+			p.closers = append(p.closers, r.Close)
+			p.add(r, "gpu: NVML required (collect.gpu: nvml) but it fails now: %v; the gpu collector reports down and tries again every 30s", err)
 		} else {
 			p.add(nil, "gpu: none (collect.gpu auto, and NVML does not load: %v)", err)
 		}

@@ -1,12 +1,14 @@
 package collect
 
 import (
+	"errors"
 	"math"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/gpuscout/gpuscout/internal/agent"
+	"github.com/gpuscout/gpuscout/internal/gpu/nvml"
 )
 
 const h200UUID = "GPU-8a89bb26-423b-7217-aa80-469f70fa0196"
@@ -87,5 +89,32 @@ func TestGPUThroughNVMLAndLost(t *testing.T) {
 	snap = l.Sample()
 	if v, _ := value(snap, agent.CollectorUp, "gpu"); v != 1 {
 		t.Errorf("gpu collector up %v after NVML recovered, want 1", v)
+	}
+}
+
+// With NVML required but not loadable at first, the collector is down with
+// the reason, does not retry before Every, and samples once NVML opens.
+func TestNVMLRetry(t *testing.T) {
+	n, _ := openFake(t)
+	opens := 0
+	r := &NVMLRetry{Every: 30 * time.Second, Open: func() (*nvml.NVML, error) {
+		opens++
+		if opens == 1 {
+			return nil, errors.New("libnvidia-ml.so.1 not found")
+		}
+		return n, nil
+	}}
+	var b agent.Batch
+	if err := r.Collect(t0, &b); err == nil || !strings.Contains(err.Error(), "libnvidia-ml.so.1 not found") {
+		t.Errorf("first sample: %v, want the load error", err)
+	}
+	if err := r.Collect(t0.Add(10*time.Second), &b); err == nil || opens != 1 {
+		t.Errorf("10 s later: err %v after %d opens; want no retry before 30 s", err, opens)
+	}
+	if err := r.Collect(t0.Add(31*time.Second), &b); err != nil || opens != 2 {
+		t.Fatalf("31 s later: err %v after %d opens; want open and sampled", err, opens)
+	}
+	if v, ok := get(&b, agent.GPUTemperature, "0", h200UUID); !ok || v != 38 {
+		t.Errorf("temperature %v (present %v), want 38", v, ok)
 	}
 }
