@@ -6,15 +6,18 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/common/expfmt"
 )
 
 // cachedMetrics serves /metrics from the exposition of the last snapshot,
-// encoded once per snapshot (on the first scrape after a sample) and gzipped
-// once for the clients that accept it: between samples a scrape copies
-// bytes, whatever the scrape rate. The process metrics (RSS, CPU) are
+// encoded once per snapshot and gzipped once for the clients that accept
+// it: between samples a scrape copies bytes, whatever the scrape rate. The
+// encoding happens at the first scrape after a sample or, while scrapes
+// come more often than samples, at the sample (Endpoint.Tick). The process metrics (RSS, CPU) are
 // read at that encoding, so they too are as of the last sample.
 type cachedMetrics struct {
 	store *Store
@@ -24,12 +27,20 @@ type cachedMetrics struct {
 	snap      *Snapshot
 	plain, gz []byte
 	encoded   bool
+	zw        *gzip.Writer // reused: a new one allocates about 1 MB
+
+	// lastScrape (Unix nanoseconds) and lastGzip tell Tick whether scrapes
+	// come often enough to encode ahead of them.
+	lastScrape atomic.Int64
+	lastGzip   atomic.Bool
 }
 
 var textFormat = expfmt.NewFormat(expfmt.TypeTextPlain)
 
 func (c *cachedMetrics) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	gzipOK := strings.Contains(r.Header.Get("Accept-Encoding"), "gzip")
+	c.lastScrape.Store(time.Now().UnixNano())
+	c.lastGzip.Store(gzipOK)
 	body, err := c.body(gzipOK)
 	if err != nil {
 		http.Error(w, "encoding the metrics: "+err.Error(), http.StatusInternalServerError)
@@ -66,9 +77,13 @@ func (c *cachedMetrics) body(gzipOK bool) ([]byte, error) {
 	}
 	if c.gz == nil {
 		var buf bytes.Buffer
-		zw, _ := gzip.NewWriterLevel(&buf, gzip.BestSpeed)
-		zw.Write(c.plain)
-		zw.Close()
+		if c.zw == nil {
+			c.zw, _ = gzip.NewWriterLevel(&buf, gzip.BestSpeed)
+		} else {
+			c.zw.Reset(&buf)
+		}
+		c.zw.Write(c.plain)
+		c.zw.Close()
 		c.gz = buf.Bytes()
 	}
 	return c.gz, nil

@@ -79,17 +79,18 @@ func (e *Exporter) Collect(ch chan<- prometheus.Metric) {
 // Endpoint is the agent's HTTP endpoint: /metrics (Prometheus exposition),
 // /healthz (200 while the last sample is fresh, 503 otherwise) and a
 // landing page at /. As a TickHandler it encodes each new sample's
-// exposition ahead of the scrapes, so that no scrape pays for it.
+// exposition ahead of frequent scrapes, so that none of them pays for it.
 type Endpoint struct {
-	metrics *cachedMetrics
-	mux     *http.ServeMux
+	metrics  *cachedMetrics
+	mux      *http.ServeMux
+	interval time.Duration
 }
 
 // NewEndpoint serves store; see Endpoint.
 func NewEndpoint(store *Store, dcgmNames bool, interval time.Duration, landing string) *Endpoint {
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(NewExporter(store, dcgmNames), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	e := &Endpoint{metrics: &cachedMetrics{store: store, reg: reg}, mux: http.NewServeMux()}
+	e := &Endpoint{metrics: &cachedMetrics{store: store, reg: reg}, mux: http.NewServeMux(), interval: interval}
 	mux := e.mux
 	mux.Handle("/metrics", e.metrics)
 	mux.HandleFunc("/healthz", func(w http.ResponseWriter, r *http.Request) {
@@ -120,9 +121,15 @@ func NewEndpoint(store *Store, dcgmNames bool, interval time.Duration, landing s
 // ServeHTTP serves the endpoint's paths.
 func (e *Endpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) { e.mux.ServeHTTP(w, r) }
 
-// Tick encodes the new sample (plain and gzip) before any scrape asks.
+// Tick encodes the new sample before any scrape asks, in the encoding the
+// last scrape took, while scrapes come at least once every two intervals
+// (then most samples are scraped; at Prometheus's usual 15 s the encoding
+// waits for the scrape and most samples are never encoded).
 func (e *Endpoint) Tick(now time.Time, s *Snapshot) {
-	e.metrics.body(true)
+	last := e.metrics.lastScrape.Load()
+	if last != 0 && time.Since(time.Unix(0, last)) < 2*e.interval {
+		e.metrics.body(e.metrics.lastGzip.Load())
+	}
 }
 
 // Handler is NewEndpoint as an http.Handler.
