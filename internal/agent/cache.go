@@ -37,6 +37,7 @@ type cachedMetrics struct {
 
 var textFormat = expfmt.NewFormat(expfmt.TypeTextPlain)
 
+// ServeHTTP writes the cached exposition, gzipped when the client accepts it.
 func (c *cachedMetrics) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	gzipOK := strings.Contains(r.Header.Get("Accept-Encoding"), "gzip")
 	c.lastScrape.Store(time.Now().UnixNano())

@@ -17,6 +17,7 @@ const (
 	Counter
 )
 
+// String is the type as the exposition format writes it.
 func (t Type) String() string {
 	if t == Counter {
 		return "counter"

@@ -102,6 +102,7 @@ type FieldError struct {
 	Msg   string
 }
 
+// Error is "field: message".
 func (e *FieldError) Error() string { return e.Field + ": " + e.Msg }
 
 func fieldErr(field, format string, a ...any) error {
