@@ -217,6 +217,9 @@ func (d *Dispatcher) Enqueue(ctx context.Context, alerts []Alert) error {
 				if added {
 					d.mu.Lock()
 					d.enqueued = true
+					if a.Status() == StatusResolved {
+						delete(d.keepalive, r.Name+"/"+a.Fingerprint())
+					}
 					d.mu.Unlock()
 					continue
 				}
