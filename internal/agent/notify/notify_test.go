@@ -427,3 +427,11 @@ func TestDeliverOnlyWhenDue(t *testing.T) {
 		t.Errorf("after the backoff: %d posts, %d queued; want 2 and 0", n, q)
 	}
 }
+
+func TestExecFailureCarriesStderr(t *testing.T) {
+	x := Exec{Name: "fail", Timeout: 5 * time.Second, Argv: []string{"/bin/sh", "-c", `echo "no capacity in $GPUSCOUT_LABEL_GPU" >&2; exit 3`}}
+	err := runExec(context.Background(), x, firing("2"))
+	if err == nil || !strings.Contains(err.Error(), "exit status 3: no capacity in 2") {
+		t.Errorf("runExec = %v; want exit status 3 with the stderr line", err)
+	}
+}
