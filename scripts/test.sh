@@ -62,10 +62,9 @@ fi
 if [ ! -d ../shared/data ] && [ -z "${GPUSCOUT_SHARED_DATA:-}" ]; then
   echo "test.sh: ../shared/data not found: tests that check prices against the source rows will skip" >&2
 fi
-# The agent core (internal/cli agent tests): a real Prometheus scrapes the agent;
-# scripts/agent-bench.sh measures beside node_exporter under wrk.
-need prometheus && need wrk || apt_install prometheus prometheus-alertmanager prometheus-node-exporter wrk
-if need promtool && need prometheus && need prometheus-alertmanager && need prometheus-node-exporter; then export GPUSCOUT_REQUIRE_PROMETHEUS=1; fi
+# scripts/agent-bench.sh measures the agent beside node_exporter under wrk (the
+# Prometheus integration test of internal/cli uses the prometheus installed above).
+need wrk || apt_install wrk
 
 step() { printf '\n== %s\n' "$*"; }
 

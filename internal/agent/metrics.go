@@ -54,6 +54,9 @@ const (
 	GPUMemoryClock       = "gpuscout_gpu_memory_clock_hertz"
 	GPUClockEvent        = "gpuscout_gpu_clock_event_active"
 	GPUProcesses         = "gpuscout_gpu_processes"
+	GPUECCErrors         = "gpuscout_gpu_ecc_errors_total"
+	GPUPCIeTransmit      = "gpuscout_gpu_pcie_transmit_bytes_per_second"
+	GPUPCIeReceive       = "gpuscout_gpu_pcie_receive_bytes_per_second"
 
 	NetworkReceive  = "gpuscout_network_receive_bytes_total"
 	NetworkTransmit = "gpuscout_network_transmit_bytes_total"
@@ -76,10 +79,22 @@ const (
 	labelProvider        = "provider"
 	labelRegion          = "region"
 	labelReason          = "reason"
+	labelErrorType       = "type"
 	labelModel, labelDrv = "model", "driver"
 	labelFake            = "fake"
 	labelVersion         = "version"
 	labelInstanceType    = "instance_type"
+)
+
+// Autostop's metric names (internal/agent/autostop emits them).
+const (
+	AutostopArmed         = "gpuscout_autostop_armed"
+	AutostopIdle          = "gpuscout_autostop_idle_seconds"
+	AutostopIdleThreshold = "gpuscout_autostop_idle_threshold_seconds"
+	AutostopLastActive    = "gpuscout_autostop_last_active_timestamp_seconds"
+	AutostopSignalActive  = "gpuscout_autostop_signal_active"
+	AutostopSignalUp      = "gpuscout_autostop_signal_up"
+	labelSignal           = "signal"
 )
 
 // gpuLabels are the labels of every per-GPU series.
@@ -102,6 +117,9 @@ var Metrics = []Metric{
 	{Name: GPUMemoryClock, Help: "GPU memory clock, hertz.", Labels: gpuLabels, DCGM: "DCGM_FI_DEV_MEM_CLOCK", DCGMScale: 1e-6},
 	{Name: GPUClockEvent, Help: "1 while NVML reports the clock-event (throttle) reason, such as sw_power_cap or hw_thermal_slowdown; 0 otherwise.", Labels: []string{labelGPU, labelUUID, labelReason}},
 	{Name: GPUProcesses, Help: "Compute processes using the GPU.", Labels: gpuLabels},
+	{Name: GPUECCErrors, Help: "ECC errors since the driver loaded (NVML volatile counters), type corrected or uncorrected; absent where ECC is off.", Type: Counter, Labels: []string{labelGPU, labelUUID, labelErrorType}},
+	{Name: GPUPCIeTransmit, Help: "PCIe bytes per second sent by the GPU (NVML's 20 ms sample; collect.pcie).", Labels: gpuLabels},
+	{Name: GPUPCIeReceive, Help: "PCIe bytes per second received by the GPU (NVML's 20 ms sample; collect.pcie).", Labels: gpuLabels},
 
 	{Name: NetworkReceive, Help: "Bytes received on the interface (/proc/net/dev).", Type: Counter, Labels: []string{labelInterface}},
 	{Name: NetworkTransmit, Help: "Bytes sent on the interface (/proc/net/dev).", Type: Counter, Labels: []string{labelInterface}},
@@ -118,6 +136,13 @@ var Metrics = []Metric{
 	{Name: CollectorDuration, Help: "How long the collector's last sample took, seconds.", Labels: []string{labelCollector}},
 	{Name: LastSampleTimestamp, Help: "When the last sample was taken, Unix seconds.", Labels: nil},
 	{Name: AgentInfo, Help: "The agent's version, value 1.", Labels: []string{labelVersion}},
+
+	{Name: AutostopArmed, Help: "1 when autostop stops the machine once idle long enough; 0 in dry run (logs only) or while a stop is under way.", Labels: nil},
+	{Name: AutostopIdle, Help: "Seconds every autostop signal has been idle (a signal that cannot be read counts as active and resets it).", Labels: nil},
+	{Name: AutostopIdleThreshold, Help: "Idle seconds at which autostop stops the machine (config autostop.idle_for).", Labels: nil},
+	{Name: AutostopLastActive, Help: "When an autostop signal was last active or unreadable, Unix seconds.", Labels: nil},
+	{Name: AutostopSignalActive, Help: "1 when the autostop signal (gpu_utilization, ssh_sessions, gpu_processes) counts as active at the last tick, read active or unreadable; 0 when idle.", Labels: []string{labelSignal}},
+	{Name: AutostopSignalUp, Help: "1 when the autostop signal could be read at the last tick; 0 when it could not (it then counts as active).", Labels: []string{labelSignal}},
 }
 
 var byName = func() map[string]*Metric {

@@ -10,8 +10,8 @@ import (
 // exactly on counters, a base unit, gpu and uuid on per-GPU series.
 func TestMetricNames(t *testing.T) {
 	nameRE := regexp.MustCompile(`^gpuscout_[a-z][a-z0-9_]*[a-z0-9]$`)
-	units := []string{"_ratio", "_bytes", "_watts", "_joules_total", "_celsius", "_hertz", "_active", "_bytes_total", "_bytes_per_second",
-		"_cost", "_per_hour", "_spend_total", "_up", "_seconds", "_info", "_processes"}
+	units := []string{"_ratio", "_errors_total", "_bytes", "_watts", "_joules_total", "_celsius", "_hertz", "_active", "_bytes_total", "_bytes_per_second",
+		"_cost", "_per_hour", "_spend_total", "_up", "_seconds", "_info", "_processes", "_armed"}
 	seen := map[string]bool{}
 	for _, m := range Metrics {
 		if !nameRE.MatchString(m.Name) {

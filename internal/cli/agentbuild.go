@@ -72,8 +72,13 @@ func buildAgent(cfg *agentconfig.Config, start time.Time) (*agentPlan, error) {
 		if err == nil {
 			var g *collect.GPU
 			if g, err = collect.NewGPU(n); err == nil {
+				g.PCIe = cfg.Collect.PCIe
+				pcie := "PCIe throughput off (collect.pcie)"
+				if g.PCIe {
+					pcie = "PCIe throughput on (about 40 ms a GPU each sample)"
+				}
 				p.closers = append(p.closers, n.Close)
-				p.add(g, "gpu: %d GPUs through NVML (%s)", g.GPUs(), n.Library().Path)
+				p.add(g, "gpu: %d GPUs through NVML (%s); %s", g.GPUs(), n.Library().Path, pcie)
 				break
 			}
 			n.Close()

@@ -16,6 +16,8 @@ import (
 // sample. A GPU whose reading fails makes the collector down for that
 // sample while the other GPUs' values are still served.
 type GPU struct {
+	// PCIe also reads the PCIe throughput (about 40 ms a GPU).
+	PCIe   bool
 	n      *nvml.NVML
 	driver string
 	devs   []gpuDev
@@ -80,6 +82,16 @@ func (g *GPU) Collect(now time.Time, b *agent.Batch) error {
 		}
 		_, rerr := x.d.ClockEventReasons() // Sample's 0 mask may be a failed read
 		emitGPU(b, x.index, x.uuid, s, rerr == nil, x.memTotal, x.powerLimit, energy, procs)
+		if e, err := x.d.ECCErrors(); err == nil {
+			b.Add(agent.GPUECCErrors, float64(e.Corrected), x.index, x.uuid, "corrected")
+			b.Add(agent.GPUECCErrors, float64(e.Uncorrected), x.index, x.uuid, "uncorrected")
+		}
+		if g.PCIe {
+			if p, err := x.d.PCIeThroughput(); err == nil {
+				b.Add(agent.GPUPCIeTransmit, p.TX, x.index, x.uuid)
+				b.Add(agent.GPUPCIeReceive, p.RX, x.index, x.uuid)
+			}
+		}
 	}
 	return errors.Join(errs...)
 }

@@ -23,6 +23,7 @@ func TestGPUThroughNVMLAndLost(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	g.PCIe = true
 	if g.GPUs() != 2 {
 		t.Fatalf("%d GPUs, want 2", g.GPUs())
 	}
@@ -57,6 +58,9 @@ func TestGPUThroughNVMLAndLost(t *testing.T) {
 		{agent.GPUUtilization, g0, 0},
 		{agent.GPUClockEvent, append(g0, "gpu_idle"), 1},
 		{agent.GPUProcesses, g0, 3},
+		{agent.GPUECCErrors, append(g0, "uncorrected"), 0},
+		{agent.GPUPCIeTransmit, g0, 2358 * 1024},
+		{agent.GPUPCIeReceive, g0, 603 * 1024},
 		{agent.GPUInfo, []string{"0", h200UUID, "NVIDIA H200", "580.159.04", "false"}, 1},
 	} {
 		if got, ok := value(snap, tc.metric, tc.labels...); !ok || math.Abs(got-tc.want) > 1e-9*math.Max(1, tc.want) {

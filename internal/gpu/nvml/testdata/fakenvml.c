@@ -191,6 +191,19 @@ nvmlReturn_t nvmlDeviceGetTotalEnergyConsumption(nvmlDevice_t d, unsigned long l
 	*mj = 2718713ULL;
 	return SUCCESS;
 }
+/* The recorded H200: ECC on, no errors (volatile counters); PCIe 2358 KB/s
+ * sent and 603 KB/s received at the probe (gpuprobe.jsonl). */
+nvmlReturn_t nvmlDeviceGetTotalEccErrors(nvmlDevice_t d, unsigned int type, unsigned int counter, unsigned long long *n) {
+	CHECK_DEV("nvmlDeviceGetTotalEccErrors", d);
+	CHECK_PTR("nvmlDeviceGetTotalEccErrors", n);
+	if (type > 1 || counter > 1) return fail("nvmlDeviceGetTotalEccErrors", "error or counter type out of range", INVALID_ARGUMENT);
+	*n = 0;
+	return SUCCESS;
+}
+nvmlReturn_t nvmlDeviceGetPcieThroughput(nvmlDevice_t d, unsigned int counter, unsigned int *v) {
+	if (counter > 1) return fail("nvmlDeviceGetPcieThroughput", "counter out of range", INVALID_ARGUMENT);
+	return uint_out("nvmlDeviceGetPcieThroughput", d, v, counter == 0 ? 2358 : 603);
+}
 nvmlReturn_t nvmlDeviceGetUtilizationRates(nvmlDevice_t d, nvmlUtilization_t *u) {
 	CHECK_DEV("nvmlDeviceGetUtilizationRates", d);
 	CHECK_PTR("nvmlDeviceGetUtilizationRates", u);
