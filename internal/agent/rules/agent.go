@@ -65,7 +65,9 @@ func (e *Engine) EvalSnapshot(snap *agent.Snapshot) []notify.Alert {
 // snapshot, hands the alerts to the dispatcher's queue (local disk writes
 // only) and, when something is due and no round is running, starts one
 // delivery round in the background (Dispatcher.Deliver), so the loop never
-// waits on a receiver and the ticks drive the retries:
+// waits on a receiver and the ticks drive the retries. Dispatcher.Run may
+// run beside it: delivery rounds never overlap. Log gets one line when an
+// alert fires or resolves, so a caller need not log them again:
 //
 //	d, _ := notify.New(notify.FromConfig(cfg.Notify))
 //	e, _ := rules.ForAgent(cfg)
