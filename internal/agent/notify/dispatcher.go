@@ -87,6 +87,9 @@ type Dispatcher struct {
 	stats      Stats
 	seq        int64 // the last queued item's Seq
 	known      map[string]struct{}
+	pending    int       // queued after the last round (-1: not looked yet)
+	enqueued   bool      // queued since the last round
+	nextDue    time.Time // the earliest retry of what is pending
 	keepalives []keepalive
 	wake       chan struct{}
 	execWG     sync.WaitGroup
@@ -161,7 +164,7 @@ func New(receivers []Receiver, execs []Exec, o Options) (*Dispatcher, error) {
 	d := &Dispatcher{
 		receivers: append([]Receiver(nil), receivers...), execs: append([]Exec(nil), execs...), o: o, q: q,
 		retry: map[string]retryState{}, keepalive: map[string]time.Time{}, execSem: make(chan struct{}, 4),
-		known: map[string]struct{}{}, wake: make(chan struct{}, 1),
+		known: map[string]struct{}{}, wake: make(chan struct{}, 1), pending: -1,
 	}
 	items, err := q.list()
 	if err != nil {
@@ -212,6 +215,12 @@ func (d *Dispatcher) Enqueue(ctx context.Context, alerts []Alert) error {
 				}
 				d.remember(key)
 				if added {
+					d.mu.Lock()
+					d.enqueued = true
+					if a.Status() == StatusResolved {
+						delete(d.keepalive, r.Name+"/"+a.Fingerprint())
+					}
+					d.mu.Unlock()
 					continue
 				}
 			}
@@ -263,6 +272,20 @@ func (d *Dispatcher) Run(ctx context.Context) {
 			d.o.Log.Info("notify: delivery incomplete; will retry", "err", err)
 		}
 	}
+}
+
+// Deliver is one delivery round when there is something to do: due
+// keep-alives, or queued notifications whose backoff has passed. With
+// nothing queued it costs no file system call, so a loop may call it every
+// tick.
+func (d *Dispatcher) Deliver(ctx context.Context) error {
+	d.mu.Lock()
+	idle := len(d.keepalives) == 0 && !d.enqueued && (d.pending == 0 || d.pending > 0 && d.o.Now().Before(d.nextDue))
+	d.mu.Unlock()
+	if idle {
+		return nil
+	}
+	return d.deliver(ctx)
 }
 
 // deliver posts the due keep-alives (best effort) and retries the queue.
@@ -321,10 +344,25 @@ func (d *Dispatcher) keepaliveDue(receiver string, a Alert, now time.Time) bool 
 func (d *Dispatcher) Retry(ctx context.Context) error {
 	d.round.Lock()
 	defer d.round.Unlock()
+	d.mu.Lock()
+	d.enqueued = false
+	d.mu.Unlock()
 	items, err := d.q.list()
 	if err != nil {
 		return err
 	}
+	left := len(items)
+	var nextDue time.Time
+	due := func(t time.Time) {
+		if nextDue.IsZero() || t.Before(nextDue) {
+			nextDue = t
+		}
+	}
+	defer func() {
+		d.mu.Lock()
+		d.pending, d.nextDue = left, nextDue
+		d.mu.Unlock()
+	}()
 	now := d.o.Now()
 	blocked := map[string]bool{}
 	var errs []error
@@ -335,7 +373,9 @@ func (d *Dispatcher) Retry(ctx context.Context) error {
 		r, ok := d.receiver(it.Receiver)
 		if !ok {
 			d.o.Log.Warn("notify: dropping a notification for a receiver no longer configured", "receiver", it.Receiver, "key", it.Key)
-			d.q.done(it)
+			if d.q.done(it) == nil {
+				left--
+			}
 			continue
 		}
 		if blocked[r.Name] {
@@ -346,6 +386,7 @@ func (d *Dispatcher) Retry(ctx context.Context) error {
 		d.mu.Unlock()
 		if now.Before(st.next) {
 			blocked[r.Name] = true
+			due(st.next)
 			continue
 		}
 		err := d.post(ctx, r, it.Alert, now)
@@ -360,6 +401,8 @@ func (d *Dispatcher) Retry(ctx context.Context) error {
 			}
 			if derr := d.q.done(it); derr != nil {
 				errs = append(errs, derr)
+			} else {
+				left--
 			}
 			d.mu.Lock()
 			delete(d.retry, it.Key)
@@ -371,6 +414,7 @@ func (d *Dispatcher) Retry(ctx context.Context) error {
 			blocked[r.Name] = true
 			st.attempts++
 			st.next = now.Add(d.backoff(st.attempts))
+			due(st.next)
 			d.mu.Lock()
 			d.retry[it.Key] = st
 			d.mu.Unlock()

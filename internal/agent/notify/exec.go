@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"time"
@@ -44,11 +45,29 @@ func runExec(ctx context.Context, x Exec, a Alert) error {
 	cmd.Env = append(os.Environ(), execEnv(a)...)
 	js, _ := json.Marshal(a)
 	cmd.Stdin = bytes.NewReader(js)
+	var stderr tailBuffer
+	cmd.Stderr = &stderr
 	setProcessGroup(cmd)
 	cmd.WaitDelay = 2 * time.Second
 	err := cmd.Run()
 	if ctx.Err() == context.DeadlineExceeded {
 		return errExecTimeout
 	}
+	if err != nil && stderr.Len() > 0 {
+		return fmt.Errorf("%v: %s", err, bytes.TrimSpace(stderr.Bytes()))
+	}
 	return err
+}
+
+// tailBuffer keeps the last 2 KiB written to it (an action's stderr, for
+// the log).
+type tailBuffer struct{ bytes.Buffer }
+
+func (t *tailBuffer) Write(p []byte) (int, error) {
+	n := len(p)
+	t.Buffer.Write(p)
+	if over := t.Len() - 2048; over > 0 {
+		t.Next(over)
+	}
+	return n, nil
 }

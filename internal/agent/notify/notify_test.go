@@ -386,3 +386,52 @@ func TestNewRejectsBadConfig(t *testing.T) {
 		}
 	}
 }
+
+// Deliver, called every tick, posts only when something is due.
+func TestDeliverOnlyWhenDue(t *testing.T) {
+	var posts atomic.Int32
+	var down atomic.Bool
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		posts.Add(1)
+		if down.Load() {
+			w.WriteHeader(http.StatusBadGateway)
+		}
+	}))
+	defer srv.Close()
+	c := &clock{t0}
+	d, err := New([]Receiver{{Name: "ops", Kind: KindWebhook, URL: srv.URL}}, nil, Options{Dir: t.TempDir(), Now: c.now, MinBackoff: 10 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	d.Deliver(ctx) // first round: looks at the queue once
+	d.Deliver(ctx)
+	if n := posts.Load(); n != 0 {
+		t.Fatalf("%d posts with nothing queued; want 0", n)
+	}
+	down.Store(true)
+	d.Enqueue(ctx, []Alert{firing("0")})
+	d.Deliver(ctx) // fails: retry in 10 s
+	for i := 1; i < 10; i++ {
+		c.t = t0.Add(time.Duration(i) * time.Second)
+		d.Deliver(ctx)
+	}
+	if n := posts.Load(); n != 1 {
+		t.Errorf("%d posts within the 10 s backoff; want 1", n)
+	}
+	down.Store(false)
+	c.t = t0.Add(10 * time.Second)
+	d.Deliver(ctx)
+	d.Deliver(ctx)
+	if n, q := posts.Load(), d.Queued(); n != 2 || q != 0 {
+		t.Errorf("after the backoff: %d posts, %d queued; want 2 and 0", n, q)
+	}
+}
+
+func TestExecFailureCarriesStderr(t *testing.T) {
+	x := Exec{Name: "fail", Timeout: 5 * time.Second, Argv: []string{"/bin/sh", "-c", `echo "no capacity in $GPUSCOUT_LABEL_GPU" >&2; exit 3`}}
+	err := runExec(context.Background(), x, firing("2"))
+	if err == nil || !strings.Contains(err.Error(), "exit status 3: no capacity in 2") {
+		t.Errorf("runExec = %v; want exit status 3 with the stderr line", err)
+	}
+}

@@ -75,13 +75,21 @@ func (q *queue) add(it item) (added bool, dropped int, err error) {
 	if q.known(it.Key) {
 		return false, 0, nil
 	}
-	items, err := q.list()
+	// Counting the names is enough unless the queue is full; then the
+	// oldest (by Seq) go.
+	ents, err := os.ReadDir(q.pending())
 	if err != nil {
-		return false, 0, err
+		return false, 0, fmt.Errorf("notify queue: %v", err)
 	}
-	for i := 0; len(items)-i >= q.max; i++ {
-		if os.Remove(items[i].file) == nil {
-			dropped++
+	if len(ents) >= q.max {
+		items, err := q.list()
+		if err != nil {
+			return false, 0, err
+		}
+		for i := 0; len(items)-i >= q.max; i++ {
+			if os.Remove(items[i].file) == nil {
+				dropped++
+			}
 		}
 	}
 	b, err := json.Marshal(it)

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/gpuscout/gpuscout/internal/agent"
@@ -60,11 +62,14 @@ func (e *Engine) EvalSnapshot(snap *agent.Snapshot) []notify.Alert {
 }
 
 // Handler is the rules' agent.TickHandler: each tick it evaluates the
-// snapshot and hands the alerts to the dispatcher's queue (local disk
-// writes only; Dispatcher.Run delivers them in its own goroutine):
+// snapshot, hands the alerts to the dispatcher's queue (local disk writes
+// only) and, when something is due and no round is running, starts one
+// delivery round in the background (Dispatcher.Deliver), so the loop never
+// waits on a receiver and the ticks drive the retries. Dispatcher.Run may
+// run beside it: delivery rounds never overlap. Log gets one line when an
+// alert fires or resolves, so a caller need not log them again:
 //
 //	d, _ := notify.New(notify.FromConfig(cfg.Notify))
-//	go d.Run(ctx)
 //	e, _ := rules.ForAgent(cfg)
 //	e.Persist(filepath.Join(cfg.Agent.StateDir, "rules-state.json"))
 //	loop.Handlers = append(loop.Handlers, &rules.Handler{Engine: e, Notify: d})
@@ -74,7 +79,11 @@ type Handler struct {
 	// Alerts, when set, also gets every tick's alerts (autostop takes those
 	// whose Action is stop).
 	Alerts func([]notify.Alert)
-	Log    *slog.Logger
+	// Log, when set, gets a line when an alert fires or resolves.
+	Log *slog.Logger
+
+	delivering atomic.Bool
+	wg         sync.WaitGroup
 }
 
 // Tick evaluates s (at its sampling time) and enqueues the alerts.
@@ -88,12 +97,41 @@ func (h *Handler) Tick(now time.Time, s *agent.Snapshot) {
 		s = &c
 	}
 	alerts := h.Engine.EvalSnapshot(s)
+	if h.Log != nil {
+		for _, a := range alerts {
+			switch {
+			case a.Status() == notify.StatusResolved:
+				h.Log.Info("alert resolved", "alert", a.Name(), "labels", a.Labels, "since", a.StartsAt)
+			case a.StartsAt.Equal(s.At):
+				h.Log.Warn("alert firing", "alert", a.Name(), "labels", a.Labels, "summary", a.Annotations["summary"])
+			}
+		}
+		if err := h.Engine.StateError(); err != nil {
+			h.Log.Error("rules: state file", "err", err)
+		}
+	}
 	if h.Alerts != nil {
 		h.Alerts(alerts)
 	}
-	if h.Notify != nil && len(alerts) > 0 {
+	if h.Notify == nil {
+		return
+	}
+	if len(alerts) > 0 {
 		if err := h.Notify.Enqueue(context.Background(), alerts); err != nil && h.Log != nil {
 			h.Log.Error("rules: could not queue alerts", "err", err)
 		}
 	}
+	if h.delivering.CompareAndSwap(false, true) {
+		h.wg.Add(1)
+		go func() {
+			defer h.wg.Done()
+			defer h.delivering.Store(false)
+			if err := h.Notify.Deliver(context.Background()); err != nil && h.Log != nil {
+				h.Log.Info("notify: delivery incomplete; will retry", "err", err)
+			}
+		}()
+	}
 }
+
+// Wait waits for the delivery round in flight, if any.
+func (h *Handler) Wait() { h.wg.Wait() }
