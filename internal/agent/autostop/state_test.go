@@ -35,7 +35,7 @@ func TestPersistedIdleClock(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			o := testOptions(t)
-			o.MaxGap = maxGap // saves every 5 minutes: fewer file writes
+			o.MaxGap = maxGap                                // saves every 5 minutes: fewer file writes
 			o.StateDir = filepath.Join(t.TempDir(), "state") // created on the first save
 			w1, _ := New(o, Deps{Run: (&fakeRun{}).run})
 			for m := 0; m <= 10; m++ {
