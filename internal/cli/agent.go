@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"os/signal"
+	"sync"
 	"syscall"
 	"time"
 
@@ -124,7 +125,11 @@ func runAgent(ctx context.Context, e *env, cfg *agentconfig.Config) error {
 	defer plan.close()
 	var store agent.Store
 	interval := cfg.Agent.Interval.D()
+	// The parts (rules and notify, autostop) take every sample; a part may
+	// also export metrics of its own (a Collector) and work in the
+	// background (agentRunner) until the agent stops.
 	var handlers []agent.TickHandler
+	var runners []agentRunner
 	collectors := plan.collectors
 	for _, mk := range agentTickHandlers {
 		h, err := mk(cfg, log)
@@ -136,6 +141,9 @@ func runAgent(ctx context.Context, e *env, cfg *agentconfig.Config) error {
 		}
 		if c, ok := h.(agent.Collector); ok { // a part with metrics of its own (autostop)
 			collectors = append(collectors, c)
+		}
+		if r, ok := h.(agentRunner); ok { // a part working in the background (notify)
+			runners = append(runners, r)
 		}
 	}
 	loop := agent.NewLoop(interval, &store, collectors...)
@@ -159,6 +167,10 @@ func runAgent(ctx context.Context, e *env, cfg *agentconfig.Config) error {
 	}
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- srv.Serve(ln) }()
+	var wg sync.WaitGroup
+	for _, r := range runners {
+		wg.Go(func() { r.Run(ctx) })
+	}
 	loopDone := make(chan struct{})
 	go func() { loop.Run(ctx); close(loopDone) }()
 	select {
@@ -167,6 +179,7 @@ func runAgent(ctx context.Context, e *env, cfg *agentconfig.Config) error {
 		stop()
 	}
 	<-loopDone
+	wg.Wait()
 	sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	if serr := srv.Shutdown(sctx); serr != nil && err == nil {

@@ -3,8 +3,10 @@ package cli
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -145,7 +147,7 @@ func httpGet(t *testing.T, url string) (int, string) {
 // and stops cleanly when its context ends (as on SIGTERM).
 func TestAgentServes(t *testing.T) {
 	useAgentFixtures(t)
-	addr, log := startAgent(t, "--config", "testdata/agent/agent.yaml", "--interval", "100ms")
+	addr, log := startAgent(t, "--config", testAgentConfig(t, "http://127.0.0.1:1"), "--interval", "100ms")
 	var body string
 	for range 50 {
 		var code int
@@ -172,5 +174,57 @@ func TestAgentServes(t *testing.T) {
 	}
 	if !strings.Contains(log.String(), "FAKE GPUs") {
 		t.Errorf("the log does not say the GPUs are fake: %s", log.String())
+	}
+}
+
+// testAgentConfig is testdata/agent/agent.yaml with its state in a temp
+// directory and its notify targets at url (never the system's Alertmanager).
+func testAgentConfig(t *testing.T, url string) string {
+	t.Helper()
+	b, err := os.ReadFile("testdata/agent/agent.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	s := strings.Replace(string(b), "state_dir: /tmp/gpuscout-test", "state_dir: "+dir, 1)
+	s = strings.Replace(s, "alertmanager: http://127.0.0.1:9093", "alertmanager: "+url, 1)
+	s = strings.Replace(s, "webhooks: [https://hooks.example.com/gpu]", "webhooks: ["+url+"]", 1)
+	p := filepath.Join(dir, "agent.yaml")
+	if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// Issue 13, end to end: a rule over the fake GPUs' power fires on the first
+// sample, and the agent's notifier posts it to the webhook (Alertmanager's
+// webhook v4 shape) with the rule's name and the GPU's labels.
+func TestAgentRuleToWebhook(t *testing.T) {
+	useAgentFixtures(t)
+	got := make(chan string, 16)
+	hook := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		got <- r.URL.Path + " " + string(b)
+	}))
+	defer hook.Close()
+	dir := t.TempDir()
+	cfg := fmt.Sprintf(`version: 1
+agent: {listen: "127.0.0.1:0", interval: 100ms, fake_gpus: 1, state_dir: %s}
+notify: {webhooks: ["%s/hook"]}
+rules:
+  - {name: GPUPowered, metric: gpuscout_gpu_power_watts, op: ">", threshold: 1, severity: info}
+`, dir, hook.URL)
+	p := filepath.Join(dir, "agent.yaml")
+	os.WriteFile(p, []byte(cfg), 0o644)
+	startAgent(t, "--config", p)
+	select {
+	case body := <-got:
+		for _, want := range []string{"/hook ", `"version":"4"`, `"status":"firing"`, `"alertname":"GPUPowered"`, `"uuid":"GPU-FAKE-0000-0000-0000-000000000000"`} {
+			if !strings.Contains(body, want) {
+				t.Errorf("webhook body lacks %s:\n%s", want, body)
+			}
+		}
+	case <-time.After(15 * time.Second):
+		t.Fatal("no webhook within 15 s")
 	}
 }
