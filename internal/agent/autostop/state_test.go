@@ -14,6 +14,7 @@ import (
 // over only under the same boot and options, from a recent idle save.
 func TestPersistedIdleClock(t *testing.T) {
 	noSync(t)
+	const maxGap = 10 * time.Minute
 	restart := t0.Add(10*time.Minute + 30*time.Second) // the first watcher's last tick is at 10m
 	tests := []struct {
 		name    string
@@ -28,12 +29,13 @@ func TestPersistedIdleClock(t *testing.T) {
 		{"options changed", bootA, func(o *Options) { o.IdleUtilization = 0.1 }, false, restart, restart},
 		{"hook changed (not an idleness option)", bootA, func(o *Options) { o.Hook = []string{"x"} }, false, restart, t0},
 		{"active at the last save", bootA, nil, true, restart, restart},
-		{"agent down longer than max gap", bootA, nil, false, t0.Add(10*time.Minute + DefaultMaxGap + time.Second), t0.Add(10*time.Minute + DefaultMaxGap + time.Second)},
+		{"agent down longer than max gap", bootA, nil, false, t0.Add(10*time.Minute + maxGap + time.Second), t0.Add(10*time.Minute + maxGap + time.Second)},
 		{"clock before the save", bootA, nil, false, t0.Add(9 * time.Minute), t0.Add(9 * time.Minute)},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			o := testOptions(t)
+			o.MaxGap = maxGap                                // saves every 5 minutes: fewer file writes
 			o.StateDir = filepath.Join(t.TempDir(), "state") // created on the first save
 			w1, _ := New(o, Deps{Run: (&fakeRun{}).run})
 			for m := 0; m <= 10; m++ {
