@@ -283,3 +283,42 @@ func TestAgentNVMLMissing(t *testing.T) {
 		}
 	}
 }
+
+// Issue 13: a rule with action stop runs the autostop's hook, then its stop
+// command (argv, no shell of ours), once; in dry run it runs nothing.
+func TestAgentRuleStop(t *testing.T) {
+	useAgentFixtures(t)
+	for _, dry := range []bool{false, true} {
+		dir := t.TempDir()
+		logf := filepath.Join(dir, "ran")
+		cfg := fmt.Sprintf(`version: 1
+agent: {listen: "127.0.0.1:0", interval: 100ms, fake_gpus: 1, state_dir: %[1]s}
+rules:
+  - {name: StopWhenPowered, metric: gpuscout_gpu_power_watts, op: ">", threshold: 1, action: stop}
+autostop:
+  dry_run: %[2]v
+  hook: [sh, -c, "echo hook >> %[3]s"]
+  stop: [sh, -c, "echo stop >> %[3]s"]
+`, dir, dry, logf)
+		p := filepath.Join(dir, "agent.yaml")
+		os.WriteFile(p, []byte(cfg), 0o644)
+		_, log := startAgent(t, "--config", p)
+		want := "hook\nstop\n"
+		if dry {
+			want = ""
+		}
+		var got []byte
+		for range 100 {
+			got, _ = os.ReadFile(logf)
+			if string(got) == want && (dry == strings.Contains(log.String(), "rule stop: dry run")) {
+				break
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+		time.Sleep(300 * time.Millisecond) // more ticks: still once
+		got, _ = os.ReadFile(logf)
+		if string(got) != want {
+			t.Errorf("dry run %v: ran %q, want %q; log:\n%s", dry, got, want, log.String())
+		}
+	}
+}

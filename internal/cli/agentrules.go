@@ -26,13 +26,20 @@ type agentRunner interface {
 
 type rulesPart struct {
 	*rules.Handler
-	d *notify.Dispatcher
+	d    *notify.Dispatcher
+	stop *ruleStop // rules with action stop; nil without
 }
 
-// Run delivers the queued alerts until ctx ends.
+// Run delivers the queued alerts until ctx ends, then waits for a stop
+// command a rule started.
 func (p rulesPart) Run(ctx context.Context) {
 	if p.d != nil {
 		p.d.Run(ctx)
+	} else {
+		<-ctx.Done()
+	}
+	if p.stop != nil {
+		p.stop.Wait()
 	}
 }
 
@@ -68,9 +75,29 @@ func newRulesPart(cfg *agentconfig.Config, log *slog.Logger) (agent.TickHandler,
 			return nil, fmt.Errorf("agent: notify (queue in notify.queue_dir %s): %w", n.QueueDir, err)
 		}
 		h.Notify, p.d = d, d
-	} else {
+	}
+	var logged func([]notify.Alert)
+	if h.Notify == nil {
 		log.Info("rules: no notify targets; alerts are evaluated and logged only")
-		h.Alerts = logAlerts(log)
+		logged = logAlerts(log)
+	}
+	var stop *ruleStop
+	for _, r := range cfg.Rules {
+		if r.Action == agentconfig.ActionStop {
+			stop = newRuleStop(cfg, log)
+			p.stop = stop
+			break
+		}
+	}
+	if logged != nil || stop != nil {
+		h.Alerts = func(as []notify.Alert) {
+			if logged != nil {
+				logged(as)
+			}
+			if stop != nil {
+				stop.alerts(as)
+			}
+		}
 	}
 	return p, nil
 }
