@@ -22,9 +22,8 @@ type Exporter struct {
 }
 
 // NewExporter describes every registered metric once; with dcgmNames the
-// GPU series are also served under dcgm-exporter's names and units (labels
-// gpu, UUID and modelName as dcgm-exporter writes them are not copied: ours
-// stay gpu and uuid).
+// GPU series are also served under dcgm-exporter's names, units and labels
+// (gpu, UUID, modelName), for dashboards built on dcgm-exporter.
 func NewExporter(store *Store, dcgmNames bool) *Exporter {
 	e := &Exporter{store: store, descs: map[*Metric]*prometheus.Desc{}}
 	for i := range Metrics {
@@ -34,7 +33,7 @@ func NewExporter(store *Store, dcgmNames bool) *Exporter {
 			if e.dcgm == nil {
 				e.dcgm = map[*Metric]*prometheus.Desc{}
 			}
-			e.dcgm[m] = prometheus.NewDesc(m.DCGM, m.Help+" (dcgm-exporter's name and unit)", m.Labels, nil)
+			e.dcgm[m] = prometheus.NewDesc(m.DCGM, m.Help+" (dcgm-exporter's name and unit)", dcgmLabels, nil)
 		}
 	}
 	return e
@@ -57,11 +56,24 @@ func valueType(m *Metric) prometheus.ValueType {
 	return prometheus.GaugeValue
 }
 
+// dcgmLabels are dcgm-exporter's labels of a GPU series.
+var dcgmLabels = []string{"gpu", "UUID", "modelName"}
+
 // Collect sends the last snapshot's series.
 func (e *Exporter) Collect(ch chan<- prometheus.Metric) {
 	snap := e.store.Load()
 	if snap == nil {
 		return
+	}
+	var models map[string]string // uuid → model, for dcgm-exporter's modelName
+	if e.dcgm != nil {
+		models = map[string]string{}
+		for i := range snap.Series {
+			if s := &snap.Series[i]; s.Metric.Name == GPUInfo {
+				uuid, _ := s.Label(labelUUID)
+				models[uuid], _ = s.Label(labelModel)
+			}
+		}
 	}
 	for i := range snap.Series {
 		s := &snap.Series[i]
@@ -69,7 +81,9 @@ func (e *Exporter) Collect(ch chan<- prometheus.Metric) {
 			ch <- m
 		}
 		if d, ok := e.dcgm[s.Metric]; ok {
-			if m, err := prometheus.NewConstMetric(d, valueType(s.Metric), s.Value*s.Metric.DCGMScale, s.Values...); err == nil {
+			gpu, _ := s.Label(labelGPU)
+			uuid, _ := s.Label(labelUUID)
+			if m, err := prometheus.NewConstMetric(d, valueType(s.Metric), s.Value*s.Metric.DCGMScale, gpu, uuid, models[uuid]); err == nil {
 				ch <- m
 			}
 		}

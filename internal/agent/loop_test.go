@@ -103,6 +103,7 @@ func TestExporter(t *testing.T) {
 		t.Errorf("healthz before a sample: %d, want 503", code)
 	}
 	var b Batch
+	b.Add(GPUInfo, 1, "0", "GPU-8a89bb26", "NVIDIA H200", "580.159.04", "false")
 	b.Add(GPUUtilization, 0.98, "0", "GPU-8a89bb26")
 	b.Add(GPUMemoryUsed, 1139*(1<<20), "0", "GPU-8a89bb26")
 	b.Add(GPUEnergy, 1234.5, "0", "GPU-8a89bb26")
@@ -116,9 +117,9 @@ func TestExporter(t *testing.T) {
 		`gpuscout_gpu_utilization_ratio{gpu="0",uuid="GPU-8a89bb26"} 0.98` + "\n",
 		"# TYPE gpuscout_gpu_energy_joules_total counter\n",
 		`gpuscout_gpu_energy_joules_total{gpu="0",uuid="GPU-8a89bb26"} 1234.5` + "\n",
-		`DCGM_FI_DEV_GPU_UTIL{gpu="0",uuid="GPU-8a89bb26"} 98` + "\n",
-		`DCGM_FI_DEV_FB_USED{gpu="0",uuid="GPU-8a89bb26"} 1139` + "\n",
-		`DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION{gpu="0",uuid="GPU-8a89bb26"} 1.2345e+06` + "\n",
+		`DCGM_FI_DEV_GPU_UTIL{UUID="GPU-8a89bb26",gpu="0",modelName="NVIDIA H200"} 98` + "\n",
+		`DCGM_FI_DEV_FB_USED{UUID="GPU-8a89bb26",gpu="0",modelName="NVIDIA H200"} 1139` + "\n",
+		`DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION{UUID="GPU-8a89bb26",gpu="0",modelName="NVIDIA H200"} 1.2345e+06` + "\n",
 		"process_resident_memory_bytes ",
 	} {
 		if !strings.Contains(body, want) {
