@@ -118,7 +118,7 @@ func runAgent(ctx context.Context, e *env, cfg *agentconfig.Config) error {
 	ctx, stop := signal.NotifyContext(ctx, syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
 	log := slog.New(slog.NewTextHandler(e.stderr, nil))
-	plan, err := buildAgent(cfg, time.Now())
+	plan, err := buildAgent(ctx, cfg, time.Now())
 	if err != nil {
 		return err
 	}

@@ -322,3 +322,23 @@ autostop:
 		}
 	}
 }
+
+// Issue 13: a config that names no node takes the instance's identity from
+// GPUSCOUT_CLOUD (or the metadata service) and its price from the catalog.
+func TestAgentIdentifiesNode(t *testing.T) {
+	useAgentFixtures(t)
+	t.Setenv("GPUSCOUT_CLOUD", "aws/p5.48xlarge/us-east-1")
+	out, errOut, code := run(t, "agent", "check", "--fake-gpus", "1")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	for _, want := range []string{"node: aws p5.48xlarge in us-east-1, identified by", "cost: ", "(catalog on-demand price of aws p5.48xlarge in us-east-1, source ", "priced with aws"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("lacks %q:\n%s", want, out)
+		}
+	}
+	t.Setenv("GPUSCOUT_CLOUD", "nowhere")
+	if _, errOut, code := run(t, "agent", "check"); code != ExitUsage || !strings.Contains(errOut, "GPUSCOUT_CLOUD") {
+		t.Errorf("bad GPUSCOUT_CLOUD: exit %d, %s", code, errOut)
+	}
+}

@@ -1,7 +1,9 @@
 package cli
 
 import (
+	"context"
 	"fmt"
+	"os"
 	"time"
 
 	"github.com/shopspring/decimal"
@@ -10,6 +12,7 @@ import (
 	"github.com/gpuscout/gpuscout/internal/agent/collect"
 	"github.com/gpuscout/gpuscout/internal/agentconfig"
 	"github.com/gpuscout/gpuscout/internal/catalog"
+	"github.com/gpuscout/gpuscout/internal/cloudmeta"
 	"github.com/gpuscout/gpuscout/internal/gpu/nvml"
 	"github.com/gpuscout/gpuscout/internal/money"
 )
@@ -42,9 +45,25 @@ func (p *agentPlan) close() {
 	}
 }
 
-// buildAgent makes the collectors the config asks for.
-func buildAgent(cfg *agentconfig.Config, start time.Time) (*agentPlan, error) {
+// buildAgent makes the collectors the config asks for. A config that does
+// not say what the node is (node.provider and node.instance_type empty) gets
+// the instance's identity from GPUSCOUT_CLOUD or the cloud's metadata
+// service, as `gpuscout env` finds it, so that the catalog prices it.
+func buildAgent(ctx context.Context, cfg *agentconfig.Config, start time.Time) (*agentPlan, error) {
 	p := &agentPlan{}
+	if cfg.Node.Provider == "" && cfg.Node.InstanceType == "" {
+		res, err := cloudmeta.Identify(ctx, os.Getenv(cloudmeta.EnvOverride), envProbe.clients(), cloudmeta.DefaultTimeout)
+		switch {
+		case err != nil:
+			return nil, usagef("%s: %v", cloudmeta.EnvOverride, err)
+		case res.Identity != nil:
+			id := res.Identity
+			cfg.Node.Provider, cfg.Node.InstanceType, cfg.Node.Region = id.Provider, id.InstanceType, id.Region
+			p.add(nil, "node: %s %s in %s, identified by %s (the config names no node)", id.Provider, id.InstanceType, id.Region, id.Source)
+		default:
+			p.add(nil, "node: not named in the config and no cloud metadata service answered within %s", cloudmeta.DefaultTimeout)
+		}
+	}
 	switch {
 	case cfg.Agent.FakeGPUs > 0:
 		f, err := collect.NewFakeGPUs(cfg.Agent.FakeGPUs, start)
@@ -97,7 +116,7 @@ func buildAgent(cfg *agentconfig.Config, start time.Time) (*agentPlan, error) {
 	price, src := nodePrice(cfg)
 	if price.Known {
 		c.Price, c.Currency = decimal.NewNullDecimal(price.Value), price.Currency
-		p.add(c, "cost: %s %s per instance-hour (%s) × %d instances × uptime since boot", price.Value, price.Currency, src, cfg.Node.Instances)
+		p.add(c, "cost: %s %s per instance-hour (%s) × node.instances %d × uptime since boot", price.Value, price.Currency, src, cfg.Node.Instances)
 	} else {
 		p.add(c, "cost: price unknown (%s): uptime only, no spend or burn rate", src)
 	}

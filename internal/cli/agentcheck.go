@@ -25,7 +25,7 @@ A bad config is an error naming the file, the line and the field (exit 2).`,
 			if err != nil {
 				return err
 			}
-			plan, err := buildAgent(cfg, e.now())
+			plan, err := buildAgent(cmd.Context(), cfg, e.now())
 			if err != nil {
 				return err
 			}
@@ -44,7 +44,7 @@ func writeAgentCheck(e *env, path string, cfg *agentconfig.Config, plan *agentPl
 	fmt.Fprintf(w, "config: %s (format version %d): valid\n", path, cfg.Version)
 	n := cfg.Node
 	if n.Provider != "" || n.InstanceType != "" {
-		fmt.Fprintf(w, "node: %s %s in %q, %d instances, %s\n", n.Provider, n.InstanceType, n.Region, n.Instances, orDash(n.PricingModel))
+		fmt.Fprintf(w, "node: %s %s in %q, instances %d, pricing %s\n", n.Provider, n.InstanceType, n.Region, n.Instances, orDash(n.PricingModel))
 	}
 	fmt.Fprintf(w, "listen: %s, /metrics every scrape serves the last sample; sampling every %s\n", cfg.Agent.Listen, cfg.Agent.Interval)
 	if cfg.Agent.DCGMNames {
