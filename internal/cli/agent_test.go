@@ -13,6 +13,7 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -340,5 +341,33 @@ func TestAgentIdentifiesNode(t *testing.T) {
 	t.Setenv("GPUSCOUT_CLOUD", "nowhere")
 	if _, errOut, code := run(t, "agent", "check"); code != ExitUsage || !strings.Contains(errOut, "GPUSCOUT_CLOUD") {
 		t.Errorf("bad GPUSCOUT_CLOUD: exit %d, %s", code, errOut)
+	}
+}
+
+// Issue 13: SIGTERM stops the agent cleanly (exit 0, its log says so); the
+// signal reaches this test process, where the agent has taken it over.
+func TestAgentSIGTERM(t *testing.T) {
+	useAgentFixtures(t)
+	var out, errb syncBuffer
+	done := make(chan int, 1)
+	go func() {
+		done <- Main(context.Background(), []string{"agent", "--fake-gpus", "1", "--listen", "127.0.0.1:0", "--interval", "100ms"}, &out, &errb)
+	}()
+	for i := 0; !addrRE.MatchString(errb.String()); i++ {
+		if i > 500 {
+			t.Fatalf("the agent did not start: %s", errb.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if err := syscall.Kill(os.Getpid(), syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case code := <-done:
+		if code != 0 || !strings.Contains(errb.String(), "gpuscout agent stopped") {
+			t.Errorf("after SIGTERM: exit %d, log:\n%s", code, errb.String())
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the agent did not stop within 10 s of SIGTERM")
 	}
 }
