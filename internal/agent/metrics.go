@@ -56,6 +56,7 @@ const (
 	GPUClockEvent        = "gpuscout_gpu_clock_event_active"
 	GPUProcesses         = "gpuscout_gpu_processes"
 	GPUECCErrors         = "gpuscout_gpu_ecc_errors_total"
+	GPUXidErrors         = "gpuscout_gpu_xid_errors_total"
 	GPUPCIeTransmit      = "gpuscout_gpu_pcie_transmit_bytes_per_second"
 	GPUPCIeReceive       = "gpuscout_gpu_pcie_receive_bytes_per_second"
 
@@ -119,6 +120,7 @@ var Metrics = []Metric{
 	{Name: GPUClockEvent, Help: "1 while NVML reports the clock-event (throttle) reason, such as sw_power_cap or hw_thermal_slowdown; 0 otherwise.", Labels: []string{labelGPU, labelUUID, labelReason}},
 	{Name: GPUProcesses, Help: "Compute processes using the GPU.", Labels: gpuLabels},
 	{Name: GPUECCErrors, Help: "ECC errors since the driver loaded (NVML volatile counters), type corrected or uncorrected; absent where ECC is off.", Type: Counter, Labels: []string{labelGPU, labelUUID, labelErrorType}},
+	{Name: GPUXidErrors, Help: "Xid errors (critical driver error reports) since the agent started watching; each is logged with its code; absent where NVML cannot report them.", Type: Counter, Labels: gpuLabels},
 	{Name: GPUPCIeTransmit, Help: "PCIe bytes per second sent by the GPU (NVML's 20 ms sample; collect.pcie).", Labels: gpuLabels},
 	{Name: GPUPCIeReceive, Help: "PCIe bytes per second received by the GPU (NVML's 20 ms sample; collect.pcie).", Labels: gpuLabels},
 

@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/gpuscout/gpuscout/internal/agent"
+	"github.com/gpuscout/gpuscout/internal/agent/collect"
 	"github.com/gpuscout/gpuscout/internal/agentconfig"
 )
 
@@ -123,6 +124,14 @@ func runAgent(ctx context.Context, e *env, cfg *agentconfig.Config) error {
 		return err
 	}
 	defer plan.close()
+	for _, c := range plan.collectors {
+		switch g := c.(type) {
+		case *collect.GPU:
+			g.Log = log
+		case *collect.NVMLRetry:
+			g.Log = log
+		}
+	}
 	var store agent.Store
 	interval := cfg.Agent.Interval.D()
 	// The parts (rules and notify, autostop) take every sample; a part may

@@ -83,7 +83,7 @@ func buildAgent(ctx context.Context, cfg *agentconfig.Config, start time.Time) (
 				if g.PCIe {
 					pcie = "PCIe throughput on (about 40 ms a GPU each sample)"
 				}
-				p.closers = append(p.closers, n.Close)
+				p.closers = append(p.closers, g.Close, n.Close)
 				p.add(g, "gpu: %d GPUs through NVML (%s); %s", g.GPUs(), n.Library().Path, pcie)
 				break
 			}

@@ -3,6 +3,7 @@ package collect
 import (
 	"errors"
 	"fmt"
+	"log/slog"
 	"strconv"
 	"time"
 
@@ -17,10 +18,15 @@ import (
 // sample while the other GPUs' values are still served.
 type GPU struct {
 	// PCIe also reads the PCIe throughput (about 40 ms a GPU).
-	PCIe   bool
+	PCIe bool
+	// Log gets each Xid error (nil: not logged).
+	Log    *slog.Logger
 	n      *nvml.NVML
 	driver string
 	devs   []gpuDev
+	xid    *nvml.XidEvents // nil where NVML cannot report Xid errors
+	nvdevs []*nvml.Device
+	xids   map[*nvml.Device]float64
 }
 
 type gpuDev struct {
@@ -52,6 +58,10 @@ func NewGPU(n *nvml.NVML) (*GPU, error) {
 			x.powerLimit = p
 		}
 		g.devs = append(g.devs, x)
+		g.nvdevs = append(g.nvdevs, d)
+	}
+	if x, err := n.WatchXid(g.nvdevs); err == nil {
+		g.xid, g.xids = x, map[*nvml.Device]float64{}
 	}
 	return g, nil
 }
@@ -59,12 +69,34 @@ func NewGPU(n *nvml.NVML) (*GPU, error) {
 // Name is "gpu".
 func (g *GPU) Name() string { return NameGPU }
 
+// Close stops watching for Xid errors; the caller closes the NVML.
+func (g *GPU) Close() error {
+	if g.xid == nil {
+		return nil
+	}
+	err := g.xid.Close()
+	g.xid = nil
+	return err
+}
+
 // GPUs returns how many GPUs the collector samples.
 func (g *GPU) GPUs() int { return len(g.devs) }
 
 // Collect reads every GPU.
 func (g *GPU) Collect(now time.Time, b *agent.Batch) error {
 	var errs []error
+	if g.xid != nil {
+		xs, err := g.xid.Poll(g.nvdevs)
+		for _, x := range xs {
+			g.xids[x.Device]++
+			if g.Log != nil {
+				g.Log.Warn("GPU Xid error", "gpu", x.Device.Index(), "xid", x.Code)
+			}
+		}
+		if err != nil {
+			errs = append(errs, fmt.Errorf("Xid events: %w", err))
+		}
+	}
 	for _, x := range g.devs {
 		b.Add(agent.GPUInfo, 1, x.index, x.uuid, x.name, g.driver, "false")
 		s, err := x.d.Sample()
@@ -82,6 +114,9 @@ func (g *GPU) Collect(now time.Time, b *agent.Batch) error {
 		}
 		_, rerr := x.d.ClockEventReasons() // Sample's 0 mask may be a failed read
 		emitGPU(b, x.index, x.uuid, s, rerr == nil, x.memTotal, x.powerLimit, energy, procs)
+		if g.xid != nil {
+			b.Add(agent.GPUXidErrors, g.xids[x.d], x.index, x.uuid)
+		}
 		if e, err := x.d.ECCErrors(); err == nil {
 			b.Add(agent.GPUECCErrors, float64(e.Corrected), x.index, x.uuid, "corrected")
 			b.Add(agent.GPUECCErrors, float64(e.Uncorrected), x.index, x.uuid, "uncorrected")

@@ -60,6 +60,7 @@ func TestGPUThroughNVMLAndLost(t *testing.T) {
 		{agent.GPUUtilization, g0, 0},
 		{agent.GPUClockEvent, append(g0, "gpu_idle"), 1},
 		{agent.GPUProcesses, g0, 3},
+		{agent.GPUXidErrors, g0, 0},
 		{agent.GPUECCErrors, append(g0, "uncorrected"), 0},
 		{agent.GPUPCIeTransmit, g0, 2358 * 1024},
 		{agent.GPUPCIeReceive, g0, 603 * 1024},
@@ -68,6 +69,14 @@ func TestGPUThroughNVMLAndLost(t *testing.T) {
 		if got, ok := value(snap, tc.metric, tc.labels...); !ok || math.Abs(got-tc.want) > 1e-9*math.Max(1, tc.want) {
 			t.Errorf("%s%v = %v (present %v), want %v", tc.metric, tc.labels, got, ok, tc.want)
 		}
+	}
+	set("xid", 79)
+	snap = l.Sample()
+	if v, ok := value(snap, agent.GPUXidErrors, g0...); !ok || v != 1 {
+		t.Errorf("Xid errors %v (present %v) after one Xid 79, want 1", v, ok)
+	}
+	if v, ok := value(snap, agent.GPUXidErrors, "1", "GPU-00000000-0000-0000-0000-000000000001"); !ok || v != 0 {
+		t.Errorf("GPU 1 Xid errors %v (present %v), want 0", v, ok)
 	}
 	set("lost", 1)
 	snap = l.Sample()

@@ -2,6 +2,7 @@ package collect
 
 import (
 	"fmt"
+	"log/slog"
 	"sync"
 	"time"
 
@@ -17,6 +18,7 @@ type NVMLRetry struct {
 	Open  func() (*nvml.NVML, error)
 	Every time.Duration
 	PCIe  bool
+	Log   *slog.Logger
 
 	mu      sync.Mutex
 	n       *nvml.NVML
@@ -41,7 +43,7 @@ func (r *NVMLRetry) Collect(now time.Time, b *agent.Batch) error {
 		if err == nil {
 			var g *GPU
 			if g, err = NewGPU(n); err == nil {
-				g.PCIe = r.PCIe
+				g.PCIe, g.Log = r.PCIe, r.Log
 				r.n, r.g = n, g
 			} else {
 				n.Close()
@@ -62,5 +64,6 @@ func (r *NVMLRetry) Close() error {
 	if r.n == nil {
 		return nil
 	}
+	r.g.Close()
 	return r.n.Close()
 }

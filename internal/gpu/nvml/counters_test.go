@@ -1,6 +1,9 @@
 package nvml
 
-import "testing"
+import (
+	"testing"
+	"unsafe"
+)
 
 // The recorded H200 (gpuprobe.jsonl): no ECC errors; PCIe 2358 KB/s sent,
 // 603 KB/s received; a lost GPU is an error, not zeros.
@@ -25,5 +28,33 @@ func TestCounters(t *testing.T) {
 	}
 	if _, err := d.PCIeThroughput(); err == nil {
 		t.Error("PCIeThroughput on a lost GPU: no error")
+	}
+}
+
+// Xid errors queued on GPU 0 arrive, in order, at the next poll, matched
+// to the device; a poll never waits.
+func TestXid(t *testing.T) {
+	if got := unsafe.Sizeof(eventData{}); got != 32 {
+		t.Errorf("nvmlEventData_t: %d bytes, want 32", got)
+	}
+	n := openFake(t)
+	n.set("gpus", 2)
+	devs, err := n.Devices()
+	if err != nil {
+		t.Fatal(err)
+	}
+	x, err := n.WatchXid(devs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer x.Close()
+	if got, err := x.Poll(devs); err != nil || len(got) != 0 {
+		t.Errorf("first poll: %+v, %v; want none", got, err)
+	}
+	n.set("xid", 79)
+	n.set("xid", 48)
+	got, err := x.Poll(devs)
+	if err != nil || len(got) != 2 || got[0].Code != 79 || got[1].Code != 48 || got[0].Device != devs[0] {
+		t.Errorf("poll: %+v, %v; want 79 then 48 on GPU 0", got, err)
 	}
 }
