@@ -139,6 +139,9 @@ func (f *FakeGPUs) Collect(now time.Time, b *agent.Batch) error {
 		s := gpu.Sample{At: now, UtilGPU: x.util, UtilMemory: x.memUtil, MemUsedBytes: x.memUsed, PowerW: x.powerW, TempC: x.tempC,
 			SMClockMHz: x.smMHz, MemClockMHz: x.memMHz, ClockReasons: x.reasons, ReasonsActive: nvml.ReasonNames(x.reasons)}
 		emitGPU(b, index, uuid, s, true, fakeMemTotal, fakePowerLimitW, f.energy[i], -1) // processes: not in the trace
+		// The recorded H200's volatile ECC counts (gpuprobe.jsonl): none.
+		b.Add(agent.GPUECCErrors, 0, index, uuid, "corrected")
+		b.Add(agent.GPUECCErrors, 0, index, uuid, "uncorrected")
 	}
 	return nil
 }
