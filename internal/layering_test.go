@@ -39,7 +39,7 @@ var allowed = map[string][]string{
 	// cost prices spot with the simulator (its SimModel); spot never imports cost.
 	"cost":        {"catalog", "money", "spot", "yamlfields"},
 	"benchreport": {"catalog", "money"},
-	"agentconfig": {"catalog", "money"},
+	"agentconfig": {"catalog", "money", "yamlfields"},
 	"models":      {"money"},
 	// The accelerator interface; its implementations (cuda, nvml, the loader,
 	// the host CPU) sit below bench and the agent and import nothing higher.
@@ -56,10 +56,18 @@ var allowed = map[string][]string{
 	"hostinfo":  {},
 	"advise":    {"cost", "spot", "catalog", "money", "benchreport", "agentconfig", "yamlfields", "models"},
 	"render":    {"advise", "cost", "spot", "catalog", "money", "benchreport", "agentconfig"},
-	"cli":       {"*"},
+	// The agent core: metric registry, store, loop, exporter; its
+	// subpackages (collect, rules, notify, autostop) sit on it.
+	"agent":   {"agentconfig"},
+	"agent/*": {"agent", "agentconfig", "gpu", "gpu/*", "catalog", "cost", "money"},
+	"cli":     {"*"},
 	// Test-only: its tests drive cli.Main and look at the pictures in Chromium;
 	// its one non-test file (the package comment) imports nothing.
 	"browsercheck": {},
+	// The agent's alerting: notify delivers alerts; rules makes them from
+	// samples (and exports them for Prometheus).
+	"agent/notify": {"agentconfig"},
+	"agent/rules":  {"agent", "agentconfig", "agent/notify"},
 }
 
 func rule(pkg string) ([]string, bool) {

@@ -44,6 +44,10 @@ if need chromium; then
 else
   echo "test.sh: chromium not found and not installable here (not root or no apt-get): the browser checks will skip" >&2
 fi
+# The agent's rules and notifiers: promtool checks `rules export` and its tests,
+# a real Alertmanager takes notify's alerts; once all are here they must run, not skip.
+need prometheus-alertmanager || apt_install prometheus prometheus-alertmanager prometheus-node-exporter
+if need promtool && need prometheus && need prometheus-alertmanager && need prometheus-node-exporter; then export GPUSCOUT_REQUIRE_PROMETHEUS=1; fi
 # The bundled PyTorch workloads (internal/bench/workload) run for real on the
 # CPU with Debian's torch 1.13; once it is here they must run, not skip.
 torch_ok() { /usr/bin/python3 -c 'import torch, torchvision' >/dev/null 2>&1; }
@@ -58,6 +62,9 @@ fi
 if [ ! -d ../shared/data ] && [ -z "${GPUSCOUT_SHARED_DATA:-}" ]; then
   echo "test.sh: ../shared/data not found: tests that check prices against the source rows will skip" >&2
 fi
+# scripts/agent-bench.sh measures the agent beside node_exporter under wrk (the
+# Prometheus integration test of internal/cli uses the prometheus installed above).
+need wrk || apt_install wrk
 
 step() { printf '\n== %s\n' "$*"; }
 

@@ -1,158 +1,180 @@
-// Package agentconfig is the schema of the agent configuration: what
-// `gpuscout advise --export agent` writes and what the coming agent reads.
-// It imports nothing of gpuscout's, so that the agent owns the schema
-// without importing advise.
+// Package agentconfig is the schema of the agent configuration, format
+// version 1: what `gpuscout advise --export agent` writes and what
+// `gpuscout agent` reads. One file per section: node (what the machine is
+// and costs), agent (listen address, sampling interval, fake GPUs, state
+// directory), collect (network interfaces and the egress basis), rules,
+// notify and autostop. It imports nothing of gpuscout's above money and
+// yamlfields, so that the agent owns the schema without importing advise.
 package agentconfig
 
 import (
-	"bytes"
-	"errors"
 	"fmt"
 	"io"
-	"math"
+	"os"
+	"slices"
 	"strings"
-	"time"
 
 	"go.yaml.in/yaml/v3"
 )
 
 // Version is the format version this package writes and reads.
-const Version = 0
+const Version = 1
 
 // Config is the agent configuration for the nodes of one plan.
 type Config struct {
-	Version int     `yaml:"version"`
-	Node    Node    `yaml:"node"`
-	Alerts  []Alert `yaml:"alerts"`
-	Notify  Notify  `yaml:"notify"`
+	Version  int      `yaml:"version"`
+	Node     Node     `yaml:"node"`
+	Agent    Agent    `yaml:"agent,omitempty"`
+	Collect  Collect  `yaml:"collect,omitempty"`
+	Rules    []Rule   `yaml:"rules,omitempty"`
+	Notify   Notify   `yaml:"notify,omitempty"`
+	Autostop Autostop `yaml:"autostop,omitempty"`
 }
 
-// Node is what the monitored instances are and what they cost.
-type Node struct {
-	Provider     string  `yaml:"provider"`
-	InstanceType string  `yaml:"instance_type"`
-	Region       string  `yaml:"region"`
-	GPU          string  `yaml:"gpu"`
-	GPUCount     float64 `yaml:"gpu_count"`
-	Instances    int     `yaml:"instances"`
-	PricingModel string  `yaml:"pricing_model"` // on-demand, spot, reserved, ...
-	// PricePerHour is the plan's price per instance-hour under PricingModel
-	// (for a commitment: its effective price per hour of use), in Currency;
-	// nil where no price is sourced (unknown is never zero).
-	PricePerHour *float64 `yaml:"price_per_hour"`
-	// OnDemandPricePerHour is the on-demand price per instance-hour, in
-	// Currency, for comparison (a spot plan's fallback); nil where unknown.
-	OnDemandPricePerHour *float64 `yaml:"on_demand_price_per_hour"`
-	Currency             string   `yaml:"currency"` // ISO 4217, of every amount in the config
+// Default returns the configuration of an agent started without a file:
+// version 1, every section at its defaults, the built-in rules that need no
+// budget.
+func Default() *Config {
+	c := &Config{Version: Version, Rules: DefaultRules(Budgets{})}
+	c.ApplyDefaults()
+	return c
 }
 
-// Alert is one rule the agent evaluates.
-type Alert struct {
-	Name   string `yaml:"name"`
-	Expr   string `yaml:"expr"` // PromQL-style, over gpuscout_* metrics
-	For    string `yaml:"for"`  // how long Expr must hold, a Go duration
-	Action string `yaml:"action"`
-	Note   string `yaml:"note,omitempty"`
+// ApplyDefaults fills every field left empty with its documented default.
+func (c *Config) ApplyDefaults() {
+	c.Node.applyDefaults()
+	c.Agent.applyDefaults()
+	c.Collect.applyDefaults()
+	for i := range c.Rules {
+		c.Rules[i].applyDefaults()
+	}
+	c.Notify.applyDefaults(c.Agent.StateDir)
+	c.Autostop.applyDefaults()
 }
 
-// Alert actions.
-const (
-	ActionNotify = "notify"
-	ActionStop   = "stop"
-)
-
-// Notify says where alerts go.
-type Notify struct {
-	Alertmanager string `yaml:"alertmanager"`
-	Webhook      string `yaml:"webhook"`
+// Options are the checks Validate takes from packages above this one.
+type Options struct {
+	// Metric, when set, says whether name is a metric the agent exports and
+	// which label names its series carry; rules naming an unknown metric or
+	// matching an unknown label are errors.
+	Metric func(name string) (labels []string, ok bool)
 }
 
-// MaxPricePerHour bounds a price per instance-hour in any currency.
-const MaxPricePerHour = 1e6
-
-// Validate checks the config; it changes nothing. Errors name the field.
-func (c *Config) Validate() error {
+// Validate checks the config (after ApplyDefaults); it changes nothing.
+// The error is a *FieldError naming the field by its path, such as
+// rules[2].threshold.
+func (c *Config) Validate(o Options) error {
 	if c.Version != Version {
-		return fmt.Errorf("version %d: this gpuscout reads format version %d", c.Version, Version)
+		return versionError(c.Version)
 	}
-	n := &c.Node
-	if n.Provider == "" || n.InstanceType == "" {
-		return errors.New("node.provider and node.instance_type are required")
+	if err := c.Node.validate(); err != nil {
+		return err
 	}
-	if n.Instances < 1 || n.Instances > 10000 {
-		return fmt.Errorf("node.instances %d: want 1 to 10000", n.Instances)
+	if err := c.Agent.validate(); err != nil {
+		return err
 	}
-	if !(n.GPUCount >= 0) || n.GPUCount > 64 {
-		return fmt.Errorf("node.gpu_count %v: want 0 to 64", n.GPUCount)
+	if err := c.Collect.validate(); err != nil {
+		return err
 	}
-	for _, p := range []struct {
-		name string
-		v    *float64
-	}{{"node.price_per_hour", n.PricePerHour}, {"node.on_demand_price_per_hour", n.OnDemandPricePerHour}} {
-		if p.v != nil && (!(*p.v >= 0) || *p.v > MaxPricePerHour) {
-			return fmt.Errorf("%s %v: want 0 to %g", p.name, *p.v, float64(MaxPricePerHour))
-		}
+	if err := c.Notify.validate(); err != nil {
+		return err
 	}
-	if (n.PricePerHour != nil || n.OnDemandPricePerHour != nil) && !isCurrency(n.Currency) {
-		return fmt.Errorf("node.currency %q: want a three-letter ISO 4217 code such as USD", n.Currency)
+	if err := validateRules(c.Rules, &c.Notify, o); err != nil {
+		return err
 	}
-	for i, a := range c.Alerts {
-		if a.Name == "" || a.Expr == "" {
-			return fmt.Errorf("alerts[%d]: name and expr are required", i)
-		}
-		if a.Action != ActionNotify && a.Action != ActionStop {
-			return fmt.Errorf("alerts[%d] (%s).action %q: want %s or %s", i, a.Name, a.Action, ActionNotify, ActionStop)
-		}
-		if d, err := time.ParseDuration(a.For); err != nil || d < 0 {
-			return fmt.Errorf("alerts[%d] (%s).for %q: want a duration such as 5m", i, a.Name, a.For)
-		}
-	}
-	return nil
+	return c.Autostop.validate()
 }
 
-func isCurrency(s string) bool {
-	if len(s) != 3 {
-		return false
+func versionError(v int) error {
+	if v == 0 {
+		return &FieldError{Field: "version", Msg: "format version 0 (or no version) is the format gpuscout wrote before the agent existed; " +
+			"this gpuscout reads version 1, where alerts (expr strings) became rules (metric, op, threshold, for, aggregate), " +
+			"notify.alertmanager became a list, notify.webhook became notify.webhooks, and the agent, collect and autostop sections were added: " +
+			"write `version: 1` and convert the alerts, or export again with `gpuscout advise ... --export agent`"}
 	}
-	return strings.ToUpper(s) == s && strings.IndexFunc(s, func(r rune) bool { return r < 'A' || r > 'Z' }) < 0
+	return &FieldError{Field: "version", Msg: fmt.Sprintf("value %d: this gpuscout reads format version %d", v, Version)}
 }
 
-// Write validates the config and writes it as YAML with a header comment.
+// FieldError is a validation error about one field, named by its path in
+// the file (node.instances, rules[1].for).
+type FieldError struct {
+	Field string
+	Msg   string
+}
+
+// Error is "field: message".
+func (e *FieldError) Error() string { return e.Field + ": " + e.Msg }
+
+func fieldErr(field, format string, a ...any) error {
+	return &FieldError{Field: field, Msg: fmt.Sprintf(format, a...)}
+}
+
+// Write validates the config (with its defaults applied to a copy) and
+// writes it, as given, as YAML with a header comment.
 func Write(w io.Writer, c *Config) error {
-	if err := c.Validate(); err != nil {
+	v := *c
+	v.Rules = slices.Clone(c.Rules)
+	v.Notify.Exec = slices.Clone(c.Notify.Exec)
+	v.Collect.Network.Exclude = slices.Clone(c.Collect.Network.Exclude)
+	v.ApplyDefaults()
+	if err := v.Validate(Options{}); err != nil {
 		return err
 	}
 	b, err := yaml.Marshal(c)
 	if err != nil {
 		return err
 	}
-	_, err = fmt.Fprintf(w, "# gpuscout agent config, format version %d (README: advise, --export agent)\n%s", c.Version, b)
+	_, err = fmt.Fprintf(w, "# gpuscout agent config, format version %d (README: agent)\n%s", c.Version, b)
 	return err
 }
 
-// Read decodes one YAML document into a Config, rejecting unknown fields,
-// and validates it.
-func Read(r io.Reader) (*Config, error) {
-	b, err := io.ReadAll(io.LimitReader(r, 1<<20))
+// MaxFileSize bounds a config file.
+const MaxFileSize = 1 << 20
+
+// ReadFile reads, defaults and validates the config at path.
+func ReadFile(path string, o Options) (*Config, error) {
+	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
-	dec := yaml.NewDecoder(bytes.NewReader(b))
-	dec.KnownFields(true)
-	var c Config
-	if err := dec.Decode(&c); err != nil {
-		return nil, fmt.Errorf("agent config: %v", err)
+	defer f.Close()
+	return Read(f, path, o)
+}
+
+// Read decodes one YAML document into a Config, rejecting unknown fields,
+// applies the defaults and validates it. Every error is a *yamlfields.Error
+// naming name:line and the field.
+func Read(r io.Reader, name string, o Options) (*Config, error) {
+	b, err := io.ReadAll(io.LimitReader(r, MaxFileSize+1))
+	if err != nil {
+		return nil, err
 	}
-	if err := c.Validate(); err != nil {
-		return nil, fmt.Errorf("agent config: %v", err)
+	if len(b) > MaxFileSize {
+		return nil, fmt.Errorf("%s: larger than %d bytes; an agent config is a few kilobytes", name, MaxFileSize)
+	}
+	d := newDecoder(name)
+	var c Config
+	if err := d.decode(b, &c); err != nil {
+		return nil, err
+	}
+	if c.Version != Version {
+		return nil, d.at(versionError(c.Version).(*FieldError))
+	}
+	c.ApplyDefaults()
+	if err := c.Validate(o); err != nil {
+		if fe, ok := err.(*FieldError); ok {
+			return nil, d.at(fe)
+		}
+		return nil, err
 	}
 	return &c, nil
 }
 
-// Price returns v as a price field, or nil where it is unknown.
-func Price(v float64, known bool) *float64 {
-	if !known || math.IsNaN(v) {
-		return nil
+// parent returns the path one step up from a field path: rules[2].for →
+// rules[2] → rules → "".
+func parent(path string) string {
+	if i := strings.LastIndexAny(path, ".["); i >= 0 {
+		return path[:i]
 	}
-	return &v
+	return ""
 }

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"encoding/json"
-	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -96,11 +95,11 @@ func TestAdviseExports(t *testing.T) {
 	var cfg struct {
 		Version int            `yaml:"version"`
 		Node    map[string]any `yaml:"node"`
-		Alerts  []struct {
-			Name, Expr string
-		} `yaml:"alerts"`
+		Rules   []struct {
+			Name, Metric string
+		} `yaml:"rules"`
 	}
-	if code != 0 || yaml.Unmarshal([]byte(out), &cfg) != nil || cfg.Version != 0 || len(cfg.Alerts) < 3 || cfg.Node["instance_type"] == nil {
+	if code != 0 || yaml.Unmarshal([]byte(out), &cfg) != nil || cfg.Version != 1 || len(cfg.Rules) < 4 || cfg.Node["instance_type"] == nil {
 		t.Errorf("agent config: %d %+v\n%s", code, cfg, out)
 	}
 	// SkyPilot cannot launch on Alibaba: the cheaper Alibaba plan is
@@ -215,7 +214,8 @@ func TestAdviseBadInput(t *testing.T) {
 
 // Issue 8: the agent config of a spot plan carries the plan's own price per
 // hour as a number, in the plan's currency, beside a currency field; the
-// SpendOverPlan threshold is in that same currency.
+// SpendOverPlan threshold is in that same currency (issue 13: format version 1,
+// rules with thresholds).
 func TestAdviseExportAgentSpotCNY(t *testing.T) {
 	args := []string{"advise", "--scenario", "cv-training", "--gpu", "A100:4", "--for", "7d", "--deadline", "8d", "--currency", "CNY"}
 	out, errOut, code := run(t, append(args, "-o", "json")...)
@@ -237,7 +237,7 @@ func TestAdviseExportAgentSpotCNY(t *testing.T) {
 	if code != 0 {
 		t.Fatal(errOut)
 	}
-	cfg, err := agentconfig.Read(strings.NewReader(out))
+	cfg, err := agentconfig.Read(strings.NewReader(out), "agent.yaml", agentconfig.Options{})
 	if err != nil {
 		t.Fatalf("the agent cannot read the config: %v\n%s", err, out)
 	}
@@ -256,17 +256,26 @@ func TestAdviseExportAgentSpotCNY(t *testing.T) {
 			name string
 			got  float64
 			p    catalog.Price
-		}{{"spot", *n.PricePerHour, c.SpotQuoteFor(&o).Price}, {"on-demand", *n.OnDemandPricePerHour, o.OnDemand}} {
+		}{{"spot", n.PricePerHour.InexactFloat64(), c.SpotQuoteFor(&o).Price}, {"on-demand", n.OnDemandPricePerHour.InexactFloat64(), o.OnDemand}} {
 			want, err := fx.Convert(x.p.Value, x.p.Currency, money.CNY)
 			if err != nil || math.Abs(x.got-want.InexactFloat64()) > 1e-6 {
 				t.Errorf("%s price per hour %v, want %v CNY (%v)", x.name, x.got, want, err)
 			}
 		}
 	}
-	if !strings.Contains(out, fmt.Sprintf("gpuscout_cost_projected_total > %.2f", res.Plans[0].TotalCost)) {
-		t.Errorf("spend threshold is not the plan's total %.2f CNY:\n%s", res.Plans[0].TotalCost, out)
+	var spend *agentconfig.Rule
+	for i := range cfg.Rules {
+		if cfg.Rules[i].Name == "SpendOverPlan" {
+			spend = &cfg.Rules[i]
+		}
 	}
-	if strings.Contains(out, "egress_projected") {
+	if spend == nil || spend.Metric != "gpuscout_cost_spend_total" || math.Abs(*spend.Threshold-math.Round(res.Plans[0].TotalCost*100)/100) > 1e-9 {
+		t.Errorf("spend rule %+v: want gpuscout_cost_spend_total > the plan's total %.2f CNY:\n%s", spend, res.Plans[0].TotalCost, out)
+	}
+	if cfg.Version != 1 || !cfg.Autostop.Enabled || !cfg.Autostop.DryRun {
+		t.Errorf("version %d, autostop %+v: want version 1 and autostop enabled in dry-run mode", cfg.Version, cfg.Autostop)
+	}
+	if strings.Contains(out, "egress_") {
 		t.Errorf("an egress alert without an egress budget:\n%s", out)
 	}
 }

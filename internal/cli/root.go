@@ -118,6 +118,8 @@ Every price carries its source and date; a price nobody can source is shown as u
 	root.AddCommand(newEnvCmd(e))
 	root.AddCommand(newBenchCmd(e))
 	root.AddCommand(newDoctorCmd(e))
+	root.AddCommand(newRulesCmd(e))
+	root.AddCommand(newAgentCmd(e))
 	strictCompletion(root)
 	return root
 }

@@ -1,8 +1,8 @@
 // Package nvml binds NVIDIA's management library (libnvidia-ml.so.1) at run
 // time with purego: driver and CUDA versions, devices, memory, PCI and PCIe,
-// clocks, power, energy, utilisation, temperature, clock-event reasons, ECC,
-// MIG and virtualisation modes, NVLink and peer-to-peer status, compute
-// processes. A Device is a gpu.Sampler, and FillInfo completes a gpu.Info.
+// clocks, power, energy, utilisation, temperature, clock-event reasons, ECC
+// mode and error counts, Xid error events, PCIe throughput, MIG and
+// virtualisation modes, NVLink and peer-to-peer status, compute processes. A Device is a gpu.Sampler, and FillInfo completes a gpu.Info.
 // bench, doctor and the agent use it; nothing here is benchmark-specific.
 // A NOT_SUPPORTED answer is a fact (IsNotSupported), not a failure.
 package nvml
@@ -62,6 +62,12 @@ type funcs struct {
 	numaNode      func(h uintptr, node *uint32) int32
 	architecture  func(h uintptr, a *uint32) int32
 	computeCap    func(h uintptr, major, minor *int32) int32
+	eccErrors     func(h uintptr, errType, counter uint32, n *uint64) int32
+	pcieTput      func(h uintptr, counter uint32, kbps *uint32) int32
+	eventSetNew   func(set *uintptr) int32
+	eventSetFree  func(set uintptr) int32
+	eventRegister func(h uintptr, types uint64, set uintptr) int32
+	eventWait     func(set uintptr, data *eventData, timeoutMs uint32) int32
 }
 
 // table is the binding table: name alternates preferred first.
@@ -101,6 +107,12 @@ func (f *funcs) table() []dl.Symbol {
 		dl.OptSym(&f.numaNode, "nvmlDeviceGetNumaNodeId"),
 		dl.OptSym(&f.architecture, "nvmlDeviceGetArchitecture"),
 		dl.OptSym(&f.computeCap, "nvmlDeviceGetCudaComputeCapability"),
+		dl.OptSym(&f.eccErrors, "nvmlDeviceGetTotalEccErrors"),
+		dl.OptSym(&f.pcieTput, "nvmlDeviceGetPcieThroughput"),
+		dl.OptSym(&f.eventSetNew, "nvmlEventSetCreate"),
+		dl.OptSym(&f.eventSetFree, "nvmlEventSetFree"),
+		dl.OptSym(&f.eventRegister, "nvmlDeviceRegisterEvents"),
+		dl.OptSym(&f.eventWait, "nvmlEventSetWait_v2"),
 	}
 }
 

@@ -13,7 +13,8 @@
  * fake_nvml_set(key, value) configures: "gpus" (1..4; a second GPU is
  * synthetic: bus 00000000:00:07.0), "nvlink" (active links; 0 = NOT_SUPPORTED
  * as on the one-GPU H200), "procs" (compute processes), "lost" (every device
- * call answers GPU_IS_LOST), "reasons" (clock-event mask), "reset".
+ * call answers GPU_IS_LOST), "reasons" (clock-event mask), "xid" (queue an
+ * Xid error with that code on GPU 0's event set), "reset".
  */
 #include <stdio.h>
 #include <string.h>
@@ -45,6 +46,8 @@ static struct dev devs[4] = {{0}, {1}, {2}, {3}};
 typedef struct dev *nvmlDevice_t;
 
 static int inited, ngpus = 1, nvlinks, nprocs, lost;
+static unsigned long long xids[16];
+static int nxids, xidsets, xidregistered;
 static unsigned long long reasons = 0x1; /* GpuIdle, as recorded */
 static int bad;
 static char lastbad[256];
@@ -61,7 +64,8 @@ int fake_nvml_set(const char *key, long long v) {
 	else if (!strcmp(key, "procs")) nprocs = (int)v;
 	else if (!strcmp(key, "lost")) lost = (int)v;
 	else if (!strcmp(key, "reasons")) reasons = (unsigned long long)v;
-	else if (!strcmp(key, "reset")) { ngpus = 1; nvlinks = nprocs = lost = bad = 0; reasons = 1; lastbad[0] = 0; }
+	else if (!strcmp(key, "xid")) { if (nxids < 16) xids[nxids++] = (unsigned long long)v; }
+	else if (!strcmp(key, "reset")) { ngpus = 1; nvlinks = nprocs = lost = bad = nxids = xidregistered = 0; reasons = 1; lastbad[0] = 0; }
 	else return -1;
 	return 0;
 }
@@ -191,6 +195,19 @@ nvmlReturn_t nvmlDeviceGetTotalEnergyConsumption(nvmlDevice_t d, unsigned long l
 	*mj = 2718713ULL;
 	return SUCCESS;
 }
+/* The recorded H200: ECC on, no errors (volatile counters); PCIe 2358 KB/s
+ * sent and 603 KB/s received at the probe (gpuprobe.jsonl). */
+nvmlReturn_t nvmlDeviceGetTotalEccErrors(nvmlDevice_t d, unsigned int type, unsigned int counter, unsigned long long *n) {
+	CHECK_DEV("nvmlDeviceGetTotalEccErrors", d);
+	CHECK_PTR("nvmlDeviceGetTotalEccErrors", n);
+	if (type > 1 || counter > 1) return fail("nvmlDeviceGetTotalEccErrors", "error or counter type out of range", INVALID_ARGUMENT);
+	*n = 0;
+	return SUCCESS;
+}
+nvmlReturn_t nvmlDeviceGetPcieThroughput(nvmlDevice_t d, unsigned int counter, unsigned int *v) {
+	if (counter > 1) return fail("nvmlDeviceGetPcieThroughput", "counter out of range", INVALID_ARGUMENT);
+	return uint_out("nvmlDeviceGetPcieThroughput", d, v, counter == 0 ? 2358 : 603);
+}
 nvmlReturn_t nvmlDeviceGetUtilizationRates(nvmlDevice_t d, nvmlUtilization_t *u) {
 	CHECK_DEV("nvmlDeviceGetUtilizationRates", d);
 	CHECK_PTR("nvmlDeviceGetUtilizationRates", u);
@@ -290,4 +307,47 @@ nvmlReturn_t nvmlDeviceGetComputeRunningProcesses_v3(nvmlDevice_t d, unsigned in
 #endif
 nvmlReturn_t nvmlDeviceGetComputeRunningProcesses_v2(nvmlDevice_t d, unsigned int *c, nvmlProcessInfo_t *p) {
 	return procs("nvmlDeviceGetComputeRunningProcesses_v2", d, c, p);
+}
+
+/* Events: one event set at a time; Xid errors queued with "xid" arrive on
+ * GPU 0 once it is registered. */
+typedef struct {
+	nvmlDevice_t device;
+	unsigned long long eventType, eventData;
+	unsigned int gpuInstanceId, computeInstanceId;
+} nvmlEventData_t;
+_Static_assert(sizeof(nvmlEventData_t) == 32, "nvmlEventData_t is 32 bytes");
+typedef struct { int id; } *nvmlEventSet_t;
+static struct { int id; } theset = {1};
+nvmlReturn_t nvmlEventSetCreate(nvmlEventSet_t *set) {
+	CHECK_INIT("nvmlEventSetCreate");
+	CHECK_PTR("nvmlEventSetCreate", set);
+	*set = (nvmlEventSet_t)&theset;
+	xidsets++;
+	return SUCCESS;
+}
+nvmlReturn_t nvmlEventSetFree(nvmlEventSet_t set) {
+	if (set != (nvmlEventSet_t)&theset || xidsets <= 0) return fail("nvmlEventSetFree", "not a live event set", INVALID_ARGUMENT);
+	xidsets--;
+	return SUCCESS;
+}
+nvmlReturn_t nvmlDeviceRegisterEvents(nvmlDevice_t d, unsigned long long types, nvmlEventSet_t set) {
+	CHECK_DEV("nvmlDeviceRegisterEvents", d);
+	if (set != (nvmlEventSet_t)&theset) return fail("nvmlDeviceRegisterEvents", "not the event set", INVALID_ARGUMENT);
+	if (types != 0x8) return fail("nvmlDeviceRegisterEvents", "want nvmlEventTypeXidCriticalError", INVALID_ARGUMENT);
+	if (d->index == 0) xidregistered = 1;
+	return SUCCESS;
+}
+nvmlReturn_t nvmlEventSetWait_v2(nvmlEventSet_t set, nvmlEventData_t *e, unsigned int ms) {
+	CHECK_INIT("nvmlEventSetWait_v2");
+	CHECK_PTR("nvmlEventSetWait_v2", e);
+	if (set != (nvmlEventSet_t)&theset) return fail("nvmlEventSetWait_v2", "not the event set", INVALID_ARGUMENT);
+	if (ms != 0) return fail("nvmlEventSetWait_v2", "the agent must never wait", INVALID_ARGUMENT);
+	if (!xidregistered || nxids == 0) return 10; /* NVML_ERROR_TIMEOUT */
+	e->device = &devs[0];
+	e->eventType = 0x8;
+	e->eventData = xids[0];
+	e->gpuInstanceId = e->computeInstanceId = 0xffffffff;
+	memmove(xids, xids + 1, (size_t)(--nxids) * sizeof xids[0]);
+	return SUCCESS;
 }

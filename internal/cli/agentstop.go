@@ -1,0 +1,63 @@
+package cli
+
+import (
+	"context"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/gpuscout/gpuscout/internal/agent/autostop"
+	"github.com/gpuscout/gpuscout/internal/agent/notify"
+	"github.com/gpuscout/gpuscout/internal/agentconfig"
+)
+
+// ruleStop carries out a rule's action stop: when such a rule first fires,
+// the autostop's hook runs (killed at autostop.hook_timeout) and then its
+// stop command, whether or not autostop's own idle watch is enabled, and
+// not at all in autostop.dry_run (logged only). It runs once per agent run,
+// in its own goroutine: the sampling loop never waits for it.
+type ruleStop struct {
+	a    agentconfig.Autostop
+	log  *slog.Logger
+	run  func(ctx context.Context, argv []string, timeout time.Duration) autostop.Result
+	once sync.Once
+	wg   sync.WaitGroup
+}
+
+func newRuleStop(cfg *agentconfig.Config, log *slog.Logger) *ruleStop {
+	return &ruleStop{a: cfg.Autostop, log: log, run: autostop.RunCommand}
+}
+
+// alerts takes one tick's alerts.
+func (s *ruleStop) alerts(as []notify.Alert) {
+	for _, a := range as {
+		if a.Action != notify.ActionStop || a.Status() != notify.StatusFiring {
+			continue
+		}
+		s.once.Do(func() {
+			if s.a.DryRun {
+				s.log.Warn("rule stop: dry run (autostop.dry_run); would run the hook and the stop command", "alert", a.Name(), "labels", a.Labels, "hook", s.a.Hook, "stop", s.a.Stop)
+				return
+			}
+			s.log.Warn("rule stop: stopping the machine", "alert", a.Name(), "labels", a.Labels, "stop", s.a.Stop)
+			s.wg.Go(s.stop)
+		})
+	}
+}
+
+func (s *ruleStop) stop() {
+	ctx := context.Background()
+	if len(s.a.Hook) > 0 {
+		r := s.run(ctx, s.a.Hook, s.a.HookTimeout.D())
+		s.log.Info("rule stop: hook ran", "hook", r.Argv, "took", r.Took, "err", r.Err, "output", r.Output)
+	}
+	r := s.run(ctx, s.a.Stop, time.Minute)
+	if r.Err != nil {
+		s.log.Error("rule stop: stop command failed", "stop", r.Argv, "err", r.Err, "output", r.Output)
+		return
+	}
+	s.log.Warn("rule stop: stop command done", "stop", r.Argv, "took", r.Took, "output", r.Output)
+}
+
+// Wait blocks until a running stop has ended.
+func (s *ruleStop) Wait() { s.wg.Wait() }
