@@ -103,7 +103,6 @@ func (l *Loop) Sample() *Snapshot {
 		}
 		started++
 		go func() {
-			defer r.busy.Store(false)
 			t0 := time.Now()
 			var b Batch
 			err := func() (err error) {
@@ -117,7 +116,11 @@ func (l *Loop) Sample() *Snapshot {
 			if err == nil {
 				err = b.Err()
 			}
-			ch <- result{i: i, series: b.Series(), err: err, dur: time.Since(t0)}
+			res := result{i: i, series: b.Series(), err: err, dur: time.Since(t0)}
+			// Free before answering: the next sample may start as soon as
+			// this one has its answer (a deferred free raced with it).
+			r.busy.Store(false)
+			ch <- res
 		}()
 	}
 	timer := time.NewTimer(l.timeout())
