@@ -65,7 +65,7 @@ func TestRefusesNewerSchema(t *testing.T) {
 func TestOpenErrorsHidePassword(t *testing.T) {
 	ctx := context.Background()
 	for _, url := range []string{
-		"postgres://u:s3cret@[::1:5432/db", // not a URL
+		"postgres://u:s3cret@[::1:5432/db",                                     // not a URL
 		"postgres://u:s3cret@127.0.0.1:1/db?connect_timeout=2&sslmode=disable", // nobody listens on port 1
 	} {
 		s, err := Open(ctx, url)

@@ -19,6 +19,7 @@ import (
 	"fmt"
 	"net/url"
 	"runtime"
+	"sync"
 	"time"
 
 	"github.com/gpuscout/gpuscout/internal/store"
@@ -34,6 +35,11 @@ const BusyTimeout = 5 * time.Second
 type Store struct {
 	w, r  *sql.DB // the one writer; the readers
 	stmts statements
+
+	puts       chan putReq   // to the writer goroutine (group commit)
+	quit       chan struct{} // closed by Close
+	writerDone chan struct{} // closed when the writer has stopped
+	closeOnce  sync.Once
 }
 
 var _ store.Store = (*Store)(nil)
@@ -90,6 +96,7 @@ func Open(path string) (*Store, error) {
 		s.Close()
 		return nil, fmt.Errorf("sqlite %s: %w", path, err)
 	}
+	s.startWriter()
 	return s, nil
 }
 
@@ -115,6 +122,7 @@ func (s *Store) check(ctx context.Context, path string) error {
 // Close closes the database.
 func (s *Store) Close() error {
 	var errs []error
+	s.stopWriter()
 	s.stmts.close()
 	if s.r != nil {
 		errs = append(errs, s.r.Close())
