@@ -79,3 +79,21 @@ func TestOpenErrorsHidePassword(t *testing.T) {
 		}
 	}
 }
+
+func TestPoolSize(t *testing.T) {
+	url := newDB(t)
+	ctx := context.Background()
+	for _, c := range []struct {
+		url  string
+		want int32
+	}{{url, DefaultMaxConns}, {url + " pool_max_conns=3", 3}} {
+		s, err := Open(ctx, c.url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := s.pool.Config().MaxConns; got != c.want {
+			t.Errorf("%s: pool of %d; want %d", c.url, got, c.want)
+		}
+		s.Close()
+	}
+}
