@@ -19,3 +19,14 @@ func BenchmarkPutDocument(b *testing.B) {
 		return s
 	})
 }
+
+func BenchmarkListDocuments(b *testing.B) {
+	url := newDB(b)
+	storetest.BenchList(b, func() store.Store {
+		s, err := Open(context.Background(), url)
+		if err != nil {
+			b.Fatal(err)
+		}
+		return s
+	})
+}

@@ -17,3 +17,13 @@ func BenchmarkPutDocument(b *testing.B) {
 		return s
 	})
 }
+
+func BenchmarkListDocuments(b *testing.B) {
+	storetest.BenchList(b, func() store.Store {
+		s, err := Open(filepath.Join(b.TempDir(), "bench.db"))
+		if err != nil {
+			b.Fatal(err)
+		}
+		return s
+	})
+}

@@ -55,3 +55,40 @@ func BenchPut(b *testing.B, open func() store.Store) {
 		b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "puts/s")
 	})
 }
+
+// BenchList measures ListDocuments on a store holding 1000 documents of
+// BenchBodySize bytes: a page of 100 without bodies (a listing), and all
+// 1000 with their bodies (the dashboard's leaderboard reads that many).
+func BenchList(b *testing.B, open func() store.Store) {
+	ctx := context.Background()
+	s := open()
+	defer s.Close()
+	pad := strings.Repeat("x", BenchBodySize-64)
+	at := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
+	for i := range store.MaxLimit {
+		body := fmt.Appendf(nil, `{"n":%d,"pad":%q}`, i, pad)
+		d := &store.Document{ID: store.DocumentID(body), Kind: store.KindBench, Body: body,
+			ReceivedAt: at.Add(time.Duration(i) * time.Minute), GPU: "H100-SXM5-80GB", Provider: "aws"}
+		if _, err := s.PutDocument(ctx, d); err != nil {
+			b.Fatal(err)
+		}
+	}
+	for _, c := range []struct {
+		name     string
+		f        store.Filter
+		withBody bool
+		want     int
+	}{
+		{"page100", store.Filter{Kind: store.KindBench, Limit: 100, Offset: 400}, false, 100},
+		{"all1000bodies", store.Filter{Kind: store.KindBench, Limit: store.MaxLimit}, true, store.MaxLimit},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			for b.Loop() {
+				got, err := s.ListDocuments(ctx, c.f, c.withBody)
+				if err != nil || len(got) != c.want {
+					b.Fatalf("%d documents, %v; want %d", len(got), err, c.want)
+				}
+			}
+		})
+	}
+}
