@@ -8,8 +8,8 @@ import (
 	"errors"
 	"fmt"
 	"html"
-	"io"
 	"html/template"
+	"io"
 	"log/slog"
 	"net/http"
 	"regexp"
@@ -141,7 +141,6 @@ func tableHTML(t *render.Table, hrefs []string) *htmlTable {
 	}
 	return h
 }
-
 
 var nav = []link{{"Overview", "/", ""}, {"Catalog", "/catalog", ""}, {"Price/performance", "/priceperf", ""},
 	{"Leaderboard", "/leaderboard", ""}, {"Reports", "/reports", ""}, {"Spot risk", "/spot", ""}}

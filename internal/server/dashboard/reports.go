@@ -141,6 +141,7 @@ func (d *dash) report(r *http.Request) (*page, error) {
 	p := &page{Title: "Report " + doc.ID[:12], Intro: []string{
 		fmt.Sprintf("%s on %s, measured %s; uploaded %s by %s.", what(rep), where(rep), day(rep), doc.ReceivedAt.UTC().Format("2006-01-02 15:04Z"), orDash(doc.TokenName)),
 	}}
+	p.Intro = append(p.Intro, fmt.Sprintf("Host %s: CPU %s, %d logical CPUs.", orUnknown(rep.Host.Hostname), orUnknown(rep.Host.CPUModel), rep.Host.Cores))
 	if doc.SignedBy != "" {
 		p.Intro = append(p.Intro, "Signature verified with the key of "+doc.SignedBy+".")
 	} else {
@@ -221,36 +222,32 @@ func (d *dash) compare(r *http.Request) (*page, error) {
 			return nil, err
 		}
 	}
+	names, reps := make([]string, len(docs)), make([]*benchreport.Document, len(docs))
+	for i, doc := range docs {
+		names[i], reps[i] = doc.ID, doc.Report
+	}
+	c := benchreport.Compare(names, reps)
 	t := &render.Table{Columns: []render.Column{{Header: "MEASUREMENT"}, {Header: "DEVICE"}, {Header: "UNIT"}}}
-	type key struct{ name, device string }
-	index := map[key]int{}
-	var rows [][]string
 	for i, doc := range docs {
 		t.Columns = append(t.Columns, render.Column{Header: fmt.Sprintf("[%d]", i+1), Right: true, Mixed: true})
 		t.Notes = append(t.Notes, fmt.Sprintf("[%d] %s: %s on %s, %s", i+1, doc.ID[:12], what(doc.Report), where(doc.Report), day(doc.Report)))
-		for _, m := range doc.Report.Measurements {
-			k := key{m.Name, m.Device}
-			row, ok := index[k]
-			if !ok {
-				row = len(rows)
-				index[k] = row
-				cells := []string{m.Name, m.Device, m.Unit}
-				for range docs {
-					cells = append(cells, render.NotApplied)
-				}
-				rows = append(rows, cells)
-			}
-			cell := m.Status
-			switch {
-			case m.Value != nil && m.Efficiency != nil:
-				cell = fmt.Sprintf("%s (%.0f%%)", figure(*m.Value), 100**m.Efficiency)
-			case m.Value != nil:
-				cell = figure(*m.Value)
-			}
-			rows[row][3+i] = cell
-		}
 	}
-	t.Rows = rows
+	for _, row := range c.Rows {
+		cells := []string{row.Name, row.Device, row.Unit}
+		for _, v := range row.Values {
+			switch {
+			case v.Status == "":
+				cells = append(cells, render.NotApplied)
+			case v.Value == nil:
+				cells = append(cells, v.Status)
+			case v.Efficiency != nil:
+				cells = append(cells, fmt.Sprintf("%s (%.0f%%)", figure(*v.Value), 100**v.Efficiency))
+			default:
+				cells = append(cells, figure(*v.Value))
+			}
+		}
+		t.Rows = append(t.Rows, cells)
+	}
 	t.Notes = append(t.Notes, "In brackets: efficiency, the measured value over the GPU's datasheet figure. - = not in that report.")
 	var links []link
 	for i, doc := range docs {
