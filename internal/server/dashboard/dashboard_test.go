@@ -220,3 +220,29 @@ func rowOf(page, s string) string {
 	}
 	return page[start : i+end]
 }
+
+// planJSON is a real `gpuscout advise --scenario cv-training --gpu A100:4
+// --for 7d --deadline 9d -o json` output.
+func planJSON(t *testing.T) []byte {
+	b, err := os.ReadFile("testdata/plan-a100.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// The plan page is the plan report, rebuilt from the upload: the question,
+// the recommended plan (#1, aws p5.48xlarge spot at 278.87 USD), its
+// price's source, the charts, and what could not be rebuilt.
+func TestPlanPageIsThePlanReport(t *testing.T) {
+	f := newFixture(t)
+	res, body := get(t, f.h, "/plans/"+f.plan)
+	if res.StatusCode != 200 {
+		t.Fatalf("status %d\n%s", res.StatusCode, body)
+	}
+	for _, want := range []string{"gpuscout plan: cv-training", "672", "p5.48xlarge", "278.87", "skypilot-v9@", "<svg", "cash-flow chart", `href="/leaderboard"`} {
+		if !strings.Contains(body, want) {
+			t.Errorf("the plan page lacks %q", want)
+		}
+	}
+}

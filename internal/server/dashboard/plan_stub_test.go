@@ -1,5 +1,0 @@
-package dashboard
-
-import "testing"
-
-func planJSON(t *testing.T) []byte { return []byte(`{"plans":[],"inputs":{}}`) }
