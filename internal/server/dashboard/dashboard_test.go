@@ -87,7 +87,7 @@ func (f *fixture) pages() map[string]string {
 		"/reports/" + f.onAWS:              "gemm_bf16_sustained",
 		"/compare?ids=" + f.plain + "," + f.onAWS: "(68%)",
 		"/plans/" + f.plan:                        "Plans",
-		"/spot":                                   "Spot",
+		"/spot":                                   "meets the deadline in",
 	}
 }
 
@@ -160,6 +160,10 @@ func TestBadInputIsA400NamingTheParameter(t *testing.T) {
 		{"/catalog?region=%27%3B+DROP+TABLE+documents%3B--", "is not a known region"},
 		{"/reports/zz", "report id &#34;zz&#34;: want the 64 hex digits"},
 		{"/compare?ids=", "want 1 to 8 report ids"},
+		{"/spot?runs=5", "runs &#34;5&#34;: want a whole number from 10 to 1000"},
+		{"/spot?work=72&deadline=50", "deadline &#34;50&#34;: want at least the work"},
+		{"/spot?work=1e9", "work &#34;1e9&#34;: want hours above 0 and at most 10000"},
+		{"/spot?offering=aws/nope", "offering aws/nope"},
 	} {
 		res, body := get(t, f.h, tc.path)
 		if res.StatusCode != 400 {
