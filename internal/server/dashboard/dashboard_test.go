@@ -250,3 +250,22 @@ func TestPlanPageIsThePlanReport(t *testing.T) {
 		}
 	}
 }
+
+// Pages that depend only on their URL and the catalog are kept: the second
+// answer is the first's bytes and headers; an error page is not kept.
+func TestCachedPagesAreTheSame(t *testing.T) {
+	f := newFixture(t)
+	for _, path := range []string{"/catalog?gpu=H100", "/spot?runs=50", "/plans/" + f.plan} {
+		r1, b1 := get(t, f.h, path)
+		r2, b2 := get(t, f.h, path)
+		if r1.StatusCode != 200 || r2.StatusCode != 200 || b1 != b2 || r1.Header.Get("Content-Security-Policy") != r2.Header.Get("Content-Security-Policy") {
+			t.Errorf("GET %s twice: status %d, %d; same body %v; same CSP %v", path, r1.StatusCode, r2.StatusCode, b1 == b2,
+				r1.Header.Get("Content-Security-Policy") == r2.Header.Get("Content-Security-Policy"))
+		}
+	}
+	for range 2 {
+		if res, _ := get(t, f.h, "/catalog?limit=0"); res.StatusCode != 400 {
+			t.Errorf("a bad query: status %d, want 400 every time", res.StatusCode)
+		}
+	}
+}

@@ -58,7 +58,7 @@ func (d *dash) pricePerf(r *http.Request) (*page, error) {
 			a.n++
 		}
 	}
-	rows, err := d.Catalog.Query(catalog.Query{Currency: money.USD, Sort: catalog.SortGPUHour})
+	rows, err := d.gpuHourRows()
 	if err != nil {
 		return nil, err
 	}
@@ -184,4 +184,22 @@ func shortGPU(name string) string {
 		return name[:i]
 	}
 	return name
+}
+
+// gpuHourRows is the catalog's offerings by price per GPU-hour, queried
+// once a day (the catalog does not change while the server runs; the
+// day decides which sizes are retired).
+func (d *dash) gpuHourRows() ([]catalog.Row, error) {
+	today := d.Now().UTC().Format("2006-01-02")
+	d.ppMu.Lock()
+	defer d.ppMu.Unlock()
+	if d.ppDay == today {
+		return d.ppRows, nil
+	}
+	rows, err := d.Catalog.Query(catalog.Query{Currency: money.USD, Sort: catalog.SortGPUHour, Today: today})
+	if err != nil {
+		return nil, err
+	}
+	d.ppDay, d.ppRows = today, rows
+	return rows, nil
 }

@@ -47,23 +47,45 @@ func (d *dash) loadBench(ctx context.Context, id string) (*benchDoc, error) {
 }
 
 // benchDocs returns the newest stored bench reports (at most store.MaxLimit),
-// decoded; one that no longer decodes is logged and left out.
+// decoded; one that no longer decodes is logged and left out. A document
+// never changes (its ID is its hash), so each is decoded once and kept
+// (at most maxDecoded of them).
 func (d *dash) benchDocs(ctx context.Context) ([]benchDoc, error) {
-	docs, err := d.Store.ListDocuments(ctx, store.Filter{Kind: store.KindBench, Limit: store.MaxLimit}, true)
+	docs, err := d.Store.ListDocuments(ctx, store.Filter{Kind: store.KindBench, Limit: store.MaxLimit}, false)
 	if err != nil {
 		return nil, err
 	}
 	out := make([]benchDoc, 0, len(docs))
 	for _, doc := range docs {
-		rep, err := benchreport.DecodeDocument(bytes.NewReader(doc.Body))
-		if err != nil {
-			d.Logger.Warn("dashboard: stored bench report does not decode", "id", doc.ID, "err", err)
-			continue
+		d.decMu.Lock()
+		rep, ok := d.decoded[doc.ID]
+		d.decMu.Unlock()
+		if !ok {
+			full, err := d.Store.GetDocument(ctx, doc.ID)
+			if errors.Is(err, store.ErrNotFound) {
+				continue // deleted since the listing
+			}
+			if err != nil {
+				return nil, err
+			}
+			if rep, err = benchreport.DecodeDocument(bytes.NewReader(full.Body)); err != nil {
+				d.Logger.Warn("dashboard: stored bench report does not decode", "id", doc.ID, "err", err)
+				continue
+			}
+			d.decMu.Lock()
+			if d.decoded == nil || len(d.decoded) >= maxDecoded {
+				d.decoded = map[string]*benchreport.Document{}
+			}
+			d.decoded[doc.ID] = rep
+			d.decMu.Unlock()
 		}
 		out = append(out, benchDoc{Document: doc, Report: rep})
 	}
 	return out, nil
 }
+
+// maxDecoded bounds the decoded reports kept in memory.
+const maxDecoded = 4 * store.MaxLimit
 
 func validID(id string) bool {
 	if len(id) != 64 {
