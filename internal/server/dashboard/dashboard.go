@@ -45,6 +45,9 @@ type dash struct {
 	// decoded keeps decoded bench reports by document ID.
 	decMu   sync.Mutex
 	decoded map[string]*benchreport.Document
+	// offers keeps matchOffering's answers by reference and day.
+	offMu  sync.Mutex
+	offers map[string]*pricedOffering
 }
 
 //go:embed assets/dash.css
