@@ -169,7 +169,7 @@ func (d *dash) leaderboard(r *http.Request) (*page, error) {
 		ht.Notes = append(ht.Notes, fmt.Sprintf("%d report(s) name no catalog offering (bench found no cloud identity, or the catalog has no such offering): measured, but not priced.", unmatched))
 	}
 	if len(all) == 0 {
-		p.Intro = append(p.Intro, "No bench report has been uploaded yet: `gpuscout bench --upload URL --token TOKEN` adds one.")
+		p.Intro = append(p.Intro, "No bench report has been uploaded yet: 'gpuscout bench --upload URL --token TOKEN' adds one.")
 		return p, nil
 	}
 	p.Blocks = append(p.Blocks, block{Heading: fmt.Sprintf("Matrix work and memory bandwidth: %d to %d of %d reports", first+1, first+len(es), len(all)), Table: ht,

@@ -76,7 +76,7 @@ func (d *dash) spotPage(r *http.Request) (*page, error) {
 		{Name: "runs", Label: "Runs per policy", Value: runsS, Kind: "text"},
 	}}
 	p := &page{Title: "Spot risk", Form: f, Intro: []string{
-		"Simulated runs of a job on spot capacity under each policy, as `gpuscout spot --offering` runs them: the offering's interruption band, its on-demand and spot prices from the catalog, checkpoints at Daly's interval (5 min to write one, 10 min to restart).",
+		"Simulated runs of a job on spot capacity under each policy, as 'gpuscout spot --offering' runs them: the offering's interruption band, its on-demand and spot prices from the catalog, checkpoints at Daly's interval (5 min to write one, 10 min to restart).",
 	}}
 	fail := func(err error) (*page, error) { return nil, err }
 	work, err := hoursParam("work", workS, 0, maxSpotHours)
