@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/chromedp"
+
 	"github.com/gpuscout/gpuscout/internal/catalog"
 	"github.com/gpuscout/gpuscout/internal/server/dashboard"
 	"github.com/gpuscout/gpuscout/internal/store"
@@ -96,6 +98,9 @@ func TestDashboard(t *testing.T) {
 						t.Fatal(err)
 					}
 					bad := check(l, w, checkOptions{html: true})
+					if i == 0 {
+						bad = append(bad, styled(ctx)...)
+					}
 					if p.chart {
 						drawn := 0
 						for _, c := range l.SVGs {
@@ -119,4 +124,28 @@ func TestDashboard(t *testing.T) {
 		t.Errorf("writing the screenshots' index: %v", err)
 	}
 	t.Logf("screenshots of %d dashboard pages at %v px: %s (%.1f s)", len(pages), widths, arts, time.Since(start).Seconds())
+}
+
+// styleJS reads what the Content-Security-Policy let through: the
+// stylesheet (or a report's hashed <style>) makes the table wrapper scroll.
+const styleJS = `(() => {
+  const sc = document.querySelector('.scroll');
+  return {scroll: sc ? getComputedStyle(sc).overflowX : 'none'};
+})()`
+
+// styled checks that the page's styles were applied under its CSP.
+func styled(ctx context.Context) []string {
+	raw, err := chromedp.Run(ctx, chromedp.Evaluate[[]byte](styleJS))
+	if err != nil {
+		return []string{fmt.Sprintf("reading the applied styles: %v", err)}
+	}
+	var got struct{ Scroll string }
+	if err := json.Unmarshal(raw, &got); err != nil {
+		return []string{fmt.Sprintf("reading the applied styles: %v", err)}
+	}
+	var bad []string
+	if got.Scroll != "none" && got.Scroll != "auto" {
+		bad = append(bad, fmt.Sprintf("the table wrapper's overflow-x is %q, not auto: the stylesheet was blocked", got.Scroll))
+	}
+	return bad
 }
