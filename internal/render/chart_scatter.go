@@ -1,6 +1,7 @@
 package render
 
 import (
+	"fmt"
 	"html"
 	"io"
 	"math"
@@ -21,8 +22,8 @@ type ScatterPoint struct {
 
 // ScatterChart draws points of several series (providers, say) against two
 // axes, log where a range spans more than 100×, one colour and marker per
-// series with a legend, and filled against hollow markers for two kinds of
-// figure, each kind named in the legend (FilledName, HollowName), so that
+// series with a legend, and filled, ringed markers against hollow ones for
+// two kinds of figure (the ring marks a filled point whatever its marker), each kind named in the legend (FilledName, HollowName), so that
 // the two are never mixed without saying so. Labelled points are drawn last.
 type ScatterChart struct {
 	Title, XLabel, YLabel  string
@@ -83,10 +84,14 @@ func (c *ScatterChart) Write(w io.Writer) error {
 		if p.Hollow {
 			fill = "white"
 		}
-		f.printf(`<g transform="translate(%.1f,%.1f)" fill="%s" stroke="%s" stroke-width="1.5"><title>%s</title>%s</g>`+"\n", x, y, fill, col, html.EscapeString(p.Tip), mk)
-		obstacles = append(obstacles, Box{x - 6, y - 6, x + 6, y + 6})
+		ring := ""
+		if !p.Hollow { // a second cue: the cross and plus markers have no inside to fill
+			ring = fmt.Sprintf(`<circle r="9" fill="none" stroke="%s" stroke-width="1.2"/>`, col)
+		}
+		f.printf(`<g transform="translate(%.1f,%.1f)" fill="%s" stroke="%s" stroke-width="1.5"><title>%s</title>%s%s</g>`+"\n", x, y, fill, col, html.EscapeString(p.Tip), ring, mk)
+		obstacles = append(obstacles, Box{x - 9, y - 9, x + 9, y + 9})
 		if p.Label != "" {
-			wishes = append(wishes, LabelWish{X: x, Y: y, Text: p.Label, Size: fontSmall, Gap: 8})
+			wishes = append(wishes, LabelWish{X: x, Y: y, Text: p.Label, Size: fontSmall, Gap: 11}) // beyond the ring
 		}
 	}
 	for i, pl := range PlaceLabels(wishes, Box{left + 2, top, right + marginX, top + plotH}, obstacles) {
@@ -139,13 +144,13 @@ func (c *ScatterChart) legend(f *frame) float64 {
 			if !kinds[k.hollow] || k.name == "" {
 				continue
 			}
-			fill := ink
-			if k.hollow {
-				fill = "white"
-			}
-			entry(18+textWidth(k.name, fontSmall), func(x, y float64) {
-				f.printf(`<circle cx="%.1f" cy="%.1f" r="5" fill="%s" stroke="%s" stroke-width="1.5"/>`+"\n", x+6, y-5, fill, ink)
-				f.text(x+18, y, "start", ink, fontSmall, k.name, "")
+			entry(24+textWidth(k.name, fontSmall), func(x, y float64) {
+				if k.hollow {
+					f.printf(`<circle cx="%.1f" cy="%.1f" r="5" fill="white" stroke="%s" stroke-width="1.5"/>`+"\n", x+9, y-5, ink)
+				} else {
+					f.printf(`<circle cx="%.1f" cy="%.1f" r="5" fill="%s"/><circle cx="%.1f" cy="%.1f" r="9" fill="none" stroke="%s" stroke-width="1.2"/>`+"\n", x+9, y-5, ink, x+9, y-5, ink)
+				}
+				f.text(x+24, y, "start", ink, fontSmall, k.name, "")
 			})
 		}
 	} else if kinds[false] && c.FilledName != "" {

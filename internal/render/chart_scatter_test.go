@@ -56,8 +56,8 @@ func TestScatterChartSaysWhichFiguresAreMeasured(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := b.String()
-	for _, want := range []string{">measured (sustained, uploaded bench report)</text>", ">datasheet (dense bf16)</text>",
-		`fill="#0072B2" stroke="#0072B2" stroke-width="1.5"><title>aws p5en.48xlarge`, `fill="white" stroke="#D55E00" stroke-width="1.5"><title>lambda gpu_8x_h100`} {
+	for _, want := range []string{">measured (sustained, uploaded bench report)</text>", ">datasheet (dense bf16)</text>", ">H200 (aws)</text>", ">A100 (lambda)</text>",
+		`fill="#0072B2" stroke="#0072B2" stroke-width="1.5"><title>aws p5en.48xlarge: 7.912 USD/GPU-h, 671.2 TFLOP/s measured</title><circle r="9"`, `fill="white" stroke="#D55E00" stroke-width="1.5"><title>lambda gpu_8x_h100`} {
 		if !strings.Contains(s, want) {
 			t.Errorf("the chart lacks %s", want)
 		}

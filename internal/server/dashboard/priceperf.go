@@ -164,7 +164,7 @@ func (d *dash) pricePerf(r *http.Request) (*page, error) {
 		return nil, err
 	}
 	p := &page{Title: "Price/performance", Intro: []string{
-		"One point per provider and GPU model: its cheapest on-demand offering's price per GPU-hour against bf16 TFLOP/s per GPU. Filled marks are measured (the mean sustained bf16 TFLOP/s of the uploaded bench reports of that GPU); hollow marks are the datasheet's dense bf16 figure, which a node rarely sustains.",
+		"One point per provider and GPU model: its cheapest on-demand offering's price per GPU-hour against bf16 TFLOP/s per GPU. Filled, ringed marks are measured (the mean sustained bf16 TFLOP/s of the uploaded bench reports of that GPU); hollow marks are the datasheet's dense bf16 figure, which a node rarely sustains.",
 	}}
 	p.Blocks = append(p.Blocks, block{SVG: svg, Alt: "price per GPU-hour against bf16 TFLOP/s per GPU, by provider"})
 	if noFigure > 0 {
