@@ -176,6 +176,11 @@ func TestBadInputIsA400NamingTheParameter(t *testing.T) {
 			t.Errorf("GET %s: the page does not say %q:\n%s", tc.path, tc.want, body)
 		}
 	}
+	// A spot price on the catalog page links to the simulation of that offering, which runs.
+	_, cat := get(t, f.h, "/catalog?gpu=A100:8&provider=aws&spot=1")
+	if !strings.Contains(cat, `href="/spot?offering=aws%2Fp4d.24xlarge%2F`) {
+		t.Errorf("the catalog's spot prices do not link to /spot")
+	}
 	res, _ := get(t, f.h, "/reports/"+strings.Repeat("0", 64))
 	if res.StatusCode != 404 {
 		t.Errorf("a report nobody uploaded: status %d, want 404", res.StatusCode)
