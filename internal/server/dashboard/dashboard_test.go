@@ -79,7 +79,7 @@ func get(t *testing.T, h http.Handler, path string) (*http.Response, string) {
 // pages lists every page of the fixture with a text each must show.
 func (f *fixture) pages() map[string]string {
 	return map[string]string{
-		"/":                                "Latest bench reports",
+		"/":                                "Bench reports: 2",
 		"/catalog":                         "PRICE SOURCE",
 		"/catalog?gpu=H200:8&provider=aws": "63.296",
 		"/leaderboard":                     "USD per sustained bf16 TFLOP-hour",
@@ -300,6 +300,31 @@ func TestListsArePaged(t *testing.T) {
 	} {
 		if _, b := get(t, f.h, tc.path); !strings.Contains(b, tc.want) {
 			t.Errorf("GET %s: the page lacks %s", tc.path, tc.want)
+		}
+	}
+}
+
+// The price/performance page uses the uploaded reports' sustained bf16 for
+// the H200 (both reports measured 671.2 TFLOP/s: the mean is 671.2) and
+// says so on each H200 row; other GPUs are at their datasheet figure, said
+// as well, and the chart draws both kinds.
+func TestPricePerfMarksMeasuredAndDatasheet(t *testing.T) {
+	f := newFixture(t)
+	_, body := get(t, f.h, "/priceperf")
+	table := body[strings.Index(body, "<tbody>"):] // the chart's tooltips name the GPUs too
+	h200 := rowOf(table, "H200-SXM-141GB")
+	for _, want := range []string{">671.2<", "measured (2 report(s))"} {
+		if !strings.Contains(h200, want) {
+			t.Errorf("the H200 row lacks %s:\n%s", want, h200)
+		}
+	}
+	h100 := rowOf(table, "H100-SXM5-80GB")
+	if !strings.Contains(h100, ">989<") || !strings.Contains(h100, ">datasheet<") {
+		t.Errorf("the H100 row should carry the datasheet's 989 TFLOP/s, marked:\n%s", h100)
+	}
+	for _, want := range []string{"<svg", `<circle r="9"`, `fill="white"`, "measured: mean sustained bf16 of uploaded reports", "datasheet: dense bf16"} {
+		if !strings.Contains(body, want) {
+			t.Errorf("the chart lacks %s", want)
 		}
 	}
 }
