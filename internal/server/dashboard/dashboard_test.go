@@ -328,3 +328,36 @@ func TestPricePerfMarksMeasuredAndDatasheet(t *testing.T) {
 		}
 	}
 }
+
+// The workload table prices a training step: a run of 1000 samples/s with a
+// median step of 256 ms (test figures, not a measurement) on the AWS H200
+// at 7.912 USD per GPU-hour costs 7.912 ÷ 3.6 = 2.198 USD per 1M samples
+// and 7.912 × 256 × 1000 ÷ 3,600,000 = 0.5626 USD per 1000 steps; a run
+// with tiny test shapes is left out.
+func TestLeaderboardPricesTrainingSteps(t *testing.T) {
+	f := newFixture(t)
+	doc, err := f.st.GetDocument(context.Background(), f.onAWS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(doc.Body, &m); err != nil {
+		t.Fatal(err)
+	}
+	m["workloads"] = []map[string]any{
+		{"name": "test-train", "device": "gpu0", "batch": 256, "value": 1000, "unit": "samples/s", "step_ms_median": 256},
+		{"name": "tiny-train", "device": "gpu0", "batch": 2, "value": 10, "unit": "samples/s", "tiny": true},
+	}
+	b, _ := json.Marshal(m)
+	put(t, f.st, store.KindBench, b, time.Date(2026, 11, 30, 23, 50, 0, 0, time.UTC))
+	_, lb := get(t, f.h, "/leaderboard")
+	row := rowOf(lb, "test-train")
+	for _, want := range []string{">1000<", ">2.198<", ">256<", ">0.5626<", "karpenter-aws@2026-07-20, 2026-07-20"} {
+		if !strings.Contains(row, want) {
+			t.Errorf("the workload row lacks %s:\n%s", want, row)
+		}
+	}
+	if strings.Contains(lb, "tiny-train") {
+		t.Errorf("a run with tiny test shapes is priced")
+	}
+}
