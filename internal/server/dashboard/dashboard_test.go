@@ -361,3 +361,20 @@ func TestLeaderboardPricesTrainingSteps(t *testing.T) {
 		t.Errorf("a run with tiny test shapes is priced")
 	}
 }
+
+// The report page is bench's table: the sustained bf16 row as the report
+// carries it (671.2 TFLOP/s, efficiency 0.6787 → 67.9%, p50 1638 µs) and
+// the detail of what was not measured.
+func TestReportPageIsBenchsTable(t *testing.T) {
+	f := newFixture(t)
+	_, body := get(t, f.h, "/reports/"+f.plain)
+	row := rowOf(body, "gemm_bf16_sustained")
+	for _, want := range []string{">gpu0<", ">671.2<", ">TFLOP/s<", ">67.9%<", ">1638<", ">1714<", ">ok<"} {
+		if !strings.Contains(row, want) {
+			t.Errorf("the sustained bf16 row lacks %s:\n%s", want, row)
+		}
+	}
+	if !strings.Contains(body, "p2p on node: 1 GPU: a peer-to-peer copy needs two or more") {
+		t.Errorf("the unsupported p2p measurement's detail is missing")
+	}
+}

@@ -215,19 +215,35 @@ func (d *dash) report(r *http.Request) (*page, error) {
 	if rep.Cloud != nil && rep.Cloud.MatchedOffering != "" {
 		p.Intro = append(p.Intro, "Matched offering: "+rep.Cloud.MatchedOffering+".")
 	}
-	t := &render.Table{Columns: []render.Column{{Header: "MEASUREMENT"}, {Header: "DEVICE"}, {Header: "VALUE", Right: true, Mixed: true}, {Header: "UNIT"},
-		{Header: "EFFICIENCY", Right: true}, {Header: "STATUS"}, {Header: "DETAIL"}}}
-	for _, m := range rep.Measurements {
-		v, eff := render.NotApplied, render.NotApplied
-		if m.Value != nil {
-			v = figure(*m.Value)
+	// The table `gpuscout bench` prints.
+	t := &render.Table{Columns: []render.Column{
+		{Header: "DEVICE"}, {Header: "MEASUREMENT"}, {Header: "VALUE", Right: true, Mixed: true}, {Header: "UNIT"}, {Header: "EFFICIENCY", Right: true},
+		{Header: "P50 µs", Right: true, Mixed: true}, {Header: "P99 µs", Right: true, Mixed: true}, {Header: "CV", Right: true, Mixed: true}, {Header: "STATUS"},
+	}}
+	opt := func(v *float64) string {
+		if v == nil {
+			return render.NotApplied
 		}
+		return figure(*v)
+	}
+	for _, m := range rep.Measurements {
+		eff := render.NotApplied
 		if m.Efficiency != nil {
 			eff = fmt.Sprintf("%.1f%%", 100**m.Efficiency)
 		}
-		t.Rows = append(t.Rows, []string{m.Name, m.Device, v, m.Unit, eff, m.Status, m.Detail})
+		t.Rows = append(t.Rows, []string{m.Device, m.Name, opt(m.Value), m.Unit, eff, opt(m.P50US), opt(m.P99US), opt(m.CV), m.Status})
+		if !m.OK() && m.Detail != "" {
+			t.Notes = append(t.Notes, fmt.Sprintf("%s on %s: %s", m.Name, m.Device, m.Detail))
+		}
 	}
-	t.Notes = append(t.Notes, "Efficiency: the measured value over the GPU's datasheet figure (the catalog's spec); - where the datasheet has none or nothing was measured.")
+	for _, g := range rep.GPUs {
+		spec := "not in the catalog: no efficiency"
+		if g.CanonicalGPU != nil {
+			spec = "efficiency against the " + *g.CanonicalGPU + " datasheet"
+		}
+		t.Notes = append(t.Notes, fmt.Sprintf("%s: %s, %.1f GiB, driver %s; %s", benchreport.DeviceName(g.Index), g.Name, g.MemoryGiB, orUnknown(g.Driver), spec))
+	}
+	t.Notes = append(t.Notes, "Values in decimal units (TFLOP/s = 1e12 FLOP/s, GB/s = 1e9 B/s), medians of the samples; P50/P99 are the time of one operation. Efficiency: the value over the datasheet figure.")
 	p.Blocks = append(p.Blocks, block{Heading: "Measurements", Table: tableHTML(t, nil)})
 	if len(rep.Workloads) > 0 {
 		wt := &render.Table{Columns: []render.Column{{Header: "WORKLOAD"}, {Header: "DEVICE"}, {Header: "BATCH", Right: true}, {Header: "VALUE", Right: true}, {Header: "UNIT"}, {Header: "STEP ms", Right: true}, {Header: "SCENARIO"}}}
