@@ -123,12 +123,22 @@ func TestEveryPageIsServedWithAStrictCSP(t *testing.T) {
 
 func TestUploadedTextIsEscaped(t *testing.T) {
 	f := newFixture(t)
-	for _, path := range []string{"/reports", "/reports/" + f.onAWS, "/compare?ids=" + f.onAWS} {
+	// A plan whose texts carry markup: a summary line, a reason, an exclusion.
+	var plan map[string]any
+	if err := json.Unmarshal(planJSON(t), &plan); err != nil {
+		t.Fatal(err)
+	}
+	plan["summary"] = []any{"1. " + evil}
+	plan["excluded"] = []any{map[string]any{"what": evil, "reason": evil}}
+	plan["plans"].([]any)[0].(map[string]any)["explanation"] = []any{evil}
+	b, _ := json.Marshal(plan)
+	bad := put(t, f.st, store.KindPlan, b, time.Date(2026, 11, 30, 23, 40, 0, 0, time.UTC))
+	for _, path := range []string{"/reports", "/reports/" + f.onAWS, "/compare?ids=" + f.onAWS, "/plans/" + bad, "/"} {
 		_, body := get(t, f.h, path)
 		if strings.Contains(body, evil) {
 			t.Errorf("GET %s: the hostname's script is on the page unescaped", path)
 		}
-		if path == "/reports/"+f.onAWS && !strings.Contains(body, "&lt;script&gt;") {
+		if (path == "/reports/"+f.onAWS || path == "/plans/"+bad) && !strings.Contains(body, "&lt;script&gt;") {
 			t.Errorf("GET %s: the escaped hostname is missing", path)
 		}
 	}
