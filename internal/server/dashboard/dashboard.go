@@ -79,6 +79,19 @@ func New(c Config) http.Handler {
 	mux.HandleFunc("GET /compare", d.page(d.compare))
 	mux.HandleFunc("GET /plans/{id}", d.cached(d.plan)) // a document never changes: its ID is its hash
 	mux.HandleFunc("GET /spot", d.cached(d.page(d.spotPage)))
+	// Anything else: a page saying so, under the same headers.
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodGet && r.Method != http.MethodHead {
+			w.Header().Set("Allow", "GET, HEAD")
+			d.page(func(*http.Request) (*page, error) {
+				return nil, &httpError{http.StatusMethodNotAllowed, fmt.Sprintf("%s %s: the dashboard's pages are read with GET", r.Method, r.URL.Path)}
+			})(w, r)
+			return
+		}
+		d.page(func(*http.Request) (*page, error) {
+			return nil, notFound("no page at %s; the pages are listed above", r.URL.Path)
+		})(w, r)
+	})
 	return mux
 }
 

@@ -388,3 +388,18 @@ func TestReportPageIsBenchsTable(t *testing.T) {
 		t.Errorf("the unsupported p2p measurement's detail is missing")
 	}
 }
+
+// Unknown paths and other methods get a page with the same headers.
+func TestUnknownPathsAndMethods(t *testing.T) {
+	f := newFixture(t)
+	for _, tc := range []struct {
+		method, path string
+		status       int
+	}{{"GET", "/nope", 404}, {"GET", "/reports/a/b", 404}, {"POST", "/catalog", 405}, {"DELETE", "/", 405}} {
+		rec := httptest.NewRecorder()
+		f.h.ServeHTTP(rec, httptest.NewRequest(tc.method, tc.path, nil))
+		if rec.Code != tc.status || !strings.Contains(rec.Header().Get("Content-Security-Policy"), "default-src 'none'") {
+			t.Errorf("%s %s: status %d, CSP %q; want %d with the CSP", tc.method, tc.path, rec.Code, rec.Header().Get("Content-Security-Policy"), tc.status)
+		}
+	}
+}
