@@ -134,6 +134,7 @@ func (s *Server) routes_() {
 	s.handle("DELETE", "/api/v1/tokens/{name}", adminScope, s.deleteToken)
 	s.handle("GET", "/healthz", open, s.healthz)
 	s.mux.Handle("GET /metrics", s.metrics.handler())
+	s.routes = append(s.routes, Route{"GET", "/metrics"})
 	s.mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, "not_found", "no API route "+r.Method+" "+r.URL.Path+"; see docs/openapi.yaml", nil)
 	})
