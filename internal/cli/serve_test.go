@@ -14,7 +14,6 @@ import (
 	"time"
 )
 
-
 func TestTokenCommands(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "g.db")
 	run := func(args ...string) (int, string, string) {
