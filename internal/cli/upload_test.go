@@ -3,6 +3,8 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"io"
+	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
@@ -75,5 +77,30 @@ func TestBenchAndAdviseUpload(t *testing.T) {
 	}
 	if _, errOut, code := run(t, "advise", "--scenario", "inference-batch", "--work", "100gpu-h@A100", "--upload", url, "--token", "gps_wrong"); code != ExitFailure || !strings.Contains(errOut, "401") {
 		t.Errorf("wrong token: exit %d %q, want 1 naming the 401", code, errOut)
+	}
+}
+
+// POST /api/v1/advise answers exactly what advise -o json prints.
+func TestServerAdviseIsTheCLIs(t *testing.T) {
+	url, token, _ := uploadServer(t)
+	cli, errOut, code := run(t, "advise", "--scenario", "inference-batch", "--work", "100gpu-h@A100", "--provider", "aws", "-o", "json")
+	if code != 0 {
+		t.Fatal(errOut)
+	}
+	req, _ := http.NewRequest("POST", url+"/api/v1/advise", strings.NewReader(`{"scenario":"inference-batch","reference_gpu":"A100","work_gpu_hours":100,"providers":["aws"]}`))
+	req.Header.Set("Authorization", "Bearer "+token)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	var a, b any
+	json.Unmarshal([]byte(cli), &a)
+	json.Unmarshal(body, &b)
+	ja, _ := json.Marshal(a)
+	jb, _ := json.Marshal(b)
+	if resp.StatusCode != 200 || string(ja) != string(jb) {
+		t.Fatalf("server %d:\n%.600s\ncli:\n%.600s", resp.StatusCode, jb, ja)
 	}
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/gpuscout/gpuscout/internal/advise"
 	"github.com/gpuscout/gpuscout/internal/catalog"
 	"github.com/gpuscout/gpuscout/internal/store"
 )
@@ -57,6 +58,8 @@ type Server struct {
 	limiter *limiter
 	metrics *metrics
 	routes  []Route
+	// scenarios are advise's workload scenarios (embedded), loaded once.
+	scenarios *advise.Scenarios
 
 	touchMu sync.Mutex
 	touched map[string]time.Time // token id → last recorded use
@@ -93,6 +96,10 @@ func New(cfg Config) (*Server, error) {
 	}
 	s := &Server{cfg: cfg, mux: http.NewServeMux(), metrics: newMetrics(prometheus.NewRegistry()), touched: map[string]time.Time{}}
 	s.limiter = newLimiter(cfg.RatePerToken, cfg.Now)
+	var err error
+	if s.scenarios, err = advise.LoadScenarios(); err != nil {
+		return nil, err
+	}
 	s.routes_()
 	return s, nil
 }
@@ -124,6 +131,7 @@ func (s *Server) handle(method, path string, need access, h http.HandlerFunc) {
 func (s *Server) routes_() {
 	s.handle("GET", "/api/v1/gpus", readScope, s.getGPUs)
 	s.handle("GET", "/api/v1/offerings", readScope, s.getOfferings)
+	s.handle("POST", "/api/v1/advise", readScope, s.postAdvise)
 	s.handle("POST", "/api/v1/reports", writeScope, s.postReport)
 	s.handle("GET", "/api/v1/reports", readScope, s.listReports)
 	s.handle("GET", "/api/v1/reports/compare", readScope, s.compareReports)

@@ -553,3 +553,25 @@ func TestGracefulShutdown(t *testing.T) {
 		t.Fatalf("the in-flight upload is stored: %v", err)
 	}
 }
+
+func TestAdviseValidation(t *testing.T) {
+	f := newFixture(t, func(c *Config) { c.ReadOpen = true })
+	for _, tc := range []struct{ body, field string }{
+		{`{"scenario":"nope","work_gpu_hours":10}`, "scenario"},
+		{`{"scenario":"inference-batch"}`, "work_gpu_hours"},
+		{`{"scenario":"inference-batch","work_gpu_hours":10,"hours_per_month":5}`, "work_gpu_hours"},
+		{`{"scenario":"inference-batch","work_gpu_hours":"ten"}`, "work_gpu_hours"},
+		{`{"scenario":"inference-batch","work_gpu_hours":10,"budget":"-5"}`, "budget"},
+		{`{"scenario":"inference-batch","work_gpu_hours":10,"providers":["nocloud"]}`, "providers"},
+		{`{"scenario":"inference-batch","work_gpu_hours":10,"reference_gpu":"Z9"}`, "reference_gpu"},
+		{`{"scenario":"inference-batch","work_gpu_hours":10,"colour":1}`, "body"},
+		{`{"scenario":"inference-batch","work_gpu_hours":1e12}`, "request"},
+	} {
+		w := f.do(t, "POST", "/api/v1/advise", "", []byte(tc.body))
+		var e apiError
+		decode(t, w, &e)
+		if w.Code != 400 || len(e.Error.Fields) == 0 || e.Error.Fields[0].Field != tc.field {
+			t.Errorf("%s: got %d %s, want 400 naming %s", tc.body, w.Code, w.Body, tc.field)
+		}
+	}
+}
