@@ -40,7 +40,7 @@ func (s *Server) adviseFromRequest(in *adviseRequest) (*advise.Advisor, *advise.
 	var bad []FieldError
 	add := func(f, format string, a ...any) { bad = append(bad, FieldError{f, fmt.Sprintf(format, a...)}) }
 	c := s.cfg.Catalog
-	fx := money.DefaultFX()
+	fx := s.cfg.FX
 	cur := money.USD
 	if in.Currency != "" {
 		v, err := money.ParseCurrency(in.Currency)

@@ -17,6 +17,7 @@ import (
 
 	"github.com/gpuscout/gpuscout/internal/advise"
 	"github.com/gpuscout/gpuscout/internal/catalog"
+	"github.com/gpuscout/gpuscout/internal/money"
 	"github.com/gpuscout/gpuscout/internal/store"
 )
 
@@ -24,6 +25,8 @@ import (
 type Config struct {
 	Store   store.Store
 	Catalog *catalog.Catalog
+	// FX converts prices between currencies (nil: money.DefaultFX()).
+	FX *money.FX
 	// ReadOpen lets GET requests through without a token; writes always need one.
 	ReadOpen bool
 	// MaxBody bounds a request body in bytes (0: DefaultMaxBody); more is a 413.
@@ -94,6 +97,9 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
+	if cfg.FX == nil {
+		cfg.FX = money.DefaultFX()
+	}
 	s := &Server{cfg: cfg, mux: http.NewServeMux(), metrics: newMetrics(prometheus.NewRegistry()), touched: map[string]time.Time{}}
 	s.limiter = newLimiter(cfg.RatePerToken, cfg.Now)
 	var err error
@@ -132,6 +138,7 @@ func (s *Server) routes_() {
 	s.handle("GET", "/api/v1/gpus", readScope, s.getGPUs)
 	s.handle("GET", "/api/v1/offerings", readScope, s.getOfferings)
 	s.handle("POST", "/api/v1/advise", readScope, s.postAdvise)
+	s.handle("POST", "/api/v1/cost", readScope, s.postCost)
 	s.handle("POST", "/api/v1/reports", writeScope, s.postReport)
 	s.handle("GET", "/api/v1/reports", readScope, s.listReports)
 	s.handle("GET", "/api/v1/reports/compare", readScope, s.compareReports)
