@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -87,7 +88,7 @@ func (f *fixture) pages() map[string]string {
 		"/reports/" + f.onAWS:              "gemm_bf16_sustained",
 		"/compare?ids=" + f.plain + "," + f.onAWS: "(68%)",
 		"/plans/" + f.plan:                        "Plans",
-		"/spot":                                   "Spot",
+		"/spot":                                   "meets the deadline in",
 	}
 }
 
@@ -160,6 +161,12 @@ func TestBadInputIsA400NamingTheParameter(t *testing.T) {
 		{"/catalog?region=%27%3B+DROP+TABLE+documents%3B--", "is not a known region"},
 		{"/reports/zz", "report id &#34;zz&#34;: want the 64 hex digits"},
 		{"/compare?ids=", "want 1 to 8 report ids"},
+		{"/reports?page=0", "page &#34;0&#34;: want a whole number from 1 to 1000"},
+		{"/leaderboard?page=x", "page &#34;x&#34;"},
+		{"/spot?runs=5", "runs &#34;5&#34;: want a whole number from 10 to 1000"},
+		{"/spot?work=72&deadline=50", "deadline &#34;50&#34;: want at least the work"},
+		{"/spot?work=1e9", "work &#34;1e9&#34;: want hours above 0 and at most 10000"},
+		{"/spot?offering=aws/nope", "offering aws/nope"},
 	} {
 		res, body := get(t, f.h, tc.path)
 		if res.StatusCode != 400 {
@@ -243,6 +250,51 @@ func TestPlanPageIsThePlanReport(t *testing.T) {
 	for _, want := range []string{"gpuscout plan: cv-training", "672", "p5.48xlarge", "278.87", "skypilot-v9@", "<svg", "cash-flow chart", `href="/leaderboard"`} {
 		if !strings.Contains(body, want) {
 			t.Errorf("the plan page lacks %q", want)
+		}
+	}
+}
+
+// Pages that depend only on their URL and the catalog are kept: the second
+// answer is the first's bytes and headers; an error page is not kept.
+func TestCachedPagesAreTheSame(t *testing.T) {
+	f := newFixture(t)
+	for _, path := range []string{"/catalog?gpu=H100", "/spot?runs=50", "/plans/" + f.plan} {
+		r1, b1 := get(t, f.h, path)
+		r2, b2 := get(t, f.h, path)
+		if r1.StatusCode != 200 || r2.StatusCode != 200 || b1 != b2 || r1.Header.Get("Content-Security-Policy") != r2.Header.Get("Content-Security-Policy") {
+			t.Errorf("GET %s twice: status %d, %d; same body %v; same CSP %v", path, r1.StatusCode, r2.StatusCode, b1 == b2,
+				r1.Header.Get("Content-Security-Policy") == r2.Header.Get("Content-Security-Policy"))
+		}
+	}
+	for range 2 {
+		if res, _ := get(t, f.h, "/catalog?limit=0"); res.StatusCode != 400 {
+			t.Errorf("a bad query: status %d, want 400 every time", res.StatusCode)
+		}
+	}
+}
+
+// Lists show 100 rows a page: 101 more reports make the fixture's 103,
+// the last three on page 2, ranked on from 101 on the leaderboard.
+func TestListsArePaged(t *testing.T) {
+	f := newFixture(t)
+	body, err := os.ReadFile("../../cli/testdata/bench-h200-v1.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 101 {
+		b := strings.Replace(string(body), "h200-node", fmt.Sprintf("node-%d", i), 1)
+		put(t, f.st, store.KindBench, []byte(b), time.Date(2026, 11, 1, 0, 0, i, 0, time.UTC))
+	}
+	for _, tc := range []struct{ path, want string }{
+		{"/reports", `href="/reports?page=2">next page`},
+		{"/reports?page=2", "Reports 101 to 103"},
+		{"/leaderboard", "1 to 100 of 103 reports"},
+		{"/leaderboard?page=2", "101 to 103 of 103 reports"},
+		{"/leaderboard?page=2", `<td class="n">-</td>`}, // unpriced: no rank
+		{"/leaderboard?page=2", `href="/leaderboard?page=1">previous page`},
+	} {
+		if _, b := get(t, f.h, tc.path); !strings.Contains(b, tc.want) {
+			t.Errorf("GET %s: the page lacks %s", tc.path, tc.want)
 		}
 	}
 }

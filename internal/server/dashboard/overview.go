@@ -38,7 +38,7 @@ func (d *dash) overview(r *http.Request) (*page, error) {
 		b.Links = append(b.Links, link{Text: doc.ID[:12], Href: "/reports/" + doc.ID, Note: docNote(doc)})
 	}
 	if len(reports) == 0 {
-		b.Paras = []string{"None yet: `gpuscout bench --upload URL --token TOKEN` adds one."}
+		b.Paras = []string{"None yet: 'gpuscout bench --upload URL --token TOKEN' adds one."}
 	}
 	p.Blocks = append(p.Blocks, b)
 	plans, err := d.Store.ListDocuments(ctx, store.Filter{Kind: store.KindPlan, Limit: overviewLatest}, false)
@@ -50,7 +50,7 @@ func (d *dash) overview(r *http.Request) (*page, error) {
 		b.Links = append(b.Links, link{Text: doc.ID[:12], Href: "/plans/" + doc.ID, Note: docNote(doc)})
 	}
 	if len(plans) == 0 {
-		b.Paras = []string{"None yet: `gpuscout advise ... --upload URL --token TOKEN` adds one."}
+		b.Paras = []string{"None yet: 'gpuscout advise ... --upload URL --token TOKEN' adds one."}
 	}
 	p.Blocks = append(p.Blocks, b)
 	return p, nil
