@@ -18,6 +18,7 @@ import (
 	"github.com/gpuscout/gpuscout/internal/server"
 	"github.com/gpuscout/gpuscout/internal/server/dashboard"
 	"github.com/gpuscout/gpuscout/internal/store"
+	"github.com/gpuscout/gpuscout/internal/store/postgres"
 	"github.com/gpuscout/gpuscout/internal/store/sqlite"
 )
 
@@ -84,7 +85,7 @@ are for operations. SIGTERM or SIGINT stops it after requests in flight finish.`
 		if err != nil {
 			return err
 		}
-		st, err := openStore(f.db)
+		st, err := openStore(cmd.Context(), f.db)
 		if err != nil {
 			return err
 		}
@@ -110,12 +111,16 @@ are for operations. SIGTERM or SIGINT stops it after requests in flight finish.`
 }
 
 // openStore opens --db: a postgres:// URL or a SQLite file path.
-func openStore(db string) (store.Store, error) {
+func openStore(ctx context.Context, db string) (store.Store, error) {
 	switch {
 	case db == "":
 		return nil, usagef("--db: empty; give a SQLite file path or a postgres:// URL")
 	case strings.HasPrefix(db, "postgres://") || strings.HasPrefix(db, "postgresql://"):
-		return nil, usagef("--db %s: this build has no PostgreSQL store; give a SQLite file path", redactDB(db))
+		st, err := postgres.Open(ctx, db)
+		if err != nil {
+			return nil, fmt.Errorf("--db %s: %w", redactDB(db), err)
+		}
+		return st, nil
 	}
 	st, err := sqlite.Open(db)
 	if err != nil {
