@@ -153,10 +153,11 @@ func (s *Server) routes_() {
 	s.mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, "not_found", "no API route "+r.Method+" "+r.URL.Path+"; see docs/openapi.yaml", nil)
 	})
+	// The dashboard's pages are counted and logged under the route "/".
 	if s.cfg.Dashboard != nil {
-		s.mux.Handle("/", s.cfg.Dashboard)
+		s.mux.Handle("/", s.wrap("/", open, s.cfg.Dashboard.ServeHTTP))
 	} else {
-		s.mux.HandleFunc("GET /{$}", landing)
+		s.mux.Handle("GET /{$}", s.wrap("/", open, landing))
 	}
 }
 

@@ -497,6 +497,18 @@ func TestOps(t *testing.T) {
 	if w := f.do(t, "GET", "/", "", nil); w.Code != 200 || !strings.Contains(w.Body.String(), "gpuscout") {
 		t.Fatalf("landing page: got %d", w.Code)
 	}
+	if w := f.do(t, "GET", "/metrics", "", nil); !strings.Contains(w.Body.String(), `gpuscout_http_requests_total{code="200",method="GET",route="/"} 1`) {
+		t.Fatalf("the landing page is not counted under route /")
+	}
+	d := newFixture(t, func(c *Config) {
+		c.Dashboard = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "dashboard "+r.URL.Path) })
+	})
+	if w := d.do(t, "GET", "/reports", "", nil); w.Code != 200 || w.Body.String() != "dashboard /reports" {
+		t.Fatalf("dashboard mount: got %d %q", w.Code, w.Body)
+	}
+	if w := d.do(t, "GET", "/api/v1/gpus", "", nil); w.Code != 401 {
+		t.Fatalf("the API stays the API's under a dashboard: got %d", w.Code)
+	}
 }
 
 // blockingStore holds PutDocument until release is closed.
