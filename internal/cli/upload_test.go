@@ -167,3 +167,16 @@ func TestSignedUpload(t *testing.T) {
 		t.Fatalf("bad env: exit %d %q", code, errOut)
 	}
 }
+
+// GPUSCOUT_UPLOAD_URL and GPUSCOUT_TOKEN stand for --upload and --token.
+func TestUploadFromEnv(t *testing.T) {
+	url, token, st := uploadServer(t)
+	t.Setenv("GPUSCOUT_UPLOAD_URL", url)
+	t.Setenv("GPUSCOUT_TOKEN", token)
+	if _, errOut, code := run(t, "advise", "--scenario", "inference-batch", "--work", "100gpu-h@A100", "--provider", "aws"); code != 0 || !strings.Contains(errOut, "uploaded plan") {
+		t.Fatalf("exit %d %q", code, errOut)
+	}
+	if docs, _ := st.ListDocuments(context.Background(), store.Filter{Kind: store.KindPlan}, false); len(docs) != 1 {
+		t.Fatalf("stored %d plans, want 1", len(docs))
+	}
+}
