@@ -34,8 +34,8 @@ func (l *limiter) allow(key string) (bool, time.Duration) {
 	now := l.now()
 	b := l.buckets[key]
 	if b == nil {
-		if len(l.buckets) > 100000 { // bound memory: forget idle clients
-			clear(l.buckets)
+		if len(l.buckets) >= maxBuckets {
+			l.evict(now)
 		}
 		b = &bucket{tokens: l.burst, at: now}
 		l.buckets[key] = b
@@ -47,6 +47,23 @@ func (l *limiter) allow(key string) (bool, time.Duration) {
 		return true, 0
 	}
 	return false, time.Duration((1 - b.tokens) / l.rate * float64(time.Second))
+}
+
+// maxBuckets bounds the limiter's memory.
+const maxBuckets = 100000
+
+// evict forgets the buckets that have refilled (a full bucket and a new one
+// are the same); only when none has does it forget them all.
+func (l *limiter) evict(now time.Time) {
+	full := time.Duration(l.burst / l.rate * float64(time.Second))
+	for k, b := range l.buckets {
+		if now.Sub(b.at) >= full {
+			delete(l.buckets, k)
+		}
+	}
+	if len(l.buckets) >= maxBuckets {
+		clear(l.buckets)
+	}
 }
 
 // retryAfter is the Retry-After header value: whole seconds, at least 1.

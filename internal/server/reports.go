@@ -200,7 +200,7 @@ func listFilter(r *http.Request) (store.Filter, []FieldError) {
 		name string
 		to   *int
 		max  int
-	}{{"limit", &f.Limit, store.MaxLimit}, {"offset", &f.Offset, 1 << 30}} {
+	}{{"limit", &f.Limit, store.MaxLimit}, {"offset", &f.Offset, store.MaxOffset}} {
 		if s := v.Get(p.name); s != "" {
 			n, err := strconv.Atoi(s)
 			if err != nil || n < 0 || n > p.max {
