@@ -65,51 +65,13 @@ func readDocument(path string) (*benchreport.Document, error) {
 }
 
 // comparison is bench compare's result (its -o json form).
-type comparison struct {
-	Reports []comparedReport `json:"reports"`
-	Rows    []comparedRow    `json:"rows"`
-}
+type comparison struct{ *benchreport.Comparison }
 
-type comparedReport struct {
-	File      string                 `json:"file"`
-	CreatedAt string                 `json:"created_at"`
-	Host      benchreport.Host       `json:"host"`
-	Cloud     *benchreport.Cloud     `json:"cloud"`
-	GPUs      []benchreport.GPUEntry `json:"gpus"`
-}
+// MarshalJSON writes the comparison itself.
+func (c *comparison) MarshalJSON() ([]byte, error) { return json.Marshal(c.Comparison) }
 
-type comparedRow struct {
-	Name   string          `json:"name"`
-	Device string          `json:"device"`
-	Unit   string          `json:"unit"`
-	Values []comparedValue `json:"values"` // one per report, in order
-}
-
-type comparedValue struct {
-	Value      *float64 `json:"value"`
-	Efficiency *float64 `json:"efficiency"`
-	Status     string   `json:"status"` // "" when the report has no such measurement
-}
-
-// compareReports lines the reports' measurements up by name and device, in
-// the order they first appear.
 func compareReports(files []string, docs []*benchreport.Document) *comparison {
-	c := &comparison{Reports: []comparedReport{}, Rows: []comparedRow{}}
-	index := map[[2]string]int{}
-	for i, d := range docs {
-		c.Reports = append(c.Reports, comparedReport{File: files[i], CreatedAt: d.CreatedAt.UTC().Format("2006-01-02T15:04:05Z"), Host: d.Host, Cloud: d.Cloud, GPUs: d.GPUs})
-		for _, m := range d.Measurements {
-			key := [2]string{m.Name, m.Device}
-			row, ok := index[key]
-			if !ok {
-				row = len(c.Rows)
-				index[key] = row
-				c.Rows = append(c.Rows, comparedRow{Name: m.Name, Device: m.Device, Unit: m.Unit, Values: make([]comparedValue, len(docs))})
-			}
-			c.Rows[row].Values[i] = comparedValue{Value: m.Value, Efficiency: m.Efficiency, Status: m.Status}
-		}
-	}
-	return c
+	return &comparison{benchreport.Compare(files, docs)}
 }
 
 func (c *comparison) table() *render.Table {

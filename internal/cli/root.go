@@ -120,6 +120,8 @@ Every price carries its source and date; a price nobody can source is shown as u
 	root.AddCommand(newDoctorCmd(e))
 	root.AddCommand(newRulesCmd(e))
 	root.AddCommand(newAgentCmd(e))
+	root.AddCommand(newServeCmd(e))
+	root.AddCommand(newTokenCmd(e))
 	strictCompletion(root)
 	return root
 }

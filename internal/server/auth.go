@@ -1,0 +1,147 @@
+package server
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net/http"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/gpuscout/gpuscout/internal/store"
+)
+
+// Token scopes. A write token may also read; an admin token may do anything.
+const (
+	ScopeRead  = "read"
+	ScopeWrite = "write"
+	ScopeAdmin = "admin"
+)
+
+// Scopes lists the scopes in increasing power.
+var Scopes = []string{ScopeRead, ScopeWrite, ScopeAdmin}
+
+// TokenPrefix starts every secret, so that a leaked one is recognisable.
+const TokenPrefix = "gps_"
+
+var tokenName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
+
+// NewToken makes a token named name with the scopes (nil: write): the
+// secret, shown once, and the record to store, which holds only its hash.
+func NewToken(name string, scopes []string, now time.Time) (secret string, t *store.Token, err error) {
+	if !tokenName.MatchString(name) {
+		return "", nil, fmt.Errorf("name %q: want 1 to 64 letters, digits, '.', '_' or '-', starting with a letter or digit", name)
+	}
+	if len(scopes) == 0 {
+		scopes = []string{ScopeWrite}
+	}
+	for _, s := range scopes {
+		if !slices.Contains(Scopes, s) {
+			return "", nil, fmt.Errorf("scope %q: want one of %s", s, strings.Join(Scopes, ", "))
+		}
+	}
+	var b [32]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return "", nil, err
+	}
+	secret = TokenPrefix + hex.EncodeToString(b[:])
+	var id [8]byte
+	if _, err := rand.Read(id[:]); err != nil {
+		return "", nil, err
+	}
+	slices.Sort(scopes)
+	return secret, &store.Token{ID: hex.EncodeToString(id[:]), Name: name, Hash: HashSecret(secret),
+		Scopes: slices.Compact(scopes), CreatedAt: now.UTC()}, nil
+}
+
+// HashSecret is what the store keeps of a secret.
+func HashSecret(secret string) []byte {
+	h := sha256.Sum256([]byte(secret))
+	return h[:]
+}
+
+// allows says whether a token with scopes may do what need asks.
+func allows(scopes []string, need access) bool {
+	best := -1
+	for _, s := range scopes {
+		if i := slices.Index(Scopes, s); i > best {
+			best = i
+		}
+	}
+	switch need {
+	case readScope:
+		return best >= 0
+	case writeScope:
+		return best >= 1
+	case adminScope:
+		return best >= 2
+	}
+	return true
+}
+
+type ctxKey struct{}
+
+// caller is the token a request came with (nil: none).
+func caller(ctx context.Context) *store.Token {
+	t, _ := ctx.Value(ctxKey{}).(*store.Token)
+	return t
+}
+
+// authenticate finds the request's token. It answers (and returns false)
+// with 401 for a missing token a route needs or any bad token, 403 for a
+// token without the scope.
+func (s *Server) authenticate(w http.ResponseWriter, r *http.Request, need access) (*store.Token, bool) {
+	h := r.Header.Get("Authorization")
+	if h == "" {
+		if need == open || (need == readScope && s.cfg.ReadOpen) {
+			return nil, true
+		}
+		w.Header().Set("WWW-Authenticate", `Bearer realm="gpuscout"`)
+		writeError(w, http.StatusUnauthorized, "unauthorized", "this request needs a token: Authorization: Bearer <token> (gpuscout token create)", nil)
+		return nil, false
+	}
+	secret, ok := strings.CutPrefix(h, "Bearer ")
+	if !ok || strings.TrimSpace(secret) == "" {
+		w.Header().Set("WWW-Authenticate", `Bearer realm="gpuscout"`)
+		writeError(w, http.StatusUnauthorized, "unauthorized", "Authorization: want \"Bearer <token>\"", nil)
+		return nil, false
+	}
+	t, err := s.cfg.Store.TokenByHash(r.Context(), HashSecret(strings.TrimSpace(secret)))
+	if err != nil || t.Revoked {
+		if err != nil && !errors.Is(err, store.ErrNotFound) {
+			writeError(w, http.StatusServiceUnavailable, "store", "token lookup failed", nil)
+			return nil, false
+		}
+		w.Header().Set("WWW-Authenticate", `Bearer realm="gpuscout", error="invalid_token"`)
+		writeError(w, http.StatusUnauthorized, "unauthorized", "unknown or revoked token", nil)
+		return nil, false
+	}
+	if !allows(t.Scopes, need) {
+		writeError(w, http.StatusForbidden, "forbidden", fmt.Sprintf("token %q (scopes %s) may not do this", t.Name, strings.Join(t.Scopes, ",")), nil)
+		return nil, false
+	}
+	s.touch(r.Context(), t)
+	return t, true
+}
+
+// touch records a token's use, at most once a minute per token.
+func (s *Server) touch(ctx context.Context, t *store.Token) {
+	now := s.cfg.Now()
+	s.touchMu.Lock()
+	last := s.touched[t.ID]
+	due := now.Sub(last) >= time.Minute
+	if due {
+		s.touched[t.ID] = now
+	}
+	s.touchMu.Unlock()
+	if due {
+		if err := s.cfg.Store.TouchToken(ctx, t.ID, now.UTC()); err != nil {
+			s.cfg.Logger.Warn("token touch", "token", t.Name, "err", err)
+		}
+	}
+}

@@ -1,0 +1,248 @@
+package dashboard
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gpuscout/gpuscout/internal/catalog"
+	"github.com/gpuscout/gpuscout/internal/store"
+	"github.com/gpuscout/gpuscout/internal/store/storetest"
+)
+
+// evil is a hostname an uploader chose to break the page with.
+const evil = `<script>alert("x")</script>`
+
+// fixture is a dashboard over a memory store seeded with real documents:
+// the recorded H200 report as bench wrote it (no cloud identity), the same
+// report as if run on AWS p5en.48xlarge in us-east-1 with a hostname
+// carrying a script, and an advise plan.
+type fixture struct {
+	h                  http.Handler
+	plain, onAWS, plan string // document ids
+	st                 store.Store
+}
+
+func newFixture(t *testing.T) *fixture {
+	t.Helper()
+	cat, err := catalog.Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := storetest.Memory()
+	f := &fixture{st: st}
+	body, err := os.ReadFile("../../cli/testdata/bench-h200-v1.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.plain = put(t, st, store.KindBench, body, time.Date(2026, 11, 30, 22, 0, 0, 0, time.UTC))
+	var doc map[string]any
+	if err := json.Unmarshal(body, &doc); err != nil {
+		t.Fatal(err)
+	}
+	doc["cloud"] = map[string]any{"provider": "aws", "instance_type": "p5en.48xlarge", "region": "us-east-1", "zone": "", "matched_offering": "aws/p5en.48xlarge/us-east-1"}
+	doc["host"].(map[string]any)["hostname"] = evil
+	aws, _ := json.Marshal(doc)
+	f.onAWS = put(t, st, store.KindBench, aws, time.Date(2026, 11, 30, 23, 0, 0, 0, time.UTC))
+	f.plan = put(t, st, store.KindPlan, planJSON(t), time.Date(2026, 11, 30, 23, 30, 0, 0, time.UTC))
+	f.h = New(Config{Store: st, Catalog: cat, Now: func() time.Time { return time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC) }})
+	return f
+}
+
+func put(t *testing.T, st store.Store, kind string, body []byte, at time.Time) string {
+	t.Helper()
+	d := &store.Document{ID: store.DocumentID(body), Kind: kind, Body: body, ReceivedAt: at, TokenName: "ci"}
+	if _, err := st.PutDocument(context.Background(), d); err != nil {
+		t.Fatal(err)
+	}
+	return d.ID
+}
+
+func get(t *testing.T, h http.Handler, path string) (*http.Response, string) {
+	t.Helper()
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, httptest.NewRequest("GET", path, nil))
+	res := rec.Result()
+	b, _ := io.ReadAll(res.Body)
+	return res, string(b)
+}
+
+// pages lists every page of the fixture with a text each must show.
+func (f *fixture) pages() map[string]string {
+	return map[string]string{
+		"/":                                "Latest bench reports",
+		"/catalog":                         "PRICE SOURCE",
+		"/catalog?gpu=H200:8&provider=aws": "63.296",
+		"/leaderboard":                     "USD per sustained bf16 TFLOP-hour",
+		"/priceperf":                       "Price/performance",
+		"/reports":                         f.onAWS[:12],
+		"/reports/" + f.onAWS:              "gemm_bf16_sustained",
+		"/compare?ids=" + f.plain + "," + f.onAWS: "(68%)",
+		"/plans/" + f.plan:                        "Plans",
+		"/spot":                                   "Spot",
+	}
+}
+
+func TestEveryPageIsServedWithAStrictCSP(t *testing.T) {
+	f := newFixture(t)
+	for path, want := range f.pages() {
+		res, body := get(t, f.h, path)
+		if res.StatusCode != 200 {
+			t.Errorf("GET %s: status %d, want 200\n%s", path, res.StatusCode, body)
+			continue
+		}
+		if !strings.Contains(body, want) {
+			t.Errorf("GET %s: the page does not show %q", path, want)
+		}
+		csp := res.Header.Get("Content-Security-Policy")
+		for _, part := range []string{"default-src 'none'", "style-src 'self'", "img-src 'self' data:"} {
+			if !strings.Contains(csp, part) {
+				t.Errorf("GET %s: CSP %q lacks %q", path, csp, part)
+			}
+		}
+		if strings.Contains(csp, "script-src") || strings.Contains(csp, "unsafe-inline") {
+			t.Errorf("GET %s: CSP %q allows script or any inline style", path, csp)
+		}
+		if strings.Contains(body, "<script") {
+			t.Errorf("GET %s: the page carries a script element", path)
+		}
+		if !strings.Contains(body, `name="viewport"`) {
+			t.Errorf("GET %s: no viewport", path)
+		}
+	}
+}
+
+func TestUploadedTextIsEscaped(t *testing.T) {
+	f := newFixture(t)
+	for _, path := range []string{"/reports", "/reports/" + f.onAWS, "/compare?ids=" + f.onAWS} {
+		_, body := get(t, f.h, path)
+		if strings.Contains(body, evil) {
+			t.Errorf("GET %s: the hostname's script is on the page unescaped", path)
+		}
+		if path == "/reports/"+f.onAWS && !strings.Contains(body, "&lt;script&gt;") {
+			t.Errorf("GET %s: the escaped hostname is missing", path)
+		}
+	}
+}
+
+// The CSP allows each inline style the page carries by its hash: the
+// SVG charts' style attribute hashes to a fixed value.
+func TestCSPHashesInlineStyles(t *testing.T) {
+	page := []byte(`<svg style="max-width:760px;height:auto"></svg><style>b{}</style>`)
+	got := CSP(page)
+	// printf 'max-width:760px;height:auto' | openssl dgst -sha256 -binary | base64
+	for _, want := range []string{"'unsafe-hashes'", "'sha256-" + hashOf("max-width:760px;height:auto") + "'", "'sha256-" + hashOf("b{}") + "'"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("CSP = %q, want it to contain %s", got, want)
+		}
+	}
+	if got := CSP([]byte("<p>plain</p>")); strings.Contains(got, "sha256") || strings.Contains(got, "unsafe") {
+		t.Errorf("a page with no inline style: CSP = %q, want no hash", got)
+	}
+}
+
+func TestBadInputIsA400NamingTheParameter(t *testing.T) {
+	f := newFixture(t)
+	for _, tc := range []struct{ path, want string }{
+		{"/catalog?gpu=NOPE-9000", "gpu &#34;NOPE-9000&#34;"},
+		{"/catalog?provider=nocloud", "provider &#34;nocloud&#34; is not a known provider"},
+		{"/catalog?max_price=-1", "max_price &#34;-1&#34;: want a price per hour from 0"},
+		{"/catalog?limit=0", "limit &#34;0&#34;: want a whole number from 1 to 1000"},
+		{"/catalog?china=maybe", "china &#34;maybe&#34;"},
+		{"/catalog?region=%27%3B+DROP+TABLE+documents%3B--", "is not a known region"},
+		{"/reports/zz", "report id &#34;zz&#34;: want the 64 hex digits"},
+		{"/compare?ids=", "want 1 to 8 report ids"},
+	} {
+		res, body := get(t, f.h, tc.path)
+		if res.StatusCode != 400 {
+			t.Errorf("GET %s: status %d, want 400", tc.path, res.StatusCode)
+		}
+		if !strings.Contains(body, tc.want) {
+			t.Errorf("GET %s: the page does not say %q:\n%s", tc.path, tc.want, body)
+		}
+	}
+	res, _ := get(t, f.h, "/reports/"+strings.Repeat("0", 64))
+	if res.StatusCode != 404 {
+		t.Errorf("a report nobody uploaded: status %d, want 404", res.StatusCode)
+	}
+}
+
+func hashOf(s string) string {
+	sum := sha256.Sum256([]byte(s))
+	return base64.StdEncoding.EncodeToString(sum[:])
+}
+
+// The leaderboard prices the AWS report at p5en.48xlarge's on-demand price
+// in us-east-1 (63.296 USD/h for 8 H200, karpenter-aws@2026-07-20):
+// 7.912 USD per GPU-hour; ÷ 671.2 sustained TFLOP/s = 0.011788 USD per
+// TFLOP-hour; ÷ 4239 GB/s = 0.0018665 USD per GB/s-hour (shown 0.001866);
+// over the datasheet's 989 TFLOP/s, 0.008 USD per TFLOP-hour. The report with
+// no cloud identity is listed, unpriced, and says so.
+func TestLeaderboardPricesMeasuredWork(t *testing.T) {
+	f := newFixture(t)
+	_, body := get(t, f.h, "/leaderboard")
+	row := rowOf(body, f.onAWS[:12])
+	for _, want := range []string{">1<", "aws/p5en.48xlarge/us-east-1", ">7.912<", ">671.2<", ">0.01179<", ">4239<", ">0.001866<", ">0.008<", "karpenter-aws@2026-07-20", "2026-07-20"} {
+		if !strings.Contains(row, want) {
+			t.Errorf("leaderboard row of the AWS report lacks %s:\n%s", want, row)
+		}
+	}
+	plain := rowOf(body, f.plain[:12])
+	if !strings.Contains(plain, "no matched offering") {
+		t.Errorf("the report without a cloud identity should say it has no matched offering:\n%s", plain)
+	}
+	if !strings.Contains(body, "1 report(s) name no catalog offering") {
+		t.Errorf("the leaderboard does not count the unpriced report")
+	}
+	if !strings.Contains(body, "(datasheet)") || !strings.Contains(body, "NOT measured") {
+		t.Errorf("the datasheet column is not marked as such")
+	}
+}
+
+// rowOf returns the table row of the page that mentions s.
+func rowOf(page, s string) string {
+	i := strings.Index(page, s)
+	if i < 0 {
+		return ""
+	}
+	start := strings.LastIndex(page[:i], "<tr>")
+	end := strings.Index(page[i:], "</tr>")
+	if start < 0 || end < 0 {
+		return ""
+	}
+	return page[start : i+end]
+}
+
+// planJSON is a real `gpuscout advise --scenario cv-training --gpu A100:4
+// --for 7d --deadline 9d -o json` output.
+func planJSON(t *testing.T) []byte {
+	b, err := os.ReadFile("testdata/plan-a100.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// The plan page is the plan report, rebuilt from the upload: the question,
+// the recommended plan (#1, aws p5.48xlarge spot at 278.87 USD), its
+// price's source, the charts, and what could not be rebuilt.
+func TestPlanPageIsThePlanReport(t *testing.T) {
+	f := newFixture(t)
+	res, body := get(t, f.h, "/plans/"+f.plan)
+	if res.StatusCode != 200 {
+		t.Fatalf("status %d\n%s", res.StatusCode, body)
+	}
+	for _, want := range []string{"gpuscout plan: cv-training", "672", "p5.48xlarge", "278.87", "skypilot-v9@", "<svg", "cash-flow chart", `href="/leaderboard"`} {
+		if !strings.Contains(body, want) {
+			t.Errorf("the plan page lacks %q", want)
+		}
+	}
+}

@@ -1,0 +1,215 @@
+package dashboard
+
+import (
+	"cmp"
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+
+	"github.com/shopspring/decimal"
+
+	"github.com/gpuscout/gpuscout/internal/benchreport"
+	"github.com/gpuscout/gpuscout/internal/catalog"
+	"github.com/gpuscout/gpuscout/internal/render"
+)
+
+// Measurements the leaderboard prices.
+const (
+	sustainedBF16 = "gemm_bf16_sustained" // TFLOP/s over minutes of load
+	hbmCopy       = "hbm_copy"            // GB/s
+)
+
+// perGPU is the mean of a measurement over a report's GPUs (devices
+// gpuN with a value), and how many GPUs had one; 0, 0 when none.
+func perGPU(r *benchreport.Document, name string) (mean float64, n int) {
+	sum := 0.0
+	for i := range r.Measurements {
+		m := &r.Measurements[i]
+		if m.Name == name && strings.HasPrefix(m.Device, "gpu") && !strings.Contains(m.Device, ">") && m.OK() {
+			sum += *m.Value
+			n++
+		}
+	}
+	if n == 0 {
+		return 0, 0
+	}
+	return sum / float64(n), n
+}
+
+// unitPrice is price ÷ per, to 6 significant decimals; invalid when either
+// is unknown or per is not above zero.
+func unitPrice(price decimal.NullDecimal, per float64) decimal.NullDecimal {
+	if !price.Valid || !(per > 0) {
+		return decimal.NullDecimal{}
+	}
+	return decimal.NullDecimal{Decimal: price.Decimal.DivRound(decimal.NewFromFloat(per), 8), Valid: true}
+}
+
+// sig writes a unit price with 4 significant digits, unknown as render.Unknown.
+func sig(d decimal.NullDecimal) string {
+	if !d.Valid {
+		return render.Unknown
+	}
+	f, _ := d.Decimal.Float64() // display only: the arithmetic stayed decimal
+	return figure(f)
+}
+
+// entry is one leaderboard row: a report priced at its matched offering.
+type entry struct {
+	doc       benchDoc
+	off       *pricedOffering
+	gpu       *catalog.GPU
+	tflops    float64 // sustained bf16 TFLOP/s per GPU (measured)
+	hbm       float64 // HBM copy GB/s per GPU (measured)
+	perTFLOPh decimal.NullDecimal
+	perGBs    decimal.NullDecimal
+	sheet     decimal.NullDecimal // the same price over the datasheet's dense BF16
+}
+
+func (d *dash) entries(docs []benchDoc) []entry {
+	var out []entry
+	for _, doc := range docs {
+		rep := doc.Report
+		e := entry{doc: doc}
+		if rep.Cloud != nil && rep.Cloud.MatchedOffering != "" {
+			e.off = d.matchOffering(rep.Cloud.MatchedOffering)
+		}
+		if len(rep.GPUs) > 0 && rep.GPUs[0].CanonicalGPU != nil {
+			e.gpu = d.Catalog.GPU(*rep.GPUs[0].CanonicalGPU)
+		}
+		e.tflops, _ = perGPU(rep, sustainedBF16)
+		e.hbm, _ = perGPU(rep, hbmCopy)
+		price := e.off.perGPUHour()
+		e.perTFLOPh = unitPrice(price, e.tflops)
+		e.perGBs = unitPrice(price, e.hbm)
+		if e.gpu != nil && e.gpu.BF16.Known {
+			e.sheet = unitPrice(price, e.gpu.BF16.Value)
+		}
+		out = append(out, e)
+	}
+	// Cheapest measured work first; reports that cannot be priced last.
+	slices.SortStableFunc(out, func(a, b entry) int {
+		if a.perTFLOPh.Valid != b.perTFLOPh.Valid {
+			if a.perTFLOPh.Valid {
+				return -1
+			}
+			return 1
+		}
+		if a.perTFLOPh.Valid {
+			return a.perTFLOPh.Decimal.Cmp(b.perTFLOPh.Decimal)
+		}
+		return cmp.Compare(b.doc.ReceivedAt.Unix(), a.doc.ReceivedAt.Unix())
+	})
+	return out
+}
+
+// leaderboard prices measured work: each uploaded report at the on-demand
+// price of the offering it ran on.
+func (d *dash) leaderboard(r *http.Request) (*page, error) {
+	docs, err := d.benchDocs(r.Context())
+	if err != nil {
+		return nil, err
+	}
+	es := d.entries(docs)
+	p := &page{Title: "Leaderboard: price per measured unit of work", Intro: []string{
+		"Each uploaded bench report priced at the on-demand list price of the catalog offering it ran on (its matched offering). Price per GPU-hour = the offering's price per hour ÷ its GPUs.",
+		"USD per sustained bf16 TFLOP-hour = price per GPU-hour ÷ the sustained bf16 TFLOP/s measured per GPU (gemm_bf16_sustained, the mean over the report's GPUs): what one hour of 1 TFLOP/s of dense bf16 matrix work costs at the rate the node held under minutes of load.",
+		"USD per GB/s-hour of HBM = price per GPU-hour ÷ the HBM copy bandwidth measured per GPU (hbm_copy, GB/s): what one hour of 1 GB/s of memory bandwidth costs.",
+		"The datasheet column divides the same price by the catalog's dense bf16 datasheet figure: it is NOT measured, shown only beside the measured figure for scale, and never ranked.",
+	}}
+	t := &render.Table{Legend: true, Currency: "USD", Columns: []render.Column{
+		{Header: "#", Right: true}, {Header: "REPORT"}, {Header: "MEASURED"}, {Header: "GPU"}, {Header: "OFFERING"},
+		{Header: "USD/GPU-h", Right: true}, {Header: "SUSTAINED BF16 TFLOP/s", Right: true}, {Header: "USD/TFLOP-h (measured)", Right: true},
+		{Header: "HBM GB/s", Right: true}, {Header: "USD per GB/s-h (measured)", Right: true},
+		{Header: "USD/TFLOP-h (datasheet)", Right: true}, {Header: "PRICE SOURCE"}, {Header: "PRICE AS OF"},
+	}}
+	var hrefs []string
+	unmatched := 0
+	for i, e := range es {
+		gpu := render.Unknown
+		if e.gpu != nil {
+			gpu = e.gpu.Name
+		}
+		offer, src, asOf := "no matched offering", render.NotApplied, render.NotApplied
+		if e.off != nil {
+			o := e.off.Row.Offering
+			offer = o.Provider + "/" + o.InstanceType + "/" + o.Region
+			src, asOf = orUnknown(e.off.Source), orUnknown(e.off.AsOf)
+		} else {
+			unmatched++
+		}
+		tf, hb := render.Unknown, render.Unknown
+		if e.tflops > 0 {
+			tf = figure(e.tflops)
+		}
+		if e.hbm > 0 {
+			hb = figure(e.hbm)
+		}
+		rank := fmt.Sprint(i + 1)
+		if !e.perTFLOPh.Valid {
+			rank = render.NotApplied
+		}
+		t.Rows = append(t.Rows, []string{rank, e.doc.ID[:12], day(e.doc.Report), gpu, offer, price(e.off.perGPUHour()), tf, sig(e.perTFLOPh), hb, sig(e.perGBs), sig(e.sheet), src, asOf})
+		hrefs = append(hrefs, "")
+	}
+	// The link is on the report column: the table's first column is the rank.
+	ht := tableHTML(t, nil)
+	for i, e := range es {
+		ht.Rows[i][1].Href = "/reports/" + e.doc.ID
+	}
+	if unmatched > 0 {
+		ht.Notes = append(ht.Notes, fmt.Sprintf("%d report(s) name no catalog offering (bench found no cloud identity, or the catalog has no such offering): measured, but not priced.", unmatched))
+	}
+	if len(es) == 0 {
+		p.Intro = append(p.Intro, "No bench report has been uploaded yet: `gpuscout bench --upload URL --token TOKEN` adds one.")
+		return p, nil
+	}
+	p.Blocks = append(p.Blocks, block{Heading: "Matrix work and memory bandwidth", Table: ht})
+	if wt := d.workloadTable(es); wt != nil {
+		p.Blocks = append(p.Blocks, block{Heading: "Training steps of the bundled workloads", Paras: []string{
+			"USD per 1M samples = price per GPU-hour ÷ (samples/s on one GPU × 3600) × 1,000,000. USD per 1000 steps = price per GPU-hour × the median step time × 1000 ÷ 3,600,000 ms. Both are for the workload's batch on one GPU, as bench ran it; runs with tiny test shapes are left out.",
+		}, Table: wt})
+	}
+	return p, nil
+}
+
+// workloadTable prices the reports' bundled workload runs; nil when none.
+func (d *dash) workloadTable(es []entry) *htmlTable {
+	t := &render.Table{Legend: true, Columns: []render.Column{{Header: "WORKLOAD"}, {Header: "REPORT"}, {Header: "GPU"}, {Header: "BATCH", Right: true},
+		{Header: "SAMPLES/s", Right: true}, {Header: "USD per 1M samples", Right: true}, {Header: "STEP ms", Right: true}, {Header: "USD per 1000 steps", Right: true}, {Header: "PRICE SOURCE"}}}
+	var ids []string
+	for _, e := range es {
+		price := e.off.perGPUHour()
+		for _, w := range e.doc.Report.Workloads {
+			if w.Tiny || w.Unit != "samples/s" {
+				continue
+			}
+			perM := unitPrice(price, w.Value*3600/1e6)
+			perK, step := decimal.NullDecimal{}, render.Unknown
+			if w.StepMS > 0 {
+				step = figure(w.StepMS)
+				if price.Valid {
+					perK = decimal.NullDecimal{Decimal: price.Decimal.Mul(decimal.NewFromFloat(w.StepMS)).Mul(decimal.NewFromInt(1000)).DivRound(decimal.NewFromInt(3_600_000), 8), Valid: true}
+				}
+			}
+			gpu, src := render.Unknown, "no matched offering"
+			if e.gpu != nil {
+				gpu = e.gpu.Name
+			}
+			if e.off != nil {
+				src = orUnknown(e.off.Source) + ", " + orUnknown(e.off.AsOf)
+			}
+			t.Rows = append(t.Rows, []string{w.Name, e.doc.ID[:12], gpu, fmt.Sprint(w.Batch), figure(w.Value), sig(perM), step, sig(perK), src})
+			ids = append(ids, e.doc.ID)
+		}
+	}
+	if len(t.Rows) == 0 {
+		return nil
+	}
+	ht := tableHTML(t, nil)
+	for i, id := range ids {
+		ht.Rows[i][1].Href = "/reports/" + id
+	}
+	return ht
+}

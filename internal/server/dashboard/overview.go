@@ -1,0 +1,71 @@
+package dashboard
+
+import (
+	"fmt"
+	"net/http"
+
+	"github.com/gpuscout/gpuscout/internal/store"
+)
+
+// overviewLatest is how many reports and plans the overview lists.
+const overviewLatest = 10
+
+// overview counts what is stored and lists the latest reports and plans.
+func (d *dash) overview(r *http.Request) (*page, error) {
+	ctx := r.Context()
+	p := &page{Title: "gpuscout team dashboard", Intro: []string{
+		fmt.Sprintf("Catalog: %d offerings from %d providers, %d GPU models.", len(d.Catalog.Offerings), len(d.Catalog.ProviderNames()), len(d.Catalog.GPUs)),
+	}}
+	var counts []string
+	for _, k := range []struct{ kind, name string }{{store.KindBench, "bench reports"}, {store.KindPlan, "plans"}, {store.KindAgent, "agent summaries"}} {
+		docs, err := d.Store.ListDocuments(ctx, store.Filter{Kind: k.kind, Limit: store.MaxLimit}, false)
+		if err != nil {
+			return nil, err
+		}
+		n := fmt.Sprint(len(docs))
+		if len(docs) == store.MaxLimit {
+			n = fmt.Sprintf("%d or more", store.MaxLimit)
+		}
+		counts = append(counts, n+" "+k.name)
+	}
+	p.Blocks = append(p.Blocks, block{Heading: "Stored", Paras: counts})
+	reports, err := d.Store.ListDocuments(ctx, store.Filter{Kind: store.KindBench, Limit: overviewLatest}, false)
+	if err != nil {
+		return nil, err
+	}
+	b := block{Heading: "Latest bench reports"}
+	for _, doc := range reports {
+		b.Links = append(b.Links, link{Text: doc.ID[:12], Href: "/reports/" + doc.ID, Note: docNote(doc)})
+	}
+	if len(reports) == 0 {
+		b.Paras = []string{"None yet: `gpuscout bench --upload URL --token TOKEN` adds one."}
+	}
+	p.Blocks = append(p.Blocks, b)
+	plans, err := d.Store.ListDocuments(ctx, store.Filter{Kind: store.KindPlan, Limit: overviewLatest}, false)
+	if err != nil {
+		return nil, err
+	}
+	b = block{Heading: "Latest plans"}
+	for _, doc := range plans {
+		b.Links = append(b.Links, link{Text: doc.ID[:12], Href: "/plans/" + doc.ID, Note: docNote(doc)})
+	}
+	if len(plans) == 0 {
+		b.Paras = []string{"None yet: `gpuscout advise ... --upload URL --token TOKEN` adds one."}
+	}
+	p.Blocks = append(p.Blocks, b)
+	return p, nil
+}
+
+// docNote describes a stored document in a few words.
+func docNote(doc store.Document) string {
+	s := doc.ReceivedAt.UTC().Format("2006-01-02 15:04Z")
+	if doc.GPU != "" {
+		s += " · " + doc.GPU
+	}
+	if doc.MatchedOffering != "" {
+		s += " · " + doc.MatchedOffering
+	} else if doc.Host != "" {
+		s += " · " + doc.Host
+	}
+	return s
+}

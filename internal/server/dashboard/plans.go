@@ -1,0 +1,235 @@
+package dashboard
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"html/template"
+	"math"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/shopspring/decimal"
+
+	"github.com/gpuscout/gpuscout/internal/advise"
+	"github.com/gpuscout/gpuscout/internal/catalog"
+	"github.com/gpuscout/gpuscout/internal/money"
+	"github.com/gpuscout/gpuscout/internal/render"
+	"github.com/gpuscout/gpuscout/internal/store"
+)
+
+// uploadedPlan is the part of `gpuscout advise -o json` the plan page reads
+// (docs: the advise command's JSON contract).
+type uploadedPlan struct {
+	Plans     []uploadedPlanRow `json:"plans"`
+	Closest   []uploadedPlanRow `json:"closest"`
+	Excluded  []advise.Excluded `json:"excluded"`
+	Summary   []string          `json:"summary"`
+	Violation string            `json:"violation"`
+	Inputs    struct {
+		Scenario      string           `json:"scenario"`
+		ReferenceGPU  string           `json:"reference_gpu"`
+		WorkGPUHours  float64          `json:"work_gpu_hours"`
+		HoursPerMonth float64          `json:"hours_per_month"`
+		Bursty        bool             `json:"bursty"`
+		HorizonMonths float64          `json:"horizon_months"`
+		DeadlineHours float64          `json:"deadline_hours"`
+		Objective     string           `json:"objective"`
+		Currency      string           `json:"currency"`
+		Budget        *decimal.Decimal `json:"budget"`
+		Ask           *struct {
+			GPU   string  `json:"gpu"`
+			Count float64 `json:"count"`
+			Hours float64 `json:"hours"`
+		} `json:"ask"`
+	} `json:"inputs"`
+}
+
+type uploadedPlanRow struct {
+	Rank          int                        `json:"rank"`
+	Provider      string                     `json:"provider"`
+	InstanceType  string                     `json:"instance_type"`
+	Region        string                     `json:"region"`
+	GPU           string                     `json:"gpu"`
+	GPUCount      float64                    `json:"gpu_count"`
+	Instances     int                        `json:"instances"`
+	Interconnect  string                     `json:"interconnect"`
+	PricingModel  string                     `json:"pricing_model"`
+	Term          string                     `json:"term"`
+	Payment       string                     `json:"payment"`
+	Mix           string                     `json:"mix"`
+	TotalCost     *decimal.Decimal           `json:"total_cost"`
+	Currency      string                     `json:"currency"`
+	PricePerHour  *decimal.Decimal           `json:"price_per_hour"`
+	ExpectedHours float64                    `json:"expected_hours"`
+	PMissDeadline *float64                   `json:"p_miss_deadline"`
+	UpfrontCash   *decimal.Decimal           `json:"upfront_cash"`
+	RelSpeed      float64                    `json:"relative_speed_per_gpu"`
+	Breakdown     map[string]decimal.Decimal `json:"cost_breakdown"`
+	Explanation   []string                   `json:"explanation"`
+	Risks         []string                   `json:"capacity_risks"`
+	Ecosystem     []string                   `json:"ecosystem"`
+	AsAsked       bool                       `json:"as_asked"`
+}
+
+// maxPlanRows bounds the plans rebuilt from one upload.
+const maxPlanRows = 200
+
+// rebuild turns the uploaded JSON back into advise's result and request,
+// as far as the JSON carries them, and says what it could not rebuild.
+func (d *dash) rebuild(u *uploadedPlan) (*advise.Result, *advise.Request, []string) {
+	cur := u.Inputs.Currency
+	if cur == "" {
+		cur = string(money.USD)
+	}
+	var missing []string
+	unmatched := 0
+	plan := func(p uploadedPlanRow) advise.Plan {
+		o := d.findOffering(p)
+		if o == nil {
+			unmatched++
+			o = &catalog.Offering{Provider: p.Provider, InstanceType: p.InstanceType, Region: p.Region, GPU: d.gpuOrName(p.GPU), GPUCount: p.GPUCount, Interconnect: p.Interconnect}
+		}
+		pl := advise.Plan{Rank: p.Rank, Offering: o, Instances: p.Instances, Model: p.PricingModel, Term: p.Term, Payment: p.Payment, Mix: p.Mix,
+			Currency: money.Currency(p.Currency), ExpectedHours: p.ExpectedHours, Speed: p.RelSpeed, Breakdown: p.Breakdown,
+			Explanation: p.Explanation, Risks: p.Risks, Ecosystem: p.Ecosystem, AsAsked: p.AsAsked, Deadline: u.Inputs.DeadlineHours}
+		if p.TotalCost != nil {
+			pl.Total = money.New(*p.TotalCost, pl.Currency)
+		}
+		if p.UpfrontCash != nil {
+			pl.UpfrontCash = money.New(*p.UpfrontCash, pl.Currency)
+		} else {
+			pl.UpfrontCash = money.New(decimal.Zero, pl.Currency)
+		}
+		if p.PricePerHour != nil {
+			pl.PricePerHour = decimal.NullDecimal{Decimal: *p.PricePerHour, Valid: true}
+		}
+		if p.PMissDeadline != nil {
+			pl.PMissDeadline = *p.PMissDeadline
+		}
+		return pl
+	}
+	res := &advise.Result{Excluded: u.Excluded, Summary: u.Summary, Violation: u.Violation}
+	for i, p := range u.Plans {
+		if i == maxPlanRows {
+			missing = append(missing, fmt.Sprintf("plans beyond the first %d (the upload has %d)", maxPlanRows, len(u.Plans)))
+			break
+		}
+		res.Plans = append(res.Plans, plan(p))
+	}
+	for i, p := range u.Closest {
+		if i == maxPlanRows {
+			break
+		}
+		res.Closest = append(res.Closest, plan(p))
+	}
+	in := u.Inputs
+	req := &advise.Request{Scenario: &advise.Scenario{Name: in.Scenario}, Ref: d.gpuOrName(in.ReferenceGPU), RefCount: 1,
+		WorkGPUHours: in.WorkGPUHours, HoursPerMonth: in.HoursPerMonth, Bursty: in.Bursty, HorizonMonths: in.HorizonMonths,
+		Deadline: in.DeadlineHours, Objective: in.Objective}
+	if in.Budget != nil {
+		req.Budget = decimal.NullDecimal{Decimal: *in.Budget, Valid: true}
+	}
+	if in.Ask != nil {
+		req.Ask = &advise.Ask{Name: in.Ask.GPU, Count: in.Ask.Count, Hours: in.Ask.Hours, For: durationText(in.Ask.Hours)}
+		req.RefCount = in.Ask.Count
+	}
+	if unmatched > 0 {
+		missing = append(missing, fmt.Sprintf("the price sources of %d plan(s) whose offering the catalog no longer lists", unmatched))
+	}
+	missing = append(missing,
+		"the cumulative cash-flow chart: the JSON carries each plan's total, upfront cash and cost breakdown, not its month-by-month payments",
+		"commitment prices' sources and dates (the JSON names the term and payment, not the commitment row)",
+		"the prices' dates are today's catalog's for the same offering, which may be newer than the plan's")
+	return res, req, missing
+}
+
+// findOffering is the catalog offering a plan row names, or nil.
+func (d *dash) findOffering(p uploadedPlanRow) *catalog.Offering {
+	for i := range d.Catalog.Offerings {
+		o := &d.Catalog.Offerings[i]
+		if o.Provider == p.Provider && o.InstanceType == p.InstanceType && o.Region == p.Region {
+			return o
+		}
+	}
+	return nil
+}
+
+// gpuOrName is the catalog's GPU of that name, or one that carries only the name.
+func (d *dash) gpuOrName(name string) *catalog.GPU {
+	if g := d.Catalog.GPU(name); g != nil {
+		return g
+	}
+	return &catalog.GPU{Name: name}
+}
+
+// plan serves an uploaded plan as the plan report `advise --report` writes
+// (render.AdviseReport: the same code), rebuilt from its JSON, with a note
+// of what the JSON does not carry.
+func (d *dash) plan(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	fail := func(err error) {
+		d.page(func(*http.Request) (*page, error) { return nil, err })(w, r)
+	}
+	if !validID(id) {
+		fail(badRequest("plan id %q: want the 64 hex digits of a SHA-256", id))
+		return
+	}
+	doc, err := d.Store.GetDocument(r.Context(), id)
+	if errors.Is(err, store.ErrNotFound) {
+		fail(notFound("no plan has id %s", id))
+		return
+	}
+	if err != nil {
+		fail(err)
+		return
+	}
+	if doc.Kind != store.KindPlan {
+		fail(notFound("document %s is a %s, not a plan", id, doc.Kind))
+		return
+	}
+	var u uploadedPlan
+	if err := json.Unmarshal(doc.Body, &u); err != nil {
+		fail(badRequest("stored plan %s is not the JSON of `gpuscout advise -o json`: %v", id, err))
+		return
+	}
+	res, req, missing := d.rebuild(&u)
+	rep := render.AdviseReport(res, req, string(money.USD))
+	if u.Inputs.Currency != "" {
+		rep = render.AdviseReport(res, req, u.Inputs.Currency)
+	}
+	var b bytes.Buffer
+	if err := rep.WriteHTML(&b); err != nil {
+		fail(err)
+		return
+	}
+	// The dashboard's navigation and the note on what was rebuilt go at
+	// the top of the report's own page.
+	var head bytes.Buffer
+	if err := planHead.Execute(&head, struct {
+		Nav      []link
+		ID       string
+		Received string
+		Missing  []string
+	}{nav, id[:12], doc.ReceivedAt.UTC().Format("2006-01-02 15:04Z"), missing}); err != nil {
+		fail(err)
+		return
+	}
+	page := strings.Replace(b.String(), "<body>", "<body>\n"+head.String(), 1)
+	writeHTML(w, http.StatusOK, []byte(page))
+}
+
+var planHead = template.Must(template.New("planhead").Parse(`<nav aria-label="pages">{{range .Nav}}<a href="{{.Href}}">{{.Text}}</a> · {{end}}</nav>
+<p class="muted">Plan {{.ID}}, uploaded {{.Received}}, rebuilt from its <code>advise -o json</code>. Not rebuilt from the upload:</p>
+<ul class="muted">{{range .Missing}}<li>{{.}}</li>{{end}}</ul>
+`))
+
+// durationText writes hours as the user likely wrote them: 7d, 36h.
+func durationText(h float64) string {
+	if h >= 24 && math.Mod(h, 24) == 0 {
+		return strconv.FormatFloat(h/24, 'f', -1, 64) + "d"
+	}
+	return strconv.FormatFloat(h, 'f', -1, 64) + "h"
+}

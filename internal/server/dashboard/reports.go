@@ -1,0 +1,257 @@
+package dashboard
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/gpuscout/gpuscout/internal/benchreport"
+	"github.com/gpuscout/gpuscout/internal/render"
+	"github.com/gpuscout/gpuscout/internal/store"
+)
+
+// maxCompare bounds the reports one comparison lines up.
+const maxCompare = 8
+
+// benchDoc is a stored bench report, decoded.
+type benchDoc struct {
+	store.Document
+	Report *benchreport.Document
+}
+
+// loadBench reads a stored bench report by ID: 404 for none, 400 for an
+// ID that is not a SHA-256 or a document of another kind.
+func (d *dash) loadBench(ctx context.Context, id string) (*benchDoc, error) {
+	if !validID(id) {
+		return nil, badRequest("report id %q: want the 64 hex digits of a SHA-256", id)
+	}
+	doc, err := d.Store.GetDocument(ctx, id)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, notFound("no report has id %s", id)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if doc.Kind != store.KindBench {
+		return nil, notFound("document %s is a %s, not a bench report", id, doc.Kind)
+	}
+	rep, err := benchreport.DecodeDocument(bytes.NewReader(doc.Body))
+	if err != nil {
+		return nil, fmt.Errorf("stored report %s: %w", id, err)
+	}
+	return &benchDoc{Document: *doc, Report: rep}, nil
+}
+
+// benchDocs returns the newest stored bench reports (at most store.MaxLimit),
+// decoded; one that no longer decodes is logged and left out.
+func (d *dash) benchDocs(ctx context.Context) ([]benchDoc, error) {
+	docs, err := d.Store.ListDocuments(ctx, store.Filter{Kind: store.KindBench, Limit: store.MaxLimit}, true)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]benchDoc, 0, len(docs))
+	for _, doc := range docs {
+		rep, err := benchreport.DecodeDocument(bytes.NewReader(doc.Body))
+		if err != nil {
+			d.Logger.Warn("dashboard: stored bench report does not decode", "id", doc.ID, "err", err)
+			continue
+		}
+		out = append(out, benchDoc{Document: doc, Report: rep})
+	}
+	return out, nil
+}
+
+func validID(id string) bool {
+	if len(id) != 64 {
+		return false
+	}
+	for _, c := range id {
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+// what says what a report measured: "1× H200-SXM-141GB".
+func what(r *benchreport.Document) string {
+	if len(r.GPUs) == 0 {
+		return "host CPU " + orUnknown(r.Host.CPUModel)
+	}
+	name := r.GPUs[0].Name
+	if c := r.GPUs[0].CanonicalGPU; c != nil {
+		name = *c
+	}
+	return fmt.Sprintf("%d× %s", len(r.GPUs), name)
+}
+
+// where says where a report was measured: the cloud offering, else the host.
+func where(r *benchreport.Document) string {
+	if r.Cloud != nil && r.Cloud.Provider != "" {
+		return strings.TrimSpace(fmt.Sprintf("%s %s %s", r.Cloud.Provider, r.Cloud.InstanceType, r.Cloud.Region))
+	}
+	return "host " + orUnknown(r.Host.Hostname)
+}
+
+func orUnknown(s string) string {
+	if s == "" {
+		return render.Unknown
+	}
+	return s
+}
+
+func day(r *benchreport.Document) string { return r.CreatedAt.UTC().Format("2006-01-02 15:04Z") }
+
+// reports lists the uploaded bench reports, newest first.
+func (d *dash) reports(r *http.Request) (*page, error) {
+	docs, err := d.benchDocs(r.Context())
+	if err != nil {
+		return nil, err
+	}
+	t := &render.Table{Columns: []render.Column{{Header: "REPORT"}, {Header: "MEASURED"}, {Header: "WHAT"}, {Header: "WHERE"}, {Header: "UPLOADED BY"}, {Header: "SIGNED BY"}}}
+	var hrefs []string
+	for _, doc := range docs {
+		t.Rows = append(t.Rows, []string{doc.ID[:12], day(doc.Report), what(doc.Report), where(doc.Report), orDash(doc.TokenName), orDash(doc.SignedBy)})
+		hrefs = append(hrefs, "/reports/"+doc.ID)
+	}
+	p := &page{Title: "Bench reports", Intro: []string{"Reports uploaded by `gpuscout bench --upload`, newest first. Compare two or more at /compare?ids=ID,ID."}}
+	if len(docs) == 0 {
+		p.Intro = append(p.Intro, "No report has been uploaded yet.")
+		return p, nil
+	}
+	if len(docs) >= 2 {
+		p.Blocks = append(p.Blocks, block{Links: []link{{Text: "Compare the two newest", Href: "/compare?ids=" + docs[0].ID + "," + docs[1].ID}}})
+	}
+	p.Blocks = append(p.Blocks, block{Heading: fmt.Sprintf("%d reports", len(docs)), Table: tableHTML(t, hrefs)})
+	return p, nil
+}
+
+// report shows one bench report: its measurements with their efficiency
+// against the datasheet, as `gpuscout bench` prints them.
+func (d *dash) report(r *http.Request) (*page, error) {
+	doc, err := d.loadBench(r.Context(), r.PathValue("id"))
+	if err != nil {
+		return nil, err
+	}
+	rep := doc.Report
+	p := &page{Title: "Report " + doc.ID[:12], Intro: []string{
+		fmt.Sprintf("%s on %s, measured %s; uploaded %s by %s.", what(rep), where(rep), day(rep), doc.ReceivedAt.UTC().Format("2006-01-02 15:04Z"), orDash(doc.TokenName)),
+	}}
+	p.Intro = append(p.Intro, fmt.Sprintf("Host %s: CPU %s, %d logical CPUs.", orUnknown(rep.Host.Hostname), orUnknown(rep.Host.CPUModel), rep.Host.Cores))
+	if doc.SignedBy != "" {
+		p.Intro = append(p.Intro, "Signature verified with the key of "+doc.SignedBy+".")
+	} else {
+		p.Intro = append(p.Intro, "Not signed (or signed with a key the server does not know).")
+	}
+	if rep.Cloud != nil && rep.Cloud.MatchedOffering != "" {
+		p.Intro = append(p.Intro, "Matched offering: "+rep.Cloud.MatchedOffering+".")
+	}
+	t := &render.Table{Columns: []render.Column{{Header: "MEASUREMENT"}, {Header: "DEVICE"}, {Header: "VALUE", Right: true, Mixed: true}, {Header: "UNIT"},
+		{Header: "EFFICIENCY", Right: true}, {Header: "STATUS"}, {Header: "DETAIL"}}}
+	for _, m := range rep.Measurements {
+		v, eff := render.NotApplied, render.NotApplied
+		if m.Value != nil {
+			v = figure(*m.Value)
+		}
+		if m.Efficiency != nil {
+			eff = fmt.Sprintf("%.1f%%", 100**m.Efficiency)
+		}
+		t.Rows = append(t.Rows, []string{m.Name, m.Device, v, m.Unit, eff, m.Status, m.Detail})
+	}
+	t.Notes = append(t.Notes, "Efficiency: the measured value over the GPU's datasheet figure (the catalog's spec); - where the datasheet has none or nothing was measured.")
+	p.Blocks = append(p.Blocks, block{Heading: "Measurements", Table: tableHTML(t, nil)})
+	if len(rep.Workloads) > 0 {
+		wt := &render.Table{Columns: []render.Column{{Header: "WORKLOAD"}, {Header: "DEVICE"}, {Header: "BATCH", Right: true}, {Header: "VALUE", Right: true}, {Header: "UNIT"}, {Header: "STEP ms", Right: true}, {Header: "SCENARIO"}}}
+		for _, w := range rep.Workloads {
+			step := render.Unknown
+			if w.StepMS > 0 {
+				step = figure(w.StepMS)
+			}
+			name := w.Name
+			if w.Tiny {
+				name += " (tiny test shapes)"
+			}
+			wt.Rows = append(wt.Rows, []string{name, w.Device, strconv.Itoa(w.Batch), figure(w.Value), w.Unit, step, orDash(w.Scenario)})
+		}
+		p.Blocks = append(p.Blocks, block{Heading: "Workloads", Table: tableHTML(wt, nil)})
+	}
+	if len(rep.GPUs) > 0 {
+		gt := &render.Table{Columns: []render.Column{{Header: "INDEX", Right: true}, {Header: "NAME"}, {Header: "CATALOG GPU"}, {Header: "MEMORY GiB", Right: true}, {Header: "DRIVER"}}}
+		for _, g := range rep.GPUs {
+			c := render.Unknown
+			if g.CanonicalGPU != nil {
+				c = *g.CanonicalGPU
+			}
+			gt.Rows = append(gt.Rows, []string{strconv.Itoa(g.Index), g.Name, c, figure(g.MemoryGiB), orUnknown(g.Driver)})
+		}
+		p.Blocks = append(p.Blocks, block{Heading: "GPUs", Table: tableHTML(gt, nil)})
+	}
+	return p, nil
+}
+
+// figure writes a measured value with four significant digits.
+func figure(v float64) string {
+	switch {
+	case v == 0:
+		return "0"
+	case v >= 1000 || v <= -1000:
+		return strconv.FormatFloat(v, 'f', 0, 64)
+	}
+	return strconv.FormatFloat(v, 'g', 4, 64)
+}
+
+// compare lines reports up by measurement and device, one column per
+// report, each cell the value with its efficiency in brackets (`gpuscout
+// bench compare`).
+func (d *dash) compare(r *http.Request) (*page, error) {
+	raw, err := param(r, "ids")
+	if err != nil {
+		return nil, err
+	}
+	ids := strings.FieldsFunc(raw, func(c rune) bool { return c == ',' || c == ' ' })
+	if len(ids) < 1 || len(ids) > maxCompare {
+		return nil, badRequest("ids %q: want 1 to %d report ids, comma-separated", raw, maxCompare)
+	}
+	docs := make([]*benchDoc, len(ids))
+	for i, id := range ids {
+		if docs[i], err = d.loadBench(r.Context(), id); err != nil {
+			return nil, err
+		}
+	}
+	names, reps := make([]string, len(docs)), make([]*benchreport.Document, len(docs))
+	for i, doc := range docs {
+		names[i], reps[i] = doc.ID, doc.Report
+	}
+	c := benchreport.Compare(names, reps)
+	t := &render.Table{Columns: []render.Column{{Header: "MEASUREMENT"}, {Header: "DEVICE"}, {Header: "UNIT"}}}
+	for i, doc := range docs {
+		t.Columns = append(t.Columns, render.Column{Header: fmt.Sprintf("[%d]", i+1), Right: true, Mixed: true})
+		t.Notes = append(t.Notes, fmt.Sprintf("[%d] %s: %s on %s, %s", i+1, doc.ID[:12], what(doc.Report), where(doc.Report), day(doc.Report)))
+	}
+	for _, row := range c.Rows {
+		cells := []string{row.Name, row.Device, row.Unit}
+		for _, v := range row.Values {
+			switch {
+			case v.Status == "":
+				cells = append(cells, render.NotApplied)
+			case v.Value == nil:
+				cells = append(cells, v.Status)
+			case v.Efficiency != nil:
+				cells = append(cells, fmt.Sprintf("%s (%.0f%%)", figure(*v.Value), 100**v.Efficiency))
+			default:
+				cells = append(cells, figure(*v.Value))
+			}
+		}
+		t.Rows = append(t.Rows, cells)
+	}
+	t.Notes = append(t.Notes, "In brackets: efficiency, the measured value over the GPU's datasheet figure. - = not in that report.")
+	var links []link
+	for i, doc := range docs {
+		links = append(links, link{Text: fmt.Sprintf("[%d] %s", i+1, doc.ID[:12]), Href: "/reports/" + doc.ID})
+	}
+	return &page{Title: fmt.Sprintf("Comparison of %d reports", len(docs)), Blocks: []block{{Table: tableHTML(t, nil)}, {Heading: "Reports", Links: links}}}, nil
+}

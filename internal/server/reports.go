@@ -1,0 +1,308 @@
+package server
+
+import (
+	"bytes"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gpuscout/gpuscout/internal/benchreport"
+	"github.com/gpuscout/gpuscout/internal/store"
+)
+
+// Signature headers of a signed upload: the hex HMAC-SHA256 of the body
+// with the node's key, and the key's id.
+const (
+	SignatureHeader = "X-Gpuscout-Signature"
+	KeyIDHeader     = "X-Gpuscout-Key-Id"
+)
+
+// Sign returns the X-Gpuscout-Signature value for body under key.
+func Sign(key, body []byte) string {
+	m := hmac.New(sha256.New, key)
+	m.Write(body)
+	return "hmac-sha256=" + hex.EncodeToString(m.Sum(nil))
+}
+
+// docSummary is a stored document without its body.
+type docSummary struct {
+	ID              string `json:"id"`
+	Kind            string `json:"kind"`
+	ReceivedAt      string `json:"received_at"`
+	CreatedAt       string `json:"created_at,omitempty"`
+	Uploader        string `json:"uploader"`
+	SignedBy        string `json:"signed_by,omitempty"`
+	GPU             string `json:"gpu,omitempty"`
+	Provider        string `json:"provider,omitempty"`
+	InstanceType    string `json:"instance_type,omitempty"`
+	Region          string `json:"region,omitempty"`
+	MatchedOffering string `json:"matched_offering,omitempty"`
+	Host            string `json:"host,omitempty"`
+}
+
+func summary(d *store.Document) docSummary {
+	s := docSummary{ID: d.ID, Kind: d.Kind, ReceivedAt: d.ReceivedAt.UTC().Format(time.RFC3339), Uploader: d.TokenName, SignedBy: d.SignedBy,
+		GPU: d.GPU, Provider: d.Provider, InstanceType: d.InstanceType, Region: d.Region, MatchedOffering: d.MatchedOffering, Host: d.Host}
+	if !d.CreatedAt.IsZero() {
+		s.CreatedAt = d.CreatedAt.UTC().Format(time.RFC3339)
+	}
+	return s
+}
+
+// readBody reads the whole (limited) body; false: it answered 413 or 400.
+func readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
+	b, err := io.ReadAll(r.Body)
+	var tooBig *http.MaxBytesError
+	if errors.As(err, &tooBig) {
+		writeError(w, http.StatusRequestEntityTooLarge, "too_large", fmt.Sprintf("body over the server's limit of %d bytes", tooBig.Limit), nil)
+		return nil, false
+	}
+	if err != nil {
+		badRequest(w, FieldError{"body", "unreadable: " + err.Error()})
+		return nil, false
+	}
+	return b, true
+}
+
+func (s *Server) postReport(w http.ResponseWriter, r *http.Request) {
+	if bad := unknownParams(r, []string{"kind"}); bad != nil {
+		badRequest(w, bad...)
+		return
+	}
+	body, ok := readBody(w, r)
+	if !ok {
+		return
+	}
+	kind := r.URL.Query().Get("kind")
+	if kind == "" {
+		kind = store.KindBench
+	}
+	d := &store.Document{Kind: kind, Body: body, ReceivedAt: s.cfg.Now().UTC()}
+	if t := caller(r.Context()); t != nil {
+		d.TokenName = t.Name
+	}
+	var err error
+	switch kind {
+	case store.KindBench:
+		err = indexBench(d)
+	case store.KindPlan, store.KindAgent:
+		err = indexGeneric(d)
+	default:
+		badRequest(w, FieldError{"kind", fmt.Sprintf("%q: want bench, plan or agent", kind)})
+		return
+	}
+	if err != nil {
+		badRequest(w, FieldError{"body", err.Error()})
+		return
+	}
+	if sig := r.Header.Get(SignatureHeader); sig != "" {
+		keyID := r.Header.Get(KeyIDHeader)
+		if !strings.HasPrefix(sig, "hmac-sha256=") || keyID == "" {
+			badRequest(w, FieldError{SignatureHeader, "want hmac-sha256=<hex> with " + KeyIDHeader + " naming the key"})
+			return
+		}
+		if key, known := s.cfg.Keys[keyID]; known {
+			if !hmac.Equal([]byte(Sign(key, body)), []byte(sig)) {
+				writeError(w, http.StatusUnauthorized, "bad_signature", "the signature does not match the body under key "+strconv.Quote(keyID), nil)
+				return
+			}
+			d.SignedBy = keyID
+		}
+	}
+	sum := sha256.Sum256(body)
+	d.ID = hex.EncodeToString(sum[:])
+	created, err := s.cfg.Store.PutDocument(r.Context(), d)
+	if err != nil {
+		s.cfg.Logger.Error("put document", "id", d.ID, "err", err)
+		writeError(w, http.StatusServiceUnavailable, "store", "the document was not stored; retry", nil)
+		return
+	}
+	status := http.StatusOK
+	if created {
+		status = http.StatusCreated
+	}
+	w.Header().Set("Location", "/api/v1/reports/"+d.ID)
+	writeJSON(w, status, map[string]any{"id": d.ID, "kind": d.Kind, "created": created})
+}
+
+// indexBench validates a bench report and takes its index fields.
+func indexBench(d *store.Document) error {
+	dec := json.NewDecoder(bytes.NewReader(d.Body))
+	dec.DisallowUnknownFields()
+	var doc benchreport.Document
+	if err := dec.Decode(&doc); err != nil {
+		return fmt.Errorf("not a bench report: %v", err)
+	}
+	if err := doc.Validate(); err != nil {
+		return err
+	}
+	if len(doc.GPUs) > 0 {
+		d.GPU = doc.GPUs[0].Name
+		if c := doc.GPUs[0].CanonicalGPU; c != nil {
+			d.GPU = *c
+		}
+	}
+	if c := doc.Cloud; c != nil {
+		d.Provider, d.InstanceType, d.Region, d.MatchedOffering = c.Provider, c.InstanceType, c.Region, c.MatchedOffering
+	}
+	d.Host, d.CreatedAt = doc.Host.Hostname, doc.CreatedAt.UTC()
+	return nil
+}
+
+// indexGeneric checks a plan or agent summary is a JSON object and takes
+// the index fields it has at its top level.
+func indexGeneric(d *store.Document) error {
+	var top struct {
+		CreatedAt    time.Time `json:"created_at"`
+		Host         string    `json:"host"`
+		GPU          string    `json:"gpu"`
+		Provider     string    `json:"provider"`
+		InstanceType string    `json:"instance_type"`
+		Region       string    `json:"region"`
+	}
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal(d.Body, &obj); err != nil {
+		return fmt.Errorf("want a JSON object: %v", err)
+	}
+	_ = json.Unmarshal(d.Body, &top) // index fields of other types are left empty
+	d.Host, d.GPU, d.Provider, d.InstanceType, d.Region = top.Host, top.GPU, top.Provider, top.InstanceType, top.Region
+	if !top.CreatedAt.IsZero() {
+		d.CreatedAt = top.CreatedAt.UTC()
+	}
+	return nil
+}
+
+var listParams = []string{"kind", "gpu", "provider", "region", "host", "since", "limit", "offset"}
+
+func listFilter(r *http.Request) (store.Filter, []FieldError) {
+	v := r.URL.Query()
+	f := store.Filter{Kind: v.Get("kind"), GPU: v.Get("gpu"), Provider: v.Get("provider"), Region: v.Get("region"), Host: v.Get("host")}
+	bad := unknownParams(r, listParams)
+	if f.Kind != "" && f.Kind != store.KindBench && f.Kind != store.KindPlan && f.Kind != store.KindAgent {
+		bad = append(bad, FieldError{"kind", fmt.Sprintf("%q: want bench, plan or agent", f.Kind)})
+	}
+	if s := v.Get("since"); s != "" {
+		t, err := time.Parse(time.RFC3339, s)
+		if err != nil {
+			bad = append(bad, FieldError{"since", fmt.Sprintf("%q: want an RFC 3339 time such as 2026-11-30T00:00:00Z", s)})
+		}
+		f.Since = t
+	}
+	for _, p := range []struct {
+		name string
+		to   *int
+		max  int
+	}{{"limit", &f.Limit, store.MaxLimit}, {"offset", &f.Offset, store.MaxOffset}} {
+		if s := v.Get(p.name); s != "" {
+			n, err := strconv.Atoi(s)
+			if err != nil || n < 0 || n > p.max {
+				bad = append(bad, FieldError{p.name, fmt.Sprintf("%q: want a number from 0 to %d", s, p.max)})
+			}
+			*p.to = n
+		}
+	}
+	return f, bad
+}
+
+func (s *Server) list(w http.ResponseWriter, r *http.Request, kind string) {
+	f, bad := listFilter(r)
+	if kind != "" {
+		if f.Kind != "" && f.Kind != kind {
+			bad = append(bad, FieldError{"kind", "plans are kind plan"})
+		}
+		f.Kind = kind
+	}
+	if bad != nil {
+		badRequest(w, bad...)
+		return
+	}
+	docs, err := s.cfg.Store.ListDocuments(r.Context(), f, false)
+	if err != nil {
+		writeError(w, http.StatusServiceUnavailable, "store", "listing failed", nil)
+		return
+	}
+	out := make([]docSummary, 0, len(docs))
+	for i := range docs {
+		out = append(out, summary(&docs[i]))
+	}
+	key := "reports"
+	if kind == store.KindPlan {
+		key = "plans"
+	}
+	writeJSON(w, http.StatusOK, map[string]any{key: out})
+}
+
+func (s *Server) listReports(w http.ResponseWriter, r *http.Request) { s.list(w, r, "") }
+func (s *Server) listPlans(w http.ResponseWriter, r *http.Request)   { s.list(w, r, store.KindPlan) }
+
+func validID(id string) bool {
+	if len(id) != 64 {
+		return false
+	}
+	_, err := hex.DecodeString(id)
+	return err == nil
+}
+
+func (s *Server) getReport(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	if !validID(id) {
+		badRequest(w, FieldError{"id", fmt.Sprintf("%q: want the 64 hex digits of a report's SHA-256", id)})
+		return
+	}
+	d, err := s.cfg.Store.GetDocument(r.Context(), id)
+	if errors.Is(err, store.ErrNotFound) {
+		writeError(w, http.StatusNotFound, "not_found", "no report "+id, nil)
+		return
+	}
+	if err != nil {
+		writeError(w, http.StatusServiceUnavailable, "store", "lookup failed", nil)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"report": summary(d), "document": json.RawMessage(d.Body)})
+}
+
+// compareReports is `bench compare` over stored bench reports.
+func (s *Server) compareReports(w http.ResponseWriter, r *http.Request) {
+	if bad := unknownParams(r, []string{"ids"}); bad != nil {
+		badRequest(w, bad...)
+		return
+	}
+	ids := strings.Split(r.URL.Query().Get("ids"), ",")
+	if len(ids) < 2 || len(ids) > 20 {
+		badRequest(w, FieldError{"ids", "want 2 to 20 report ids, comma-separated"})
+		return
+	}
+	docs := make([]*benchreport.Document, len(ids))
+	for i, id := range ids {
+		if !validID(id) {
+			badRequest(w, FieldError{"ids", fmt.Sprintf("%q: want the 64 hex digits of a report's SHA-256", id)})
+			return
+		}
+		d, err := s.cfg.Store.GetDocument(r.Context(), id)
+		if errors.Is(err, store.ErrNotFound) {
+			writeError(w, http.StatusNotFound, "not_found", "no report "+id, nil)
+			return
+		}
+		if err != nil {
+			writeError(w, http.StatusServiceUnavailable, "store", "lookup failed", nil)
+			return
+		}
+		if d.Kind != store.KindBench {
+			badRequest(w, FieldError{"ids", id + " is a " + d.Kind + ", not a bench report"})
+			return
+		}
+		if docs[i], err = benchreport.DecodeDocument(bytes.NewReader(d.Body)); err != nil {
+			writeError(w, http.StatusInternalServerError, "corrupt", "stored report "+id+" no longer decodes: "+err.Error(), nil)
+			return
+		}
+	}
+	writeJSON(w, http.StatusOK, benchreport.Compare(ids, docs))
+}

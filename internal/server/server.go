@@ -1,0 +1,152 @@
+// Package server is the HTTP side of `gpuscout serve`: the JSON API under
+// /api/v1 (catalog queries, uploaded reports and plans, tokens), its auth,
+// body and rate limits, and the operations endpoints (/healthz, /metrics).
+// It computes nothing itself: catalog queries go to internal/catalog, and
+// documents to the store. The dashboard is a separate handler mounted at /.
+package server
+
+import (
+	"errors"
+	"io"
+	"log/slog"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/gpuscout/gpuscout/internal/catalog"
+	"github.com/gpuscout/gpuscout/internal/store"
+)
+
+// Config is what a Server needs. Store and Catalog are required.
+type Config struct {
+	Store   store.Store
+	Catalog *catalog.Catalog
+	// ReadOpen lets GET requests through without a token; writes always need one.
+	ReadOpen bool
+	// MaxBody bounds a request body in bytes (0: DefaultMaxBody); more is a 413.
+	MaxBody int64
+	// RatePerToken is the sustained requests per second one token (or, for
+	// open reads, one client address) may make; 0: DefaultRatePerToken.
+	// Bursts of up to twice the rate (at least 10) pass.
+	RatePerToken float64
+	// Dashboard serves everything outside /api/, /healthz and /metrics;
+	// nil: a plain landing page.
+	Dashboard http.Handler
+	// Keys are the node HMAC keys by key id: an upload signed with one of
+	// them is verified (401 when the signature does not match).
+	Keys map[string][]byte
+	// Logger receives one structured line per request; nil: discard.
+	Logger *slog.Logger
+	// Now is the clock; nil: time.Now.
+	Now func() time.Time
+}
+
+// Limits' defaults and bounds.
+const (
+	DefaultMaxBody      = 8 << 20 // 8 MiB: a bench report with sweeps is well under 1 MiB
+	MaxMaxBody          = 1 << 30
+	DefaultRatePerToken = 50.0
+)
+
+// Server is the API's http.Handler.
+type Server struct {
+	cfg     Config
+	mux     *http.ServeMux
+	limiter *limiter
+	metrics *metrics
+	routes  []Route
+
+	touchMu sync.Mutex
+	touched map[string]time.Time // token id → last recorded use
+}
+
+// Route is one registered API route: its method and path pattern.
+type Route struct{ Method, Path string }
+
+// New checks cfg and builds the server.
+func New(cfg Config) (*Server, error) {
+	if cfg.Store == nil {
+		return nil, errors.New("server: no store")
+	}
+	if cfg.Catalog == nil {
+		return nil, errors.New("server: no catalog")
+	}
+	switch {
+	case cfg.MaxBody == 0:
+		cfg.MaxBody = DefaultMaxBody
+	case cfg.MaxBody < 1024 || cfg.MaxBody > MaxMaxBody:
+		return nil, errors.New("server: MaxBody must be from 1 KiB to 1 GiB")
+	}
+	switch {
+	case cfg.RatePerToken == 0:
+		cfg.RatePerToken = DefaultRatePerToken
+	case cfg.RatePerToken < 0 || cfg.RatePerToken > 1e6:
+		return nil, errors.New("server: RatePerToken must be from 0 to 1e6 per second")
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.NewJSONHandler(io.Discard, nil))
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	s := &Server{cfg: cfg, mux: http.NewServeMux(), metrics: newMetrics(prometheus.NewRegistry()), touched: map[string]time.Time{}}
+	s.limiter = newLimiter(cfg.RatePerToken, cfg.Now)
+	s.routes_()
+	return s, nil
+}
+
+// Routes lists the API routes (for the OpenAPI check).
+func (s *Server) Routes() []Route { return append([]Route(nil), s.routes...) }
+
+// ServeHTTP serves a request.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	s.mux.ServeHTTP(w, r)
+}
+
+// access is what a route needs of the caller.
+type access int
+
+const (
+	open      access = iota // no token ever (healthz, metrics)
+	readScope               // a read token, or none when ReadOpen
+	writeScope
+	adminScope
+)
+
+// handle registers an API route: metrics, logging, auth, limits, then h.
+func (s *Server) handle(method, path string, need access, h http.HandlerFunc) {
+	s.routes = append(s.routes, Route{method, path})
+	s.mux.Handle(method+" "+path, s.wrap(path, need, h))
+}
+
+func (s *Server) routes_() {
+	s.handle("GET", "/api/v1/gpus", readScope, s.getGPUs)
+	s.handle("GET", "/api/v1/offerings", readScope, s.getOfferings)
+	s.handle("POST", "/api/v1/reports", writeScope, s.postReport)
+	s.handle("GET", "/api/v1/reports", readScope, s.listReports)
+	s.handle("GET", "/api/v1/reports/compare", readScope, s.compareReports)
+	s.handle("GET", "/api/v1/reports/{id}", readScope, s.getReport)
+	s.handle("GET", "/api/v1/plans", readScope, s.listPlans)
+	s.handle("POST", "/api/v1/tokens", adminScope, s.postToken)
+	s.handle("GET", "/api/v1/tokens", adminScope, s.listTokens)
+	s.handle("DELETE", "/api/v1/tokens/{name}", adminScope, s.deleteToken)
+	s.handle("GET", "/healthz", open, s.healthz)
+	s.mux.Handle("GET /metrics", s.metrics.handler())
+	s.routes = append(s.routes, Route{"GET", "/metrics"})
+	s.mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
+		writeError(w, http.StatusNotFound, "not_found", "no API route "+r.Method+" "+r.URL.Path+"; see docs/openapi.yaml", nil)
+	})
+	if s.cfg.Dashboard != nil {
+		s.mux.Handle("/", s.cfg.Dashboard)
+	} else {
+		s.mux.HandleFunc("GET /{$}", landing)
+	}
+}
+
+func landing(w http.ResponseWriter, _ *http.Request) {
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Header().Set("Content-Security-Policy", "default-src 'none'")
+	io.WriteString(w, "<!doctype html><title>gpuscout</title><h1>gpuscout</h1><p>API at <code>/api/v1</code>; see docs/openapi.yaml.</p>\n")
+}

@@ -1,0 +1,73 @@
+package store
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"time"
+)
+
+// TimePrecision is the precision every store keeps times to (that of
+// PostgreSQL's timestamptz); finer parts are truncated when stored.
+const TimePrecision = time.Microsecond
+
+// MaxOffset bounds Filter.Offset.
+const MaxOffset = 1_000_000
+
+// CheckDocument reports what is wrong with d before it is stored: an
+// unknown kind, an empty body, or an ID that is not the hex SHA-256 of the
+// body. Implementations call it first in PutDocument.
+func CheckDocument(d *Document) error {
+	if d == nil {
+		return fmt.Errorf("document: nil")
+	}
+	switch d.Kind {
+	case KindBench, KindPlan, KindAgent:
+	default:
+		return fmt.Errorf("document kind %q: want %q, %q or %q", d.Kind, KindBench, KindPlan, KindAgent)
+	}
+	if len(d.Body) == 0 {
+		return fmt.Errorf("document body: empty")
+	}
+	if want := DocumentID(d.Body); d.ID != want {
+		return fmt.Errorf("document id %q: want the hex SHA-256 of the body, %s", d.ID, want)
+	}
+	return nil
+}
+
+// DocumentID is the ID of a document with the body: its hex SHA-256.
+func DocumentID(body []byte) string {
+	s := sha256.Sum256(body)
+	return hex.EncodeToString(s[:])
+}
+
+// CheckFilter checks f's bounds and returns the limit to use: DefaultLimit
+// for 0, an error for a limit outside 0..MaxLimit or an offset outside
+// 0..MaxOffset.
+func CheckFilter(f *Filter) (limit int, err error) {
+	switch {
+	case f.Limit < 0 || f.Limit > MaxLimit:
+		return 0, fmt.Errorf("limit %d: want 0 (default %d) to %d", f.Limit, DefaultLimit, MaxLimit)
+	case f.Offset < 0 || f.Offset > MaxOffset:
+		return 0, fmt.Errorf("offset %d: want 0 to %d", f.Offset, MaxOffset)
+	case f.Limit == 0:
+		return DefaultLimit, nil
+	}
+	return f.Limit, nil
+}
+
+// CheckToken reports a token that cannot be stored: one without an ID, a
+// name or a hash, or with an unknown scope.
+func CheckToken(t *Token) error {
+	if t == nil || t.ID == "" || t.Name == "" || len(t.Hash) == 0 {
+		return fmt.Errorf("token: id, name and hash are required")
+	}
+	for _, s := range t.Scopes {
+		switch s {
+		case "read", "write", "admin":
+		default:
+			return fmt.Errorf("token %q scope %q: want read, write or admin", t.Name, s)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,258 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/gpuscout/gpuscout/internal/store"
+	"github.com/gpuscout/gpuscout/internal/store/schema"
+)
+
+// statements are prepared once at Open.
+type statements struct {
+	putDoc, getDoc                  *sql.Stmt
+	createToken, tokenByHash, touch *sql.Stmt
+	listTokens, revoke              *sql.Stmt
+}
+
+const docColumns = `id, kind, received_at, token_name, signed_by, gpu, provider, instance_type, region,
+	matched_offering, host, created_at`
+
+const tokenColumns = `id, name, hash, scopes, created_at, last_used, revoked`
+
+func (s *Store) prepare(ctx context.Context) error {
+	for _, p := range []struct {
+		db  *sql.DB
+		dst **sql.Stmt
+		sql string
+	}{
+		{s.w, &s.stmts.putDoc, `INSERT INTO documents (id, kind, body, received_at, token_name, signed_by, gpu,
+			provider, instance_type, region, matched_offering, host, created_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`},
+		{s.r, &s.stmts.getDoc, `SELECT ` + docColumns + `, body FROM documents WHERE id = ?`},
+		{s.w, &s.stmts.createToken, `INSERT INTO tokens (` + tokenColumns + `) VALUES (?, ?, ?, ?, ?, ?, ?)`},
+		{s.r, &s.stmts.tokenByHash, `SELECT ` + tokenColumns + ` FROM tokens WHERE hash = ?`},
+		{s.w, &s.stmts.touch, `UPDATE tokens SET last_used = ? WHERE id = ?`},
+		{s.r, &s.stmts.listTokens, `SELECT ` + tokenColumns + ` FROM tokens ORDER BY name`},
+		{s.w, &s.stmts.revoke, `UPDATE tokens SET revoked = 1 WHERE name = ?`},
+	} {
+		st, err := p.db.PrepareContext(ctx, p.sql)
+		if err != nil {
+			return fmt.Errorf("prepare %.40q: %w", p.sql, err)
+		}
+		*p.dst = st
+	}
+	return nil
+}
+
+func (st *statements) close() {
+	for _, s := range []*sql.Stmt{st.putDoc, st.getDoc, st.createToken, st.tokenByHash, st.touch, st.listTokens, st.revoke} {
+		if s != nil {
+			s.Close()
+		}
+	}
+}
+
+// nullMicros is t as the stored integer, NULL for the zero time.
+func nullMicros(t time.Time) sql.NullInt64 {
+	if t.IsZero() {
+		return sql.NullInt64{}
+	}
+	return sql.NullInt64{Int64: schema.Micros(t), Valid: true}
+}
+
+func fromNull(n sql.NullInt64) time.Time {
+	if !n.Valid {
+		return time.Time{}
+	}
+	return schema.FromMicros(n.Int64)
+}
+
+// PutDocument stores d unless a document with its ID is stored; it returns
+// after the commit (autocommit, synchronous=FULL).
+func (s *Store) PutDocument(ctx context.Context, d *store.Document) (bool, error) {
+	if err := store.CheckDocument(d); err != nil {
+		return false, err
+	}
+	res, err := s.stmts.putDoc.ExecContext(ctx, d.ID, d.Kind, d.Body, schema.Micros(d.ReceivedAt), d.TokenName,
+		d.SignedBy, d.GPU, d.Provider, d.InstanceType, d.Region, d.MatchedOffering, d.Host, nullMicros(d.CreatedAt))
+	if err != nil {
+		return false, fmt.Errorf("sqlite: put document %s: %w", d.ID, err)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return false, fmt.Errorf("sqlite: put document %s: %w", d.ID, err)
+	}
+	return n == 1, nil
+}
+
+type scanner interface{ Scan(dest ...any) error }
+
+func scanDoc(sc scanner, withBody bool) (store.Document, error) {
+	var d store.Document
+	var recv int64
+	var created sql.NullInt64
+	dest := []any{&d.ID, &d.Kind, &recv, &d.TokenName, &d.SignedBy, &d.GPU, &d.Provider, &d.InstanceType,
+		&d.Region, &d.MatchedOffering, &d.Host, &created}
+	if withBody {
+		dest = append(dest, &d.Body)
+	}
+	if err := sc.Scan(dest...); err != nil {
+		return d, err
+	}
+	d.ReceivedAt, d.CreatedAt = schema.FromMicros(recv), fromNull(created)
+	if withBody && d.Body == nil {
+		d.Body = []byte{}
+	}
+	return d, nil
+}
+
+// GetDocument returns the document with the ID.
+func (s *Store) GetDocument(ctx context.Context, id string) (*store.Document, error) {
+	d, err := scanDoc(s.stmts.getDoc.QueryRowContext(ctx, id), true)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, fmt.Errorf("document %q: %w", id, store.ErrNotFound)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: get document %q: %w", id, err)
+	}
+	return &d, nil
+}
+
+// ListDocuments returns the documents matching f, newest first.
+func (s *Store) ListDocuments(ctx context.Context, f store.Filter, withBody bool) ([]store.Document, error) {
+	limit, err := store.CheckFilter(&f)
+	if err != nil {
+		return nil, err
+	}
+	var where []string
+	var args []any
+	for _, c := range []struct{ col, v string }{
+		{"kind", f.Kind}, {"gpu", f.GPU}, {"provider", f.Provider}, {"region", f.Region}, {"host", f.Host},
+	} {
+		if c.v != "" {
+			where = append(where, c.col+" = ?")
+			args = append(args, c.v)
+		}
+	}
+	if !f.Since.IsZero() {
+		where = append(where, "received_at >= ?")
+		args = append(args, schema.Micros(f.Since))
+	}
+	q := "SELECT " + docColumns
+	if withBody {
+		q += ", body"
+	}
+	q += " FROM documents"
+	if len(where) > 0 {
+		q += " WHERE " + strings.Join(where, " AND ")
+	}
+	q += " ORDER BY received_at DESC, seq DESC LIMIT ? OFFSET ?"
+	args = append(args, limit, f.Offset)
+	rows, err := s.r.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: list documents: %w", err)
+	}
+	defer rows.Close()
+	var out []store.Document
+	for rows.Next() {
+		d, err := scanDoc(rows, withBody)
+		if err != nil {
+			return nil, fmt.Errorf("sqlite: list documents: %w", err)
+		}
+		out = append(out, d)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("sqlite: list documents: %w", err)
+	}
+	return out, nil
+}
+
+// CreateToken stores t (store.ErrExists for a taken name).
+func (s *Store) CreateToken(ctx context.Context, t *store.Token) error {
+	if err := store.CheckToken(t); err != nil {
+		return err
+	}
+	_, err := s.stmts.createToken.ExecContext(ctx, t.ID, t.Name, t.Hash, strings.Join(t.Scopes, ","),
+		schema.Micros(t.CreatedAt), nullMicros(t.LastUsed), t.Revoked)
+	if isUnique(err) {
+		return fmt.Errorf("token %q: %w", t.Name, store.ErrExists)
+	}
+	if err != nil {
+		return fmt.Errorf("sqlite: create token %q: %w", t.Name, err)
+	}
+	return nil
+}
+
+func scanToken(sc scanner) (store.Token, error) {
+	var t store.Token
+	var scopes string
+	var created int64
+	var used sql.NullInt64
+	if err := sc.Scan(&t.ID, &t.Name, &t.Hash, &scopes, &created, &used, &t.Revoked); err != nil {
+		return t, err
+	}
+	if scopes != "" {
+		t.Scopes = strings.Split(scopes, ",")
+	}
+	t.CreatedAt, t.LastUsed = schema.FromMicros(created), fromNull(used)
+	return t, nil
+}
+
+// TokenByHash returns the token with the hash.
+func (s *Store) TokenByHash(ctx context.Context, hash []byte) (*store.Token, error) {
+	t, err := scanToken(s.stmts.tokenByHash.QueryRowContext(ctx, hash))
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, fmt.Errorf("token: %w", store.ErrNotFound)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: token by hash: %w", err)
+	}
+	return &t, nil
+}
+
+// TouchToken records a use of the token with the ID.
+func (s *Store) TouchToken(ctx context.Context, id string, at time.Time) error {
+	return s.update(ctx, s.stmts.touch, fmt.Sprintf("token id %q", id), schema.Micros(at), id)
+}
+
+// RevokeToken marks the token with the name revoked.
+func (s *Store) RevokeToken(ctx context.Context, name string) error {
+	return s.update(ctx, s.stmts.revoke, fmt.Sprintf("token %q", name), name)
+}
+
+func (s *Store) update(ctx context.Context, st *sql.Stmt, what string, args ...any) error {
+	res, err := st.ExecContext(ctx, args...)
+	if err != nil {
+		return fmt.Errorf("sqlite: %s: %w", what, err)
+	}
+	if n, err := res.RowsAffected(); err != nil || n == 0 {
+		if err != nil {
+			return fmt.Errorf("sqlite: %s: %w", what, err)
+		}
+		return fmt.Errorf("%s: %w", what, store.ErrNotFound)
+	}
+	return nil
+}
+
+// ListTokens returns every token, by name.
+func (s *Store) ListTokens(ctx context.Context) ([]store.Token, error) {
+	rows, err := s.stmts.listTokens.QueryContext(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: list tokens: %w", err)
+	}
+	defer rows.Close()
+	var out []store.Token
+	for rows.Next() {
+		t, err := scanToken(rows)
+		if err != nil {
+			return nil, fmt.Errorf("sqlite: list tokens: %w", err)
+		}
+		out = append(out, t)
+	}
+	return out, rows.Err()
+}

@@ -1,0 +1,142 @@
+// Package sqlite is the single-file store.Store of `gpuscout serve`, on
+// modernc.org/sqlite (pure Go, so the binary still builds with
+// CGO_ENABLED=0).
+//
+// Durability: the database runs in WAL mode with synchronous=FULL, so a
+// transaction is fsynced to the WAL before its commit returns; an upload the
+// server acknowledged survives a kill -9 or a power cut. (NORMAL would be
+// safe from a process crash but could lose the last commits on power
+// loss.) One writer connection serialises the writes (SQLite allows one
+// writer at a time anyway, and a single connection avoids SQLITE_BUSY
+// between our own writers); reads go to a pool of read-only connections,
+// which WAL lets run beside the writer.
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"net/url"
+	"runtime"
+	"time"
+
+	"github.com/gpuscout/gpuscout/internal/store"
+	sqlite "modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
+)
+
+// BusyTimeout is how long a connection waits for a lock another process
+// holds before it fails with SQLITE_BUSY.
+const BusyTimeout = 5 * time.Second
+
+// Store is a store.Store in one SQLite file.
+type Store struct {
+	w, r  *sql.DB // the one writer; the readers
+	stmts statements
+}
+
+var _ store.Store = (*Store)(nil)
+
+// dsn is the driver's name for the file with our pragmas, applied to every
+// connection the pool opens.
+func dsn(path string, readOnly bool) string {
+	q := url.Values{}
+	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", BusyTimeout.Milliseconds()))
+	q.Add("_pragma", "foreign_keys(1)")
+	q.Add("_pragma", "journal_mode(WAL)")
+	q.Add("_pragma", "synchronous(FULL)")
+	if readOnly {
+		q.Add("_pragma", "query_only(1)")
+	} else {
+		q.Set("_txlock", "immediate") // a write transaction takes the lock at BEGIN
+	}
+	return "file:" + (&url.URL{Path: path}).EscapedPath() + "?" + q.Encode()
+}
+
+// Open opens (creating it if needed) the database file at path and brings
+// its schema up to date; it refuses a database a newer gpuscout wrote.
+func Open(path string) (*Store, error) {
+	if path == "" || path == ":memory:" {
+		return nil, fmt.Errorf("sqlite: database path %q: want a file path", path)
+	}
+	w, err := sql.Open("sqlite", dsn(path, false))
+	if err != nil {
+		return nil, fmt.Errorf("sqlite %s: %w", path, err)
+	}
+	w.SetMaxOpenConns(1)
+	w.SetMaxIdleConns(1)
+	w.SetConnMaxLifetime(0)
+	s := &Store{w: w}
+	ctx := context.Background()
+	if err := s.check(ctx, path); err != nil {
+		w.Close()
+		return nil, err
+	}
+	if err := migrate(ctx, w); err != nil {
+		w.Close()
+		return nil, fmt.Errorf("sqlite %s: %w", path, err)
+	}
+	r, err := sql.Open("sqlite", dsn(path, true))
+	if err != nil {
+		w.Close()
+		return nil, fmt.Errorf("sqlite %s: %w", path, err)
+	}
+	n := max(4, runtime.GOMAXPROCS(0))
+	r.SetMaxOpenConns(n)
+	r.SetMaxIdleConns(n)
+	s.r = r
+	if err := s.prepare(ctx); err != nil {
+		s.Close()
+		return nil, fmt.Errorf("sqlite %s: %w", path, err)
+	}
+	return s, nil
+}
+
+// check confirms the pragmas took: WAL and FULL are what durability rests on.
+func (s *Store) check(ctx context.Context, path string) error {
+	var mode string
+	var sync, fk int
+	if err := s.w.QueryRowContext(ctx, "PRAGMA journal_mode").Scan(&mode); err != nil {
+		return fmt.Errorf("sqlite %s: %w", path, err)
+	}
+	if err := s.w.QueryRowContext(ctx, "PRAGMA synchronous").Scan(&sync); err != nil {
+		return fmt.Errorf("sqlite %s: %w", path, err)
+	}
+	if err := s.w.QueryRowContext(ctx, "PRAGMA foreign_keys").Scan(&fk); err != nil {
+		return fmt.Errorf("sqlite %s: %w", path, err)
+	}
+	if mode != "wal" || sync != 2 || fk != 1 {
+		return fmt.Errorf("sqlite %s: journal_mode %s, synchronous %d, foreign_keys %d; want wal, 2 (FULL), 1", path, mode, sync, fk)
+	}
+	return nil
+}
+
+// Close closes the database.
+func (s *Store) Close() error {
+	var errs []error
+	s.stmts.close()
+	if s.r != nil {
+		errs = append(errs, s.r.Close())
+	}
+	errs = append(errs, s.w.Close())
+	return errors.Join(errs...)
+}
+
+// Ping checks the database answers a query.
+func (s *Store) Ping(ctx context.Context) error {
+	var one int
+	if err := s.r.QueryRowContext(ctx, "SELECT 1").Scan(&one); err != nil {
+		return fmt.Errorf("sqlite: %w", err)
+	}
+	return nil
+}
+
+// isUnique reports a UNIQUE or PRIMARY KEY constraint failure.
+func isUnique(err error) bool {
+	var e *sqlite.Error
+	if errors.As(err, &e) {
+		return e.Code() == sqlite3.SQLITE_CONSTRAINT_UNIQUE || e.Code() == sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY
+	}
+	return false
+}
