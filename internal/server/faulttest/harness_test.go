@@ -184,10 +184,28 @@ func sha(b []byte) string {
 	return hex.EncodeToString(s[:])
 }
 
-// getDocument fetches a stored document by id and checks it whole: 200, and
-// the body it holds hashes to its id. It returns the stored body.
-func getDocument(t *testing.T, client *http.Client, base, token, id string) ([]byte, error) {
+// served is how the API shows a stored body inside its JSON answer:
+// compacted, with <, > and & escaped (\u003c...), as encoding/json writes a
+// json.RawMessage.
+func served(t *testing.T, body []byte) []byte {
 	t.Helper()
+	var c bytes.Buffer
+	if err := json.Compact(&c, body); err != nil {
+		t.Fatal(err)
+	}
+	var h bytes.Buffer
+	json.HTMLEscape(&h, c.Bytes())
+	return h.Bytes()
+}
+
+// getDocument fetches a stored document by id and checks it whole: 200, the
+// id the answer names, and the body exactly the one sent (whose SHA-256 is
+// the id). It returns the body as served.
+func getDocument(t *testing.T, client *http.Client, base, token, id string, sent []byte) ([]byte, error) {
+	t.Helper()
+	if sha(sent) != id {
+		t.Fatalf("getDocument: the body given hashes to %s, not %s", sha(sent), id)
+	}
 	code, b, err := do(t, client, "GET", base+"/api/v1/reports/"+id, token, nil)
 	if err != nil {
 		return nil, err
@@ -204,8 +222,9 @@ func getDocument(t *testing.T, client *http.Client, base, token, id string) ([]b
 	if err := json.Unmarshal(b, &got); err != nil {
 		return nil, fmt.Errorf("GET %s: the answer does not decode: %v", id, err)
 	}
-	if got.Report.ID != id || sha(got.Document) != id {
-		return nil, fmt.Errorf("GET %s: report id %s, body SHA-256 %s; want both %s (a half-written or altered body)", id, got.Report.ID, sha(got.Document), id)
+	if got.Report.ID != id || !bytes.Equal(got.Document, served(t, sent)) {
+		return nil, fmt.Errorf("GET %s: report id %s, body of %d bytes; want the id and the %d bytes uploaded (a half-written or altered body)\n got %.200s\nwant %.200s",
+			id, got.Report.ID, len(got.Document), len(sent), got.Document, served(t, sent))
 	}
 	return got.Document, nil
 }

@@ -100,7 +100,7 @@ func TestKill9DuringUploads(t *testing.T) {
 		if r.err != nil || r.status/100 != 2 {
 			continue
 		}
-		if _, err := getDocument(t, client, srv2.base, reader, r.id); err != nil {
+		if _, err := getDocument(t, client, srv2.base, reader, r.id, bodies[i]); err != nil {
 			t.Errorf("upload %d was acknowledged (%d) but after kill -9 and restart: %v", i, r.status, err)
 		}
 	}
@@ -120,15 +120,18 @@ func TestKill9DuringUploads(t *testing.T) {
 	if len(list.Reports) < acked || len(list.Reports) > uploads {
 		t.Errorf("%d documents stored after restart; want from %d (acknowledged) to %d (sent)", len(list.Reports), acked, uploads)
 	}
-	known := map[string]bool{}
+	t.Logf("after restart: %d documents stored (%d acknowledged, %d sent)", len(list.Reports), acked, uploads)
+	sent := map[string][]byte{}
 	for i := range bodies {
-		known[sha(bodies[i])] = true
+		sent[sha(bodies[i])] = bodies[i]
 	}
 	for _, r := range list.Reports {
-		if !known[r.ID] {
+		body, ok := sent[r.ID]
+		if !ok {
 			t.Errorf("stored id %s is none of the bodies sent", r.ID)
+			continue
 		}
-		if _, err := getDocument(t, client, srv2.base, reader, r.ID); err != nil {
+		if _, err := getDocument(t, client, srv2.base, reader, r.ID, body); err != nil {
 			t.Error(err)
 		}
 	}

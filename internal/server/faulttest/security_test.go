@@ -91,7 +91,7 @@ func TestSecurity(t *testing.T) {
 			}
 		}
 		// The stored body is the upload, byte for byte, once decoded.
-		got, err := getDocument(t, client, srv.base, token, xssID)
+		got, err := getDocument(t, client, srv.base, token, xssID, body)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -103,14 +103,19 @@ func TestSecurity(t *testing.T) {
 		if err := json.Unmarshal(got, &doc); err != nil || doc.Host.Hostname != markup {
 			t.Errorf("stored hostname %q, %v; want %q", doc.Host.Hostname, err, markup)
 		}
-		// The dashboard pages, where there is one, escape it too.
-		for _, page := range []string{"/", "/reports", "/reports/" + xssID} {
+		// The dashboard pages escape it too: the report page and the report
+		// list show the host name as text.
+		for _, page := range []string{"/", "/reports", "/reports/" + xssID, "/leaderboard"} {
 			code, b, err := do(t, client, "GET", srv.base+page, token, nil)
-			if err != nil || code == http.StatusNotFound {
+			if err != nil || code != http.StatusOK {
+				t.Errorf("page %s: %d %v; want 200", page, code, err)
 				continue
 			}
 			if bytes.Contains(b, []byte("<script>alert")) || bytes.Contains(b, []byte("<img src=x")) {
-				t.Errorf("page %s (%d): the markup is in the HTML unescaped", page, code)
+				t.Errorf("page %s: the markup is in the HTML unescaped", page)
+			}
+			if (page == "/reports" || page == "/reports/"+xssID) && !bytes.Contains(b, []byte("&lt;script&gt;")) {
+				t.Errorf("page %s: the host name is not shown as escaped text (&lt;script&gt;)", page)
 			}
 		}
 	})
