@@ -24,10 +24,12 @@ import (
 	"github.com/gpuscout/gpuscout/internal/cost"
 	"github.com/gpuscout/gpuscout/internal/money"
 	"github.com/gpuscout/gpuscout/internal/render"
+	"github.com/gpuscout/gpuscout/internal/store"
 )
 
 type adviseFlags struct {
 	catalogFlags
+	upload uploadFlags
 	selectFlags
 	scenario, work, objective, pattern, license, export string
 	spotBand, report                                    string
@@ -144,8 +146,13 @@ func newAdviseCmd(e *env) *cobra.Command {
 	fl.Var(&intValue{n: &f.concurrency, min: 1, max: advise.MaxConcurrency}, "concurrency", "with --model: requests served at once (inference) or sequences per GPU per step (training); default 1")
 	fl.Var(&intValue{n: &f.loraRank, min: 1, max: advise.MaxLoRARank}, "lora-rank", "with --method lora or qlora: the adapter rank (default 16)")
 	fl.StringVar(&f.weights, "weights", "", "with --method inference: bf16 (default), fp16, fp8, int8 or int4")
+	f.upload.register(cmd, "the result (advise -o json) as a plan")
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		format, err := getFormat()
+		if err != nil {
+			return err
+		}
+		up, err := f.upload.client()
 		if err != nil {
 			return err
 		}
@@ -176,6 +183,15 @@ func newAdviseCmd(e *env) *cobra.Command {
 			return usagef("--export %q: want skypilot or agent", f.export)
 		}
 		out := adviseJSON(res, req, a)
+		if up != nil {
+			b, err := json.Marshal(out)
+			if err != nil {
+				return err
+			}
+			if err := e.upload(cmd.Context(), up, store.KindPlan, b); err != nil {
+				return err
+			}
+		}
 		t := render.AdviseTable(res, req, f.limit)
 		if l := f.catalogFlags.loaded; l != nil {
 			offs := make([]*catalog.Offering, 0, len(res.Plans))

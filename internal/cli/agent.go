@@ -27,6 +27,7 @@ type agentFlags struct {
 	interval  time.Duration
 	fakeGPUs  int
 	dcgmNames bool
+	upload    uploadFlags
 }
 
 // agentTickHandlers make the handlers the loop calls each tick (rules,
@@ -61,7 +62,11 @@ it cannot serve, 2 for a bad flag or config.`,
 			if err != nil {
 				return err
 			}
-			return runAgent(cmd.Context(), e, cfg)
+			up, err := f.upload.client()
+			if err != nil {
+				return err
+			}
+			return runAgent(withSummaryUploader(cmd.Context(), up), e, cfg)
 		},
 	}
 	fl := cmd.PersistentFlags()
@@ -69,6 +74,7 @@ it cannot serve, 2 for a bad flag or config.`,
 	fl.StringVar(&f.listen, "listen", "", "address of the Prometheus endpoint, host:port (default 127.0.0.1:9836; overrides agent.listen)")
 	fl.DurationVar(&f.interval, "interval", 0, "sampling interval, 100ms to 10m (default 1s; overrides agent.interval)")
 	fl.IntVar(&f.fakeGPUs, "fake-gpus", 0, "simulate N GPUs (0 to 64) replaying a recorded H200 trace, labelled fake, instead of NVML")
+	f.upload.register(cmd, "an hourly summary (GPU utilisation, egress, spend)")
 	fl.BoolVar(&f.dcgmNames, "dcgm-names", false, "also export GPU series under dcgm-exporter's names and units (overrides agent.dcgm_names)")
 	cmd.AddCommand(newAgentCheckCmd(e, &f))
 	return cmd
@@ -154,6 +160,10 @@ func runAgent(ctx context.Context, e *env, cfg *agentconfig.Config) error {
 		if r, ok := h.(agentRunner); ok { // a part working in the background (notify)
 			runners = append(runners, r)
 		}
+	}
+	if up := summaryUploader(ctx); up != nil { // agent --upload
+		p := newSummaryPart(up, cfg, log)
+		handlers, runners = append(handlers, p), append(runners, p)
 	}
 	loop := agent.NewLoop(interval, &store, collectors...)
 	loop.Log = log

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -21,6 +22,8 @@ import (
 	"github.com/gpuscout/gpuscout/internal/gpu/cuda"
 	"github.com/gpuscout/gpuscout/internal/gpu/host"
 	"github.com/gpuscout/gpuscout/internal/render"
+	"github.com/gpuscout/gpuscout/internal/server/client"
+	"github.com/gpuscout/gpuscout/internal/store"
 )
 
 // openGPUs opens every NVIDIA GPU of the machine through the CUDA driver
@@ -50,6 +53,7 @@ type benchFlags struct {
 	dtypes  []string
 	sustain time.Duration
 	out     string
+	upload  uploadFlags
 }
 
 func newBenchCmd(e *env) *cobra.Command {
@@ -88,9 +92,14 @@ A measurement that fails is recorded in the report and the command exits 1.`,
 	fl.StringSliceVar(&f.dtypes, "dtypes", nil, "GEMM types: fp32,tf32,bf16,fp16,fp8,fp64 (default: all a GPU may have; fp32,fp64 on the CPU)")
 	fl.DurationVar(&f.sustain, "sustain", bench.DefaultSustain(false), "how long the sustained GEMM runs (0 to skip; default 0 with --quick; at most "+bench.MaxSustain.String()+")")
 	fl.StringVar(&f.out, "out", "report.json", "write the JSON report to this file ('' for none)")
+	f.upload.register(cmd, "the report")
 	getFormat := outputFlag(cmd)
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		format, err := getFormat()
+		if err != nil {
+			return err
+		}
+		up, err := f.upload.client()
 		if err != nil {
 			return err
 		}
@@ -105,7 +114,7 @@ A measurement that fails is recorded in the report and the command exits 1.`,
 				}
 			}
 		}
-		return runBench(cmd.Context(), e, req, f.out, format)
+		return runBench(cmd.Context(), e, req, f.out, format, up)
 	}
 	cmd.AddCommand(newBenchCompareCmd(e))
 	cmd.AddCommand(newBenchWorkloadCmd(e))
@@ -139,7 +148,7 @@ func benchRequestFromFlags(f *benchFlags, changed func(string) bool) (bench.Requ
 }
 
 // runBench opens the devices, measures, writes the report and the table.
-func runBench(ctx context.Context, e *env, req bench.Request, out string, format render.Format) error {
+func runBench(ctx context.Context, e *env, req bench.Request, out string, format render.Format, up *client.Client) error {
 	hostDesc := reportHost(envProbe.host())
 	cat, err := catalog.Default()
 	if err != nil {
@@ -184,6 +193,15 @@ func runBench(ctx context.Context, e *env, req bench.Request, out string, format
 	}
 	if runErr != nil {
 		return runErr
+	}
+	if up != nil {
+		var b bytes.Buffer
+		if err := doc.Encode(&b); err != nil {
+			return err
+		}
+		if err := e.upload(ctx, up, store.KindBench, b.Bytes()); err != nil {
+			return err
+		}
 	}
 	var werr error
 	if format == render.FormatJSON {

@@ -1,0 +1,79 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gpuscout/gpuscout/internal/catalog"
+	"github.com/gpuscout/gpuscout/internal/server"
+	"github.com/gpuscout/gpuscout/internal/store"
+	"github.com/gpuscout/gpuscout/internal/store/storetest"
+)
+
+// uploadServer is an API server over a memory store and a write token.
+func uploadServer(t *testing.T) (url, token string, st store.Store) {
+	t.Helper()
+	cat, err := catalog.Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	st = storetest.Memory()
+	srv, err := server.New(server.Config{Store: st, Catalog: cat})
+	if err != nil {
+		t.Fatal(err)
+	}
+	secret, tok, _ := server.NewToken("ci", nil, time.Now())
+	st.CreateToken(context.Background(), tok)
+	ts := httptest.NewServer(srv)
+	t.Cleanup(ts.Close)
+	return ts.URL, secret, st
+}
+
+func TestBenchAndAdviseUpload(t *testing.T) {
+	smallBench(t)
+	url, token, st := uploadServer(t)
+	_, errOut, code := run(t, "bench", "--device", "cpu", "--quick", "--only", "gemm", "--dtypes", "fp32", "--out", "", "--upload", url, "--token", token)
+	if code != 0 || !strings.Contains(errOut, "uploaded bench ") {
+		t.Fatalf("bench --upload: exit %d %q", code, errOut)
+	}
+	adv, errOut, code := run(t, "advise", "--scenario", "inference-batch", "--work", "100gpu-h@A100", "--provider", "aws", "-o", "json", "--upload", url, "--token", token)
+	if code != 0 || !strings.Contains(errOut, "uploaded plan ") {
+		t.Fatalf("advise --upload: exit %d %q", code, errOut)
+	}
+	docs, _ := st.ListDocuments(context.Background(), store.Filter{}, true)
+	kinds := map[string]*store.Document{}
+	for i := range docs {
+		kinds[docs[i].Kind] = &docs[i]
+	}
+	if len(docs) != 2 || kinds["bench"] == nil || kinds["plan"] == nil || kinds["bench"].TokenName != "ci" {
+		t.Fatalf("stored: got %d documents %v", len(docs), kinds)
+	}
+	// The plan is the -o json result.
+	var a, b any
+	json.Unmarshal([]byte(adv), &a)
+	json.Unmarshal(kinds["plan"].Body, &b)
+	ja, _ := json.Marshal(a)
+	jb, _ := json.Marshal(b)
+	if string(ja) != string(jb) {
+		t.Errorf("uploaded plan differs from advise -o json")
+	}
+	for _, tc := range []struct {
+		args []string
+		msg  string
+	}{
+		{[]string{"advise", "--scenario", "inference-batch", "--work", "100gpu-h@A100", "--upload", "ftp://x", "--token", "t"}, "--upload: upload URL \"ftp://x\""},
+		{[]string{"advise", "--scenario", "inference-batch", "--work", "100gpu-h@A100", "--upload", url}, "--upload: no token"},
+		{[]string{"bench", "--device", "cpu", "--token", "t"}, "--token without --upload"},
+	} {
+		if _, errOut, code := run(t, tc.args...); code != ExitUsage || !strings.Contains(errOut, tc.msg) {
+			t.Errorf("%v: exit %d %q, want 2 with %q", tc.args, code, errOut, tc.msg)
+		}
+	}
+	if _, errOut, code := run(t, "advise", "--scenario", "inference-batch", "--work", "100gpu-h@A100", "--upload", url, "--token", "gps_wrong"); code != ExitFailure || !strings.Contains(errOut, "401") {
+		t.Errorf("wrong token: exit %d %q, want 1 naming the 401", code, errOut)
+	}
+}
