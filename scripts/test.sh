@@ -59,6 +59,16 @@ if torch_ok; then
 else
   echo "test.sh: python3-torch not found and not installable here: the PyTorch workload tests will skip" >&2
 fi
+# The PostgreSQL store (internal/store/postgres) is tested against a server
+# the test starts itself (initdb in a temp dir, never the system cluster);
+# once Debian's PostgreSQL 15 is here those tests must run, not skip.
+PG_BIN=${GPUSCOUT_PG_BIN:-/usr/lib/postgresql/15/bin}
+[ -x "$PG_BIN/initdb" ] || apt_install postgresql
+if [ -x "$PG_BIN/initdb" ]; then
+  export GPUSCOUT_REQUIRE_POSTGRES=1
+else
+  echo "test.sh: PostgreSQL 15 not found and not installable here: the PostgreSQL store tests will skip" >&2
+fi
 if [ ! -d ../shared/data ] && [ -z "${GPUSCOUT_SHARED_DATA:-}" ]; then
   echo "test.sh: ../shared/data not found: tests that check prices against the source rows will skip" >&2
 fi

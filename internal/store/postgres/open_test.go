@@ -1,0 +1,81 @@
+package postgres
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/gpuscout/gpuscout/internal/store"
+	"github.com/gpuscout/gpuscout/internal/store/schema"
+)
+
+func TestReopenAndConcurrentMigrations(t *testing.T) {
+	url := newDB(t)
+	ctx := context.Background()
+	// Three servers start at once on an empty database: the advisory lock
+	// lets one migrate and the others find the schema done.
+	var wg sync.WaitGroup
+	errs := make([]error, 3)
+	stores := make([]*Store, 3)
+	for i := range stores {
+		wg.Go(func() { stores[i], errs[i] = Open(ctx, url) })
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			t.Fatalf("Open #%d: %v", i, err)
+		}
+		defer stores[i].Close()
+	}
+	var n int
+	if err := stores[0].pool.QueryRow(ctx, "SELECT COUNT(*) FROM schema_migrations").Scan(&n); err != nil || n != schema.Latest() {
+		t.Errorf("schema_migrations rows %d, %v; want %d", n, err, schema.Latest())
+	}
+	body := []byte(`{"x":1}`)
+	d := &store.Document{ID: store.DocumentID(body), Kind: store.KindPlan, Body: body}
+	if created, err := stores[1].PutDocument(ctx, d); err != nil || !created {
+		t.Fatalf("PutDocument = %v, %v", created, err)
+	}
+	if _, err := stores[2].GetDocument(ctx, d.ID); err != nil {
+		t.Errorf("another store on the same database: %v", err)
+	}
+}
+
+func TestRefusesNewerSchema(t *testing.T) {
+	url := newDB(t)
+	ctx := context.Background()
+	s, err := Open(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	newer := schema.Latest() + 1
+	if _, err := s.pool.Exec(ctx, "INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, 'future', 0)", newer); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	if s, err := Open(ctx, url); err == nil || !strings.Contains(err.Error(), "newer") {
+		if s != nil {
+			s.Close()
+		}
+		t.Fatalf("Open(a version %d database) = %v; want a 'newer' error", newer, err)
+	}
+}
+
+func TestOpenErrorsHidePassword(t *testing.T) {
+	ctx := context.Background()
+	for _, url := range []string{
+		"postgres://u:s3cret@[::1:5432/db", // not a URL
+		"postgres://u:s3cret@127.0.0.1:1/db?connect_timeout=2&sslmode=disable", // nobody listens on port 1
+	} {
+		s, err := Open(ctx, url)
+		if err == nil {
+			s.Close()
+			t.Errorf("Open(%q) succeeded; want an error", url)
+			continue
+		}
+		if strings.Contains(err.Error(), "s3cret") {
+			t.Errorf("Open error shows the password: %v", err)
+		}
+	}
+}
