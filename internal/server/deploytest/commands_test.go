@@ -15,15 +15,6 @@ import (
 // fleetDir is deploy/fleet from this package's directory.
 var fleetDir = filepath.Join("..", "..", "..", "deploy", "fleet")
 
-// pending lists the flags issue 14's API part has still to add (serve and
-// token create are in). Until they are in the command tree, a command line
-// that uses them is skipped (with a message) rather than failed, so that
-// main stays green; once merged, they are checked like every other flag:
-// then delete the entry.
-var pending = map[string][]string{
-	"bench": {"upload", "token"},
-}
-
 // checkCommand parses args (a gpuscout command line, without the program
 // name) with the real command tree: it appends --help, which cobra honours
 // only after every flag parsed, so an unknown command or flag, or a flag
@@ -39,23 +30,7 @@ func checkCommand(t *testing.T, where string, args []string) {
 	if code == cli.ExitOK {
 		return
 	}
-	msg := stderr.String()
-	for _, name := range pendingNames(args[0]) {
-		if strings.Contains(msg, `unknown command "`+name+`"`) || strings.Contains(msg, "unknown flag: --"+name) {
-			t.Skipf("%s: gpuscout %s: %s is not in the command tree yet (issue 14's API part adds it): %s",
-				where, strings.Join(args, " "), name, strings.TrimSpace(msg))
-		}
-	}
-	t.Errorf("%s: gpuscout %s: exit %d; want 0 (every command and flag real)\n%s", where, strings.Join(args, " "), code, msg)
-}
-
-// pendingNames returns the command and its pending flags.
-func pendingNames(command string) []string {
-	flags, ok := pending[command]
-	if !ok {
-		return nil
-	}
-	return append([]string{command}, flags...)
+	t.Errorf("%s: gpuscout %s: exit %d; want 0 (every command and flag real)\n%s", where, strings.Join(args, " "), code, stderr.String())
 }
 
 // shellVar matches $NAME and ${NAME}; kubeVar matches Kubernetes' $(NAME).

@@ -12,6 +12,8 @@ import (
 	"testing"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/gpuscout/gpuscout/internal/server/client"
 )
 
 // object holds the parts of the Kubernetes objects the tests check, by the
@@ -305,18 +307,20 @@ func TestFleetBenchJob(t *testing.T) {
 	if len(args) == 0 || args[0] != "bench" {
 		t.Fatalf("args %q; want bench ...", c.Args)
 	}
-	// The upload URL and token come from the Secret; the report file is on a
-	// mounted volume (the root file system is read-only).
-	for _, f := range []string{"upload", "token"} {
-		raw, _ := flagValue(c.Args, f)
-		m := kubeVar.FindStringSubmatch(raw)
-		if m == nil {
-			t.Errorf("--%s %q; want $(VAR) from the env", f, raw)
-			continue
-		}
-		if s, _ := secretEnv(c, m[1]); s == "" {
-			t.Errorf("--%s $(%s): want the variable from a Secret", f, m[1])
-		}
+	// The upload URL and the token come from the Secret; the token only as
+	// the variable bench reads, never on the command line (where every
+	// process of the node can read it).
+	raw, _ := flagValue(c.Args, "upload")
+	if m := kubeVar.FindStringSubmatch(raw); m == nil {
+		t.Errorf("--upload %q; want $(VAR) from the env", raw)
+	} else if s, _ := secretEnv(c, m[1]); s == "" {
+		t.Errorf("--upload $(%s): want the variable from a Secret", m[1])
+	}
+	if s, _ := secretEnv(c, client.EnvToken); s == "" {
+		t.Errorf("env %s: want it from a Secret (bench reads the token from it)", client.EnvToken)
+	}
+	if _, ok := flagValue(args, "token"); ok {
+		t.Error("--token on the command line; want the token in the env only")
 	}
 	out, ok := flagValue(args, "out")
 	mounted := false

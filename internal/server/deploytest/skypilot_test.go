@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/gpuscout/gpuscout/internal/server/client"
 )
 
 // skyTask is the part of a SkyPilot task YAML the test checks.
@@ -43,13 +45,16 @@ func TestFleetSkyPilotTask(t *testing.T) {
 	if !accelerators.MatchString(task.Resources.Accelerators) {
 		t.Errorf("resources.accelerators %q; want NAME:COUNT", task.Resources.Accelerators)
 	}
-	// The token is a secret (redacted by SkyPilot), not an env; both required
-	// at launch (null).
-	if v, ok := task.Secrets["GPUSCOUT_TOKEN"]; !ok || v != nil {
-		t.Errorf("secrets %v; want GPUSCOUT_TOKEN: null (required at launch)", task.Secrets)
+	// The token is a secret (redacted by SkyPilot), in the variable bench
+	// reads, not an env; the secret and the URL required at launch (null).
+	if v, ok := task.Secrets[client.EnvToken]; !ok || v != nil {
+		t.Errorf("secrets %v; want %s: null (required at launch)", task.Secrets, client.EnvToken)
 	}
-	if _, ok := task.Envs["GPUSCOUT_TOKEN"]; ok {
-		t.Error("GPUSCOUT_TOKEN is an env; want it under secrets")
+	if _, ok := task.Envs[client.EnvToken]; ok {
+		t.Errorf("%s is an env; want it under secrets", client.EnvToken)
+	}
+	if v, ok := task.Envs[client.EnvURL]; !ok || v != nil {
+		t.Errorf("envs %v; want %s: null (required at launch)", task.Envs, client.EnvURL)
 	}
 	// Every variable the scripts use is defined (by the task, SkyPilot or
 	// the shell).
@@ -81,10 +86,11 @@ func TestFleetSkyPilotTask(t *testing.T) {
 		t.Fatalf("run calls gpuscout %q; want one gpuscout bench", cmds)
 	}
 	args := cmds[0]
-	for _, f := range []struct{ flag, variable string }{{"upload", "GPUSCOUT_URL"}, {"token", "GPUSCOUT_TOKEN"}} {
-		if v, _ := flagValue(args, f.flag); v != "$"+f.variable {
-			t.Errorf("--%s %q; want $%s", f.flag, v, f.variable)
-		}
+	if v, _ := flagValue(args, "upload"); v != "$"+client.EnvURL {
+		t.Errorf("--upload %q; want $%s", v, client.EnvURL)
+	}
+	if _, ok := flagValue(args, "token"); ok {
+		t.Error("--token on the command line; want the token in the env only")
 	}
 	// Each node writes its own report file.
 	if out, _ := flagValue(args, "out"); !strings.Contains(out, "SKYPILOT_NODE_RANK") {
