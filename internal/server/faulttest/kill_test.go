@@ -1,6 +1,7 @@
 package faulttest
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -10,6 +11,9 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/gpuscout/gpuscout/internal/store"
+	"github.com/gpuscout/gpuscout/internal/store/sqlite"
 )
 
 // uploads is how many uploads race the kill, all at once.
@@ -135,6 +139,10 @@ func TestKill9DuringUploads(t *testing.T) {
 			t.Error(err)
 		}
 	}
+	// The file itself, read with the store (not through the API): every
+	// document's body hashes to its id.
+	checkFile(t, db, len(list.Reports))
+
 	// The restarted server still takes uploads (the database is not locked
 	// or corrupt), and a re-upload of an acknowledged one is idempotent.
 	code, b, err = do(t, client, "POST", srv2.base+"/api/v1/reports", tokens[1], report(t, "after-restart", uploads))
@@ -148,6 +156,29 @@ func TestKill9DuringUploads(t *testing.T) {
 				t.Errorf("re-upload of acknowledged %d: %d %v %s; want 200 (already stored)", i, code, err, b)
 			}
 			break
+		}
+	}
+}
+
+// checkFile opens the SQLite file with the store, while the server holds it
+// too (WAL allows it), and checks every stored body against its id.
+func checkFile(t *testing.T, db string, want int) {
+	t.Helper()
+	st, err := sqlite.Open(db)
+	if err != nil {
+		t.Fatalf("open %s after the crash: %v", db, err)
+	}
+	defer st.Close()
+	docs, err := st.ListDocuments(context.Background(), store.Filter{Limit: store.MaxLimit}, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(docs) != want {
+		t.Errorf("the file holds %d documents; the API lists %d", len(docs), want)
+	}
+	for _, d := range docs {
+		if sha(d.Body) != d.ID {
+			t.Errorf("stored document %s: its %d-byte body hashes to %s (half-written)", d.ID, len(d.Body), sha(d.Body))
 		}
 	}
 }
