@@ -13,12 +13,14 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/gpuscout/gpuscout/internal/cli"
+	"github.com/gpuscout/gpuscout/internal/server"
+	"github.com/gpuscout/gpuscout/internal/store/sqlite"
 )
 
 // argsEnv, when set, makes the test binary run gpuscout with these
@@ -32,48 +34,53 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// gpuscout runs the test binary as gpuscout with args and returns its output.
-func gpuscout(t *testing.T, args ...string) (string, error) {
-	t.Helper()
-	cmd := exec.Command(os.Args[0])
-	cmd.Env = append(os.Environ(), argsEnv+"="+strings.Join(args, "\x1f"))
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	err := cmd.Run()
-	return out.String(), err
-}
-
-// requireServe skips the test while `gpuscout serve` and `token create` are
-// not in the command tree (issue 14's API part adds them).
+// requireServe checks `gpuscout serve` takes the flags the tests use.
+//
+// Under -race the tests are skipped unless GPUSCOUT_FAULTTEST_RACE=1: the server
+// processes would be race-instrumented copies of this binary (seconds each
+// on a loaded machine), and the server's own tests already run its code
+// under the race detector in-process; what this package adds is the real
+// process, its crash and its restart.
 func requireServe(t *testing.T) {
 	t.Helper()
+	if raceEnabled && os.Getenv("GPUSCOUT_FAULTTEST_RACE") != "1" {
+		t.Skip("the race detector is on: set GPUSCOUT_FAULTTEST_RACE=1 to run the server processes race-instrumented (slow)")
+	}
 	var out bytes.Buffer
 	for _, args := range [][]string{{"serve", "--db", "x", "--listen", "x", "--help"}, {"token", "create", "--name", "x", "--db", "x", "--help"}} {
 		out.Reset()
 		if code := cli.Main(context.Background(), args, &out, &out); code != cli.ExitOK {
-			t.Skipf("gpuscout %s: exit %d (%s); the fault and security tests need serve and token create", strings.Join(args, " "), code, strings.TrimSpace(out.String()))
+			t.Fatalf("gpuscout %s: exit %d (%s); the fault and security tests need serve and token create with these flags", strings.Join(args, " "), code, strings.TrimSpace(out.String()))
 		}
 	}
 }
 
-var secretRE = regexp.MustCompile(`gps_[0-9a-f]{64}`)
-
-// createToken makes a token with the CLI and returns its secret.
-func createToken(t *testing.T, db, name string, extra ...string) string {
+// createTokens makes write tokens named prefix-0, prefix-1, ... in the
+// SQLite file db (as `gpuscout token create` does, in-process: a process
+// per token would cost a second each under -race) and returns their secrets.
+func createTokens(t *testing.T, db, prefix string, n int) []string {
 	t.Helper()
-	out, err := gpuscout(t, append([]string{"token", "create", "--name", name, "--db", db}, extra...)...)
+	st, err := sqlite.Open(db)
 	if err != nil {
-		t.Fatalf("token create: %v\n%s", err, out)
+		t.Fatal(err)
 	}
-	s := secretRE.FindString(out)
-	if s == "" {
-		t.Fatalf("token create printed no gps_ secret:\n%s", out)
+	defer st.Close()
+	secrets := make([]string, n)
+	for i := range secrets {
+		secret, tok, err := server.NewToken(prefix+"-"+strconv.Itoa(i), nil, time.Now())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := st.CreateToken(context.Background(), tok); err != nil {
+			t.Fatal(err)
+		}
+		secrets[i] = secret
 	}
-	return s
+	return secrets
 }
 
-// server is a running `gpuscout serve` process.
-type server struct {
+// serveProc is a running `gpuscout serve` process.
+type serveProc struct {
 	cmd  *exec.Cmd
 	base string
 	out  *bytes.Buffer
@@ -92,12 +99,12 @@ func freeAddr(t *testing.T) string {
 }
 
 // startServer starts serve on db and waits until /healthz answers.
-func startServer(t *testing.T, db string, extra ...string) *server {
+func startServer(t *testing.T, db string, extra ...string) *serveProc {
 	t.Helper()
 	addr := freeAddr(t)
 	cmd := exec.Command(os.Args[0])
 	cmd.Env = append(os.Environ(), argsEnv+"="+strings.Join(append([]string{"serve", "--db", db, "--listen", addr}, extra...), "\x1f"))
-	s := &server{cmd: cmd, base: "http://" + addr, out: &bytes.Buffer{}, done: make(chan error, 1)}
+	s := &serveProc{cmd: cmd, base: "http://" + addr, out: &bytes.Buffer{}, done: make(chan error, 1)}
 	cmd.Stdout, cmd.Stderr = s.out, s.out
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -125,7 +132,7 @@ func startServer(t *testing.T, db string, extra ...string) *server {
 }
 
 // kill sends SIGKILL (kill -9) and waits for the process to be gone.
-func (s *server) kill() {
+func (s *serveProc) kill() {
 	if s.cmd.Process != nil {
 		_ = s.cmd.Process.Kill()
 		err := <-s.done

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net/http"
 	"path/filepath"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -29,10 +28,7 @@ func TestKill9DuringUploads(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "gpuscout.db")
 	// One token per 20 uploads keeps each token inside its rate limit's burst:
 	// this test is about crashes, not 429s.
-	tokens := make([]string, uploads/20)
-	for i := range tokens {
-		tokens[i] = createToken(t, db, "uploader-"+strconv.Itoa(i))
-	}
+	tokens := createTokens(t, db, "uploader", uploads/20)
 	reader := tokens[0]
 	srv := startServer(t, db)
 	bodies := make([][]byte, uploads)

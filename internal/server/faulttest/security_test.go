@@ -17,7 +17,7 @@ import (
 func TestSecurity(t *testing.T) {
 	requireServe(t)
 	db := filepath.Join(t.TempDir(), "gpuscout.db")
-	token := createToken(t, db, "writer")
+	token := createTokens(t, db, "writer", 1)[0]
 	srv := startServer(t, db)
 	client := &http.Client{Timeout: 10 * time.Second}
 	post := srv.base + "/api/v1/reports"
