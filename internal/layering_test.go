@@ -67,7 +67,7 @@ var allowed = map[string][]string{
 	// The team server: the store knows documents and tokens only; the server
 	// (API, dashboard) may use every engine package, as the CLI does.
 	"store":    {},
-	"store/*":  {"store"},
+	"store/*":  {"store", "store/schema"}, // the SQL stores share their migrations
 	"server":   {"*"},
 	"server/*": {"*"},
 	// The agent's alerting: notify delivers alerts; rules makes them from

@@ -8,6 +8,8 @@ N=${N:-50}
 echo "== Go benchmarks"
 go test -run '^$' -bench . -benchmem ./internal/catalog/ ./internal/cost/
 go test -run '^$' -bench . -benchtime 3x ./internal/spot/ ./internal/advise/
+# The stores' durable puts/s (the PostgreSQL one skips without PostgreSQL 15).
+go test -run '^$' -bench PutDocument -benchtime 2s ./internal/store/sqlite/ ./internal/store/postgres/
 
 bin=$(mktemp -d)/gpuscout
 CGO_ENABLED=0 go build -o "$bin" ./cmd/gpuscout

@@ -76,7 +76,7 @@ are for operations. SIGTERM or SIGINT stops it after requests in flight finish.`
 		}
 		defer st.Close()
 		log := slog.New(slog.NewJSONHandler(e.stderr, nil))
-		srv, err := server.New(server.Config{Store: st, Catalog: l.cat, ReadOpen: f.readOpen, MaxBody: f.maxBody, RatePerToken: f.rate,
+		srv, err := server.New(server.Config{Store: st, Catalog: l.cat, FX: l.fx, ReadOpen: f.readOpen, MaxBody: f.maxBody, RatePerToken: f.rate,
 			Logger: log, Now: e.now, Dashboard: dashboard.New(dashboard.Config{Store: st, Catalog: l.cat, Now: e.now, Logger: log})})
 		if err != nil {
 			return err

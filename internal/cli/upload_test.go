@@ -3,7 +3,10 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"io"
+	"net/http"
 	"net/http/httptest"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -75,5 +78,62 @@ func TestBenchAndAdviseUpload(t *testing.T) {
 	}
 	if _, errOut, code := run(t, "advise", "--scenario", "inference-batch", "--work", "100gpu-h@A100", "--upload", url, "--token", "gps_wrong"); code != ExitFailure || !strings.Contains(errOut, "401") {
 		t.Errorf("wrong token: exit %d %q, want 1 naming the 401", code, errOut)
+	}
+}
+
+// POST /api/v1/advise answers exactly what advise -o json prints.
+func TestServerAdviseIsTheCLIs(t *testing.T) {
+	url, token, _ := uploadServer(t)
+	cli, errOut, code := run(t, "advise", "--scenario", "inference-batch", "--work", "100gpu-h@A100", "--provider", "aws", "-o", "json")
+	if code != 0 {
+		t.Fatal(errOut)
+	}
+	req, _ := http.NewRequest("POST", url+"/api/v1/advise", strings.NewReader(`{"scenario":"inference-batch","reference_gpu":"A100","work_gpu_hours":100,"providers":["aws"]}`))
+	req.Header.Set("Authorization", "Bearer "+token)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	var a, b any
+	json.Unmarshal([]byte(cli), &a)
+	json.Unmarshal(body, &b)
+	ja, _ := json.Marshal(a)
+	jb, _ := json.Marshal(b)
+	if resp.StatusCode != 200 || string(ja) != string(jb) {
+		t.Fatalf("server %d:\n%.600s\ncli:\n%.600s", resp.StatusCode, jb, ja)
+	}
+}
+
+// POST /api/v1/cost with a usage file's content answers what cost --usage
+// FILE -o json prints.
+func TestServerCostIsTheCLIs(t *testing.T) {
+	url, token, _ := uploadServer(t)
+	usage := `{"gpu": "A100:8", "duration": "7d", "discount_rate": "8%", "egress": {"internet": 1000}, "currency": "USD"}`
+	path := t.TempDir() + "/usage.yaml"
+	if err := os.WriteFile(path, []byte(usage), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cli, errOut, code := run(t, "cost", "--usage", path, "--no-user-catalog", "-o", "json")
+	if code != 0 {
+		t.Fatal(errOut)
+	}
+	req, _ := http.NewRequest("POST", url+"/api/v1/cost?limit=10000", strings.NewReader(usage))
+	req.Header.Set("Authorization", "Bearer "+token)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	var a any
+	var b struct{ Options any }
+	json.Unmarshal([]byte(cli), &a)
+	json.Unmarshal(body, &b)
+	ja, _ := json.Marshal(a)
+	jb, _ := json.Marshal(b.Options)
+	if resp.StatusCode != 200 || string(ja) != string(jb) || len(ja) < 100 {
+		t.Fatalf("server %d:\n%.600s\ncli:\n%.600s", resp.StatusCode, jb, ja)
 	}
 }

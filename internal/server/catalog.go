@@ -72,9 +72,9 @@ var offeringParams = []string{"gpu", "provider", "region", "spot", "china", "max
 
 // offeringsQuery turns the query string into a catalog query, as `gpuscout
 // offers` turns its flags; every problem is a field error.
-func offeringsQuery(c *catalog.Catalog, r *http.Request) (catalog.Query, []FieldError) {
+func offeringsQuery(c *catalog.Catalog, fx *money.FX, r *http.Request) (catalog.Query, []FieldError) {
 	v := r.URL.Query()
-	q := catalog.Query{FX: money.DefaultFX(), Currency: money.USD}
+	q := catalog.Query{FX: fx, Currency: money.USD}
 	var bad []FieldError
 	if bad = unknownParams(r, offeringParams); bad != nil {
 		return q, bad
@@ -158,7 +158,7 @@ func offeringsQuery(c *catalog.Catalog, r *http.Request) (catalog.Query, []Field
 }
 
 func (s *Server) getOfferings(w http.ResponseWriter, r *http.Request) {
-	q, bad := offeringsQuery(s.cfg.Catalog, r)
+	q, bad := offeringsQuery(s.cfg.Catalog, s.cfg.FX, r)
 	if bad != nil {
 		badRequest(w, bad...)
 		return

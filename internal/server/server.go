@@ -15,7 +15,9 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/gpuscout/gpuscout/internal/advise"
 	"github.com/gpuscout/gpuscout/internal/catalog"
+	"github.com/gpuscout/gpuscout/internal/money"
 	"github.com/gpuscout/gpuscout/internal/store"
 )
 
@@ -23,6 +25,8 @@ import (
 type Config struct {
 	Store   store.Store
 	Catalog *catalog.Catalog
+	// FX converts prices between currencies (nil: money.DefaultFX()).
+	FX *money.FX
 	// ReadOpen lets GET requests through without a token; writes always need one.
 	ReadOpen bool
 	// MaxBody bounds a request body in bytes (0: DefaultMaxBody); more is a 413.
@@ -57,6 +61,8 @@ type Server struct {
 	limiter *limiter
 	metrics *metrics
 	routes  []Route
+	// scenarios are advise's workload scenarios (embedded), loaded once.
+	scenarios *advise.Scenarios
 
 	touchMu sync.Mutex
 	touched map[string]time.Time // token id → last recorded use
@@ -91,8 +97,15 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
+	if cfg.FX == nil {
+		cfg.FX = money.DefaultFX()
+	}
 	s := &Server{cfg: cfg, mux: http.NewServeMux(), metrics: newMetrics(prometheus.NewRegistry()), touched: map[string]time.Time{}}
 	s.limiter = newLimiter(cfg.RatePerToken, cfg.Now)
+	var err error
+	if s.scenarios, err = advise.LoadScenarios(); err != nil {
+		return nil, err
+	}
 	s.routes_()
 	return s, nil
 }
@@ -124,6 +137,8 @@ func (s *Server) handle(method, path string, need access, h http.HandlerFunc) {
 func (s *Server) routes_() {
 	s.handle("GET", "/api/v1/gpus", readScope, s.getGPUs)
 	s.handle("GET", "/api/v1/offerings", readScope, s.getOfferings)
+	s.handle("POST", "/api/v1/advise", readScope, s.postAdvise)
+	s.handle("POST", "/api/v1/cost", readScope, s.postCost)
 	s.handle("POST", "/api/v1/reports", writeScope, s.postReport)
 	s.handle("GET", "/api/v1/reports", readScope, s.listReports)
 	s.handle("GET", "/api/v1/reports/compare", readScope, s.compareReports)

@@ -553,3 +553,57 @@ func TestGracefulShutdown(t *testing.T) {
 		t.Fatalf("the in-flight upload is stored: %v", err)
 	}
 }
+
+func TestAdviseValidation(t *testing.T) {
+	f := newFixture(t, func(c *Config) { c.ReadOpen = true })
+	for _, tc := range []struct{ body, field string }{
+		{`{"scenario":"nope","work_gpu_hours":10}`, "scenario"},
+		{`{"scenario":"inference-batch"}`, "work_gpu_hours"},
+		{`{"scenario":"inference-batch","work_gpu_hours":10,"hours_per_month":5}`, "work_gpu_hours"},
+		{`{"scenario":"inference-batch","work_gpu_hours":"ten"}`, "work_gpu_hours"},
+		{`{"scenario":"inference-batch","work_gpu_hours":10,"budget":"-5"}`, "budget"},
+		{`{"scenario":"inference-batch","work_gpu_hours":10,"providers":["nocloud"]}`, "providers"},
+		{`{"scenario":"inference-batch","work_gpu_hours":10,"reference_gpu":"Z9"}`, "reference_gpu"},
+		{`{"scenario":"inference-batch","work_gpu_hours":10,"colour":1}`, "body"},
+		{`{"scenario":"inference-batch","work_gpu_hours":1e12}`, "request"},
+	} {
+		w := f.do(t, "POST", "/api/v1/advise", "", []byte(tc.body))
+		var e apiError
+		decode(t, w, &e)
+		if w.Code != 400 || len(e.Error.Fields) == 0 || e.Error.Fields[0].Field != tc.field {
+			t.Errorf("%s: got %d %s, want 400 naming %s", tc.body, w.Code, w.Body, tc.field)
+		}
+	}
+}
+
+func TestCost(t *testing.T) {
+	f := newFixture(t, func(c *Config) { c.ReadOpen = true })
+	w := f.do(t, "POST", "/api/v1/cost?limit=3", "", []byte(`{"gpu":"A100:8","duration":"7d"}`))
+	var got struct {
+		Options []struct {
+			Provider string
+			Total    *float64
+			Known    bool
+		}
+	}
+	decode(t, w, &got)
+	if w.Code != 200 || len(got.Options) != 3 || !got.Options[0].Known || *got.Options[0].Total <= 0 {
+		t.Fatalf("got %d %s", w.Code, w.Body)
+	}
+	for _, tc := range []struct{ query, body, field string }{
+		{"", `{"duration":"7d"}`, "gpu"},
+		{"", `{"gpu":"Z9","duration":"7d"}`, "gpu"},
+		{"", `{"gpu":"A100","colour":"red"}`, "body"},
+		{"", `{"gpu":"A100","duration":"forever"}`, "body"},
+		{"", `{"offering":"nocloud/x","duration":"7d"}`, "offering"},
+		{"?limit=0", `{"gpu":"A100","duration":"7d"}`, "limit"},
+		{"?cashflow=maybe", `{"gpu":"A100","duration":"7d"}`, "cashflow"},
+	} {
+		w := f.do(t, "POST", "/api/v1/cost"+tc.query, "", []byte(tc.body))
+		var e apiError
+		decode(t, w, &e)
+		if w.Code != 400 || len(e.Error.Fields) == 0 || e.Error.Fields[0].Field != tc.field {
+			t.Errorf("%s %s: got %d %s, want 400 naming %s", tc.query, tc.body, w.Code, w.Body, tc.field)
+		}
+	}
+}

@@ -65,7 +65,7 @@ func TestRefusesNewerSchema(t *testing.T) {
 func TestOpenErrorsHidePassword(t *testing.T) {
 	ctx := context.Background()
 	for _, url := range []string{
-		"postgres://u:s3cret@[::1:5432/db", // not a URL
+		"postgres://u:s3cret@[::1:5432/db",                                     // not a URL
 		"postgres://u:s3cret@127.0.0.1:1/db?connect_timeout=2&sslmode=disable", // nobody listens on port 1
 	} {
 		s, err := Open(ctx, url)
@@ -77,5 +77,23 @@ func TestOpenErrorsHidePassword(t *testing.T) {
 		if strings.Contains(err.Error(), "s3cret") {
 			t.Errorf("Open error shows the password: %v", err)
 		}
+	}
+}
+
+func TestPoolSize(t *testing.T) {
+	url := newDB(t)
+	ctx := context.Background()
+	for _, c := range []struct {
+		url  string
+		want int32
+	}{{url, DefaultMaxConns}, {url + " pool_max_conns=3", 3}} {
+		s, err := Open(ctx, c.url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := s.pool.Config().MaxConns; got != c.want {
+			t.Errorf("%s: pool of %d; want %d", c.url, got, c.want)
+		}
+		s.Close()
 	}
 }

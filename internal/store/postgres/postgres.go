@@ -10,6 +10,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/gpuscout/gpuscout/internal/store"
@@ -23,6 +24,9 @@ import (
 // starting on one database migrate one after the other.
 const migrationLock = 0x67707573636f7574 // "gpuscout"
 
+// DefaultMaxConns is the pool's size unless the URL sets pool_max_conns.
+const DefaultMaxConns = 16
+
 // Store is a store.Store in a PostgreSQL database.
 type Store struct {
 	pool *pgxpool.Pool
@@ -31,12 +35,19 @@ type Store struct {
 var _ store.Store = (*Store)(nil)
 
 // Open connects to the database at url (a postgres:// URL or a key=value
-// connection string, as libpq takes) and brings its schema up to date.
+// connection string, as libpq takes; pgxpool's pool_max_conns and the like
+// are understood) and brings its schema up to date.
 func Open(ctx context.Context, url string) (*Store, error) {
 	cfg, err := pgxpool.ParseConfig(url)
 	if err != nil {
 		// pgx's message may quote the URL, password included: say only what failed.
 		return nil, fmt.Errorf("postgres: --db: not a valid PostgreSQL URL or connection string")
+	}
+	if !strings.Contains(url, "pool_max_conns") {
+		// pgxpool's default is max(4, CPUs); commits wait on the WAL flush,
+		// and PostgreSQL flushes the commits waiting together at once, so
+		// concurrent uploads gain from more connections than CPUs.
+		cfg.MaxConns = DefaultMaxConns
 	}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {

@@ -107,3 +107,21 @@ func TestPathWithQueryCharacters(t *testing.T) {
 		t.Errorf("the database is not at %s: %v", path, err)
 	}
 }
+
+func TestNewFileOwnerOnly(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "g.db")
+	s, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	for _, p := range []string{path, path + "-wal"} {
+		fi, err := os.Stat(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := fi.Mode().Perm(); got != 0o600 {
+			t.Errorf("%s mode %v; want -rw------- (it holds token hashes)", filepath.Base(p), got)
+		}
+	}
+}

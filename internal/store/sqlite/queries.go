@@ -72,24 +72,6 @@ func fromNull(n sql.NullInt64) time.Time {
 	return schema.FromMicros(n.Int64)
 }
 
-// PutDocument stores d unless a document with its ID is stored; it returns
-// after the commit (autocommit, synchronous=FULL).
-func (s *Store) PutDocument(ctx context.Context, d *store.Document) (bool, error) {
-	if err := store.CheckDocument(d); err != nil {
-		return false, err
-	}
-	res, err := s.stmts.putDoc.ExecContext(ctx, d.ID, d.Kind, d.Body, schema.Micros(d.ReceivedAt), d.TokenName,
-		d.SignedBy, d.GPU, d.Provider, d.InstanceType, d.Region, d.MatchedOffering, d.Host, nullMicros(d.CreatedAt))
-	if err != nil {
-		return false, fmt.Errorf("sqlite: put document %s: %w", d.ID, err)
-	}
-	n, err := res.RowsAffected()
-	if err != nil {
-		return false, fmt.Errorf("sqlite: put document %s: %w", d.ID, err)
-	}
-	return n == 1, nil
-}
-
 type scanner interface{ Scan(dest ...any) error }
 
 func scanDoc(sc scanner, withBody bool) (store.Document, error) {

@@ -18,7 +18,9 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"os"
 	"runtime"
+	"sync"
 	"time"
 
 	"github.com/gpuscout/gpuscout/internal/store"
@@ -34,6 +36,11 @@ const BusyTimeout = 5 * time.Second
 type Store struct {
 	w, r  *sql.DB // the one writer; the readers
 	stmts statements
+
+	puts       chan putReq   // to the writer goroutine (group commit)
+	quit       chan struct{} // closed by Close
+	writerDone chan struct{} // closed when the writer has stopped
+	closeOnce  sync.Once
 }
 
 var _ store.Store = (*Store)(nil)
@@ -60,6 +67,13 @@ func Open(path string) (*Store, error) {
 	if path == "" || path == ":memory:" {
 		return nil, fmt.Errorf("sqlite: database path %q: want a file path", path)
 	}
+	// A new database is made readable by its owner only (it holds the
+	// tokens' hashes); SQLite gives the -wal and -shm files the same mode.
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: %w", err)
+	}
+	f.Close()
 	w, err := sql.Open("sqlite", dsn(path, false))
 	if err != nil {
 		return nil, fmt.Errorf("sqlite %s: %w", path, err)
@@ -90,6 +104,7 @@ func Open(path string) (*Store, error) {
 		s.Close()
 		return nil, fmt.Errorf("sqlite %s: %w", path, err)
 	}
+	s.startWriter()
 	return s, nil
 }
 
@@ -115,6 +130,7 @@ func (s *Store) check(ctx context.Context, path string) error {
 // Close closes the database.
 func (s *Store) Close() error {
 	var errs []error
+	s.stopWriter()
 	s.stmts.close()
 	if s.r != nil {
 		errs = append(errs, s.r.Close())
