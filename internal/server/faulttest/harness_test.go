@@ -20,7 +20,6 @@ import (
 
 	"github.com/gpuscout/gpuscout/internal/cli"
 	"github.com/gpuscout/gpuscout/internal/server"
-	"github.com/gpuscout/gpuscout/internal/store/sqlite"
 )
 
 // argsEnv, when set, makes the test binary run gpuscout with these
@@ -31,7 +30,14 @@ func TestMain(m *testing.M) {
 	if a, ok := os.LookupEnv(argsEnv); ok {
 		os.Exit(cli.Main(context.Background(), strings.Split(a, "\x1f"), os.Stdout, os.Stderr))
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	if pgServer != nil {
+		if err := pgServer.Stop(); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			code = 1
+		}
+	}
+	os.Exit(code)
 }
 
 // requireServe checks `gpuscout serve` takes the flags the tests use.
@@ -56,11 +62,11 @@ func requireServe(t *testing.T) {
 }
 
 // createTokens makes write tokens named prefix-0, prefix-1, ... in the
-// SQLite file db (as `gpuscout token create` does, in-process: a process
+// store db (as `gpuscout token create` does, in-process: a process
 // per token would cost a second each under -race) and returns their secrets.
-func createTokens(t *testing.T, db, prefix string, n int) []string {
+func createTokens(t *testing.T, b backend, db, prefix string, n int) []string {
 	t.Helper()
-	st, err := sqlite.Open(db)
+	st, err := b.open(db)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,19 +5,22 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/url"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 )
 
-// TestSecurity attacks a real `gpuscout serve` on SQLite: writes without a
+// TestSecurity attacks a real `gpuscout serve` on each store: writes without a
 // token or with a wrong one, an oversized body, markup in a report's
 // fields, SQL in the list filters.
 func TestSecurity(t *testing.T) {
 	requireServe(t)
-	db := filepath.Join(t.TempDir(), "gpuscout.db")
-	token := createTokens(t, db, "writer", 1)[0]
+	forEachStore(t, security)
+}
+
+func security(t *testing.T, be backend) {
+	db := be.newDB(t)
+	token := createTokens(t, be, db, "writer", 1)[0]
 	srv := startServer(t, db)
 	client := &http.Client{Timeout: 10 * time.Second}
 	post := srv.base + "/api/v1/reports"
