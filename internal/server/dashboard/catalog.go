@@ -3,6 +3,7 @@ package dashboard
 import (
 	"fmt"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 
@@ -126,9 +127,20 @@ func (d *dash) catalogPage(r *http.Request) (*page, error) {
 	}
 	p := &page{Title: "Catalog", Form: f,
 		Intro: []string{"GPU offerings, cheapest first: each instance type in its cheapest region, prices in USD per hour with their source and date."}}
-	p.Blocks = append(p.Blocks, block{Heading: fmt.Sprintf("%d offerings", len(rows)), Table: tableHTML(offersTable(rows), nil)})
+	ht := tableHTML(offersTable(rows), nil)
+	// A spot price links to the spot simulation of that offering.
+	for i, r := range rows {
+		if o := r.Offering; r.Spot.Valid && o.Region != "" {
+			ht.Rows[i][spotColumn].Href = "/spot?offering=" + url.QueryEscape(o.Provider+"/"+o.InstanceType+"/"+o.Region)
+		}
+	}
+	p.Blocks = append(p.Blocks, block{Heading: fmt.Sprintf("%d offerings", len(rows)), Table: ht,
+		Paras: []string{"A spot price links to the simulation of spot policies on that offering."}})
 	return p, nil
 }
+
+// spotColumn is the index of offersTable's spot price column.
+const spotColumn = 7
 
 // offersTable is the catalog page's table.
 func offersTable(rows []catalog.Row) *render.Table {

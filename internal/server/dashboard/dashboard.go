@@ -12,11 +12,12 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
-	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
+	"github.com/gpuscout/gpuscout/internal/benchreport"
 	"github.com/gpuscout/gpuscout/internal/catalog"
 	"github.com/gpuscout/gpuscout/internal/render"
 	"github.com/gpuscout/gpuscout/internal/store"
@@ -36,6 +37,17 @@ type Config struct {
 // dash is the handler's state.
 type dash struct {
 	Config
+	cache pageCache
+	// ppRows caches the catalog query of the price/performance page for ppDay.
+	ppMu   sync.Mutex
+	ppDay  string
+	ppRows []catalog.Row
+	// decoded keeps decoded bench reports by document ID.
+	decMu   sync.Mutex
+	decoded map[string]*benchreport.Document
+	// offers keeps matchOffering's answers by reference and day.
+	offMu  sync.Mutex
+	offers map[string]*pricedOffering
 }
 
 //go:embed assets/dash.css
@@ -59,14 +71,14 @@ func New(c Config) http.Handler {
 		_, _ = w.Write(dashCSS)
 	})
 	mux.HandleFunc("GET /{$}", d.page(d.overview))
-	mux.HandleFunc("GET /catalog", d.page(d.catalogPage))
+	mux.HandleFunc("GET /catalog", d.cached(d.page(d.catalogPage)))
 	mux.HandleFunc("GET /priceperf", d.page(d.pricePerf))
 	mux.HandleFunc("GET /leaderboard", d.page(d.leaderboard))
 	mux.HandleFunc("GET /reports", d.page(d.reports))
 	mux.HandleFunc("GET /reports/{id}", d.page(d.report))
 	mux.HandleFunc("GET /compare", d.page(d.compare))
-	mux.HandleFunc("GET /plans/{id}", d.plan)
-	mux.HandleFunc("GET /spot", d.page(d.spotPage))
+	mux.HandleFunc("GET /plans/{id}", d.cached(d.plan)) // a document never changes: its ID is its hash
+	mux.HandleFunc("GET /spot", d.cached(d.page(d.spotPage)))
 	return mux
 }
 
@@ -233,11 +245,6 @@ func writeHTML(w http.ResponseWriter, status int, body []byte) {
 	_, _ = w.Write(body)
 }
 
-var (
-	styleAttr = regexp.MustCompile(`\sstyle="([^"]*)"`)
-	styleElem = regexp.MustCompile(`(?s)<style>(.*?)</style>`)
-)
-
 // CSP returns the Content-Security-Policy for a page: nothing by default,
 // styles from the server itself plus the hashes of the page's own inline
 // styles (the SVG charts' style attributes, a report's <style>), images from
@@ -254,12 +261,12 @@ func CSP(body []byte) string {
 		}
 	}
 	attrs := false
-	for _, m := range styleAttr.FindAllSubmatch(body, -1) {
-		add(html.UnescapeString(string(m[1])))
+	for _, v := range between(body, ` style="`, `"`) {
+		add(html.UnescapeString(v))
 		attrs = true
 	}
-	for _, m := range styleElem.FindAllSubmatch(body, -1) {
-		add(string(m[1]))
+	for _, v := range between(body, "<style>", "</style>") {
+		add(v)
 	}
 	style := "style-src 'self'"
 	if attrs {
@@ -278,4 +285,22 @@ func svgOf(c interface{ Write(io.Writer) error }) (template.HTML, error) {
 		return "", err
 	}
 	return template.HTML(b.String()), nil // #nosec: SVG render drew, its texts escaped
+}
+
+// between returns every text of b that lies between open and the next close.
+func between(b []byte, open, close string) []string {
+	var out []string
+	for {
+		i := bytes.Index(b, []byte(open))
+		if i < 0 {
+			return out
+		}
+		b = b[i+len(open):]
+		j := bytes.Index(b, []byte(close))
+		if j < 0 {
+			return out
+		}
+		out = append(out, string(b[:j]))
+		b = b[j+len(close):]
+	}
 }

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -78,7 +79,7 @@ func get(t *testing.T, h http.Handler, path string) (*http.Response, string) {
 // pages lists every page of the fixture with a text each must show.
 func (f *fixture) pages() map[string]string {
 	return map[string]string{
-		"/":                                "Latest bench reports",
+		"/":                                "Bench reports: 2",
 		"/catalog":                         "PRICE SOURCE",
 		"/catalog?gpu=H200:8&provider=aws": "63.296",
 		"/leaderboard":                     "USD per sustained bf16 TFLOP-hour",
@@ -87,7 +88,7 @@ func (f *fixture) pages() map[string]string {
 		"/reports/" + f.onAWS:              "gemm_bf16_sustained",
 		"/compare?ids=" + f.plain + "," + f.onAWS: "(68%)",
 		"/plans/" + f.plan:                        "Plans",
-		"/spot":                                   "Spot",
+		"/spot":                                   "meets the deadline in",
 	}
 }
 
@@ -160,6 +161,12 @@ func TestBadInputIsA400NamingTheParameter(t *testing.T) {
 		{"/catalog?region=%27%3B+DROP+TABLE+documents%3B--", "is not a known region"},
 		{"/reports/zz", "report id &#34;zz&#34;: want the 64 hex digits"},
 		{"/compare?ids=", "want 1 to 8 report ids"},
+		{"/reports?page=0", "page &#34;0&#34;: want a whole number from 1 to 1000"},
+		{"/leaderboard?page=x", "page &#34;x&#34;"},
+		{"/spot?runs=5", "runs &#34;5&#34;: want a whole number from 10 to 1000"},
+		{"/spot?work=72&deadline=50", "deadline &#34;50&#34;: want at least the work"},
+		{"/spot?work=1e9", "work &#34;1e9&#34;: want hours above 0 and at most 10000"},
+		{"/spot?offering=aws/nope", "offering aws/nope"},
 	} {
 		res, body := get(t, f.h, tc.path)
 		if res.StatusCode != 400 {
@@ -168,6 +175,11 @@ func TestBadInputIsA400NamingTheParameter(t *testing.T) {
 		if !strings.Contains(body, tc.want) {
 			t.Errorf("GET %s: the page does not say %q:\n%s", tc.path, tc.want, body)
 		}
+	}
+	// A spot price on the catalog page links to the simulation of that offering, which runs.
+	_, cat := get(t, f.h, "/catalog?gpu=A100:8&provider=aws&spot=1")
+	if !strings.Contains(cat, `href="/spot?offering=aws%2Fp4d.24xlarge%2F`) {
+		t.Errorf("the catalog's spot prices do not link to /spot")
 	}
 	res, _ := get(t, f.h, "/reports/"+strings.Repeat("0", 64))
 	if res.StatusCode != 404 {
@@ -244,5 +256,125 @@ func TestPlanPageIsThePlanReport(t *testing.T) {
 		if !strings.Contains(body, want) {
 			t.Errorf("the plan page lacks %q", want)
 		}
+	}
+}
+
+// Pages that depend only on their URL and the catalog are kept: the second
+// answer is the first's bytes and headers; an error page is not kept.
+func TestCachedPagesAreTheSame(t *testing.T) {
+	f := newFixture(t)
+	for _, path := range []string{"/catalog?gpu=H100", "/spot?runs=50", "/plans/" + f.plan} {
+		r1, b1 := get(t, f.h, path)
+		r2, b2 := get(t, f.h, path)
+		if r1.StatusCode != 200 || r2.StatusCode != 200 || b1 != b2 || r1.Header.Get("Content-Security-Policy") != r2.Header.Get("Content-Security-Policy") {
+			t.Errorf("GET %s twice: status %d, %d; same body %v; same CSP %v", path, r1.StatusCode, r2.StatusCode, b1 == b2,
+				r1.Header.Get("Content-Security-Policy") == r2.Header.Get("Content-Security-Policy"))
+		}
+	}
+	for range 2 {
+		if res, _ := get(t, f.h, "/catalog?limit=0"); res.StatusCode != 400 {
+			t.Errorf("a bad query: status %d, want 400 every time", res.StatusCode)
+		}
+	}
+}
+
+// Lists show 100 rows a page: 101 more reports make the fixture's 103,
+// the last three on page 2, ranked on from 101 on the leaderboard.
+func TestListsArePaged(t *testing.T) {
+	f := newFixture(t)
+	body, err := os.ReadFile("../../cli/testdata/bench-h200-v1.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 101 {
+		b := strings.Replace(string(body), "h200-node", fmt.Sprintf("node-%d", i), 1)
+		put(t, f.st, store.KindBench, []byte(b), time.Date(2026, 11, 1, 0, 0, i, 0, time.UTC))
+	}
+	for _, tc := range []struct{ path, want string }{
+		{"/reports", `href="/reports?page=2">next page`},
+		{"/reports?page=2", "Reports 101 to 103"},
+		{"/leaderboard", "1 to 100 of 103 reports"},
+		{"/leaderboard?page=2", "101 to 103 of 103 reports"},
+		{"/leaderboard?page=2", `<td class="n">-</td>`}, // unpriced: no rank
+		{"/leaderboard?page=2", `href="/leaderboard?page=1">previous page`},
+	} {
+		if _, b := get(t, f.h, tc.path); !strings.Contains(b, tc.want) {
+			t.Errorf("GET %s: the page lacks %s", tc.path, tc.want)
+		}
+	}
+}
+
+// The price/performance page uses the uploaded reports' sustained bf16 for
+// the H200 (both reports measured 671.2 TFLOP/s: the mean is 671.2) and
+// says so on each H200 row; other GPUs are at their datasheet figure, said
+// as well, and the chart draws both kinds.
+func TestPricePerfMarksMeasuredAndDatasheet(t *testing.T) {
+	f := newFixture(t)
+	_, body := get(t, f.h, "/priceperf")
+	table := body[strings.Index(body, "<tbody>"):] // the chart's tooltips name the GPUs too
+	h200 := rowOf(table, "H200-SXM-141GB")
+	for _, want := range []string{">671.2<", "measured (2 report(s))"} {
+		if !strings.Contains(h200, want) {
+			t.Errorf("the H200 row lacks %s:\n%s", want, h200)
+		}
+	}
+	h100 := rowOf(table, "H100-SXM5-80GB")
+	if !strings.Contains(h100, ">989<") || !strings.Contains(h100, ">datasheet<") {
+		t.Errorf("the H100 row should carry the datasheet's 989 TFLOP/s, marked:\n%s", h100)
+	}
+	for _, want := range []string{"<svg", `<circle r="9"`, `fill="white"`, "measured: mean sustained bf16 of uploaded reports", "datasheet: dense bf16"} {
+		if !strings.Contains(body, want) {
+			t.Errorf("the chart lacks %s", want)
+		}
+	}
+}
+
+// The workload table prices a training step: a run of 1000 samples/s with a
+// median step of 256 ms (test figures, not a measurement) on the AWS H200
+// at 7.912 USD per GPU-hour costs 7.912 ÷ 3.6 = 2.198 USD per 1M samples
+// and 7.912 × 256 × 1000 ÷ 3,600,000 = 0.5626 USD per 1000 steps; a run
+// with tiny test shapes is left out.
+func TestLeaderboardPricesTrainingSteps(t *testing.T) {
+	f := newFixture(t)
+	doc, err := f.st.GetDocument(context.Background(), f.onAWS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(doc.Body, &m); err != nil {
+		t.Fatal(err)
+	}
+	m["workloads"] = []map[string]any{
+		{"name": "test-train", "device": "gpu0", "batch": 256, "value": 1000, "unit": "samples/s", "step_ms_median": 256},
+		{"name": "tiny-train", "device": "gpu0", "batch": 2, "value": 10, "unit": "samples/s", "tiny": true},
+	}
+	b, _ := json.Marshal(m)
+	put(t, f.st, store.KindBench, b, time.Date(2026, 11, 30, 23, 50, 0, 0, time.UTC))
+	_, lb := get(t, f.h, "/leaderboard")
+	row := rowOf(lb, "test-train")
+	for _, want := range []string{">1000<", ">2.198<", ">256<", ">0.5626<", "karpenter-aws@2026-07-20, 2026-07-20"} {
+		if !strings.Contains(row, want) {
+			t.Errorf("the workload row lacks %s:\n%s", want, row)
+		}
+	}
+	if strings.Contains(lb, "tiny-train") {
+		t.Errorf("a run with tiny test shapes is priced")
+	}
+}
+
+// The report page is bench's table: the sustained bf16 row as the report
+// carries it (671.2 TFLOP/s, efficiency 0.6787 → 67.9%, p50 1638 µs) and
+// the detail of what was not measured.
+func TestReportPageIsBenchsTable(t *testing.T) {
+	f := newFixture(t)
+	_, body := get(t, f.h, "/reports/"+f.plain)
+	row := rowOf(body, "gemm_bf16_sustained")
+	for _, want := range []string{">gpu0<", ">671.2<", ">TFLOP/s<", ">67.9%<", ">1638<", ">1714<", ">ok<"} {
+		if !strings.Contains(row, want) {
+			t.Errorf("the sustained bf16 row lacks %s:\n%s", want, row)
+		}
+	}
+	if !strings.Contains(body, "p2p on node: 1 GPU: a peer-to-peer copy needs two or more") {
+		t.Errorf("the unsupported p2p measurement's detail is missing")
 	}
 }

@@ -111,7 +111,19 @@ func (d *dash) leaderboard(r *http.Request) (*page, error) {
 	if err != nil {
 		return nil, err
 	}
-	es := d.entries(docs)
+	pg, err := pageParam(r)
+	if err != nil {
+		return nil, err
+	}
+	all := d.entries(docs)
+	unmatched := 0
+	for _, e := range all {
+		if e.off == nil {
+			unmatched++
+		}
+	}
+	first := min((pg-1)*listPage, len(all))
+	es := all[first:min(first+listPage, len(all))]
 	p := &page{Title: "Leaderboard: price per measured unit of work", Intro: []string{
 		"Each uploaded bench report priced at the on-demand list price of the catalog offering it ran on (its matched offering). Price per GPU-hour = the offering's price per hour ÷ its GPUs.",
 		"USD per sustained bf16 TFLOP-hour = price per GPU-hour ÷ the sustained bf16 TFLOP/s measured per GPU (gemm_bf16_sustained, the mean over the report's GPUs): what one hour of 1 TFLOP/s of dense bf16 matrix work costs at the rate the node held under minutes of load.",
@@ -124,8 +136,6 @@ func (d *dash) leaderboard(r *http.Request) (*page, error) {
 		{Header: "HBM GB/s", Right: true}, {Header: "USD per GB/s-h (measured)", Right: true},
 		{Header: "USD/TFLOP-h (datasheet)", Right: true}, {Header: "PRICE SOURCE"}, {Header: "PRICE AS OF"},
 	}}
-	var hrefs []string
-	unmatched := 0
 	for i, e := range es {
 		gpu := render.Unknown
 		if e.gpu != nil {
@@ -136,8 +146,6 @@ func (d *dash) leaderboard(r *http.Request) (*page, error) {
 			o := e.off.Row.Offering
 			offer = o.Provider + "/" + o.InstanceType + "/" + o.Region
 			src, asOf = orUnknown(e.off.Source), orUnknown(e.off.AsOf)
-		} else {
-			unmatched++
 		}
 		tf, hb := render.Unknown, render.Unknown
 		if e.tflops > 0 {
@@ -146,12 +154,11 @@ func (d *dash) leaderboard(r *http.Request) (*page, error) {
 		if e.hbm > 0 {
 			hb = figure(e.hbm)
 		}
-		rank := fmt.Sprint(i + 1)
+		rank := fmt.Sprint(first + i + 1)
 		if !e.perTFLOPh.Valid {
 			rank = render.NotApplied
 		}
 		t.Rows = append(t.Rows, []string{rank, e.doc.ID[:12], day(e.doc.Report), gpu, offer, price(e.off.perGPUHour()), tf, sig(e.perTFLOPh), hb, sig(e.perGBs), sig(e.sheet), src, asOf})
-		hrefs = append(hrefs, "")
 	}
 	// The link is on the report column: the table's first column is the rank.
 	ht := tableHTML(t, nil)
@@ -161,11 +168,12 @@ func (d *dash) leaderboard(r *http.Request) (*page, error) {
 	if unmatched > 0 {
 		ht.Notes = append(ht.Notes, fmt.Sprintf("%d report(s) name no catalog offering (bench found no cloud identity, or the catalog has no such offering): measured, but not priced.", unmatched))
 	}
-	if len(es) == 0 {
-		p.Intro = append(p.Intro, "No bench report has been uploaded yet: `gpuscout bench --upload URL --token TOKEN` adds one.")
+	if len(all) == 0 {
+		p.Intro = append(p.Intro, "No bench report has been uploaded yet: 'gpuscout bench --upload URL --token TOKEN' adds one.")
 		return p, nil
 	}
-	p.Blocks = append(p.Blocks, block{Heading: "Matrix work and memory bandwidth", Table: ht})
+	p.Blocks = append(p.Blocks, block{Heading: fmt.Sprintf("Matrix work and memory bandwidth: %d to %d of %d reports", first+1, first+len(es), len(all)), Table: ht,
+		Links: pager("/leaderboard", pg, first+len(es) < len(all))})
 	if wt := d.workloadTable(es); wt != nil {
 		p.Blocks = append(p.Blocks, block{Heading: "Training steps of the bundled workloads", Paras: []string{
 			"USD per 1M samples = price per GPU-hour ÷ (samples/s on one GPU × 3600) × 1,000,000. USD per 1000 steps = price per GPU-hour × the median step time × 1000 ÷ 3,600,000 ms. Both are for the workload's batch on one GPU, as bench ran it; runs with tiny test shapes are left out.",

@@ -22,6 +22,24 @@ type pricedOffering struct {
 // without a region, the instance type's cheapest region. nil when the
 // catalog has no such offering.
 func (d *dash) matchOffering(ref string) *pricedOffering {
+	key := d.Now().UTC().Format("2006-01-02") + " " + ref
+	d.offMu.Lock()
+	p, ok := d.offers[key]
+	d.offMu.Unlock()
+	if ok {
+		return p
+	}
+	p = d.findPriced(ref)
+	d.offMu.Lock()
+	if d.offers == nil || len(d.offers) >= maxCached {
+		d.offers = map[string]*pricedOffering{}
+	}
+	d.offers[key] = p
+	d.offMu.Unlock()
+	return p
+}
+
+func (d *dash) findPriced(ref string) *pricedOffering {
 	r, err := catalog.ParseOfferingRef(ref)
 	if err != nil {
 		return nil

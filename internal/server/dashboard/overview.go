@@ -17,7 +17,7 @@ func (d *dash) overview(r *http.Request) (*page, error) {
 		fmt.Sprintf("Catalog: %d offerings from %d providers, %d GPU models.", len(d.Catalog.Offerings), len(d.Catalog.ProviderNames()), len(d.Catalog.GPUs)),
 	}}
 	var counts []string
-	for _, k := range []struct{ kind, name string }{{store.KindBench, "bench reports"}, {store.KindPlan, "plans"}, {store.KindAgent, "agent summaries"}} {
+	for _, k := range []struct{ kind, name string }{{store.KindBench, "Bench reports"}, {store.KindPlan, "Plans"}, {store.KindAgent, "Agent summaries"}} {
 		docs, err := d.Store.ListDocuments(ctx, store.Filter{Kind: k.kind, Limit: store.MaxLimit}, false)
 		if err != nil {
 			return nil, err
@@ -26,7 +26,7 @@ func (d *dash) overview(r *http.Request) (*page, error) {
 		if len(docs) == store.MaxLimit {
 			n = fmt.Sprintf("%d or more", store.MaxLimit)
 		}
-		counts = append(counts, n+" "+k.name)
+		counts = append(counts, k.name+": "+n)
 	}
 	p.Blocks = append(p.Blocks, block{Heading: "Stored", Paras: counts})
 	reports, err := d.Store.ListDocuments(ctx, store.Filter{Kind: store.KindBench, Limit: overviewLatest}, false)
@@ -38,7 +38,7 @@ func (d *dash) overview(r *http.Request) (*page, error) {
 		b.Links = append(b.Links, link{Text: doc.ID[:12], Href: "/reports/" + doc.ID, Note: docNote(doc)})
 	}
 	if len(reports) == 0 {
-		b.Paras = []string{"None yet: `gpuscout bench --upload URL --token TOKEN` adds one."}
+		b.Paras = []string{"None yet: 'gpuscout bench --upload URL --token TOKEN' adds one."}
 	}
 	p.Blocks = append(p.Blocks, b)
 	plans, err := d.Store.ListDocuments(ctx, store.Filter{Kind: store.KindPlan, Limit: overviewLatest}, false)
@@ -50,7 +50,7 @@ func (d *dash) overview(r *http.Request) (*page, error) {
 		b.Links = append(b.Links, link{Text: doc.ID[:12], Href: "/plans/" + doc.ID, Note: docNote(doc)})
 	}
 	if len(plans) == 0 {
-		b.Paras = []string{"None yet: `gpuscout advise ... --upload URL --token TOKEN` adds one."}
+		b.Paras = []string{"None yet: 'gpuscout advise ... --upload URL --token TOKEN' adds one."}
 	}
 	p.Blocks = append(p.Blocks, b)
 	return p, nil

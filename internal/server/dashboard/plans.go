@@ -192,7 +192,7 @@ func (d *dash) plan(w http.ResponseWriter, r *http.Request) {
 	}
 	var u uploadedPlan
 	if err := json.Unmarshal(doc.Body, &u); err != nil {
-		fail(badRequest("stored plan %s is not the JSON of `gpuscout advise -o json`: %v", id, err))
+		fail(badRequest("stored plan %s is not the JSON of 'gpuscout advise -o json': %v", id, err))
 		return
 	}
 	res, req, missing := d.rebuild(&u)
@@ -221,7 +221,7 @@ func (d *dash) plan(w http.ResponseWriter, r *http.Request) {
 	writeHTML(w, http.StatusOK, []byte(page))
 }
 
-var planHead = template.Must(template.New("planhead").Parse(`<nav aria-label="pages">{{range .Nav}}<a href="{{.Href}}">{{.Text}}</a> · {{end}}</nav>
+var planHead = template.Must(template.New("planhead").Parse(`<nav aria-label="pages">{{range $i, $l := .Nav}}{{if $i}} · {{end}}<a href="{{$l.Href}}">{{$l.Text}}</a>{{end}}</nav>
 <p class="muted">Plan {{.ID}}, uploaded {{.Received}}, rebuilt from its <code>advise -o json</code>. Not rebuilt from the upload:</p>
 <ul class="muted">{{range .Missing}}<li>{{.}}</li>{{end}}</ul>
 `))

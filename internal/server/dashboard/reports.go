@@ -47,23 +47,45 @@ func (d *dash) loadBench(ctx context.Context, id string) (*benchDoc, error) {
 }
 
 // benchDocs returns the newest stored bench reports (at most store.MaxLimit),
-// decoded; one that no longer decodes is logged and left out.
+// decoded; one that no longer decodes is logged and left out. A document
+// never changes (its ID is its hash), so each is decoded once and kept
+// (at most maxDecoded of them).
 func (d *dash) benchDocs(ctx context.Context) ([]benchDoc, error) {
-	docs, err := d.Store.ListDocuments(ctx, store.Filter{Kind: store.KindBench, Limit: store.MaxLimit}, true)
+	docs, err := d.Store.ListDocuments(ctx, store.Filter{Kind: store.KindBench, Limit: store.MaxLimit}, false)
 	if err != nil {
 		return nil, err
 	}
 	out := make([]benchDoc, 0, len(docs))
 	for _, doc := range docs {
-		rep, err := benchreport.DecodeDocument(bytes.NewReader(doc.Body))
-		if err != nil {
-			d.Logger.Warn("dashboard: stored bench report does not decode", "id", doc.ID, "err", err)
-			continue
+		d.decMu.Lock()
+		rep, ok := d.decoded[doc.ID]
+		d.decMu.Unlock()
+		if !ok {
+			full, err := d.Store.GetDocument(ctx, doc.ID)
+			if errors.Is(err, store.ErrNotFound) {
+				continue // deleted since the listing
+			}
+			if err != nil {
+				return nil, err
+			}
+			if rep, err = benchreport.DecodeDocument(bytes.NewReader(full.Body)); err != nil {
+				d.Logger.Warn("dashboard: stored bench report does not decode", "id", doc.ID, "err", err)
+				continue
+			}
+			d.decMu.Lock()
+			if d.decoded == nil || len(d.decoded) >= maxDecoded {
+				d.decoded = map[string]*benchreport.Document{}
+			}
+			d.decoded[doc.ID] = rep
+			d.decMu.Unlock()
 		}
 		out = append(out, benchDoc{Document: doc, Report: rep})
 	}
 	return out, nil
 }
+
+// maxDecoded bounds the decoded reports kept in memory.
+const maxDecoded = 4 * store.MaxLimit
 
 func validID(id string) bool {
 	if len(id) != 64 {
@@ -106,28 +128,71 @@ func orUnknown(s string) string {
 
 func day(r *benchreport.Document) string { return r.CreatedAt.UTC().Format("2006-01-02 15:04Z") }
 
-// reports lists the uploaded bench reports, newest first.
+// reports lists the uploaded bench reports, newest first, listPage a page.
 func (d *dash) reports(r *http.Request) (*page, error) {
-	docs, err := d.benchDocs(r.Context())
+	pg, err := pageParam(r)
 	if err != nil {
 		return nil, err
 	}
-	t := &render.Table{Columns: []render.Column{{Header: "REPORT"}, {Header: "MEASURED"}, {Header: "WHAT"}, {Header: "WHERE"}, {Header: "UPLOADED BY"}, {Header: "SIGNED BY"}}}
+	docs, err := d.Store.ListDocuments(r.Context(), store.Filter{Kind: store.KindBench, Limit: listPage + 1, Offset: (pg - 1) * listPage}, false)
+	if err != nil {
+		return nil, err
+	}
+	more := len(docs) > listPage
+	if more {
+		docs = docs[:listPage]
+	}
+	t := &render.Table{Columns: []render.Column{{Header: "REPORT"}, {Header: "RECEIVED"}, {Header: "GPU"}, {Header: "OFFERING OR HOST"}, {Header: "UPLOADED BY"}, {Header: "SIGNED BY"}}}
 	var hrefs []string
 	for _, doc := range docs {
-		t.Rows = append(t.Rows, []string{doc.ID[:12], day(doc.Report), what(doc.Report), where(doc.Report), orDash(doc.TokenName), orDash(doc.SignedBy)})
+		where := doc.MatchedOffering
+		if where == "" {
+			where = "host " + orUnknown(doc.Host)
+		}
+		t.Rows = append(t.Rows, []string{doc.ID[:12], doc.ReceivedAt.UTC().Format("2006-01-02 15:04Z"), orUnknown(doc.GPU), where, orDash(doc.TokenName), orDash(doc.SignedBy)})
 		hrefs = append(hrefs, "/reports/"+doc.ID)
 	}
-	p := &page{Title: "Bench reports", Intro: []string{"Reports uploaded by `gpuscout bench --upload`, newest first. Compare two or more at /compare?ids=ID,ID."}}
+	p := &page{Title: "Bench reports", Intro: []string{"Reports uploaded by 'gpuscout bench --upload', newest first. Compare two or more at /compare?ids=ID,ID."}}
 	if len(docs) == 0 {
-		p.Intro = append(p.Intro, "No report has been uploaded yet.")
+		p.Intro = append(p.Intro, "No report here: 'gpuscout bench --upload URL --token TOKEN' adds one.")
 		return p, nil
 	}
 	if len(docs) >= 2 {
-		p.Blocks = append(p.Blocks, block{Links: []link{{Text: "Compare the two newest", Href: "/compare?ids=" + docs[0].ID + "," + docs[1].ID}}})
+		p.Blocks = append(p.Blocks, block{Links: []link{{Text: "Compare the two newest on this page", Href: "/compare?ids=" + docs[0].ID + "," + docs[1].ID}}})
 	}
-	p.Blocks = append(p.Blocks, block{Heading: fmt.Sprintf("%d reports", len(docs)), Table: tableHTML(t, hrefs)})
+	p.Blocks = append(p.Blocks, block{Heading: fmt.Sprintf("Reports %d to %d", (pg-1)*listPage+1, (pg-1)*listPage+len(docs)), Table: tableHTML(t, hrefs), Links: pager("/reports", pg, more)})
 	return p, nil
+}
+
+// listPage is the rows a list page shows; maxPage bounds ?page.
+const (
+	listPage = 100
+	maxPage  = 1000
+)
+
+// pageParam reads ?page, 1 when absent.
+func pageParam(r *http.Request) (int, error) {
+	v, err := param(r, "page")
+	if err != nil || v == "" {
+		return 1, err
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 1 || n > maxPage {
+		return 0, badRequest("page %q: want a whole number from 1 to %d", v, maxPage)
+	}
+	return n, nil
+}
+
+// pager links the previous and next pages of a list.
+func pager(path string, pg int, more bool) []link {
+	var l []link
+	if pg > 1 {
+		l = append(l, link{Text: "previous page", Href: fmt.Sprintf("%s?page=%d", path, pg-1)})
+	}
+	if more {
+		l = append(l, link{Text: "next page", Href: fmt.Sprintf("%s?page=%d", path, pg+1)})
+	}
+	return l
 }
 
 // report shows one bench report: its measurements with their efficiency
@@ -150,19 +215,35 @@ func (d *dash) report(r *http.Request) (*page, error) {
 	if rep.Cloud != nil && rep.Cloud.MatchedOffering != "" {
 		p.Intro = append(p.Intro, "Matched offering: "+rep.Cloud.MatchedOffering+".")
 	}
-	t := &render.Table{Columns: []render.Column{{Header: "MEASUREMENT"}, {Header: "DEVICE"}, {Header: "VALUE", Right: true, Mixed: true}, {Header: "UNIT"},
-		{Header: "EFFICIENCY", Right: true}, {Header: "STATUS"}, {Header: "DETAIL"}}}
-	for _, m := range rep.Measurements {
-		v, eff := render.NotApplied, render.NotApplied
-		if m.Value != nil {
-			v = figure(*m.Value)
+	// The table `gpuscout bench` prints.
+	t := &render.Table{Columns: []render.Column{
+		{Header: "DEVICE"}, {Header: "MEASUREMENT"}, {Header: "VALUE", Right: true, Mixed: true}, {Header: "UNIT"}, {Header: "EFFICIENCY", Right: true},
+		{Header: "P50 µs", Right: true, Mixed: true}, {Header: "P99 µs", Right: true, Mixed: true}, {Header: "CV", Right: true, Mixed: true}, {Header: "STATUS"},
+	}}
+	opt := func(v *float64) string {
+		if v == nil {
+			return render.NotApplied
 		}
+		return figure(*v)
+	}
+	for _, m := range rep.Measurements {
+		eff := render.NotApplied
 		if m.Efficiency != nil {
 			eff = fmt.Sprintf("%.1f%%", 100**m.Efficiency)
 		}
-		t.Rows = append(t.Rows, []string{m.Name, m.Device, v, m.Unit, eff, m.Status, m.Detail})
+		t.Rows = append(t.Rows, []string{m.Device, m.Name, opt(m.Value), m.Unit, eff, opt(m.P50US), opt(m.P99US), opt(m.CV), m.Status})
+		if !m.OK() && m.Detail != "" {
+			t.Notes = append(t.Notes, fmt.Sprintf("%s on %s: %s", m.Name, m.Device, m.Detail))
+		}
 	}
-	t.Notes = append(t.Notes, "Efficiency: the measured value over the GPU's datasheet figure (the catalog's spec); - where the datasheet has none or nothing was measured.")
+	for _, g := range rep.GPUs {
+		spec := "not in the catalog: no efficiency"
+		if g.CanonicalGPU != nil {
+			spec = "efficiency against the " + *g.CanonicalGPU + " datasheet"
+		}
+		t.Notes = append(t.Notes, fmt.Sprintf("%s: %s, %.1f GiB, driver %s; %s", benchreport.DeviceName(g.Index), g.Name, g.MemoryGiB, orUnknown(g.Driver), spec))
+	}
+	t.Notes = append(t.Notes, "Values in decimal units (TFLOP/s = 1e12 FLOP/s, GB/s = 1e9 B/s), medians of the samples; P50/P99 are the time of one operation. Efficiency: the value over the datasheet figure.")
 	p.Blocks = append(p.Blocks, block{Heading: "Measurements", Table: tableHTML(t, nil)})
 	if len(rep.Workloads) > 0 {
 		wt := &render.Table{Columns: []render.Column{{Header: "WORKLOAD"}, {Header: "DEVICE"}, {Header: "BATCH", Right: true}, {Header: "VALUE", Right: true}, {Header: "UNIT"}, {Header: "STEP ms", Right: true}, {Header: "SCENARIO"}}}

@@ -1,0 +1,151 @@
+package browsercheck
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/gpuscout/gpuscout/internal/catalog"
+	"github.com/gpuscout/gpuscout/internal/server/dashboard"
+	"github.com/gpuscout/gpuscout/internal/store"
+	"github.com/gpuscout/gpuscout/internal/store/storetest"
+)
+
+// dashboardPage is a dashboard page to look at, and whether it must show
+// a chart.
+type dashboardPage struct {
+	name, path string
+	chart      bool
+}
+
+// TestDashboard serves the team dashboard from a memory store seeded with
+// real documents (the recorded H200 bench report, the same report as run on
+// AWS p5en.48xlarge with a hostname carrying markup, a real advise -o json
+// plan) and looks at every page at each width: the same checks as the CLI's
+// pictures, each chart drawn with a non-zero size, screenshots kept under
+// the artefacts' browser/dashboard folder.
+func TestDashboard(t *testing.T) {
+	needBrowser(t)
+	start := time.Now()
+	cat, err := catalog.Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := storetest.Memory()
+	put := func(kind string, body []byte, at time.Time) string {
+		d := &store.Document{ID: store.DocumentID(body), Kind: kind, Body: body, ReceivedAt: at, TokenName: "ci"}
+		if _, err := st.PutDocument(context.Background(), d); err != nil {
+			t.Fatal(err)
+		}
+		return d.ID
+	}
+	bench, err := os.ReadFile("../cli/testdata/bench-h200-v1.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain := put(store.KindBench, bench, time.Date(2026, 11, 30, 22, 0, 0, 0, time.UTC))
+	var doc map[string]any
+	if err := json.Unmarshal(bench, &doc); err != nil {
+		t.Fatal(err)
+	}
+	doc["cloud"] = map[string]any{"provider": "aws", "instance_type": "p5en.48xlarge", "region": "us-east-1", "zone": "", "matched_offering": "aws/p5en.48xlarge/us-east-1"}
+	doc["host"].(map[string]any)["hostname"] = `<img src=x onerror=alert(1)>`
+	aws, _ := json.Marshal(doc)
+	onAWS := put(store.KindBench, aws, time.Date(2026, 11, 30, 23, 0, 0, 0, time.UTC))
+	planBody, err := os.ReadFile("../server/dashboard/testdata/plan-a100.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan := put(store.KindPlan, planBody, time.Date(2026, 11, 30, 23, 30, 0, 0, time.UTC))
+	srv := httptest.NewServer(dashboard.New(dashboard.Config{Store: st, Catalog: cat}))
+	defer srv.Close()
+
+	pages := []dashboardPage{
+		{"overview", "/", false},
+		{"catalog", "/catalog?gpu=H100&limit=40", false},
+		{"priceperf", "/priceperf", true},
+		{"leaderboard", "/leaderboard", false},
+		{"reports", "/reports", false},
+		{"report", "/reports/" + onAWS, false},
+		{"compare", "/compare?ids=" + plain + "," + onAWS, false},
+		{"plan", "/plans/" + plan, true},
+		{"spot", "/spot?runs=100", true},
+	}
+	arts := filepath.Join(artefactDir(t), "dashboard")
+	if err := os.MkdirAll(arts, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	var gallery shots
+	t.Run("page", func(t *testing.T) {
+		for _, p := range pages {
+			t.Run(p.name, func(t *testing.T) {
+				t.Parallel()
+				ctx := tab(t)
+				for i, w := range widths {
+					l, png, err := look(ctx, srv.URL+p.path, w, i == 0)
+					if err != nil {
+						t.Fatalf("%s at %d px: %v", p.name, w, err)
+					}
+					shotPath := filepath.Join(arts, fmt.Sprintf("%s-%d.png", p.name, w))
+					if err := os.WriteFile(shotPath, png, 0o644); err != nil {
+						t.Fatal(err)
+					}
+					bad := check(l, w, checkOptions{html: true})
+					if i == 0 {
+						bad = append(bad, styled(ctx)...)
+					}
+					if p.chart {
+						drawn := 0
+						for _, c := range l.SVGs {
+							if c.Box.W > 0 && c.Box.H > 0 {
+								drawn++
+							}
+						}
+						if drawn == 0 {
+							bad = append(bad, fmt.Sprintf("no chart drawn: %d <svg> on the page, none with a non-zero size", len(l.SVGs)))
+						}
+					}
+					gallery.add(shot{page: p.name, width: w, file: filepath.Base(shotPath), findings: bad})
+					if len(bad) > 0 {
+						t.Errorf("%s\n(screenshot: %s)", report(p.name, w, bad), shotPath)
+					}
+				}
+			})
+		}
+	})
+	if err := gallery.write(filepath.Join(arts, "index.html")); err != nil {
+		t.Errorf("writing the screenshots' index: %v", err)
+	}
+	t.Logf("screenshots of %d dashboard pages at %v px: %s (%.1f s)", len(pages), widths, arts, time.Since(start).Seconds())
+}
+
+// styleJS reads what the Content-Security-Policy let through: the
+// stylesheet (or a report's hashed <style>) makes the table wrapper scroll.
+const styleJS = `(() => {
+  const sc = document.querySelector('.scroll');
+  return {scroll: sc ? getComputedStyle(sc).overflowX : 'none'};
+})()`
+
+// styled checks that the page's styles were applied under its CSP.
+func styled(ctx context.Context) []string {
+	raw, err := chromedp.Run(ctx, chromedp.Evaluate[[]byte](styleJS))
+	if err != nil {
+		return []string{fmt.Sprintf("reading the applied styles: %v", err)}
+	}
+	var got struct{ Scroll string }
+	if err := json.Unmarshal(raw, &got); err != nil {
+		return []string{fmt.Sprintf("reading the applied styles: %v", err)}
+	}
+	var bad []string
+	if got.Scroll != "none" && got.Scroll != "auto" {
+		bad = append(bad, fmt.Sprintf("the table wrapper's overflow-x is %q, not auto: the stylesheet was blocked", got.Scroll))
+	}
+	return bad
+}

@@ -1,0 +1,205 @@
+package dashboard
+
+import (
+	"cmp"
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+
+	"github.com/gpuscout/gpuscout/internal/catalog"
+	"github.com/gpuscout/gpuscout/internal/money"
+	"github.com/gpuscout/gpuscout/internal/render"
+)
+
+// Scatter bounds: at most maxSeries providers get a colour of their own
+// (the rest share "other providers"), the best maxLabels points are named.
+const (
+	maxSeries   = 6
+	maxLabels   = 6
+	maxPPFTable = 60
+)
+
+// ppPoint is one provider's cheapest offering of one GPU model.
+type ppPoint struct {
+	row      catalog.Row
+	perGPU   float64 // USD per GPU-hour (display and placement only)
+	tflops   float64 // bf16 TFLOP/s per GPU
+	measured bool    // tflops from uploaded reports, not the datasheet
+	reports  int
+}
+
+// pricePerf draws price per GPU-hour against bf16 TFLOP/s per GPU, one
+// point per provider and GPU model (its cheapest offering): measured where
+// uploaded reports measured that GPU (the mean sustained figure), else the
+// datasheet's dense figure, the two marked apart.
+func (d *dash) pricePerf(r *http.Request) (*page, error) {
+	docs, err := d.benchDocs(r.Context())
+	if err != nil {
+		return nil, err
+	}
+	type acc struct {
+		sum float64
+		n   int
+	}
+	measured := map[string]*acc{}
+	for _, doc := range docs {
+		rep := doc.Report
+		if len(rep.GPUs) == 0 || rep.GPUs[0].CanonicalGPU == nil {
+			continue
+		}
+		if v, n := perGPU(rep, sustainedBF16); n > 0 {
+			a := measured[*rep.GPUs[0].CanonicalGPU]
+			if a == nil {
+				a = &acc{}
+				measured[*rep.GPUs[0].CanonicalGPU] = a
+			}
+			a.sum += v
+			a.n++
+		}
+	}
+	rows, err := d.gpuHourRows()
+	if err != nil {
+		return nil, err
+	}
+	best := map[[2]string]*ppPoint{}
+	var keys [][2]string
+	noFigure := 0
+	for _, row := range rows {
+		o := row.Offering
+		if !row.PerGPU.Valid || o.GPUCount < 1 || o.GPU == nil {
+			continue
+		}
+		k := [2]string{o.Provider, o.GPU.Name}
+		pg, _ := row.PerGPU.Decimal.Float64() // placement on the chart only
+		if b := best[k]; b != nil && b.perGPU <= pg {
+			continue
+		}
+		p := &ppPoint{row: row, perGPU: pg}
+		if a := measured[o.GPU.Name]; a != nil {
+			p.tflops, p.measured, p.reports = a.sum/float64(a.n), true, a.n
+		} else if o.GPU.BF16.Known && o.GPU.BF16.Value > 0 {
+			p.tflops = o.GPU.BF16.Value
+		} else {
+			noFigure++
+			continue
+		}
+		if best[k] == nil {
+			keys = append(keys, k)
+		}
+		best[k] = p
+	}
+	pts := make([]*ppPoint, 0, len(keys))
+	perProvider := map[string]int{}
+	for _, k := range keys {
+		pts = append(pts, best[k])
+		perProvider[k[0]]++
+	}
+	// Most TFLOP/s per dollar first.
+	slices.SortStableFunc(pts, func(a, b *ppPoint) int { return cmp.Compare(b.tflops/b.perGPU, a.tflops/a.perGPU) })
+
+	provs := make([]string, 0, len(perProvider))
+	for p := range perProvider {
+		provs = append(provs, p)
+	}
+	slices.SortFunc(provs, func(a, b string) int {
+		return cmp.Or(cmp.Compare(perProvider[b], perProvider[a]), strings.Compare(a, b))
+	})
+	series := map[string]int{}
+	names := []string{}
+	for i, p := range provs {
+		if i < maxSeries {
+			series[p] = i
+			names = append(names, p)
+		} else {
+			series[p] = maxSeries
+		}
+	}
+	if len(provs) > maxSeries {
+		names = append(names, "other providers")
+	}
+	c := &render.ScatterChart{
+		Title:  "Which offerings give the most bf16 TFLOP/s for the price per GPU-hour?",
+		XLabel: "on-demand price per GPU-hour (USD)", YLabel: "bf16 TFLOP/s per GPU",
+		Series: names, FilledName: "measured: mean sustained bf16 of uploaded reports", HollowName: "datasheet: dense bf16",
+	}
+	dates := map[string]bool{}
+	t := &render.Table{Currency: "USD", Columns: []render.Column{{Header: "PROVIDER"}, {Header: "GPU"}, {Header: "INSTANCE"}, {Header: "REGION"},
+		{Header: "USD/GPU-h", Right: true}, {Header: "BF16 TFLOP/s", Right: true}, {Header: "FIGURE"}, {Header: "TFLOP/s per USD/GPU-h", Right: true},
+		{Header: "PRICE SOURCE"}, {Header: "AS OF"}}}
+	nMeasured := 0
+	for i, p := range pts {
+		o := p.row.Offering
+		kind := "datasheet"
+		if p.measured {
+			kind = fmt.Sprintf("measured (%d report(s))", p.reports)
+			nMeasured++
+		}
+		sp := render.ScatterPoint{X: p.perGPU, Y: p.tflops, Series: series[o.Provider], Hollow: !p.measured,
+			Tip: fmt.Sprintf("%s %s (%s): %s USD/GPU-h, %s TFLOP/s %s", o.Provider, o.InstanceType, o.GPU.Name, price(p.row.PerGPU), figure(p.tflops), kind)}
+		if i < maxLabels {
+			sp.Label = shortGPU(o.GPU.Name) + " (" + o.Provider + ")"
+		}
+		c.Points = append(c.Points, sp)
+		dates[o.OnDemand.AsOf] = true
+		if i < maxPPFTable {
+			t.Rows = append(t.Rows, []string{o.Provider, o.GPU.Name, o.InstanceType, orDash(o.Region), price(p.row.PerGPU), figure(p.tflops), kind,
+				figure(p.tflops / p.perGPU), orUnknown(o.OnDemand.Source), orUnknown(o.OnDemand.AsOf)})
+		}
+	}
+	asOf := slices.Sorted(func(yield func(string) bool) {
+		for d := range dates {
+			if d != "" && !yield(d) {
+				return
+			}
+		}
+	})
+	span := "no prices"
+	if len(asOf) > 0 {
+		span = asOf[0] + " to " + asOf[len(asOf)-1]
+	}
+	c.Caption = fmt.Sprintf("Each provider's cheapest on-demand offering of each GPU model, per GPU-hour; prices from the catalog's sources, dated %s. Measured: %d point(s); datasheet: %d.", span, nMeasured, len(pts)-nMeasured)
+	svg, err := svgOf(c)
+	if err != nil {
+		return nil, err
+	}
+	p := &page{Title: "Price/performance", Intro: []string{
+		"One point per provider and GPU model: its cheapest on-demand offering's price per GPU-hour against bf16 TFLOP/s per GPU. Filled, ringed marks are measured (the mean sustained bf16 TFLOP/s of the uploaded bench reports of that GPU); hollow marks are the datasheet's dense bf16 figure, which a node rarely sustains.",
+	}}
+	p.Blocks = append(p.Blocks, block{SVG: svg, Alt: "price per GPU-hour against bf16 TFLOP/s per GPU, by provider"})
+	if noFigure > 0 {
+		t.Notes = append(t.Notes, fmt.Sprintf("%d offering(s) left out: the GPU has no bf16 figure, measured or on its datasheet.", noFigure))
+	}
+	if len(pts) > maxPPFTable {
+		t.Notes = append(t.Notes, fmt.Sprintf("The best %d of %d points by TFLOP/s per USD/GPU-h.", maxPPFTable, len(pts)))
+	}
+	p.Blocks = append(p.Blocks, block{Heading: "Best bf16 TFLOP/s for the price", Table: tableHTML(t, nil)})
+	return p, nil
+}
+
+// shortGPU drops a catalog name's memory and form suffixes for a label:
+// "H100-SXM5-80GB" → "H100".
+func shortGPU(name string) string {
+	if i := strings.IndexByte(name, '-'); i > 0 {
+		return name[:i]
+	}
+	return name
+}
+
+// gpuHourRows is the catalog's offerings by price per GPU-hour, queried
+// once a day (the catalog does not change while the server runs; the
+// day decides which sizes are retired).
+func (d *dash) gpuHourRows() ([]catalog.Row, error) {
+	today := d.Now().UTC().Format("2006-01-02")
+	d.ppMu.Lock()
+	defer d.ppMu.Unlock()
+	if d.ppDay == today {
+		return d.ppRows, nil
+	}
+	rows, err := d.Catalog.Query(catalog.Query{Currency: money.USD, Sort: catalog.SortGPUHour, Today: today})
+	if err != nil {
+		return nil, err
+	}
+	d.ppDay, d.ppRows = today, rows
+	return rows, nil
+}

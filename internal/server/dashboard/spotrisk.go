@@ -1,0 +1,221 @@
+package dashboard
+
+import (
+	"fmt"
+	"math"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/gpuscout/gpuscout/internal/catalog"
+	"github.com/gpuscout/gpuscout/internal/money"
+	"github.com/gpuscout/gpuscout/internal/render"
+	"github.com/gpuscout/gpuscout/internal/spot"
+)
+
+// Spot page bounds: a page simulates at most maxSpotRuns runs per policy
+// (the CLI's default is 1000), a job of at most maxSpotHours.
+const (
+	defaultSpotRuns = 200
+	maxSpotRuns     = 1000
+	maxSpotHours    = 10000
+	spotMaxEvents   = 20_000_000
+)
+
+// Defaults of the spot page: the article's scenario.
+const (
+	defaultSpotOffering = "aws/p4d.24xlarge/us-east-1"
+	defaultSpotWork     = "72"
+	defaultSpotDeadline = "100"
+	spotCheckpointCost  = 5.0 / 60  // hours, the CLI's default --checkpoint-cost 5m
+	spotRestart         = 10.0 / 60 // hours, the CLI's default --restart 10m
+)
+
+// hoursParam reads a number of hours in (lo, hi].
+func hoursParam(name, v string, lo, hi float64) (float64, error) {
+	f, err := strconv.ParseFloat(strings.TrimSuffix(v, "h"), 64)
+	if err != nil || !(f > lo) || f > hi {
+		return 0, badRequest("%s %q: want hours above %g and at most %g", name, v, lo, hi)
+	}
+	return f, nil
+}
+
+// spotPage simulates the spot policies on an offering, as `gpuscout spot
+// --offering ... --work ... --deadline ...` does (the offering's Spot
+// Advisor band, its on-demand and spot prices from the catalog, Daly's
+// checkpoint interval), with bounded runs, and draws the CLI's strip chart.
+func (d *dash) spotPage(r *http.Request) (*page, error) {
+	get := func(name, def string) (string, error) {
+		v, err := param(r, name)
+		if v == "" {
+			v = def
+		}
+		return v, err
+	}
+	offering, err := get("offering", defaultSpotOffering)
+	if err != nil {
+		return nil, err
+	}
+	workS, err := get("work", defaultSpotWork)
+	if err != nil {
+		return nil, err
+	}
+	deadlineS, err := get("deadline", defaultSpotDeadline)
+	if err != nil {
+		return nil, err
+	}
+	runsS, err := get("runs", strconv.Itoa(defaultSpotRuns))
+	if err != nil {
+		return nil, err
+	}
+	f := &form{Action: "/spot", Fields: []field{
+		{Name: "offering", Label: "Offering (provider/instance/region)", Value: offering, Kind: "text"},
+		{Name: "work", Label: "Work (hours)", Value: workS, Kind: "text"},
+		{Name: "deadline", Label: "Deadline (hours)", Value: deadlineS, Kind: "text"},
+		{Name: "runs", Label: "Runs per policy", Value: runsS, Kind: "text"},
+	}}
+	p := &page{Title: "Spot risk", Form: f, Intro: []string{
+		"Simulated runs of a job on spot capacity under each policy, as 'gpuscout spot --offering' runs them: the offering's interruption band, its on-demand and spot prices from the catalog, checkpoints at Daly's interval (5 min to write one, 10 min to restart).",
+	}}
+	fail := func(err error) (*page, error) { return nil, err }
+	work, err := hoursParam("work", workS, 0, maxSpotHours)
+	if err != nil {
+		return fail(err)
+	}
+	deadline, err := hoursParam("deadline", deadlineS, 0, maxSpotHours)
+	if err != nil {
+		return fail(err)
+	}
+	if deadline < work {
+		return fail(badRequest("deadline %q: want at least the work (%g h); on-demand alone needs that long", deadlineS, work))
+	}
+	runs, err := strconv.Atoi(runsS)
+	if err != nil || runs < 10 || runs > maxSpotRuns {
+		return fail(badRequest("runs %q: want a whole number from 10 to %d", runsS, maxSpotRuns))
+	}
+	o, err := d.spotOffering(offering)
+	if err != nil {
+		return fail(err)
+	}
+	band := d.Catalog.SpotBandChoice(o, "")
+	quote := d.Catalog.SpotQuoteFor(o)
+	if !o.OnDemand.Known || !quote.Price.Known {
+		return fail(badRequest("offering %q: the catalog has no sourced %s price for it; choose one with both prices (the catalog page's spot filter lists them)", offering, map[bool]string{true: "spot", false: "on-demand"}[o.OnDemand.Known]))
+	}
+	fx := money.DefaultFX()
+	od, err := fx.Convert(o.OnDemand.Value, o.OnDemand.Currency, money.USD)
+	if err != nil {
+		return nil, err
+	}
+	sp, err := fx.Convert(quote.Price.Value, quote.Price.Currency, money.USD)
+	if err != nil {
+		return nil, err
+	}
+	lambda, _, _, err := spot.BandHazard(band.Label)
+	if err != nil {
+		return nil, err
+	}
+	model := spot.Hazard{PerHour: lambda, Origin: band.Origin}
+	job := spot.Job{Work: work, Deadline: deadline, Nodes: 1, CheckpointCost: spotCheckpointCost, Restart: spotRestart,
+		SpotPrice: sp.InexactFloat64(), ODPrice: od.InexactFloat64()} // floats inside the simulator only
+	mtbf := model.MTBF(1)
+	job.Checkpoint = spot.Daly(spotCheckpointCost, mtbf)
+	if slack := deadline - work - 2*spotRestart; slack > 0 && job.Checkpoint > slack/2 {
+		job.Checkpoint = slack / 2
+	}
+	if job.Checkpoint <= spotCheckpointCost {
+		job.Checkpoint = 2 * spotCheckpointCost
+	}
+	if err := job.Validate(); err != nil {
+		return fail(badRequest("%v", err))
+	}
+	pols, err := spot.Policies([]string{"all"}, spot.ASGMix{})
+	if err != nil {
+		return nil, err
+	}
+	sums, err := spot.Simulate(spot.Config{Job: job, Model: model, Runs: runs, Seed: 1, MaxEvents: spotMaxEvents}, pols)
+	if err != nil {
+		return fail(badRequest("the simulation stopped: %v; fewer runs or less work", err))
+	}
+	chart := &render.StripChart{Title: fmt.Sprintf("Which spot policy meets the %s h deadline, and what does a run cost?", render.FormatTick(deadline)),
+		XLabel: "cost per run (USD)", Ref: &render.XMark{X: job.ODCost(), Label: fmt.Sprintf("on-demand %.2f USD", job.ODCost())}}
+	var rowOf []int
+	for i := range sums {
+		s := &sums[i]
+		if s.Note != "" {
+			continue
+		}
+		merged := false
+		for r, k := range rowOf {
+			if slices.Equal(sums[k].Costs, s.Costs) && slices.Equal(sums[k].Hours, s.Hours) {
+				chart.Rows[r].Label += " = " + s.Policy
+				merged = true
+				break
+			}
+		}
+		if merged {
+			continue
+		}
+		row := render.StripRow{Label: s.Policy, Unfinished: s.Unfinished, Mean: s.CostMean, P95: s.CostP95}
+		for k, c := range s.Costs {
+			if !math.IsInf(s.Hours[k], 1) {
+				row.Values = append(row.Values, c)
+			}
+		}
+		if len(row.Values) == 0 {
+			continue
+		}
+		pm := s.PMeetDeadline
+		row.PMeet = &pm
+		chart.Rows = append(chart.Rows, row)
+		rowOf = append(rowOf, i)
+	}
+	assumed := ""
+	if band.Assumed {
+		assumed = " (assumed: not a figure for this offering)"
+	}
+	chart.Caption = fmt.Sprintf("Simulated by gpuscout, %d runs per policy, seed 1. %s: on-demand %s USD/h (%s, %s); spot %s USD/h (%s, %s); interruptions %s a month from %s%s.",
+		runs, o.Key(), od.StringFixed(2), o.OnDemand.Source, o.OnDemand.AsOf, sp.StringFixed(2), quote.Price.Source, quote.Price.AsOf, band.Label, band.Origin, assumed)
+	svg, err := svgOf(chart)
+	if err != nil {
+		return nil, err
+	}
+	p.Blocks = append(p.Blocks, block{SVG: svg, Alt: "cost per run of each spot policy, with the share of runs that meet the deadline"})
+	t := &render.Table{Currency: "USD", Columns: []render.Column{{Header: "POLICY"}, {Header: "MEAN USD", Right: true}, {Header: "P95 USD", Right: true},
+		{Header: "P(MEET DEADLINE)", Right: true}, {Header: "MEAN HOURS", Right: true}, {Header: "INTERRUPTIONS", Right: true}, {Header: "NEVER FINISHED", Right: true}}}
+	for _, s := range sums {
+		if s.Note != "" {
+			t.Rows = append(t.Rows, []string{s.Policy, render.NotApplied, render.NotApplied, render.NotApplied, render.NotApplied, render.NotApplied, render.NotApplied})
+			t.Notes = append(t.Notes, s.Policy+": "+s.Note)
+			continue
+		}
+		t.Rows = append(t.Rows, []string{s.Policy, fmt.Sprintf("%.2f", s.CostMean), fmt.Sprintf("%.2f", s.CostP95), fmt.Sprintf("%.1f%%", 100*s.PMeetDeadline),
+			fmt.Sprintf("%.1f", s.CompletionMean), fmt.Sprintf("%.2f", s.InterruptionsMean), strconv.Itoa(s.Unfinished)})
+	}
+	t.Notes = append(t.Notes, fmt.Sprintf("Checkpoint every %.3f h of work (Daly's optimum for the job's MTBF %.1f h, capped at half the deadline's slack).", job.Checkpoint, mtbf))
+	p.Blocks = append(p.Blocks, block{Heading: "Policies", Table: tableHTML(t, nil)})
+	return p, nil
+}
+
+// spotOffering resolves provider/instance[/region] to the offering in its
+// region, or in the cheapest region when none is given, as `gpuscout spot
+// --offering` does.
+func (d *dash) spotOffering(spec string) (*catalog.Offering, error) {
+	ref, err := catalog.ParseOfferingRef(spec)
+	if err != nil {
+		return nil, badRequest("offering %v", err)
+	}
+	provider, regions, err := d.Catalog.Resolve(ref)
+	if err != nil {
+		return nil, badRequest("offering %v", err)
+	}
+	rows, err := d.Catalog.Query(catalog.Query{Providers: []string{provider}, InstanceTypes: []string{ref.InstanceType}, Regions: regions, Currency: money.USD})
+	if err != nil {
+		return nil, badRequest("offering %q: %v", spec, err)
+	}
+	if len(rows) == 0 {
+		return nil, badRequest("offering %q matches no offering on sale (a retired size?)", spec)
+	}
+	return rows[0].Offering, nil
+}
