@@ -24,7 +24,8 @@ function done(summary, latency, requests)
   for _, t in ipairs(threads) do bad = bad + t:get("non2xx") end
   local secs = summary.duration / 1e6
   local errs = summary.errors.connect + summary.errors.read + summary.errors.write + summary.errors.timeout
+  -- rate counts 2xx answers only: a refusal (429, 413) is not work done.
   io.write(string.format("RESULT requests=%d seconds=%.2f rate=%.1f p50_ms=%.2f p99_ms=%.2f max_ms=%.2f non2xx=%d socket_errors=%d\n",
-    summary.requests, secs, summary.requests / secs, latency:percentile(50) / 1000,
+    summary.requests, secs, (summary.requests - bad) / secs, latency:percentile(50) / 1000,
     latency:percentile(99) / 1000, latency.max / 1000, bad, errs))
 end
