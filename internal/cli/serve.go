@@ -1,11 +1,13 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"log/slog"
 	"net"
+	"os"
 	"os/signal"
 	"strings"
 	"syscall"
@@ -16,6 +18,7 @@ import (
 	"github.com/gpuscout/gpuscout/internal/server"
 	"github.com/gpuscout/gpuscout/internal/server/dashboard"
 	"github.com/gpuscout/gpuscout/internal/store"
+	"github.com/gpuscout/gpuscout/internal/store/postgres"
 	"github.com/gpuscout/gpuscout/internal/store/sqlite"
 )
 
@@ -30,6 +33,7 @@ type serveFlags struct {
 	maxBody  int64
 	rate     float64
 	grace    time.Duration
+	keys     string
 }
 
 func newServeCmd(e *env) *cobra.Command {
@@ -52,6 +56,7 @@ are for operations. SIGTERM or SIGINT stops it after requests in flight finish.`
 	fl.BoolVar(&f.readOpen, "read-open", false, "let reads through without a token (writes always need one)")
 	fl.Int64Var(&f.maxBody, "max-body", server.DefaultMaxBody, "largest request body in bytes (1024 to 1073741824); more gets 413")
 	fl.Float64Var(&f.rate, "rate", server.DefaultRatePerToken, "requests per second one token may make (bursts of twice that); more gets 429")
+	fl.StringVar(&f.keys, "node-keys", "", "file of node HMAC keys, one \"KEY-ID HEX-KEY\" a line: uploads signed with one are verified (401 when the signature is wrong)")
 	fl.DurationVar(&f.grace, "grace", 30*time.Second, "how long shutdown waits for requests in flight (1s to 10m)")
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		if f.maxBody < 1024 || f.maxBody > server.MaxMaxBody {
@@ -66,17 +71,27 @@ are for operations. SIGTERM or SIGINT stops it after requests in flight finish.`
 		if _, _, err := net.SplitHostPort(f.listen); err != nil {
 			return usagef("--listen %q: want HOST:PORT, e.g. 127.0.0.1:8080 or :8080", f.listen)
 		}
+		var keys map[string][]byte
+		if f.keys != "" {
+			b, err := os.ReadFile(f.keys)
+			if err != nil {
+				return usagef("--node-keys %s: %v", f.keys, err)
+			}
+			if keys, err = server.ParseKeys(f.keys, bytes.NewReader(b)); err != nil {
+				return usagef("--node-keys %v", err)
+			}
+		}
 		l, err := f.load()
 		if err != nil {
 			return err
 		}
-		st, err := openStore(f.db)
+		st, err := openStore(cmd.Context(), f.db)
 		if err != nil {
 			return err
 		}
 		defer st.Close()
 		log := slog.New(slog.NewJSONHandler(e.stderr, nil))
-		srv, err := server.New(server.Config{Store: st, Catalog: l.cat, FX: l.fx, ReadOpen: f.readOpen, MaxBody: f.maxBody, RatePerToken: f.rate,
+		srv, err := server.New(server.Config{Store: st, Catalog: l.cat, FX: l.fx, Keys: keys, ReadOpen: f.readOpen, MaxBody: f.maxBody, RatePerToken: f.rate,
 			Logger: log, Now: e.now, Dashboard: dashboard.New(dashboard.Config{Store: st, Catalog: l.cat, Now: e.now, Logger: log})})
 		if err != nil {
 			return err
@@ -96,12 +111,16 @@ are for operations. SIGTERM or SIGINT stops it after requests in flight finish.`
 }
 
 // openStore opens --db: a postgres:// URL or a SQLite file path.
-func openStore(db string) (store.Store, error) {
+func openStore(ctx context.Context, db string) (store.Store, error) {
 	switch {
 	case db == "":
 		return nil, usagef("--db: empty; give a SQLite file path or a postgres:// URL")
 	case strings.HasPrefix(db, "postgres://") || strings.HasPrefix(db, "postgresql://"):
-		return nil, usagef("--db %s: this build has no PostgreSQL store; give a SQLite file path", redactDB(db))
+		st, err := postgres.Open(ctx, db)
+		if err != nil {
+			return nil, fmt.Errorf("--db %s: %w", redactDB(db), err)
+		}
+		return st, nil
 	}
 	st, err := sqlite.Open(db)
 	if err != nil {

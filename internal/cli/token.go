@@ -40,7 +40,7 @@ its SHA-256. Scopes: read, write (also reads), admin (also manages tokens).`,
 			if err != nil {
 				return usagef("--%v", err) // "--name …" or "--scope …"
 			}
-			st, err := openStore(db)
+			st, err := openStore(cmd.Context(), db)
 			if err != nil {
 				return err
 			}
@@ -69,7 +69,7 @@ its SHA-256. Scopes: read, write (also reads), admin (also manages tokens).`,
 		if err != nil {
 			return err
 		}
-		st, err := openStore(db)
+		st, err := openStore(cmd.Context(), db)
 		if err != nil {
 			return err
 		}
@@ -103,7 +103,7 @@ its SHA-256. Scopes: read, write (also reads), admin (also manages tokens).`,
 		Short: "Revoke a token: it is refused from now on",
 		Args:  exactlyOne("token name"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			st, err := openStore(db)
+			st, err := openStore(cmd.Context(), db)
 			if err != nil {
 				return err
 			}

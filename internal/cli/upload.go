@@ -3,9 +3,11 @@ package cli
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/gpuscout/gpuscout/internal/server"
 	"github.com/gpuscout/gpuscout/internal/server/client"
 )
 
@@ -39,6 +41,14 @@ func (f *uploadFlags) client() (*client.Client, error) {
 	c, err := client.New(u, tok)
 	if err != nil {
 		return nil, usagef("--upload: %v", err)
+	}
+	if nk := getenv(client.EnvNodeKey); nk != "" {
+		id, hexKey, _ := strings.Cut(nk, ":")
+		key, err := server.ParseKey(hexKey)
+		if err != nil || id == "" {
+			return nil, usagef("%s: want KEY-ID:HEX-KEY, the key the server lists in --node-keys", client.EnvNodeKey)
+		}
+		c.KeyID, c.Key = id, key
 	}
 	return c, nil
 }

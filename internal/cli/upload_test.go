@@ -137,3 +137,33 @@ func TestServerCostIsTheCLIs(t *testing.T) {
 		t.Fatalf("server %d:\n%.600s\ncli:\n%.600s", resp.StatusCode, jb, ja)
 	}
 }
+
+// GPUSCOUT_NODE_KEY signs uploads; the server verifies them with its keys.
+func TestSignedUpload(t *testing.T) {
+	cat, _ := catalog.Default()
+	st := storetest.Memory()
+	key := strings.Repeat("ab", 32)
+	keys, _ := server.ParseKeys("k", strings.NewReader("node-7 "+key))
+	srv, _ := server.New(server.Config{Store: st, Catalog: cat, Keys: keys})
+	secret, tok, _ := server.NewToken("ci", nil, time.Now())
+	st.CreateToken(context.Background(), tok)
+	ts := httptest.NewServer(srv)
+	defer ts.Close()
+	args := []string{"advise", "--scenario", "inference-batch", "--work", "100gpu-h@A100", "--provider", "aws", "--upload", ts.URL, "--token", secret}
+	t.Setenv("GPUSCOUT_NODE_KEY", "node-7:"+key)
+	if _, errOut, code := run(t, args...); code != 0 {
+		t.Fatalf("signed upload: exit %d %s", code, errOut)
+	}
+	docs, _ := st.ListDocuments(context.Background(), store.Filter{}, false)
+	if len(docs) != 1 || docs[0].SignedBy != "node-7" {
+		t.Fatalf("stored: %+v, want signed by node-7", docs)
+	}
+	t.Setenv("GPUSCOUT_NODE_KEY", "node-7:"+strings.Repeat("cd", 32))
+	if _, errOut, code := run(t, append(args, "--budget", "1000000USD")...); code != ExitFailure || !strings.Contains(errOut, "401 bad_signature") {
+		t.Fatalf("wrong key: exit %d %q, want 1 with the 401", code, errOut)
+	}
+	t.Setenv("GPUSCOUT_NODE_KEY", "node-7")
+	if _, errOut, code := run(t, args...); code != ExitUsage || !strings.Contains(errOut, "GPUSCOUT_NODE_KEY: want KEY-ID:HEX-KEY") {
+		t.Fatalf("bad env: exit %d %q", code, errOut)
+	}
+}

@@ -22,6 +22,8 @@ import (
 const (
 	EnvURL   = "GPUSCOUT_UPLOAD_URL"
 	EnvToken = "GPUSCOUT_TOKEN"
+	// EnvNodeKey, KEY-ID:HEX-KEY, signs uploads with the node's key.
+	EnvNodeKey = "GPUSCOUT_NODE_KEY"
 )
 
 // Client uploads to one server with one token.

@@ -2,24 +2,73 @@ package server
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"net/url"
+	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/gpuscout/gpuscout/internal/store"
+	"github.com/gpuscout/gpuscout/internal/store/postgres"
+	"github.com/gpuscout/gpuscout/internal/store/postgres/pgtest"
 	"github.com/gpuscout/gpuscout/internal/store/sqlite"
 )
 
-// The API on the SQLite store: uploads are idempotent and read back whole,
-// filters with SQL metacharacters match nothing and harm nothing, and
-// uploaded markup comes back escaped.
 func TestOnSQLite(t *testing.T) {
 	st, err := sqlite.Open(filepath.Join(t.TempDir(), "api.db"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
+	apiOnStore(t, st)
+}
+
+func TestOnPostgres(t *testing.T) {
+	pgOnce.Do(func() { pgServer, pgErr = pgtest.Start(false) })
+	if pgErr != nil {
+		if errors.Is(pgErr, pgtest.ErrUnavailable) && !pgtest.Required() {
+			t.Skip(pgErr)
+		}
+		t.Fatal(pgErr)
+	}
+	url, err := pgServer.NewDatabase(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := postgres.Open(context.Background(), url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	apiOnStore(t, st)
+}
+
+// The PostgreSQL server, started by the first test that needs it and
+// stopped by TestMain.
+var (
+	pgOnce   sync.Once
+	pgServer *pgtest.Server
+	pgErr    error
+)
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if pgServer != nil {
+		if err := pgServer.Stop(); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			code = 1
+		}
+	}
+	os.Exit(code)
+}
+
+// apiOnStore: on a real store, uploads are idempotent and read back whole,
+// filters with SQL metacharacters match nothing and harm nothing, and
+// uploaded markup comes back escaped.
+func apiOnStore(t *testing.T, st store.Store) {
 	f := newFixture(t, func(c *Config) { c.Store = st })
 	f.st = st
 	// newFixture made its tokens in its own memory store; make them here.
