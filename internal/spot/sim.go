@@ -112,6 +112,9 @@ func (m *sim) nextRun() {
 func simulate(j *Job, pol Policy, src source, trace bool, budget int64) (r Result, steps int64, exhausted bool) {
 	m := &sim{job: j, pol: pol, src: src, r: pol.rates(j), trace: trace, first: true, budget: budget}
 	m.s.Job = j
+	if o, ok := pol.(Optimal); ok {
+		return runOptimal(j, o, src, trace), 1, false
+	}
 	if _, ok := pol.(OnDemandOnly); ok {
 		// Exactly (start-up + work) × nodes × price: no availability history matters.
 		m.log("switch", "idle → on-demand")
