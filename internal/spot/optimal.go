@@ -151,7 +151,9 @@ func (g *grid) optimum() (cost float64, at int) {
 			break
 		}
 		next := layer(t + 1)
-		for p := 0; p < w; p++ {
+		// Progress at step t is at most t, and at least what still fits
+		// before the deadline: w − (n − t).
+		for p := max(0, w-(n-t)); p < min(t+1, w); p++ {
 			c := cur[p*gModes : (p+1)*gModes]
 			// Leaving spot or on-demand is free: idle takes the best of them.
 			c[gIdle] = math.Min(c[gIdle], math.Min(c[gSpot], c[gOD]))

@@ -156,3 +156,52 @@ func TestOptimalNeverAbovePolicies(t *testing.T) {
 		}
 	}
 }
+
+// TestRegret: on a trace where spot is never up, spot+fallback and on-demand
+// both pay on-demand: regret 0; the optimum's own regret is 0.
+func TestRegret(t *testing.T) {
+	job := Job{Work: 0.5, Deadline: 1, Nodes: 1, Restart: 0.1, Startup: 0.1, SpotPrice: 1, ODPrice: 3}
+	tr := bitsTrace("11111111110000000000")
+	pols, err := Policies([]string{"od", "all", "optimal"}, ASGMix{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(pols) != 8 || pols[7].Name() != "optimal" {
+		t.Fatalf("policies %v, want the 7 runnable ones and optimal", pols)
+	}
+	s, err := Simulate(Config{Job: job, Model: NewReplay(tr), Offsets: []float64{0, 1}}, pols)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// From 0: optimum all spot, 0.6 h × 1 = 0.6; on-demand 1.8: regret 2.
+	// From 1: spot never up in the window, optimum = on-demand 1.8: regret 0.
+	for _, x := range s {
+		switch x.Policy {
+		case "on-demand":
+			if !x.HasRegret || math.Abs(x.RegretMean-1) > 1e-9 || math.Abs(x.RegretP95-1.9) > 1e-9 {
+				t.Errorf("on-demand regret mean %v p95 %v, want 1 and 1.9", x.RegretMean, x.RegretP95)
+			}
+		case "optimal":
+			if x.RegretMean != 0 || x.RegretP95 != 0 {
+				t.Errorf("optimal regret %v %v, want 0", x.RegretMean, x.RegretP95)
+			}
+		}
+	}
+}
+
+// BenchmarkOptimal48h is the optimum of one run of a 48 h job with a 52 h
+// deadline on the 195 s-tick synthetic volatile trace (issue 15: ≤ 50 ms a run).
+func BenchmarkOptimal48h(b *testing.B) {
+	tr, err := LoadTrace("testdata/volatile_1node.json")
+	if err != nil {
+		b.Fatal(err)
+	}
+	job := Job{Work: 48, Deadline: 52, Nodes: 1, Restart: 0.2, Startup: 0.2, SpotPrice: 0.918, ODPrice: 3.06}
+	cfg := Config{Job: job, Model: NewReplay(tr), Runs: 10, Seed: 1}
+	for b.Loop() {
+		if _, err := Simulate(cfg, []Policy{Optimal{}}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(b.Elapsed().Seconds()*1000/float64(b.N*cfg.Runs), "ms/run")
+}

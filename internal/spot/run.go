@@ -8,30 +8,46 @@ import (
 	"strings"
 )
 
-// Policies returns the policies by name; "all" gives every one.
+// Policies returns the policies by name; "all" gives every runnable policy
+// (not the hindsight optimum: name it, as in "all,optimal").
 func Policies(names []string, asg ASGMix) ([]Policy, error) {
 	all := []Policy{OnDemandOnly{}, SpotOnly{}, Fallback{}, asg, Greedy{}, UniformProgress{}, UniformProgressLite{}}
 	var out []Policy
+	seen := map[string]bool{}
+	add := func(p Policy) {
+		if !seen[p.Name()] {
+			seen[p.Name()] = true
+			out = append(out, p)
+		}
+	}
 	for _, n := range names {
 		n = strings.TrimSpace(strings.ToLower(n))
-		if n == "all" {
-			return all, nil
+		switch n {
+		case "all":
+			for _, p := range all {
+				add(p)
+			}
+			continue
+		case "optimal", "optimum":
+			add(Optimal{})
+			continue
 		}
 		found := false
 		for _, p := range all {
 			if p.Name() == n || (n == "up" && p.Name() == "uniform-progress") || (n == "od" && p.Name() == "on-demand") || (n == "asg" && p.Name() == "asg-mix") {
-				out = append(out, p)
+				add(p)
 				found = true
 			}
 		}
 		if !found {
-			return nil, fmt.Errorf("unknown policy %q; want one of %s or all", n, strings.Join(PolicyNames(), ", "))
+			return nil, fmt.Errorf("unknown policy %q; want one of %s, all or optimal", n, strings.Join(PolicyNames(), ", "))
 		}
 	}
 	return out, nil
 }
 
-// PolicyNames lists the policy names.
+// PolicyNames lists the runnable policies' names ("all"); the hindsight
+// optimum, "optimal", is named on its own.
 func PolicyNames() []string {
 	return []string{"on-demand", "spot", "fallback", "asg-mix", "greedy", "uniform-progress", "uniform-progress-lite"}
 }
@@ -91,7 +107,12 @@ type Summary struct {
 	Hours             []float64 // per run completion time (Inf: unfinished)
 	Switches          []int     // per run
 	MaxSavings        float64   // the best any run can do: the spot discount
-	Note              string
+	// Regret is the run's cost over the hindsight optimum's on the same run,
+	// as a share of the optimum's (0.1: 10% more), over the runs both
+	// finished; set only when the optimum was simulated too.
+	RegretMean, RegretP95 float64
+	HasRegret             bool
+	Note                  string
 }
 
 // Config is one simulation.
@@ -283,7 +304,38 @@ func SimulateMany(cfgs []Config, pols []Policy, progress func(done, total int)) 
 		out[pi] = summarize(p.Name(), stats[pi], job.ODCost())
 		out[pi].MaxSavings = 1 - minSpot/job.ODPrice
 	}
+	for oi, p := range pols {
+		if _, ok := p.(Optimal); ok && len(stats[oi]) > 0 {
+			for pi := range pols {
+				if len(stats[pi]) == len(stats[oi]) {
+					out[pi].RegretMean, out[pi].RegretP95, out[pi].HasRegret = regret(stats[pi], stats[oi])
+				}
+			}
+			break
+		}
+	}
 	return out, nil
+}
+
+// regret is the mean and 95th percentile of cost/optimum − 1 over the runs
+// both the policy and the optimum finished.
+func regret(runs, opt []runStat) (mean, p95 float64, ok bool) {
+	var xs []float64
+	for i, r := range runs {
+		o := opt[i]
+		if math.IsInf(r.hours, 1) || math.IsInf(o.hours, 1) || !(o.cost > 0) {
+			continue
+		}
+		xs = append(xs, r.cost/o.cost-1)
+	}
+	if len(xs) == 0 {
+		return 0, 0, false
+	}
+	for _, x := range xs {
+		mean += x
+	}
+	sort.Float64s(xs)
+	return mean / float64(len(xs)), quantile(xs, 0.95), true
 }
 
 // summarize computes a policy's statistics; cost and savings describe the
