@@ -58,7 +58,13 @@ is available except that, once on on-demand, it stays there until two
 changeovers ahead of the line); uniform-progress-lite (gpuscout's earlier,
 looser variant: it leaves on-demand as soon as spot returns and idles once
 ahead; it saves a little more on average but switches far more often and costs
-more than on-demand alone in more runs: see the ABOVE OD column).
+more than on-demand alone in more runs: see the ABOVE OD column). "all" is
+every one of these; add optimal (--policy all,optimal) for the hindsight
+optimum: per run, the cheapest schedule that meets the deadline knowing the
+run's whole availability in advance (dynamic programming on the trace's ticks,
+0.1 h steps for a random model), and every policy's REGRET over it, the cost
+above the optimum's on the same run (mean and p95): is the policy the problem,
+or the market?
 
 Every launch pays the --restart delay without progress, the first one too, as
 in Can't Be Late, so on-demand alone costs (work + restart) × on-demand price.
@@ -164,7 +170,7 @@ func newSpotCmd(e *env) *cobra.Command {
 	fl.StringVar(&f.checkpoint, "checkpoint", "auto", "checkpoint interval: a duration, auto (Daly's optimum), none, or continuous")
 	fl.Var(f.ckptCost, "checkpoint-cost", "time to write one checkpoint (default 5m; 0 allowed)")
 	fl.Var(f.restart, "restart", "changeover delay: from an interruption or switch to progress again (default 10m; 0 allowed)")
-	fl.StringVar(&f.policy, "policy", "all", "policies: "+strings.Join(spot.PolicyNames(), ", ")+", or all")
+	fl.StringVar(&f.policy, "policy", "all", "policies: "+strings.Join(spot.PolicyNames(), ", ")+", or all; optimal adds the hindsight optimum and each policy's regret over it")
 	fl.Var(&intValue{n: &f.runs, min: 1, max: 10_000_000}, "runs", fmt.Sprintf("simulated runs per policy, 1 to 10000000 (default %d; a trace: %d start offsets per trace unless set)", spot.DefaultRuns, spot.DefaultOffsetRuns))
 	fl.Uint64Var(&f.seed, "seed", f.seed, "random seed (the same seed gives the same results)")
 	fl.Var(&intValue{n: &f.odBase, min: 0, max: 100000}, "od-base", "asg-mix: on-demand base capacity (nodes)")
@@ -596,8 +602,12 @@ type spotPolicyJSON struct {
 	InterruptionsMean   *float64 `json:"interruptions_mean"`
 	WastedHoursMean     *float64 `json:"wasted_hours_mean"`
 	Unfinished          int      `json:"unfinished_runs"`
-	Currency            string   `json:"currency"`
-	Note                string   `json:"note,omitempty"`
+	// RegretMean and RegretP95, with the optimal policy simulated too: the
+	// run's cost over the hindsight optimum's on the same run, as a share of it.
+	RegretMean *float64 `json:"regret_mean,omitempty"`
+	RegretP95  *float64 `json:"regret_p95,omitempty"`
+	Currency   string   `json:"currency"`
+	Note       string   `json:"note,omitempty"`
 	// PerRun, with --offsets, is every run in order (trace by trace, then
 	// start time by start time), to pair with another simulator's runs.
 	PerRun []spotRunJSON `json:"runs,omitempty"`
@@ -649,6 +659,9 @@ func spotOutput(sums []spot.Summary, in *spotInputs) spotJSON {
 			p.PMeetDeadline = fp(s.PMeetDeadline, 4)
 			p.CompletionHoursMean, p.CompletionHoursP95 = fp(s.CompletionMean, 3), fp(s.CompletionP95, 3)
 			p.InterruptionsMean, p.WastedHoursMean = fp(s.InterruptionsMean, 3), fp(s.WastedMean, 3)
+			if s.HasRegret {
+				p.RegretMean, p.RegretP95 = fp(s.RegretMean, 4), fp(s.RegretP95, 4)
+			}
 			if n := len(in.offsets); n > 0 {
 				for k := range s.Costs {
 					r := spotRunJSON{Trace: in.traceNames[k/n], OffsetHours: in.offsets[k%n], Hours: fp(s.Hours[k], 6), Switches: s.Switches[k]}
@@ -677,9 +690,20 @@ func spotTable(out spotJSON, in *spotInputs) *render.Table {
 		{Header: "P95", Right: true}, {Header: "SAVINGS", Right: true}, {Header: "±95%", Right: true}, {Header: "ABOVE OD", Right: true},
 		{Header: "P(MEET)", Right: true}, {Header: "HOURS MEAN", Right: true}, {Header: "P95", Right: true}, {Header: "INTERRUPTIONS", Right: true},
 		{Header: "SWITCHES", Right: true}, {Header: "WASTED h", Right: true}}, Currency: cur}
+	regret := false
+	for _, p := range out.Policies {
+		regret = regret || p.RegretMean != nil
+	}
+	if regret {
+		t.Columns = append(t.Columns, render.Column{Header: "REGRET", Right: true}, render.Column{Header: "P95", Right: true})
+	}
 	for _, p := range out.Policies {
 		if p.Note != "" {
-			t.Rows = append(t.Rows, []string{p.Name, "-", "-", "-", "-", "-", "-", "-", "-", "-", "-", "-", p.Note})
+			row := []string{p.Name, "-", "-", "-", "-", "-", "-", "-", "-", "-", "-", "-", p.Note}
+			if regret {
+				row = append(row, "-", "-")
+			}
+			t.Rows = append(t.Rows, row)
 			continue
 		}
 		pct := func(x *float64) string { return optF(mulp(x, 100), "%.1f%%") }
@@ -693,7 +717,13 @@ func spotTable(out spotJSON, in *spotInputs) *render.Table {
 		if p.Unfinished > 0 {
 			row[8] = fmt.Sprintf("%s (%d unfinished)", row[8], p.Unfinished)
 		}
+		if regret {
+			row = append(row, pct(p.RegretMean), pct(p.RegretP95))
+		}
 		t.Rows = append(t.Rows, row)
+	}
+	if regret {
+		t.Notes = append(t.Notes, "REGRET: each run's cost over the hindsight optimum's on the same run (mean, p95), over the runs that met the deadline (\"-\": none did). The optimum knows the run's whole availability in advance: dynamic programming on the trace's ticks (a random model: 0.1 h steps), with decisions at tick boundaries, delays and work rounded up to whole ticks, and checkpoints free (a lower bound for periodic checkpoints).")
 	}
 	j := in.cfg.Job
 	dl := "no deadline"

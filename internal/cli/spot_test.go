@@ -356,3 +356,45 @@ func TestSpotDefaultRuns(t *testing.T) {
 		}
 	}
 }
+
+// TestSpotOptimal: --policy all,optimal adds the hindsight optimum, which no
+// deadline-meeting policy beats on average, with every policy's regret over it.
+func TestSpotOptimal(t *testing.T) {
+	out, errOut, code := run(t, "spot", "--work", "48h", "--deadline", "52h", "--trace", volatileTrace, "--spot-price", "0.918", "--od-price", "3.06",
+		"--restart", "390s", "--policy", "greedy,up,optimal", "--runs", "40", "-o", "json")
+	if code != 0 {
+		t.Fatal(errOut)
+	}
+	var res struct {
+		Policies []struct {
+			Name       string   `json:"name"`
+			CostMean   float64  `json:"cost_mean"`
+			RegretMean *float64 `json:"regret_mean"`
+			RegretP95  *float64 `json:"regret_p95"`
+		} `json:"policies"`
+	}
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Policies) != 3 || res.Policies[2].Name != "optimal" {
+		t.Fatalf("policies %+v, want greedy, uniform-progress, optimal", res.Policies)
+	}
+	opt := res.Policies[2]
+	if opt.RegretMean == nil || *opt.RegretMean != 0 || *opt.RegretP95 != 0 {
+		t.Errorf("optimal's own regret %v, want 0", opt.RegretMean)
+	}
+	for _, p := range res.Policies[:2] {
+		if p.RegretMean == nil || *p.RegretMean < 0 || *p.RegretP95 < *p.RegretMean || p.CostMean < opt.CostMean {
+			t.Errorf("%s: cost %v regret %v p95 %v; want cost >= the optimum's %v and 0 <= regret <= p95", p.Name, p.CostMean, p.RegretMean, p.RegretP95, opt.CostMean)
+		}
+	}
+	// Without a deadline the optimum is not defined; the explain timeline works.
+	out, errOut, code = run(t, "spot", "--work", "2h", "--trace", volatileTrace, "--spot-price", "0.918", "--od-price", "3.06", "--policy", "optimal")
+	if code != 0 || !strings.Contains(out, "needs --deadline") {
+		t.Errorf("no deadline: code %d, %s%s", code, out, errOut)
+	}
+	out, errOut, code = run(t, "spot", "--work", "2h", "--deadline", "3h", "--trace", volatileTrace, "--spot-price", "0.918", "--od-price", "3.06", "--policy", "optimal", "--explain")
+	if code != 0 || !strings.Contains(out, "hindsight optimum") {
+		t.Errorf("explain: code %d, %s%s", code, out, errOut)
+	}
+}

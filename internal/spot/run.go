@@ -108,8 +108,9 @@ type Summary struct {
 	Switches          []int     // per run
 	MaxSavings        float64   // the best any run can do: the spot discount
 	// Regret is the run's cost over the hindsight optimum's on the same run,
-	// as a share of the optimum's (0.1: 10% more), over the runs both
-	// finished; set only when the optimum was simulated too.
+	// as a share of the optimum's (0.1: 10% more), over the runs in which
+	// the policy met the deadline; set only when the optimum was simulated
+	// too and such runs exist.
 	RegretMean, RegretP95 float64
 	HasRegret             bool
 	Note                  string
@@ -318,12 +319,13 @@ func SimulateMany(cfgs []Config, pols []Policy, progress func(done, total int)) 
 }
 
 // regret is the mean and 95th percentile of cost/optimum − 1 over the runs
-// both the policy and the optimum finished.
+// in which the policy met the deadline (a run that misses it is not
+// comparable: the optimum meets it) and the optimum has a schedule.
 func regret(runs, opt []runStat) (mean, p95 float64, ok bool) {
 	var xs []float64
 	for i, r := range runs {
 		o := opt[i]
-		if math.IsInf(r.hours, 1) || math.IsInf(o.hours, 1) || !(o.cost > 0) {
+		if !r.met || math.IsInf(o.hours, 1) || !(o.cost > 0) {
 			continue
 		}
 		xs = append(xs, r.cost/o.cost-1)
