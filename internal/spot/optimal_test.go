@@ -42,7 +42,7 @@ func bruteForce(t *testing.T, job Job, tr *Trace, off float64) float64 {
 			modes[k] = Mode(c % 3)
 			c /= 3
 		}
-		r, _, _ := simulate(&job, script{h: h, modes: modes}, rp.sourceAt(rp.runsFor(job.Nodes), off), false, 1_000_000)
+		r, _, _ := simulate(&job, job.Work, script{h: h, modes: modes}, rp.sourceAt(rp.runsFor(job.Nodes), off), false, 1_000_000)
 		if r.Met && r.Cost < best {
 			best = r.Cost
 		}

@@ -52,8 +52,20 @@ func PolicyNames() []string {
 	return []string{"on-demand", "spot", "fallback", "asg-mix", "greedy", "uniform-progress", "uniform-progress-lite"}
 }
 
-// Validate checks a job. Errors name the field and what is allowed.
+// Validate checks a job. Errors name the field and what is allowed. With an
+// uncertain length, the work checked is the planned quantile.
 func (j *Job) Validate() error {
+	if j.Length != nil {
+		if err := j.Length.validate(); err != nil {
+			return err
+		}
+		if !(j.PlanQuantile > 0 && j.PlanQuantile <= 1) {
+			return fmt.Errorf("plan quantile %g: want a share in (0, 1], such as 0.9", j.PlanQuantile)
+		}
+		p := j.planned()
+		p.Length = nil
+		return p.Validate()
+	}
 	switch {
 	case !(j.Work > 0) || math.IsInf(j.Work, 0):
 		return fmt.Errorf("work %g h: want a positive duration such as 72h", j.Work)
@@ -184,7 +196,11 @@ func (e *BudgetError) Error() string {
 // estimateEvents is roughly the events one run of at least the job's work
 // sees: its checkpoints and, for a trace, its availability changes.
 func estimateEvents(c *Config) float64 {
-	j := &c.Job
+	pj := c.Job.planned()
+	if c.Job.Length != nil {
+		pj.Work = c.Job.Length.Max()
+	}
+	j := &pj
 	var n float64
 	if j.Checkpoint > 0 && !math.IsInf(j.Checkpoint, 1) {
 		n += j.Work / j.Checkpoint
@@ -215,6 +231,7 @@ type runStat struct {
 	cost, hours, wasted     float64
 	interruptions, switches int
 	met                     bool
+	od                      float64 // the run's on-demand cost (its true length on on-demand alone)
 }
 
 // gangNodes is the number of nodes that must find spot at once under p.
@@ -236,10 +253,10 @@ func SimulateMany(cfgs []Config, pols []Policy, progress func(done, total int)) 
 	if len(cfgs) == 0 {
 		return nil, fmt.Errorf("nothing to simulate")
 	}
-	job := cfgs[0].Job
-	if err := job.Validate(); err != nil {
+	if err := cfgs[0].Job.Validate(); err != nil {
 		return nil, err
 	}
+	job := cfgs[0].Job.planned()
 	budget := cfgs[0].MaxEvents
 	if budget <= 0 {
 		budget = DefaultMaxEvents
@@ -280,12 +297,15 @@ func SimulateMany(cfgs []Config, pols []Policy, progress func(done, total int)) 
 			nodes := gangNodes(p, job.Nodes)
 			for i := 0; i < n; i++ {
 				rng := rand.New(rand.NewPCG(cfg.Seed, uint64(i)))
-				r, steps, exhausted := simulate(&cfg.Job, p, runSource(cfg, rng, nodes, i), false, budget-spent)
+				plan := cfg.Job.planned()
+				r, steps, exhausted := simulate(&plan, cfg.Job.trueWork(cfg.Seed, i), p, runSource(cfg, rng, nodes, i), false, budget-spent)
 				spent += steps
 				if exhausted {
 					return nil, &BudgetError{Budget: budget, Done: done, Total: total, Policy: p.Name()}
 				}
-				stats[pi] = append(stats[pi], runStat{r.Cost, r.Hours, r.Wasted, r.Interruptions, r.Switches, r.Met})
+				tj := plan
+				tj.Work = cfg.Job.trueWork(cfg.Seed, i)
+				stats[pi] = append(stats[pi], runStat{r.Cost, r.Hours, r.Wasted, r.Interruptions, r.Switches, r.Met, tj.ODCost()})
 				done++
 				if progress != nil && done%256 == 0 {
 					progress(done, total)
@@ -357,6 +377,9 @@ func summarize(name string, runs []runStat, od float64) Summary {
 		if math.IsInf(r.hours, 1) {
 			sum.Unfinished++
 			continue
+		}
+		if r.od > 0 {
+			od = r.od
 		}
 		if r.cost > od*(1+1e-9) {
 			sum.POverOnDemand++
@@ -433,7 +456,8 @@ func Explain(cfg Config, p Policy) (Result, error) {
 	if budget <= 0 {
 		budget = DefaultMaxEvents
 	}
-	r, _, exhausted := simulate(&cfg.Job, p, runSource(cfg, rng, nodes, 0), true, budget)
+	plan := cfg.Job.planned()
+	r, _, exhausted := simulate(&plan, cfg.Job.trueWork(cfg.Seed, 0), p, runSource(cfg, rng, nodes, 0), true, budget)
 	if exhausted {
 		return r, &BudgetError{Budget: budget, Total: 1, Policy: p.Name()}
 	}
