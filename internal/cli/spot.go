@@ -96,7 +96,9 @@ type spotFlags struct {
 	checkpoint                                        string // a duration, auto, none or continuous
 	band, traceMode, offering, policy, chart, offsets string
 	traces                                            []string
-	hazard, spotPrice, odPrice, odPercent             float64
+	workLen                                           *workValue // --work as a duration or a range
+	workRuns                                          []float64  // --work-runs
+	hazard, spotPrice, odPrice, odPercent, planQ      float64
 	nodes, runs, odBase                               int
 	maxEvents                                         int64
 	seed                                              uint64
@@ -111,6 +113,8 @@ func newSpotFlags() spotFlags {
 		down: newHours(new(float64), true, cost.MaxDurationHours), mtbf: newHours(new(float64), false, cost.MaxDurationHours),
 		checkpoint: "auto", traceMode: "replay", policy: "all", nodes: 1, runs: spot.DefaultRuns, seed: 1, maxEvents: spot.DefaultMaxEvents,
 	}
+	f.workLen = &workValue{h: f.work}
+	f.planQ = 1
 	_ = f.ckptCost.Set("5m")
 	_ = f.restart.Set("10m")
 	return f
@@ -121,10 +125,23 @@ func newSpotFlags() spotFlags {
 // It is pure: changed says which flags the user set.
 func spotJob(f *spotFlags, changed func(string) bool) (spot.Job, error) {
 	var job spot.Job
-	if !changed("work") {
-		return job, usagef("--work is required: the hours of compute the job needs, e.g. --work 72h")
+	switch {
+	case changed("work") && changed("work-runs"):
+		return job, usagef("--work %s and --work-runs: give one, the work or the past runs' lengths", f.work.text)
+	case !changed("work") && !changed("work-runs"):
+		return job, usagef("--work is required: the hours of compute the job needs, e.g. --work 72h, or a range --work 40h..56h, or past runs --work-runs 41h,44h,52h")
+	case changed("plan-quantile") && !f.workLen.ranged && !changed("work-runs"):
+		return job, usagef("--plan-quantile %g needs an uncertain length: --work MIN..MAX or --work-runs", f.planQ)
 	}
 	job.Work, job.Nodes = *f.work.h, f.nodes
+	if f.workLen.ranged || changed("work-runs") {
+		job.Length, job.PlanQuantile = &spot.Length{Lo: f.workLen.lo, Hi: f.workLen.hi, Runs: f.workRuns}, f.planQ
+		job.Work = job.Length.Quantile(f.planQ) // what the policies plan on
+		f.work.text = fmt.Sprintf("%s (its %g quantile, %s)", f.workLen.h.text, f.planQ, humanHours(job.Work))
+		if changed("work-runs") {
+			f.work.text = fmt.Sprintf("the %g quantile of --work-runs, %s", f.planQ, cost.FormatHours(job.Work))
+		}
+	}
 	job.Restart, job.CheckpointCost = *f.restart.h, *f.ckptCost.h
 	job.Startup = job.Restart // the first launch pays it too, as in Can't Be Late
 	if changed("deadline") {
@@ -154,7 +171,9 @@ func newSpotCmd(e *env) *cobra.Command {
 	getFormat := outputFlag(cmd)
 	f.catalogFlags.register(cmd)
 	fl := cmd.Flags()
-	fl.Var(f.work, "work", "hours of compute the job needs, e.g. 72h or 3d (required)")
+	fl.Var(f.workLen, "work", "hours of compute the job needs, e.g. 72h or 3d, or an uncertain length as a uniform range, 40h..56h (required unless --work-runs)")
+	fl.Var(&durationsValue{hs: &f.workRuns, max: cost.MaxDurationHours, maxN: spot.MaxLengthRuns}, "work-runs", "an uncertain length as past runs' lengths, e.g. 41h,44h,52h (each run draws one)")
+	fl.Var(&floatValue{f: &f.planQ, min: 0, max: 1, openMin: true}, "plan-quantile", "with an uncertain length: the policies plan on this quantile of it, above 0 and at most 1 (default 1: the longest)")
 	fl.Var(f.deadline, "deadline", "time from the start by which the job must finish")
 	fl.Var(&intValue{n: &f.nodes, min: 1, max: 100000}, "nodes", "nodes the job needs at once (gang), 1 to 100000")
 	fl.Var(&bandValue{s: &f.band}, "band", "AWS Spot Advisor interruption band per month: <5%, 5-10%, 10-15%, 15-20%, >20%")
@@ -650,6 +669,9 @@ func spotOutput(sums []spot.Summary, in *spotInputs) spotJSON {
 		"spot_price": j.SpotPrice, "od_price": j.ODPrice, "currency": in.currency, "ondemand_cost": fp(j.ODCost(), 4),
 		"spot_discount": fp(1-j.SpotPrice/j.ODPrice, 4), "runs": in.cfg.Runs, "seed": in.cfg.Seed, "offsets_hours": in.offsets, "price_sources": in.priceSources,
 	}}
+	if n := lengthNote(&j); n != "" {
+		out.Inputs["work_length"] = n
+	}
 	for _, s := range sums {
 		p := spotPolicyJSON{Name: s.Policy, Currency: in.currency, Note: s.Note, Unfinished: s.Unfinished}
 		if s.Note == "" {
@@ -734,6 +756,9 @@ func spotTable(out spotJSON, in *spotInputs) *render.Table {
 		fmt.Sprintf("Job: %.2f h of work on %d node(s), %s; on-demand alone costs %s (with the first launch's %.3f h start-up). Spot %.4f, on-demand %.4f %s per node-hour: savings can never exceed the spot discount, %.1f%%.",
 			j.Work, j.Nodes, dl, fmtMoneyF(j.ODCost(), cur), j.Startup, j.SpotPrice, j.ODPrice, cur, 100*(1-j.SpotPrice/j.ODPrice)),
 		"Availability: "+in.model+".")
+	if n := lengthNote(&j); n != "" {
+		t.Notes = append(t.Notes, "Uncertain length: "+n+".")
+	}
 	if in.bandNote != "" {
 		t.Notes = append(t.Notes, "Band conversion: "+in.bandNote+".")
 	}
@@ -744,6 +769,20 @@ func spotTable(out spotJSON, in *spotInputs) *render.Table {
 		t.Notes = append(t.Notes, "Prices: "+strings.Join(in.priceSources, "; ")+".")
 	}
 	return t
+}
+
+// lengthNote describes an uncertain job length ("" when the work is exact).
+func lengthNote(j *spot.Job) string {
+	l := j.Length
+	if l == nil {
+		return ""
+	}
+	what := fmt.Sprintf("uniform between %.4g h and %.4g h", l.Lo, l.Hi)
+	if len(l.Runs) > 0 {
+		what = fmt.Sprintf("one of %d past runs, %.4g h to %.4g h", len(l.Runs), l.Quantile(1e-9), l.Max())
+	}
+	return fmt.Sprintf("%s; the policies plan on its %g quantile, %.4g h, and on the longest, %.4g h, once a run outlasts that; each run draws its true length, so P(MEET) counts the runs that turned out too long, and savings are against each run's own on-demand cost",
+		what, j.PlanQuantile, j.Work, l.Max())
 }
 
 func mulp(p *float64, k float64) *float64 {
