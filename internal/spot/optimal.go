@@ -229,8 +229,10 @@ func (g *grid) optimum() (cost float64, at int) {
 				ni[gFresh] = c[gFresh]
 			}
 		}
-		// Layer t is done: reset it for reuse as layer t+span.
-		for i := range cur {
+		// Layer t is done: reset it for reuse as layer t+span. Only progress
+		// lo..min(t, w) can have been written and be read again (below lo
+		// no later step reads; above t nothing is reachable by step t).
+		for i := max(0, w-(n-t)) * gModes; i < (min(t, w)+1)*gModes; i++ {
 			cur[i] = math.Inf(1)
 		}
 	}
