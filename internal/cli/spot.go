@@ -33,6 +33,12 @@ changeover delay after an interruption or a switch), spot and on-demand prices
 per node-hour (--offering, or --spot-price/--od-price; a trace's own prices
 are used where it has them).
 
+Uncertain length: --work 40h..56h (uniform) or --work-runs 41h,44h,52h (past
+runs, each equally likely), with --plan-quantile Q (default 1): the policies
+plan on that quantile of the length, and on the longest once a run outlasts
+it; each run draws its true length (the same for every policy), so P(MEET)
+shows the chance of missing the deadline when the job turns out longer.
+
 Availability, one of:
   --band 10-15%     an AWS Spot Advisor band (per month) → hazard λ = −ln(1−p)/730 h at the
                     band's midpoint (the lower bound for >20%); the conversion is printed
@@ -164,6 +170,8 @@ func newSpotCmd(e *env) *cobra.Command {
 		Long:  spotLong,
 		Example: `  gpuscout spot --offering aws/p4d.24xlarge/us-east-1 --work 72h --deadline 100h --band 10-15%
   gpuscout spot --work 48h --deadline 52h --trace trace.json --spot-price 0.918 --od-price 3.06 --policy all --runs 300
+  gpuscout spot --work 48h --deadline 52h --trace trace.json --spot-price 0.918 --od-price 3.06 --policy all,optimal
+  gpuscout spot --work 40h..56h --plan-quantile 0.9 --deadline 60h --trace trace.json --spot-price 0.918 --od-price 3.06 --policy uniform-progress
   gpuscout spot --work 48h --deadline 52h --mtbf 3h --spot-price 0.918 --od-price 3.06 --checkpoint auto --checkpoint-cost 5m --restart 10m --explain --policy uniform-progress
   gpuscout spot ... -o json ; gpuscout spot ... --chart spot.svg`,
 		Args: noArgs,

@@ -16,8 +16,9 @@ type Job struct {
 	Startup        float64 // first launch: hours billed before progress (Can't Be Late charges d; 0: none)
 	SpotPrice      float64 // per node-hour (the trace's prices replace it where it has them)
 	ODPrice        float64 // per node-hour
-	// Length, when set, makes the work uncertain (Work is then ignored):
-	// the policies plan on its PlanQuantile, in (0, 1].
+	// Length, when set, makes the work uncertain: the policies plan on its
+	// PlanQuantile, in (0, 1] (which replaces Work), and each run draws its
+	// true length from it.
 	Length       *Length
 	PlanQuantile float64
 }
