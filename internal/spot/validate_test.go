@@ -43,7 +43,8 @@ func TestValidate(t *testing.T) {
 		}
 	}
 	relOK := func(name, source string, got, want, tol float64, unit string) {
-		add(check{name, source, fmt.Sprintf("%.4g %s (±%.2g%%)", want, unit, 100*tol), fmt.Sprintf("%.4g %s", got, unit), math.Abs(got-want) <= tol*math.Abs(want)})
+		w := strings.TrimSpace(fmt.Sprintf("%.4g %s", want, unit))
+		add(check{name, source, fmt.Sprintf("%s (±%.2g%%)", w, 100*tol), strings.TrimSpace(fmt.Sprintf("%.4g %s", got, unit)), math.Abs(got-want) <= tol*math.Abs(want)})
 	}
 	seOK := func(name, source string, xs []float64, want float64, unit string) {
 		m, se := meanSE(xs)
@@ -62,7 +63,7 @@ func TestValidate(t *testing.T) {
 	gj := Job{Work: 48, Deadline: 60, Nodes: 1, Restart: 0, SpotPrice: 1, ODPrice: 3}
 	s, _ = Simulate(Config{Job: gj, Model: NewReplay(tr), Runs: 300, Seed: 3}, []Policy{Greedy{}})
 	tp := (60.0 - 48) / (1 - 0.6)
-	relOK("greedy, fractional spot r=0.6, k=3", "Can't Be Late eqs. 1-3", s[0].CostMean, (0.6-3)*tp+3*60, 0.01, "")
+	relOK("greedy cost, fractional spot r=0.6, k=3", "Can't Be Late eqs. 1-3", s[0].CostMean, (0.6-3)*tp+3*60, 0.01, "× spot-hour")
 
 	// Daly's optimum: the published examples and the numeric argmin.
 	for _, ex := range []struct{ m, want float64 }{{24, 117}, {6, 57}, {0.25, 9.1}} {
