@@ -1,5 +1,5 @@
 # gpuscout: common tasks. `make test` is what CI runs (.ci/run).
-.PHONY: build test bench generate fuzz golden traces clean
+.PHONY: build test bench generate fuzz golden traces validate-spot clean
 
 build:
 	CGO_ENABLED=0 go build -o bin/gpuscout ./cmd/gpuscout
@@ -17,6 +17,12 @@ generate:
 # Longer fuzzing of every parser (FUZZTIME per target).
 fuzz:
 	FUZZTIME=$${FUZZTIME:-60s} scripts/test.sh
+
+# The spot simulator's published validation: closed forms, Daly's optimum, the
+# hindsight optimum against brute force and every policy, the reference
+# simulator's recorded behaviour; prints a table (not part of make test).
+validate-spot:
+	go test ./internal/spot -run '^TestValidate$$' -count=1 -v -validate
 
 # Rewrite the CLI golden files after an intended output change.
 golden:

@@ -302,3 +302,62 @@ func (v *outPathValue) Set(s string) error {
 	*v.p = s
 	return nil
 }
+
+// workValue is a job's work: a duration (72h), or an uncertain length as a
+// uniform range of durations, 40h..56h. A single duration is kept in h.
+type workValue struct {
+	h      *hoursValue
+	lo, hi float64
+	ranged bool
+}
+
+func (v *workValue) String() string { return v.h.text }
+func (v *workValue) Type() string   { return "duration or range" }
+func (v *workValue) Set(s string) error {
+	a, b, ok := strings.Cut(s, "..")
+	if !ok {
+		v.ranged = false
+		return v.h.Set(s)
+	}
+	var lo, hi float64
+	for i, part := range []string{a, b} {
+		h := newHours(new(float64), false, v.h.max)
+		if err := h.Set(part); err != nil {
+			return fmt.Errorf("range %q, %s end: %v", s, [2]string{"lower", "upper"}[i], err)
+		}
+		lo, hi = hi, *h.h
+	}
+	if lo > hi {
+		return fmt.Errorf("range %q: the lower end is above the upper; want MIN..MAX such as 40h..56h", s)
+	}
+	v.lo, v.hi, v.ranged = lo, hi, true
+	*v.h.h, v.h.text = hi, s
+	return nil
+}
+
+// durationsValue is a list of durations, e.g. past runs 41h,44h,52h: each
+// above zero and at most max hours, at most maxN of them.
+type durationsValue struct {
+	hs   *[]float64
+	max  float64
+	maxN int
+	text string
+}
+
+func (v *durationsValue) String() string { return v.text }
+func (v *durationsValue) Type() string   { return "durations" }
+func (v *durationsValue) Set(s string) error {
+	var out []float64
+	for i, part := range strings.Split(s, ",") {
+		h := newHours(new(float64), false, v.max)
+		if err := h.Set(strings.TrimSpace(part)); err != nil {
+			return fmt.Errorf("item %d %q: %v", i+1, part, err)
+		}
+		out = append(out, *h.h)
+	}
+	if len(out) > v.maxN {
+		return fmt.Errorf("%d durations: at most %d", len(out), v.maxN)
+	}
+	*v.hs, v.text = out, s
+	return nil
+}

@@ -33,6 +33,12 @@ changeover delay after an interruption or a switch), spot and on-demand prices
 per node-hour (--offering, or --spot-price/--od-price; a trace's own prices
 are used where it has them).
 
+Uncertain length: --work 40h..56h (uniform) or --work-runs 41h,44h,52h (past
+runs, each equally likely), with --plan-quantile Q (default 1): the policies
+plan on that quantile of the length, and on the longest once a run outlasts
+it; each run draws its true length (the same for every policy), so P(MEET)
+shows the chance of missing the deadline when the job turns out longer.
+
 Availability, one of:
   --band 10-15%     an AWS Spot Advisor band (per month) → hazard λ = −ln(1−p)/730 h at the
                     band's midpoint (the lower bound for >20%); the conversion is printed
@@ -58,7 +64,13 @@ is available except that, once on on-demand, it stays there until two
 changeovers ahead of the line); uniform-progress-lite (gpuscout's earlier,
 looser variant: it leaves on-demand as soon as spot returns and idles once
 ahead; it saves a little more on average but switches far more often and costs
-more than on-demand alone in more runs: see the ABOVE OD column).
+more than on-demand alone in more runs: see the ABOVE OD column). "all" is
+every one of these; add optimal (--policy all,optimal) for the hindsight
+optimum: per run, the cheapest schedule that meets the deadline knowing the
+run's whole availability in advance (dynamic programming on the trace's ticks,
+0.1 h steps for a random model), and every policy's REGRET over it, the cost
+above the optimum's on the same run (mean and p95): is the policy the problem,
+or the market?
 
 Every launch pays the --restart delay without progress, the first one too, as
 in Can't Be Late, so on-demand alone costs (work + restart) × on-demand price.
@@ -90,7 +102,9 @@ type spotFlags struct {
 	checkpoint                                        string // a duration, auto, none or continuous
 	band, traceMode, offering, policy, chart, offsets string
 	traces                                            []string
-	hazard, spotPrice, odPrice, odPercent             float64
+	workLen                                           *workValue // --work as a duration or a range
+	workRuns                                          []float64  // --work-runs
+	hazard, spotPrice, odPrice, odPercent, planQ      float64
 	nodes, runs, odBase                               int
 	maxEvents                                         int64
 	seed                                              uint64
@@ -105,6 +119,8 @@ func newSpotFlags() spotFlags {
 		down: newHours(new(float64), true, cost.MaxDurationHours), mtbf: newHours(new(float64), false, cost.MaxDurationHours),
 		checkpoint: "auto", traceMode: "replay", policy: "all", nodes: 1, runs: spot.DefaultRuns, seed: 1, maxEvents: spot.DefaultMaxEvents,
 	}
+	f.workLen = &workValue{h: f.work}
+	f.planQ = 1
 	_ = f.ckptCost.Set("5m")
 	_ = f.restart.Set("10m")
 	return f
@@ -115,10 +131,23 @@ func newSpotFlags() spotFlags {
 // It is pure: changed says which flags the user set.
 func spotJob(f *spotFlags, changed func(string) bool) (spot.Job, error) {
 	var job spot.Job
-	if !changed("work") {
-		return job, usagef("--work is required: the hours of compute the job needs, e.g. --work 72h")
+	switch {
+	case changed("work") && changed("work-runs"):
+		return job, usagef("--work %s and --work-runs: give one, the work or the past runs' lengths", f.work.text)
+	case !changed("work") && !changed("work-runs"):
+		return job, usagef("--work is required: the hours of compute the job needs, e.g. --work 72h, or a range --work 40h..56h, or past runs --work-runs 41h,44h,52h")
+	case changed("plan-quantile") && !f.workLen.ranged && !changed("work-runs"):
+		return job, usagef("--plan-quantile %g needs an uncertain length: --work MIN..MAX or --work-runs", f.planQ)
 	}
 	job.Work, job.Nodes = *f.work.h, f.nodes
+	if f.workLen.ranged || changed("work-runs") {
+		job.Length, job.PlanQuantile = &spot.Length{Lo: f.workLen.lo, Hi: f.workLen.hi, Runs: f.workRuns}, f.planQ
+		job.Work = job.Length.Quantile(f.planQ) // what the policies plan on
+		f.work.text = fmt.Sprintf("%s (its %g quantile, %s)", f.workLen.h.text, f.planQ, humanHours(job.Work))
+		if changed("work-runs") {
+			f.work.text = fmt.Sprintf("the %g quantile of --work-runs, %s", f.planQ, cost.FormatHours(job.Work))
+		}
+	}
 	job.Restart, job.CheckpointCost = *f.restart.h, *f.ckptCost.h
 	job.Startup = job.Restart // the first launch pays it too, as in Can't Be Late
 	if changed("deadline") {
@@ -141,6 +170,8 @@ func newSpotCmd(e *env) *cobra.Command {
 		Long:  spotLong,
 		Example: `  gpuscout spot --offering aws/p4d.24xlarge/us-east-1 --work 72h --deadline 100h --band 10-15%
   gpuscout spot --work 48h --deadline 52h --trace trace.json --spot-price 0.918 --od-price 3.06 --policy all --runs 300
+  gpuscout spot --work 48h --deadline 52h --trace trace.json --spot-price 0.918 --od-price 3.06 --policy all,optimal
+  gpuscout spot --work 40h..56h --plan-quantile 0.9 --deadline 60h --trace trace.json --spot-price 0.918 --od-price 3.06 --policy uniform-progress
   gpuscout spot --work 48h --deadline 52h --mtbf 3h --spot-price 0.918 --od-price 3.06 --checkpoint auto --checkpoint-cost 5m --restart 10m --explain --policy uniform-progress
   gpuscout spot ... -o json ; gpuscout spot ... --chart spot.svg`,
 		Args: noArgs,
@@ -148,7 +179,9 @@ func newSpotCmd(e *env) *cobra.Command {
 	getFormat := outputFlag(cmd)
 	f.catalogFlags.register(cmd)
 	fl := cmd.Flags()
-	fl.Var(f.work, "work", "hours of compute the job needs, e.g. 72h or 3d (required)")
+	fl.Var(f.workLen, "work", "hours of compute the job needs, e.g. 72h or 3d, or an uncertain length as a uniform range, 40h..56h (required unless --work-runs)")
+	fl.Var(&durationsValue{hs: &f.workRuns, max: cost.MaxDurationHours, maxN: spot.MaxLengthRuns}, "work-runs", "an uncertain length as past runs' lengths, e.g. 41h,44h,52h (each run draws one)")
+	fl.Var(&floatValue{f: &f.planQ, min: 0, max: 1, openMin: true}, "plan-quantile", "with an uncertain length: the policies plan on this quantile of it, above 0 and at most 1 (default 1: the longest)")
 	fl.Var(f.deadline, "deadline", "time from the start by which the job must finish")
 	fl.Var(&intValue{n: &f.nodes, min: 1, max: 100000}, "nodes", "nodes the job needs at once (gang), 1 to 100000")
 	fl.Var(&bandValue{s: &f.band}, "band", "AWS Spot Advisor interruption band per month: <5%, 5-10%, 10-15%, 15-20%, >20%")
@@ -164,7 +197,7 @@ func newSpotCmd(e *env) *cobra.Command {
 	fl.StringVar(&f.checkpoint, "checkpoint", "auto", "checkpoint interval: a duration, auto (Daly's optimum), none, or continuous")
 	fl.Var(f.ckptCost, "checkpoint-cost", "time to write one checkpoint (default 5m; 0 allowed)")
 	fl.Var(f.restart, "restart", "changeover delay: from an interruption or switch to progress again (default 10m; 0 allowed)")
-	fl.StringVar(&f.policy, "policy", "all", "policies: "+strings.Join(spot.PolicyNames(), ", ")+", or all")
+	fl.StringVar(&f.policy, "policy", "all", "policies: "+strings.Join(spot.PolicyNames(), ", ")+", or all; optimal adds the hindsight optimum and each policy's regret over it")
 	fl.Var(&intValue{n: &f.runs, min: 1, max: 10_000_000}, "runs", fmt.Sprintf("simulated runs per policy, 1 to 10000000 (default %d; a trace: %d start offsets per trace unless set)", spot.DefaultRuns, spot.DefaultOffsetRuns))
 	fl.Uint64Var(&f.seed, "seed", f.seed, "random seed (the same seed gives the same results)")
 	fl.Var(&intValue{n: &f.odBase, min: 0, max: 100000}, "od-base", "asg-mix: on-demand base capacity (nodes)")
@@ -596,8 +629,12 @@ type spotPolicyJSON struct {
 	InterruptionsMean   *float64 `json:"interruptions_mean"`
 	WastedHoursMean     *float64 `json:"wasted_hours_mean"`
 	Unfinished          int      `json:"unfinished_runs"`
-	Currency            string   `json:"currency"`
-	Note                string   `json:"note,omitempty"`
+	// RegretMean and RegretP95, with the optimal policy simulated too: the
+	// run's cost over the hindsight optimum's on the same run, as a share of it.
+	RegretMean *float64 `json:"regret_mean,omitempty"`
+	RegretP95  *float64 `json:"regret_p95,omitempty"`
+	Currency   string   `json:"currency"`
+	Note       string   `json:"note,omitempty"`
 	// PerRun, with --offsets, is every run in order (trace by trace, then
 	// start time by start time), to pair with another simulator's runs.
 	PerRun []spotRunJSON `json:"runs,omitempty"`
@@ -640,6 +677,9 @@ func spotOutput(sums []spot.Summary, in *spotInputs) spotJSON {
 		"spot_price": j.SpotPrice, "od_price": j.ODPrice, "currency": in.currency, "ondemand_cost": fp(j.ODCost(), 4),
 		"spot_discount": fp(1-j.SpotPrice/j.ODPrice, 4), "runs": in.cfg.Runs, "seed": in.cfg.Seed, "offsets_hours": in.offsets, "price_sources": in.priceSources,
 	}}
+	if n := lengthNote(&j); n != "" {
+		out.Inputs["work_length"] = n
+	}
 	for _, s := range sums {
 		p := spotPolicyJSON{Name: s.Policy, Currency: in.currency, Note: s.Note, Unfinished: s.Unfinished}
 		if s.Note == "" {
@@ -649,6 +689,9 @@ func spotOutput(sums []spot.Summary, in *spotInputs) spotJSON {
 			p.PMeetDeadline = fp(s.PMeetDeadline, 4)
 			p.CompletionHoursMean, p.CompletionHoursP95 = fp(s.CompletionMean, 3), fp(s.CompletionP95, 3)
 			p.InterruptionsMean, p.WastedHoursMean = fp(s.InterruptionsMean, 3), fp(s.WastedMean, 3)
+			if s.HasRegret {
+				p.RegretMean, p.RegretP95 = fp(s.RegretMean, 4), fp(s.RegretP95, 4)
+			}
 			if n := len(in.offsets); n > 0 {
 				for k := range s.Costs {
 					r := spotRunJSON{Trace: in.traceNames[k/n], OffsetHours: in.offsets[k%n], Hours: fp(s.Hours[k], 6), Switches: s.Switches[k]}
@@ -677,9 +720,20 @@ func spotTable(out spotJSON, in *spotInputs) *render.Table {
 		{Header: "P95", Right: true}, {Header: "SAVINGS", Right: true}, {Header: "±95%", Right: true}, {Header: "ABOVE OD", Right: true},
 		{Header: "P(MEET)", Right: true}, {Header: "HOURS MEAN", Right: true}, {Header: "P95", Right: true}, {Header: "INTERRUPTIONS", Right: true},
 		{Header: "SWITCHES", Right: true}, {Header: "WASTED h", Right: true}}, Currency: cur}
+	regret := false
+	for _, p := range out.Policies {
+		regret = regret || p.RegretMean != nil
+	}
+	if regret {
+		t.Columns = append(t.Columns, render.Column{Header: "REGRET", Right: true}, render.Column{Header: "P95", Right: true})
+	}
 	for _, p := range out.Policies {
 		if p.Note != "" {
-			t.Rows = append(t.Rows, []string{p.Name, "-", "-", "-", "-", "-", "-", "-", "-", "-", "-", "-", p.Note})
+			row := []string{p.Name, "-", "-", "-", "-", "-", "-", "-", "-", "-", "-", "-", p.Note}
+			if regret {
+				row = append(row, "-", "-")
+			}
+			t.Rows = append(t.Rows, row)
 			continue
 		}
 		pct := func(x *float64) string { return optF(mulp(x, 100), "%.1f%%") }
@@ -693,7 +747,13 @@ func spotTable(out spotJSON, in *spotInputs) *render.Table {
 		if p.Unfinished > 0 {
 			row[8] = fmt.Sprintf("%s (%d unfinished)", row[8], p.Unfinished)
 		}
+		if regret {
+			row = append(row, pct(p.RegretMean), pct(p.RegretP95))
+		}
 		t.Rows = append(t.Rows, row)
+	}
+	if regret {
+		t.Notes = append(t.Notes, "REGRET: each run's cost over the hindsight optimum's on the same run (mean, p95), over the runs that met the deadline (\"-\": none did). The optimum knows the run's whole availability in advance: dynamic programming on the trace's ticks (a random model: 0.1 h steps), with decisions at tick boundaries, delays and work rounded up to whole ticks, and checkpoints free (a lower bound for periodic checkpoints).")
 	}
 	j := in.cfg.Job
 	dl := "no deadline"
@@ -704,6 +764,9 @@ func spotTable(out spotJSON, in *spotInputs) *render.Table {
 		fmt.Sprintf("Job: %.2f h of work on %d node(s), %s; on-demand alone costs %s (with the first launch's %.3f h start-up). Spot %.4f, on-demand %.4f %s per node-hour: savings can never exceed the spot discount, %.1f%%.",
 			j.Work, j.Nodes, dl, fmtMoneyF(j.ODCost(), cur), j.Startup, j.SpotPrice, j.ODPrice, cur, 100*(1-j.SpotPrice/j.ODPrice)),
 		"Availability: "+in.model+".")
+	if n := lengthNote(&j); n != "" {
+		t.Notes = append(t.Notes, "Uncertain length: "+n+".")
+	}
 	if in.bandNote != "" {
 		t.Notes = append(t.Notes, "Band conversion: "+in.bandNote+".")
 	}
@@ -714,6 +777,20 @@ func spotTable(out spotJSON, in *spotInputs) *render.Table {
 		t.Notes = append(t.Notes, "Prices: "+strings.Join(in.priceSources, "; ")+".")
 	}
 	return t
+}
+
+// lengthNote describes an uncertain job length ("" when the work is exact).
+func lengthNote(j *spot.Job) string {
+	l := j.Length
+	if l == nil {
+		return ""
+	}
+	what := fmt.Sprintf("uniform between %.4g h and %.4g h", l.Lo, l.Hi)
+	if len(l.Runs) > 0 {
+		what = fmt.Sprintf("one of %d past runs, %.4g h to %.4g h", len(l.Runs), l.Quantile(1e-9), l.Max())
+	}
+	return fmt.Sprintf("%s; the policies plan on its %g quantile, %.4g h, and on the longest, %.4g h, once a run outlasts that; each run draws its true length, so P(MEET) counts the runs that turned out too long, and savings are against each run's own on-demand cost",
+		what, j.PlanQuantile, j.Work, l.Max())
 }
 
 func mulp(p *float64, k float64) *float64 {

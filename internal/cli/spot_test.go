@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -353,6 +354,108 @@ func TestSpotDefaultRuns(t *testing.T) {
 		json.Unmarshal([]byte(out), &res)
 		if res.Inputs["runs"] != float64(tc.want) {
 			t.Errorf("%v: runs %v, want %d", tc.model, res.Inputs["runs"], tc.want)
+		}
+	}
+}
+
+// TestSpotOptimal: --policy all,optimal adds the hindsight optimum, which no
+// deadline-meeting policy beats on average, with every policy's regret over it.
+func TestSpotOptimal(t *testing.T) {
+	out, errOut, code := run(t, "spot", "--work", "48h", "--deadline", "52h", "--trace", volatileTrace, "--spot-price", "0.918", "--od-price", "3.06",
+		"--restart", "390s", "--policy", "greedy,up,optimal", "--runs", "40", "-o", "json")
+	if code != 0 {
+		t.Fatal(errOut)
+	}
+	var res struct {
+		Policies []struct {
+			Name       string   `json:"name"`
+			CostMean   float64  `json:"cost_mean"`
+			RegretMean *float64 `json:"regret_mean"`
+			RegretP95  *float64 `json:"regret_p95"`
+		} `json:"policies"`
+	}
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Policies) != 3 || res.Policies[2].Name != "optimal" {
+		t.Fatalf("policies %+v, want greedy, uniform-progress, optimal", res.Policies)
+	}
+	opt := res.Policies[2]
+	if opt.RegretMean == nil || *opt.RegretMean != 0 || *opt.RegretP95 != 0 {
+		t.Errorf("optimal's own regret %v, want 0", opt.RegretMean)
+	}
+	for _, p := range res.Policies[:2] {
+		if p.RegretMean == nil || *p.RegretMean < 0 || *p.RegretP95 < *p.RegretMean || p.CostMean < opt.CostMean {
+			t.Errorf("%s: cost %v regret %v p95 %v; want cost >= the optimum's %v and 0 <= regret <= p95", p.Name, p.CostMean, p.RegretMean, p.RegretP95, opt.CostMean)
+		}
+	}
+	// Without a deadline the optimum is not defined; the explain timeline works.
+	out, errOut, code = run(t, "spot", "--work", "2h", "--trace", volatileTrace, "--spot-price", "0.918", "--od-price", "3.06", "--policy", "optimal")
+	if code != 0 || !strings.Contains(out, "needs --deadline") {
+		t.Errorf("no deadline: code %d, %s%s", code, out, errOut)
+	}
+	out, errOut, code = run(t, "spot", "--work", "2h", "--deadline", "3h", "--trace", volatileTrace, "--spot-price", "0.918", "--od-price", "3.06", "--policy", "optimal", "--explain")
+	if code != 0 || !strings.Contains(out, "hindsight optimum") {
+		t.Errorf("explain: code %d, %s%s", code, out, errOut)
+	}
+}
+
+// TestSpotUncertainLength: --work MIN..MAX and --work-runs with
+// --plan-quantile; a point range gives today's numbers; bad values exit 2
+// naming the flag.
+func TestSpotUncertainLength(t *testing.T) {
+	base := []string{"spot", "--deadline", "60h", "--trace", volatileTrace, "--spot-price", "0.918", "--od-price", "3.06", "--policy", "greedy,up,od", "--runs", "20", "-o", "json"}
+	policies := func(out string) []map[string]any {
+		var res struct {
+			Policies []map[string]any `json:"policies"`
+		}
+		if err := json.Unmarshal([]byte(out), &res); err != nil {
+			t.Fatal(err)
+		}
+		return res.Policies
+	}
+	fixed, errOut, code := run(t, append(base, "--work", "48h")...)
+	if code != 0 {
+		t.Fatal(errOut)
+	}
+	point, errOut, code := run(t, append(base, "--work", "48h..48h", "--plan-quantile", "0.5")...)
+	if code != 0 {
+		t.Fatal(errOut)
+	}
+	if a, b := policies(fixed), policies(point); !reflect.DeepEqual(a, b) {
+		t.Errorf("48h..48h differs from 48h:\n%v\n%v", a, b)
+	}
+	// Planned at the median of 40..56 h with a 60 h deadline: the on-demand
+	// policy always meets it; greedy sometimes does not.
+	out, errOut, code := run(t, append(base, "--work", "40h..56h", "--plan-quantile", "0.5")...)
+	if code != 0 {
+		t.Fatal(errOut)
+	}
+	for _, p := range policies(out) {
+		meet := p["p_meet_deadline"].(float64)
+		if (p["name"] == "on-demand" && meet != 1) || (p["name"] == "greedy" && meet == 1) {
+			t.Errorf("%s: P(meet) %v", p["name"], meet)
+		}
+	}
+	if _, errOut, code = run(t, append(base, "--work-runs", "41h,44h,52h", "--plan-quantile", "1")...); code != 0 {
+		t.Error(errOut)
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--work", "56h..40h"}, `"56h..40h" for "--work" flag: range "56h..40h": the lower end is above the upper`},
+		{[]string{"--work", "40h..x"}, `upper end`},
+		{[]string{"--work", "40h..56h", "--plan-quantile", "0"}, `"0" for "--plan-quantile"`},
+		{[]string{"--work", "40h..56h", "--plan-quantile", "1.5"}, `"1.5" for "--plan-quantile"`},
+		{[]string{"--work", "48h", "--plan-quantile", "0.9"}, "--plan-quantile 0.9 needs an uncertain length"},
+		{[]string{"--work", "48h", "--work-runs", "41h"}, "--work 48h and --work-runs: give one"},
+		{[]string{"--work-runs", "41h,-3h"}, `"--work-runs" flag: item 2`},
+		{[]string{"--work", "40h..70h", "--plan-quantile", "0.9"}, "--deadline 60h is shorter than --work 40h..70h (its 0.9 quantile, 67h)"},
+	} {
+		_, errOut, code := run(t, append(base, tc.args...)...)
+		if code != ExitUsage || !strings.Contains(errOut, tc.want) {
+			t.Errorf("%v: exit %d, %q; want 2 and %q", tc.args, code, errOut, tc.want)
 		}
 	}
 }

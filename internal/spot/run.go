@@ -8,36 +8,64 @@ import (
 	"strings"
 )
 
-// Policies returns the policies by name; "all" gives every one.
+// Policies returns the policies by name; "all" gives every runnable policy
+// (not the hindsight optimum: name it, as in "all,optimal").
 func Policies(names []string, asg ASGMix) ([]Policy, error) {
 	all := []Policy{OnDemandOnly{}, SpotOnly{}, Fallback{}, asg, Greedy{}, UniformProgress{}, UniformProgressLite{}}
 	var out []Policy
+	seen := map[string]bool{}
+	add := func(p Policy) {
+		if !seen[p.Name()] {
+			seen[p.Name()] = true
+			out = append(out, p)
+		}
+	}
 	for _, n := range names {
 		n = strings.TrimSpace(strings.ToLower(n))
-		if n == "all" {
-			return all, nil
+		switch n {
+		case "all":
+			for _, p := range all {
+				add(p)
+			}
+			continue
+		case "optimal", "optimum":
+			add(Optimal{})
+			continue
 		}
 		found := false
 		for _, p := range all {
 			if p.Name() == n || (n == "up" && p.Name() == "uniform-progress") || (n == "od" && p.Name() == "on-demand") || (n == "asg" && p.Name() == "asg-mix") {
-				out = append(out, p)
+				add(p)
 				found = true
 			}
 		}
 		if !found {
-			return nil, fmt.Errorf("unknown policy %q; want one of %s or all", n, strings.Join(PolicyNames(), ", "))
+			return nil, fmt.Errorf("unknown policy %q; want one of %s, all or optimal", n, strings.Join(PolicyNames(), ", "))
 		}
 	}
 	return out, nil
 }
 
-// PolicyNames lists the policy names.
+// PolicyNames lists the runnable policies' names ("all"); the hindsight
+// optimum, "optimal", is named on its own.
 func PolicyNames() []string {
 	return []string{"on-demand", "spot", "fallback", "asg-mix", "greedy", "uniform-progress", "uniform-progress-lite"}
 }
 
-// Validate checks a job. Errors name the field and what is allowed.
+// Validate checks a job. Errors name the field and what is allowed. With an
+// uncertain length, the work checked is the planned quantile.
 func (j *Job) Validate() error {
+	if j.Length != nil {
+		if err := j.Length.validate(); err != nil {
+			return err
+		}
+		if !(j.PlanQuantile > 0 && j.PlanQuantile <= 1) {
+			return fmt.Errorf("plan quantile %g: want a share in (0, 1], such as 0.9", j.PlanQuantile)
+		}
+		p := j.planned()
+		p.Length = nil
+		return p.Validate()
+	}
 	switch {
 	case !(j.Work > 0) || math.IsInf(j.Work, 0):
 		return fmt.Errorf("work %g h: want a positive duration such as 72h", j.Work)
@@ -91,7 +119,13 @@ type Summary struct {
 	Hours             []float64 // per run completion time (Inf: unfinished)
 	Switches          []int     // per run
 	MaxSavings        float64   // the best any run can do: the spot discount
-	Note              string
+	// Regret is the run's cost over the hindsight optimum's on the same run,
+	// as a share of the optimum's (0.1: 10% more), over the runs in which
+	// the policy met the deadline; set only when the optimum was simulated
+	// too and such runs exist.
+	RegretMean, RegretP95 float64
+	HasRegret             bool
+	Note                  string
 }
 
 // Config is one simulation.
@@ -162,7 +196,11 @@ func (e *BudgetError) Error() string {
 // estimateEvents is roughly the events one run of at least the job's work
 // sees: its checkpoints and, for a trace, its availability changes.
 func estimateEvents(c *Config) float64 {
-	j := &c.Job
+	pj := c.Job.planned()
+	if c.Job.Length != nil {
+		pj.Work = c.Job.Length.Max()
+	}
+	j := &pj
 	var n float64
 	if j.Checkpoint > 0 && !math.IsInf(j.Checkpoint, 1) {
 		n += j.Work / j.Checkpoint
@@ -193,6 +231,7 @@ type runStat struct {
 	cost, hours, wasted     float64
 	interruptions, switches int
 	met                     bool
+	od                      float64 // the run's on-demand cost (its true length on on-demand alone)
 }
 
 // gangNodes is the number of nodes that must find spot at once under p.
@@ -214,10 +253,10 @@ func SimulateMany(cfgs []Config, pols []Policy, progress func(done, total int)) 
 	if len(cfgs) == 0 {
 		return nil, fmt.Errorf("nothing to simulate")
 	}
-	job := cfgs[0].Job
-	if err := job.Validate(); err != nil {
+	if err := cfgs[0].Job.Validate(); err != nil {
 		return nil, err
 	}
+	job := cfgs[0].Job.planned()
 	budget := cfgs[0].MaxEvents
 	if budget <= 0 {
 		budget = DefaultMaxEvents
@@ -258,12 +297,15 @@ func SimulateMany(cfgs []Config, pols []Policy, progress func(done, total int)) 
 			nodes := gangNodes(p, job.Nodes)
 			for i := 0; i < n; i++ {
 				rng := rand.New(rand.NewPCG(cfg.Seed, uint64(i)))
-				r, steps, exhausted := simulate(&cfg.Job, p, runSource(cfg, rng, nodes, i), false, budget-spent)
+				plan := cfg.Job.planned()
+				r, steps, exhausted := simulate(&plan, cfg.Job.trueWork(cfg.Seed, i), p, runSource(cfg, rng, nodes, i), false, budget-spent)
 				spent += steps
 				if exhausted {
 					return nil, &BudgetError{Budget: budget, Done: done, Total: total, Policy: p.Name()}
 				}
-				stats[pi] = append(stats[pi], runStat{r.Cost, r.Hours, r.Wasted, r.Interruptions, r.Switches, r.Met})
+				tj := plan
+				tj.Work = cfg.Job.trueWork(cfg.Seed, i)
+				stats[pi] = append(stats[pi], runStat{r.Cost, r.Hours, r.Wasted, r.Interruptions, r.Switches, r.Met, tj.ODCost()})
 				done++
 				if progress != nil && done%256 == 0 {
 					progress(done, total)
@@ -283,7 +325,39 @@ func SimulateMany(cfgs []Config, pols []Policy, progress func(done, total int)) 
 		out[pi] = summarize(p.Name(), stats[pi], job.ODCost())
 		out[pi].MaxSavings = 1 - minSpot/job.ODPrice
 	}
+	for oi, p := range pols {
+		if _, ok := p.(Optimal); ok && len(stats[oi]) > 0 {
+			for pi := range pols {
+				if len(stats[pi]) == len(stats[oi]) {
+					out[pi].RegretMean, out[pi].RegretP95, out[pi].HasRegret = regret(stats[pi], stats[oi])
+				}
+			}
+			break
+		}
+	}
 	return out, nil
+}
+
+// regret is the mean and 95th percentile of cost/optimum − 1 over the runs
+// in which the policy met the deadline (a run that misses it is not
+// comparable: the optimum meets it) and the optimum has a schedule.
+func regret(runs, opt []runStat) (mean, p95 float64, ok bool) {
+	var xs []float64
+	for i, r := range runs {
+		o := opt[i]
+		if !r.met || math.IsInf(o.hours, 1) || !(o.cost > 0) {
+			continue
+		}
+		xs = append(xs, r.cost/o.cost-1)
+	}
+	if len(xs) == 0 {
+		return 0, 0, false
+	}
+	for _, x := range xs {
+		mean += x
+	}
+	sort.Float64s(xs)
+	return mean / float64(len(xs)), quantile(xs, 0.95), true
 }
 
 // summarize computes a policy's statistics; cost and savings describe the
@@ -303,6 +377,9 @@ func summarize(name string, runs []runStat, od float64) Summary {
 		if math.IsInf(r.hours, 1) {
 			sum.Unfinished++
 			continue
+		}
+		if r.od > 0 {
+			od = r.od
 		}
 		if r.cost > od*(1+1e-9) {
 			sum.POverOnDemand++
@@ -379,7 +456,8 @@ func Explain(cfg Config, p Policy) (Result, error) {
 	if budget <= 0 {
 		budget = DefaultMaxEvents
 	}
-	r, _, exhausted := simulate(&cfg.Job, p, runSource(cfg, rng, nodes, 0), true, budget)
+	plan := cfg.Job.planned()
+	r, _, exhausted := simulate(&plan, cfg.Job.trueWork(cfg.Seed, 0), p, runSource(cfg, rng, nodes, 0), true, budget)
 	if exhausted {
 		return r, &BudgetError{Budget: budget, Total: 1, Policy: p.Name()}
 	}

@@ -16,6 +16,11 @@ type Job struct {
 	Startup        float64 // first launch: hours billed before progress (Can't Be Late charges d; 0: none)
 	SpotPrice      float64 // per node-hour (the trace's prices replace it where it has them)
 	ODPrice        float64 // per node-hour
+	// Length, when set, makes the work uncertain: the policies plan on its
+	// PlanQuantile, in (0, 1] (which replaces Work), and each run draws its
+	// true length from it.
+	Length       *Length
+	PlanQuantile float64
 }
 
 // Mode is what the job runs on.
@@ -87,6 +92,7 @@ type sim struct {
 	res     Result
 	trace   bool
 	first   bool
+	planMax *Job  // uncertain length: the plan once the job outruns its quantile
 	steps   int64 // events processed
 	budget  int64 // events allowed; exceeded: the run stops with exhausted set
 	exhaust bool
@@ -108,10 +114,23 @@ func (m *sim) nextRun() {
 }
 
 // simulate runs one job under a policy on one availability history,
-// processing at most budget events (exhausted: the run was cut short).
-func simulate(j *Job, pol Policy, src source, trace bool, budget int64) (r Result, steps int64, exhausted bool) {
+// processing at most budget events (exhausted: the run was cut short). The
+// policy plans on plan (the job, its Work the planned quantile when the
+// length is uncertain); the job's true length is work.
+func simulate(plan *Job, work float64, pol Policy, src source, trace bool, budget int64) (r Result, steps int64, exhausted bool) {
+	tj := *plan
+	tj.Work = work
+	j := &tj
 	m := &sim{job: j, pol: pol, src: src, r: pol.rates(j), trace: trace, first: true, budget: budget}
-	m.s.Job = j
+	m.s.Job = plan
+	if plan.Length != nil && plan.Length.Max() > plan.Work {
+		pm := *plan
+		pm.Work = plan.Length.Max()
+		m.planMax = &pm
+	}
+	if o, ok := pol.(Optimal); ok {
+		return runOptimal(j, o, src, trace), 1, false
+	}
 	if _, ok := pol.(OnDemandOnly); ok {
 		// Exactly (start-up + work) × nodes × price: no availability history matters.
 		m.log("switch", "idle → on-demand")
@@ -144,6 +163,10 @@ func (m *sim) run() Result {
 			m.res.Hours = math.Inf(1)
 			m.log("abandon", "no finish within %.0f h", limit)
 			return m.finish()
+		}
+		if m.planMax != nil && m.s.Job != m.planMax && m.s.Durable+m.s.Pending >= m.s.Job.Work-eps {
+			m.log("replan", "the planned %.2f h of work is done and the job is not: planning on the longest, %.2f h", m.s.Job.Work, m.planMax.Work)
+			m.s.Job = m.planMax
 		}
 		want, until := pol.decide(&m.s)
 		if want == OnSpot && !m.s.SpotUp {

@@ -159,13 +159,14 @@ type Runs struct {
 	Len    []float64 // hours
 	Start  []float64 // hours since the trace start
 	Total  float64
+	Gap    float64 // hours per tick
 	prices *priceCurve
 }
 
 // RunsFor run-length encodes the trace for an n-node job.
 func (t *Trace) RunsFor(n int) *Runs {
 	gap := t.GapSeconds / 3600
-	r := &Runs{Total: float64(len(t.Data)) * gap}
+	r := &Runs{Total: float64(len(t.Data)) * gap, Gap: gap}
 	for i, v := range t.Data {
 		up := v >= n
 		if len(r.Up) > 0 && r.Up[len(r.Up)-1] == up {
