@@ -16,7 +16,7 @@ generate:
 
 # Longer fuzzing of every parser (FUZZTIME per target).
 fuzz:
-	FUZZTIME=$${FUZZTIME:-60s} scripts/test.sh
+	FUZZTIME=$${FUZZTIME:-60s} FUZZMINIMIZE=$${FUZZMINIMIZE:-60s} scripts/test.sh
 
 # The spot simulator's published validation: closed forms, Daly's optimum, the
 # hindsight optimum against brute force and every policy, the reference

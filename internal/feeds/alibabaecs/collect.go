@@ -7,9 +7,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/shopspring/decimal"
-
 	"github.com/gpuscout/gpuscout/internal/feeds"
+	"github.com/gpuscout/gpuscout/internal/money"
 )
 
 // provider is the catalog's name for Alibaba Cloud.
@@ -207,7 +206,7 @@ func (c *collector) addSpot(origin string, b *spotBody, region string) {
 			c.res.Leave(o, what, fmt.Sprintf("Timestamp %q is not yyyy-MM-ddTHH:mm:ssZ", row.Timestamp))
 			continue
 		}
-		spot, err := decimal.NewFromString(row.SpotPrice.String())
+		spot, err := money.ParseDecimal(row.SpotPrice.String())
 		if err != nil || !spot.IsPositive() {
 			c.res.Leave(o, what, fmt.Sprintf("SpotPrice %q is not a positive price", row.SpotPrice.String()))
 			continue
@@ -226,7 +225,7 @@ func (c *collector) addSpot(origin string, b *spotBody, region string) {
 		}
 		z := &zonePrice{origin: o, spot: feeds.Known(spot, b.Currency, c.source, asOf), at: at}
 		if row.OriginPrice != nil {
-			if v, err := decimal.NewFromString(row.OriginPrice.String()); err == nil && v.IsPositive() {
+			if v, err := money.ParseDecimal(row.OriginPrice.String()); err == nil && v.IsPositive() {
 				z.hint = feeds.Known(v, b.Currency, c.source, asOf)
 			}
 		}

@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/shopspring/decimal"
+
+	"github.com/gpuscout/gpuscout/internal/money"
 )
 
 // Currencies the ECS API answers in: CNY on the China site (aliyun.com),
@@ -149,7 +151,7 @@ func parsePrice(b []byte) (q quote, reason string, err error) {
 	if amount == nil {
 		return quote{}, "no TradePrice", nil
 	}
-	v, err := decimal.NewFromString(amount.String())
+	v, err := money.ParseDecimal(amount.String())
 	if err != nil {
 		return quote{}, fmt.Sprintf("TradePrice %q is not a number", amount.String()), nil
 	}

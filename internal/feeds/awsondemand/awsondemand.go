@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/shopspring/decimal"
+
+	"github.com/gpuscout/gpuscout/internal/money"
 )
 
 // Record is one price row.
@@ -47,7 +49,7 @@ func Parse(r io.Reader) ([]Record, error) {
 		if err != nil {
 			return nil, fmt.Errorf("awsondemand: line %d: %w", line, err)
 		}
-		p, err := decimal.NewFromString(rec[2])
+		p, err := money.ParseDecimal(rec[2])
 		if err != nil || !p.IsPositive() {
 			return nil, fmt.Errorf("awsondemand: line %d: price %q is not a positive number", line, rec[2])
 		}

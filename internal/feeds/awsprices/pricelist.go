@@ -12,6 +12,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/gpuscout/gpuscout/internal/feeds"
+	"github.com/gpuscout/gpuscout/internal/money"
 )
 
 // Product is one EC2 product (SKU) of a price list with the prices read for it.
@@ -412,7 +413,7 @@ func (b *listBuilder) term(kind, key string, t rawTerm) {
 			bad(fmt.Sprintf("price in %s; the region's prices are in %s", strings.Join(have, ", "), p.Currency))
 			return
 		}
-		v, err := decimal.NewFromString(s)
+		v, err := money.ParseDecimal(s)
 		if err != nil {
 			bad(fmt.Sprintf("price %q is not a number", s))
 			return

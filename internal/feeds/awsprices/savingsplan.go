@@ -12,6 +12,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/gpuscout/gpuscout/internal/feeds"
+	"github.com/gpuscout/gpuscout/internal/money"
 )
 
 // The Savings Plans price file (AWS Billing docs, "Reading the service
@@ -315,7 +316,7 @@ func (p *spParser) rate(sku string, r spRate) {
 	if strings.HasPrefix(out.Region, "cn-") {
 		want = "CNY"
 	}
-	v, err := decimal.NewFromString(r.DiscountedRate.Price)
+	v, err := money.ParseDecimal(r.DiscountedRate.Price)
 	switch {
 	case r.Unit != "Hrs":
 		p.left.leave(catSPBadRate, origin, what, fmt.Sprintf("unit %q; want Hrs", r.Unit))

@@ -14,6 +14,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/gpuscout/gpuscout/internal/feeds"
+	"github.com/gpuscout/gpuscout/internal/money"
 )
 
 // SpotPrice is the latest spot price of an instance type in one zone.
@@ -120,7 +121,7 @@ func ParseSpotHistory(r io.Reader, o SpotHistoryOptions) (*SpotHistory, error) {
 			left.leave(catSpotOS, origin, what, "not Linux/UNIX (gpuscout prices Linux instances)")
 			continue
 		}
-		p, perr := decimal.NewFromString(it.SpotPrice)
+		p, perr := money.ParseDecimal(it.SpotPrice)
 		at, terr := time.Parse(time.RFC3339, it.Timestamp)
 		region := o.Region
 		if region == "" {

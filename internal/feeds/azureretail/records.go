@@ -7,6 +7,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/gpuscout/gpuscout/internal/feeds"
+	"github.com/gpuscout/gpuscout/internal/money"
 )
 
 // GPUPrefix is how Azure's GPU sizes (the N-series: NC, ND, NG, NV) begin;
@@ -56,7 +57,7 @@ func amount(n string) (decimal.Decimal, string) {
 	if strings.TrimSpace(n) == "" {
 		return decimal.Decimal{}, "no price"
 	}
-	d, err := decimal.NewFromString(n)
+	d, err := money.ParseDecimal(n)
 	switch {
 	case err != nil:
 		return d, fmt.Sprintf("price %q is not a number", n)
@@ -99,7 +100,7 @@ func (c *collector) add(it *Item) {
 		return
 	}
 	if t := strings.TrimSpace(it.TierMinimumUnits.String()); t != "" {
-		if d, err := decimal.NewFromString(t); err != nil || !d.IsZero() {
+		if d, err := money.ParseDecimal(t); err != nil || !d.IsZero() {
 			leave("a volume tier from %s units, not the list price", t)
 			return
 		}

@@ -21,6 +21,8 @@ import (
 	"strings"
 
 	"github.com/shopspring/decimal"
+
+	"github.com/gpuscout/gpuscout/internal/money"
 )
 
 // SKU is one Cloud Billing Catalog SKU, as the API writes it (the fields
@@ -94,7 +96,7 @@ func (s *SKU) ListPrice() (amount decimal.Decimal, unit, currency string, err er
 	}
 	unit = p.PricingExpression.UsageUnit
 	for _, t := range p.PricingExpression.TieredRates {
-		start, err := decimal.NewFromString(strings.TrimSpace(t.StartUsageAmount.String()))
+		start, err := money.ParseDecimal(strings.TrimSpace(t.StartUsageAmount.String()))
 		if t.StartUsageAmount == "" {
 			start, err = decimal.Zero, nil // omitted: proto3 JSON leaves out a zero
 		}

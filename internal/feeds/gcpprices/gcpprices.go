@@ -12,6 +12,8 @@ import (
 	"strings"
 
 	"github.com/shopspring/decimal"
+
+	"github.com/gpuscout/gpuscout/internal/money"
 )
 
 // Machine is one machine type with its accelerator and prices per region.
@@ -101,7 +103,7 @@ func Parse(r io.Reader) (*Excerpt, error) {
 				if !ok {
 					continue
 				}
-				d, err := decimal.NewFromString(strings.TrimSpace(n.String()))
+				d, err := money.ParseDecimal(strings.TrimSpace(n.String()))
 				if err != nil || d.IsNegative() {
 					return nil, fmt.Errorf("gcpprices: %s/%s: %s %q is not a non-negative number", t, r, k, n)
 				}

@@ -13,6 +13,8 @@ import (
 	"strings"
 
 	"github.com/shopspring/decimal"
+
+	"github.com/gpuscout/gpuscout/internal/money"
 )
 
 // Record is one row of a vms.csv, faithful to the source. Prices are
@@ -145,7 +147,7 @@ func optPrice(s string) (OptPrice, error) {
 	if s == "" {
 		return OptPrice{}, nil
 	}
-	d, err := decimal.NewFromString(s)
+	d, err := money.ParseDecimal(s)
 	if err != nil {
 		return OptPrice{}, fmt.Errorf("%q is not a number", s)
 	}
