@@ -14,8 +14,10 @@
 // and sorted query, until Handler.Invalidate is called (the server calls it
 // after each upload that created a document) or until Config.CacheTTL
 // (DefaultCacheTTL, 2 s) has passed: with several server replicas on one
-// PostgreSQL, another replica's upload shows within that time. Concurrent
-// requests for a page not cached render it once; the cache is bounded.
+// PostgreSQL, another replica's upload shows within that time plus one
+// render (a page past its TTL is served once more while a background
+// render refreshes it). Concurrent requests for a page not cached render it
+// once; the cache is bounded.
 //
 // The package does not import internal/server: the server mounts New's
 // handler under "/".

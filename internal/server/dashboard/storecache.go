@@ -27,8 +27,11 @@ const maxStoreCached = 512
 // storeCache keeps the final bytes and headers (the CSP with its hashes
 // included) of pages built from the store, by method, path and normalised
 // query. An entry is good while the store generation it was rendered under
-// is current and its TTL has not passed. Concurrent misses of one key
-// render once (singleflight), and no lock is held while rendering.
+// is current; once its TTL has passed it is still served while one
+// background render refreshes it, so that no request waits on the store for
+// a page merely old (a new generation, though, always waits for the fresh
+// page). Concurrent misses of one key render once (singleflight), and no
+// lock is held while rendering.
 type storeCache struct {
 	gen   atomic.Uint64
 	ttl   time.Duration // <0: off
@@ -80,28 +83,37 @@ func (d *dash) storeCached(next http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		key := cacheKey(r)
 		gen := c.gen.Load()
-		now := d.Now()
 		c.mu.Lock()
 		e, ok := c.pages[key]
 		c.mu.Unlock()
-		if ok && e.gen == gen && now.Before(e.expires) {
+		if ok && e.gen == gen {
+			if !d.Now().Before(e.expires) {
+				// Past its TTL, with no write seen here: serve it while one
+				// render refreshes it in the background (DoChan does not wait).
+				c.group.DoChan(strconv.FormatUint(gen, 10)+" "+key, d.render(next, r.Clone(context.WithoutCancel(r.Context())), key, gen))
+			}
 			writePage(w, e.page)
 			return
 		}
-		v, _, _ := c.group.Do(strconv.FormatUint(gen, 10)+" "+key, func() (any, error) {
-			// The render is shared: it must not fail because the first
-			// caller went away.
-			rr := r.WithContext(context.WithoutCancel(r.Context()))
-			rec := &recorder{h: http.Header{}, status: http.StatusOK}
-			next(rec, rr)
-			p := renderedPage{status: rec.status, header: rec.h, body: rec.body.Bytes()}
-			if p.status == http.StatusOK {
-				now := d.Now()
-				c.put(key, storeEntry{gen: gen, expires: now.Add(c.ttl), page: p}, now)
-			}
-			return p, nil
-		})
+		v, _, _ := c.group.Do(strconv.FormatUint(gen, 10)+" "+key, d.render(next, r.Clone(context.WithoutCancel(r.Context())), key, gen))
 		writePage(w, v.(renderedPage))
+	}
+}
+
+// render returns the shared render of a page for singleflight: it keeps a
+// 200 under the generation the render began in. The render must not fail
+// because the request that started it went away, nor touch that request
+// after its handler returned: r is a copy without its cancellation.
+func (d *dash) render(next http.HandlerFunc, r *http.Request, key string, gen uint64) func() (any, error) {
+	return func() (any, error) {
+		rec := &recorder{h: http.Header{}, status: http.StatusOK}
+		next(rec, r)
+		p := renderedPage{status: rec.status, header: rec.h, body: rec.body.Bytes()}
+		if p.status == http.StatusOK {
+			now := d.Now()
+			d.store.put(key, storeEntry{gen: gen, expires: now.Add(d.store.ttl), page: p}, now)
+		}
+		return p, nil
 	}
 }
 

@@ -135,20 +135,42 @@ func TestInvalidateShowsNewDocuments(t *testing.T) {
 	}
 }
 
-// A page is served from the cache until its TTL has passed (another
-// replica's writes show within it), then rendered again.
+// A page is served from the cache until its TTL has passed; then it is
+// served once more while one background render refreshes it, and a report
+// another replica put in the store shows.
 func TestCacheTTLExpires(t *testing.T) {
 	f, cs, clk, _ := cachedFixture(t, 2*time.Second)
-	for _, step := range []struct {
-		advance time.Duration
-		reads   bool
-	}{{0, true}, {time.Second, false}, {999 * time.Millisecond, false}, {time.Millisecond, true}, {time.Second, false}} {
-		clk.add(step.advance)
+	if _, b := get(t, f.h, "/"); !strings.Contains(b, "Bench reports: 2") {
+		t.Fatalf("GET /: want 2 reports first")
+	}
+	body := strings.Replace(string(must(t, "../../cli/testdata/bench-h200-v1.json")), "h200-node", "node-new", 1)
+	put(t, f.st, store.KindBench, []byte(body), time.Date(2026, 11, 30, 23, 50, 0, 0, time.UTC))
+	for _, step := range []time.Duration{time.Second, 999 * time.Millisecond} {
+		clk.add(step)
 		before := cs.reads.Load()
-		get(t, f.h, "/reports")
-		if got := cs.reads.Load() > before; got != step.reads {
-			t.Errorf("at %s: store read %v, want %v", clk.Now().Format("15:04:05.000"), got, step.reads)
+		if _, b := get(t, f.h, "/"); !strings.Contains(b, "Bench reports: 2") || cs.reads.Load() != before {
+			t.Errorf("at %s (within the TTL): want the cached page and no store read", clk.Now().Format("15:04:05.000"))
 		}
+	}
+	clk.add(time.Millisecond) // the TTL has passed
+	if _, b := get(t, f.h, "/"); !strings.Contains(b, "Bench reports: 2") {
+		t.Errorf("the first request past the TTL: want the old page while it is refreshed")
+	}
+	deadline := time.Now().Add(2 * time.Second)
+	for {
+		_, b := get(t, f.h, "/")
+		if strings.Contains(b, "Bench reports: 3") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("past the TTL: the page never showed the third report")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	before := cs.reads.Load()
+	get(t, f.h, "/")
+	if cs.reads.Load() != before {
+		t.Errorf("after the refresh: the page was rendered again, want a hit")
 	}
 }
 
