@@ -33,6 +33,7 @@ type serveFlags struct {
 	maxBody  int64
 	rate     float64
 	grace    time.Duration
+	cache    time.Duration
 	keys     string
 }
 
@@ -58,6 +59,7 @@ are for operations. SIGTERM or SIGINT stops it after requests in flight finish.`
 	fl.Float64Var(&f.rate, "rate", server.DefaultRatePerToken, "requests per second one token may make (bursts of twice that); more gets 429")
 	fl.StringVar(&f.keys, "node-keys", "", "file of node HMAC keys, one \"KEY-ID HEX-KEY\" a line: uploads signed with one are verified (401 when the signature is wrong)")
 	fl.DurationVar(&f.grace, "grace", 30*time.Second, "how long shutdown waits for requests in flight (1s to 10m)")
+	fl.DurationVar(&f.cache, "page-cache", dashboard.DefaultCacheTTL, "how long a dashboard page built from the store is served from cache (0 to 1h; 0: off); this server's uploads show at once, other replicas' within it")
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		if f.maxBody < 1024 || f.maxBody > server.MaxMaxBody {
 			return usagef("--max-body %d: want 1024 to %d bytes", f.maxBody, int64(server.MaxMaxBody))
@@ -67,6 +69,13 @@ are for operations. SIGTERM or SIGINT stops it after requests in flight finish.`
 		}
 		if f.grace < time.Second || f.grace > 10*time.Minute {
 			return usagef("--grace %v: want 1s to 10m", f.grace)
+		}
+		if f.cache < 0 || f.cache > dashboard.MaxCacheTTL {
+			return usagef("--page-cache %v: want 0 (off) to %v", f.cache, dashboard.MaxCacheTTL)
+		}
+		cacheTTL := f.cache
+		if cacheTTL == 0 {
+			cacheTTL = -1 // the dashboard's "off"
 		}
 		if _, _, err := net.SplitHostPort(f.listen); err != nil {
 			return usagef("--listen %q: want HOST:PORT, e.g. 127.0.0.1:8080 or :8080", f.listen)
@@ -92,7 +101,7 @@ are for operations. SIGTERM or SIGINT stops it after requests in flight finish.`
 		defer st.Close()
 		log := slog.New(slog.NewJSONHandler(e.stderr, nil))
 		srv, err := server.New(server.Config{Store: st, Catalog: l.cat, FX: l.fx, Keys: keys, ReadOpen: f.readOpen, MaxBody: f.maxBody, RatePerToken: f.rate,
-			Logger: log, Now: e.now, Dashboard: dashboard.New(dashboard.Config{Store: st, Catalog: l.cat, Now: e.now, Logger: log})})
+			Logger: log, Now: e.now, Dashboard: dashboard.New(dashboard.Config{Store: st, Catalog: l.cat, Now: e.now, Logger: log, CacheTTL: cacheTTL})})
 		if err != nil {
 			return err
 		}

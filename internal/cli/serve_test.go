@@ -36,6 +36,8 @@ func TestTokenCommands(t *testing.T) {
 		{[]string{"token", "create", "--name", "x", "--scope", "root"}, 2, `--scope "root"`},
 		{[]string{"token", "revoke", "nobody"}, 2, `token "nobody": no such token`},
 		{[]string{"token", "revoke", "ci"}, 0, `token "ci" revoked`},
+		{[]string{"serve", "--page-cache", "2h"}, 2, "--page-cache 2h0m0s: want 0 (off) to 1h0m0s"},
+		{[]string{"serve", "--page-cache", "-1s"}, 2, "--page-cache -1s: want 0 (off) to 1h0m0s"},
 	} {
 		code, _, errs := run(tc.args...)
 		if code != tc.code || !strings.Contains(errs, tc.msg) {

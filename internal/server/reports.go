@@ -128,6 +128,10 @@ func (s *Server) postReport(w http.ResponseWriter, r *http.Request) {
 	status := http.StatusOK
 	if created {
 		status = http.StatusCreated
+		// The dashboard's cached pages built from the store are now stale.
+		if inv, ok := s.cfg.Dashboard.(interface{ Invalidate() }); ok {
+			inv.Invalidate()
+		}
 	}
 	w.Header().Set("Location", "/api/v1/reports/"+d.ID)
 	writeJSON(w, status, map[string]any{"id": d.ID, "kind": d.Kind, "created": created})

@@ -32,12 +32,17 @@ type Config struct {
 	Now func() time.Time
 	// Logger receives errors the pages could not show (nil: slog.Default).
 	Logger *slog.Logger
+	// CacheTTL is how long a page built from the store is served from the
+	// cache, 0 to MaxCacheTTL (0: DefaultCacheTTL); negative turns that
+	// cache off. Handler.Invalidate drops those pages at once.
+	CacheTTL time.Duration
 }
 
 // dash is the handler's state.
 type dash struct {
 	Config
 	cache pageCache
+	store storeCache
 	// ppRows caches the catalog query of the price/performance page for ppDay.
 	ppMu   sync.Mutex
 	ppDay  string
@@ -54,8 +59,9 @@ type dash struct {
 var dashCSS []byte
 
 // New returns the dashboard's handler: GET pages under "/" and its
-// stylesheet at /static/dash.css.
-func New(c Config) http.Handler {
+// stylesheet at /static/dash.css. A CacheTTL above MaxCacheTTL is taken as
+// MaxCacheTTL.
+func New(c Config) *Handler {
 	if c.Now == nil {
 		c.Now = time.Now
 	}
@@ -63,6 +69,14 @@ func New(c Config) http.Handler {
 		c.Logger = slog.Default()
 	}
 	d := &dash{Config: c}
+	switch {
+	case c.CacheTTL == 0:
+		d.store.ttl = DefaultCacheTTL
+	case c.CacheTTL > MaxCacheTTL:
+		d.store.ttl = MaxCacheTTL
+	default:
+		d.store.ttl = c.CacheTTL
+	}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /static/dash.css", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/css; charset=utf-8")
@@ -70,13 +84,13 @@ func New(c Config) http.Handler {
 		w.Header().Set("X-Content-Type-Options", "nosniff")
 		_, _ = w.Write(dashCSS)
 	})
-	mux.HandleFunc("GET /{$}", d.page(d.overview))
+	mux.HandleFunc("GET /{$}", d.storeCached(d.page(d.overview)))
 	mux.HandleFunc("GET /catalog", d.cached(d.page(d.catalogPage)))
-	mux.HandleFunc("GET /priceperf", d.page(d.pricePerf))
-	mux.HandleFunc("GET /leaderboard", d.page(d.leaderboard))
-	mux.HandleFunc("GET /reports", d.page(d.reports))
-	mux.HandleFunc("GET /reports/{id}", d.page(d.report))
-	mux.HandleFunc("GET /compare", d.page(d.compare))
+	mux.HandleFunc("GET /priceperf", d.storeCached(d.page(d.pricePerf)))
+	mux.HandleFunc("GET /leaderboard", d.storeCached(d.page(d.leaderboard)))
+	mux.HandleFunc("GET /reports", d.storeCached(d.page(d.reports)))
+	mux.HandleFunc("GET /reports/{id}", d.storeCached(d.page(d.report)))
+	mux.HandleFunc("GET /compare", d.storeCached(d.page(d.compare)))
 	mux.HandleFunc("GET /plans/{id}", d.cached(d.plan)) // a document never changes: its ID is its hash
 	mux.HandleFunc("GET /spot", d.cached(d.page(d.spotPage)))
 	// Anything else: a page saying so, under the same headers.
@@ -92,7 +106,7 @@ func New(c Config) http.Handler {
 			return nil, notFound("no page at %s; the pages are listed above", r.URL.Path)
 		})(w, r)
 	})
-	return mux
+	return &Handler{mux: mux, d: d}
 }
 
 // page is one dashboard page: a title, an optional filter form and blocks

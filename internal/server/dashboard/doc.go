@@ -6,6 +6,19 @@
 // render package's SVG (the same code as the CLI's --chart and --report),
 // and they need no script: a strict Content-Security-Policy forbids any.
 //
+// Pages are cached. Those that depend only on their URL, the catalog and
+// the day (the catalog browser, spot risk, a plan: a document never
+// changes) are kept for the day. Those built from the store (the overview,
+// the reports, a report, the comparison, the leaderboard, price/performance)
+// are kept, final bytes and headers with the CSP's hashes, by method, path
+// and sorted query, until Handler.Invalidate is called (the server calls it
+// after each upload that created a document) or until Config.CacheTTL
+// (DefaultCacheTTL, 2 s) has passed: with several server replicas on one
+// PostgreSQL, another replica's upload shows within that time plus one
+// render (a page past its TTL is served once more while a background
+// render refreshes it). Concurrent requests for a page not cached render it
+// once; the cache is bounded.
+//
 // The package does not import internal/server: the server mounts New's
 // handler under "/".
 package dashboard

@@ -1,0 +1,267 @@
+package dashboard
+
+import (
+	"context"
+	"net/http"
+	"os"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/gpuscout/gpuscout/internal/catalog"
+	"github.com/gpuscout/gpuscout/internal/store"
+)
+
+// countingStore counts the document reads the pages make; block, when not
+// nil, holds each read until it is closed.
+type countingStore struct {
+	store.Store
+	reads atomic.Int64
+	block chan struct{}
+}
+
+func (s *countingStore) wait() {
+	if s.block != nil {
+		<-s.block
+	}
+}
+
+func (s *countingStore) GetDocument(ctx context.Context, id string) (*store.Document, error) {
+	s.reads.Add(1)
+	s.wait()
+	return s.Store.GetDocument(ctx, id)
+}
+
+func (s *countingStore) ListDocuments(ctx context.Context, f store.Filter, withBody bool) ([]store.Document, error) {
+	s.reads.Add(1)
+	s.wait()
+	return s.Store.ListDocuments(ctx, f, withBody)
+}
+
+// clock is a fake clock tests move by hand.
+type clock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func (c *clock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.now }
+func (c *clock) add(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = c.now.Add(d)
+}
+
+// cachedFixture is the fixture's store behind a counter, under a fake clock.
+func cachedFixture(t *testing.T, ttl time.Duration) (*fixture, *countingStore, *clock, *Handler) {
+	t.Helper()
+	f := newFixture(t)
+	cs := &countingStore{Store: f.st}
+	clk := &clock{now: time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)}
+	cat, err := catalog.Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := New(Config{Store: cs, Catalog: cat, Now: clk.Now, CacheTTL: ttl})
+	f.h = h
+	return f, cs, clk, h
+}
+
+// storePages are the pages built from the store.
+func (f *fixture) storePages() []string {
+	return []string{"/", "/reports", "/reports/" + f.onAWS, "/compare?ids=" + f.plain + "," + f.onAWS, "/leaderboard", "/priceperf"}
+}
+
+// A second request for a store page is answered from the cache: the store
+// is not read again, and the bytes and every header (the CSP with its
+// hashes) are the first answer's.
+func TestStorePagesAreServedFromCache(t *testing.T) {
+	f, cs, _, _ := cachedFixture(t, 0)
+	for _, path := range f.storePages() {
+		start := cs.reads.Load()
+		r1, b1 := get(t, f.h, path)
+		before := cs.reads.Load()
+		if before == start {
+			t.Errorf("GET %s: the first request read nothing from the store", path)
+		}
+		r2, b2 := get(t, f.h, path)
+		if got := cs.reads.Load() - before; got != 0 {
+			t.Errorf("GET %s again: %d store reads, want 0 (a cache hit)", path, got)
+		}
+		if r1.StatusCode != 200 || r2.StatusCode != 200 {
+			t.Errorf("GET %s: status %d then %d, want 200", path, r1.StatusCode, r2.StatusCode)
+		}
+		if b1 != b2 {
+			t.Errorf("GET %s: the cached body differs from the rendered one", path)
+		}
+		for _, k := range []string{"Content-Security-Policy", "Content-Type", "X-Content-Type-Options", "Referrer-Policy", "X-Frame-Options"} {
+			if g, w := r2.Header.Get(k), r1.Header.Get(k); g != w || w == "" {
+				t.Errorf("GET %s: %s on the hit %q, on the miss %q", path, k, g, w)
+			}
+		}
+		if csp := r2.Header.Get("Content-Security-Policy"); csp != CSP([]byte(b2)) {
+			t.Errorf("GET %s: the hit's CSP %q is not the body's %q", path, csp, CSP([]byte(b2)))
+		}
+	}
+}
+
+// The query is normalised: parameters in another order are the same page.
+func TestCacheKeyNormalisesTheQuery(t *testing.T) {
+	f, cs, _, _ := cachedFixture(t, 0)
+	get(t, f.h, "/reports?page=1&x=2")
+	before := cs.reads.Load()
+	get(t, f.h, "/reports?x=2&page=1")
+	if got := cs.reads.Load() - before; got != 0 {
+		t.Errorf("the same query reordered: %d store reads, want 0", got)
+	}
+}
+
+// Invalidate makes the next request render afresh: a report put in the
+// store since shows at once.
+func TestInvalidateShowsNewDocuments(t *testing.T) {
+	f, _, _, h := cachedFixture(t, time.Hour)
+	if _, b := get(t, f.h, "/"); !strings.Contains(b, "Bench reports: 2") {
+		t.Fatalf("GET /: want 2 reports first")
+	}
+	body := strings.Replace(string(must(t, "../../cli/testdata/bench-h200-v1.json")), "h200-node", "node-new", 1)
+	put(t, f.st, store.KindBench, []byte(body), time.Date(2026, 11, 30, 23, 50, 0, 0, time.UTC))
+	if _, b := get(t, f.h, "/"); !strings.Contains(b, "Bench reports: 2") {
+		t.Errorf("GET / before Invalidate: want the cached page (2 reports)")
+	}
+	h.Invalidate()
+	if _, b := get(t, f.h, "/"); !strings.Contains(b, "Bench reports: 3") {
+		t.Errorf("GET / after Invalidate: want 3 reports")
+	}
+}
+
+// A page is served from the cache until its TTL has passed; then it is
+// served once more while one background render refreshes it, and a report
+// another replica put in the store shows.
+func TestCacheTTLExpires(t *testing.T) {
+	f, cs, clk, _ := cachedFixture(t, 2*time.Second)
+	if _, b := get(t, f.h, "/"); !strings.Contains(b, "Bench reports: 2") {
+		t.Fatalf("GET /: want 2 reports first")
+	}
+	body := strings.Replace(string(must(t, "../../cli/testdata/bench-h200-v1.json")), "h200-node", "node-new", 1)
+	put(t, f.st, store.KindBench, []byte(body), time.Date(2026, 11, 30, 23, 50, 0, 0, time.UTC))
+	for _, step := range []time.Duration{time.Second, 999 * time.Millisecond} {
+		clk.add(step)
+		before := cs.reads.Load()
+		if _, b := get(t, f.h, "/"); !strings.Contains(b, "Bench reports: 2") || cs.reads.Load() != before {
+			t.Errorf("at %s (within the TTL): want the cached page and no store read", clk.Now().Format("15:04:05.000"))
+		}
+	}
+	clk.add(time.Millisecond) // the TTL has passed
+	if _, b := get(t, f.h, "/"); !strings.Contains(b, "Bench reports: 2") {
+		t.Errorf("the first request past the TTL: want the old page while it is refreshed")
+	}
+	deadline := time.Now().Add(2 * time.Second)
+	for {
+		_, b := get(t, f.h, "/")
+		if strings.Contains(b, "Bench reports: 3") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("past the TTL: the page never showed the third report")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	before := cs.reads.Load()
+	get(t, f.h, "/")
+	if cs.reads.Load() != before {
+		t.Errorf("after the refresh: the page was rendered again, want a hit")
+	}
+}
+
+// A negative TTL turns the cache off: every request reads the store.
+func TestCacheOff(t *testing.T) {
+	f, cs, _, _ := cachedFixture(t, -1)
+	get(t, f.h, "/reports")
+	before := cs.reads.Load()
+	get(t, f.h, "/reports")
+	if cs.reads.Load() == before {
+		t.Errorf("CacheTTL -1: the second request did not read the store")
+	}
+}
+
+// Concurrent misses of one key render once: the store is read by one of
+// them while the others wait for its page.
+func TestConcurrentMissesRenderOnce(t *testing.T) {
+	f, cs, _, _ := cachedFixture(t, 0)
+	cs.block = make(chan struct{})
+	const n = 20
+	var wg sync.WaitGroup
+	bodies := make([]string, n)
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, bodies[i] = get(t, f.h, "/reports")
+		}()
+	}
+	// Let the first render reach the store and the others queue behind it.
+	for cs.reads.Load() == 0 {
+		time.Sleep(time.Millisecond)
+	}
+	time.Sleep(20 * time.Millisecond)
+	close(cs.block)
+	wg.Wait()
+	if got := cs.reads.Load(); got != 1 {
+		t.Errorf("%d concurrent requests: %d store reads, want 1", n, got)
+	}
+	for i, b := range bodies {
+		if b != bodies[0] || !strings.Contains(b, f.onAWS[:12]) {
+			t.Errorf("request %d: a different or wrong page", i)
+		}
+	}
+}
+
+// Error pages are not kept: a report not there yet is a 404 until it is.
+func TestErrorPagesAreNotCached(t *testing.T) {
+	f, cs, _, _ := cachedFixture(t, time.Hour)
+	missing := strings.Repeat("ab", 32)
+	for range 2 {
+		before := cs.reads.Load()
+		if res, _ := get(t, f.h, "/reports/"+missing); res.StatusCode != http.StatusNotFound {
+			t.Errorf("GET a missing report: status %d, want 404", res.StatusCode)
+		}
+		if cs.reads.Load() == before {
+			t.Errorf("GET a missing report again: answered from the cache")
+		}
+	}
+}
+
+// Escaping is unchanged on a hit: the hostname's script stays escaped.
+func TestCachedPagesStayEscaped(t *testing.T) {
+	f, _, _, _ := cachedFixture(t, 0)
+	for range 2 {
+		_, b := get(t, f.h, "/reports/"+f.onAWS)
+		if strings.Contains(b, evil) || !strings.Contains(b, "&lt;script&gt;") {
+			t.Errorf("GET the report with a script hostname: not escaped on this answer")
+		}
+	}
+}
+
+// The cache holds at most maxStoreCached pages.
+func TestCacheIsBounded(t *testing.T) {
+	f, _, _, h := cachedFixture(t, time.Hour)
+	for i := range maxStoreCached + 10 {
+		get(t, f.h, "/reports?page=1&n="+strings.Repeat("x", i%7)+string(rune('a'+i%26))+time.Duration(i).String())
+	}
+	h.d.store.mu.Lock()
+	n := len(h.d.store.pages)
+	h.d.store.mu.Unlock()
+	if n > maxStoreCached || n == 0 {
+		t.Errorf("after %d distinct pages: %d kept, want 1 to %d", maxStoreCached+10, n, maxStoreCached)
+	}
+}
+
+func must(t *testing.T, path string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
