@@ -163,3 +163,17 @@ func FuzzPyLiteral(f *testing.F) {
 		_, _ = parsePyLiteral(s) // must not panic or hang
 	})
 }
+
+// TestPriceExponentBounded: a price with an absurd exponent is refused as
+// not a number before any arithmetic (decimal.NewFromString accepted it and
+// later arithmetic on it took seconds); ordinary prices still parse.
+func TestPriceExponentBounded(t *testing.T) {
+	for _, s := range []string{"1e-99999999", "5e4000000", "0.13e-9999999"} {
+		if p, err := optPrice(s); err == nil {
+			t.Errorf("optPrice(%q) = %+v; want an error", s, p)
+		}
+	}
+	if p, err := optPrice("31.92"); err != nil || !p.Known || p.Amount.String() != "31.92" {
+		t.Errorf("optPrice(31.92) = %+v, %v", p, err)
+	}
+}
