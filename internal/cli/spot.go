@@ -177,6 +177,7 @@ func newSpotCmd(e *env) *cobra.Command {
 		Args: noArgs,
 	}
 	getFormat := outputFlag(cmd)
+	wide := wideFlag(cmd)
 	f.catalogFlags.register(cmd)
 	fl := cmd.Flags()
 	fl.Var(f.workLen, "work", "hours of compute the job needs, e.g. 72h or 3d, or an uncertain length as a uniform range, 40h..56h (required unless --work-runs)")
@@ -246,9 +247,9 @@ func newSpotCmd(e *env) *cobra.Command {
 					t.Notes = append(t.Notes, fmt.Sprintf("    %8.2f h  %-12s %s", ev.T, ev.What, ev.Detail))
 				}
 			}
-			return e.write(format, t, out)
+			return e.writeFitted(format, t, out, *wide)
 		}
-		return e.write(format, spotTable(out, in), out)
+		return e.writeFitted(format, spotTable(out, in), out, *wide)
 	}
 	cmd.AddCommand(newSpotSynthCmd(e))
 	return cmd
@@ -716,19 +717,23 @@ func optF(p *float64, format string) string {
 
 func spotTable(out spotJSON, in *spotInputs) *render.Table {
 	cur := in.currency
-	t := &render.Table{Columns: []render.Column{{Header: "POLICY"}, {Header: "COST MEAN " + cur, Right: true}, {Header: "P50", Right: true},
-		{Header: "P95", Right: true}, {Header: "SAVINGS", Right: true}, {Header: "±95%", Right: true}, {Header: "ABOVE OD", Right: true},
-		{Header: "P(MEET)", Right: true}, {Header: "HOURS MEAN", Right: true}, {Header: "P95", Right: true}, {Header: "INTERRUPTIONS", Right: true},
-		{Header: "SWITCHES", Right: true}, {Header: "WASTED h", Right: true}}, Currency: cur}
+	// On a narrow terminal the spread columns go first; the cost, savings,
+	// P(meet) and time stay, and WASTED h (which carries a policy's note) never goes.
+	t := &render.Table{Columns: []render.Column{{Header: "POLICY"}, {Header: "COST MEAN " + cur, Right: true, Short: "COST " + cur},
+		{Header: "P50", Right: true, Drop: 8}, {Header: "P95", Right: true}, {Header: "SAVINGS", Right: true}, {Header: "±95%", Right: true, Drop: 9},
+		{Header: "ABOVE OD", Right: true, Drop: 3}, {Header: "P(MEET)", Right: true}, {Header: "HOURS MEAN", Right: true, Short: "HOURS"},
+		{Header: "P95", Right: true, Drop: 5}, {Header: "INTERRUPTIONS", Right: true, Short: "INTR", Drop: 4},
+		{Header: "SWITCHES", Right: true, Short: "SW", Drop: 7}, {Header: "WASTED h", Right: true, Short: "WASTED", Drop: 6}}, Currency: cur}
 	regret := false
 	for _, p := range out.Policies {
 		regret = regret || p.RegretMean != nil
 	}
 	if regret {
-		t.Columns = append(t.Columns, render.Column{Header: "REGRET", Right: true}, render.Column{Header: "P95", Right: true})
+		t.Columns = append(t.Columns, render.Column{Header: "REGRET", Right: true}, render.Column{Header: "P95", Right: true, Drop: 2})
 	}
 	for _, p := range out.Policies {
 		if p.Note != "" {
+			t.Columns[12].Drop = 0 // the note sits in the last column: keep it
 			row := []string{p.Name, "-", "-", "-", "-", "-", "-", "-", "-", "-", "-", "-", p.Note}
 			if regret {
 				row = append(row, "-", "-")

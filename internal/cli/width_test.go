@@ -69,6 +69,7 @@ func TestListingsFitTheTerminal(t *testing.T) {
 		{"cost", "--offering", "gcp/a2-highgpu-8g/us-central1", "--hours-per-month", "420", "--horizon", "3y"},
 		{"cost", "breakeven", "--offering", "gcp/a2-highgpu-8g", "--term", "1y"},
 		{"advise", "--scenario", "cv-training", "--gpu", "A100:4", "--for", "7d", "--limit", "3"},
+		{"spot", "--offering", "aws/p4d.24xlarge/us-east-1", "--work", "72h", "--deadline", "100h", "--band", "10-15%", "--policy", "all,optimal", "--runs", "50"},
 	}
 	for _, w := range []int{80, 120, 200} {
 		t.Run(strconv.Itoa(w), func(t *testing.T) {
