@@ -10,8 +10,9 @@ package azureretail
 
 import (
 	"encoding/json"
-	"fmt"
 	"io"
+
+	"github.com/gpuscout/gpuscout/internal/feeds"
 )
 
 // Item is one price item, as the API writes it (the fields gpuscout reads).
@@ -56,76 +57,23 @@ type Page struct {
 // whole; the last NextPageLink wins.
 func decodePage(r io.Reader, each func(*Item) error) (Page, error) {
 	var pg Page
-	dec := json.NewDecoder(r)
-	dec.UseNumber()
-	objects := 0
-	for {
-		tok, err := dec.Token()
-		if err == io.EOF && objects > 0 {
-			return pg, nil
+	n, err := feeds.StreamPages(r, "azure-retail", "Items", each, func(key string, dec *json.Decoder) error {
+		if key != "NextPageLink" && key != "BillingCurrency" {
+			var skip json.RawMessage
+			return dec.Decode(&skip)
 		}
-		if err != nil {
-			return pg, fmt.Errorf("azure-retail: %w", err)
+		var s *string
+		if err := dec.Decode(&s); err != nil || s == nil {
+			return err
 		}
-		if d, ok := tok.(json.Delim); !ok || d != '{' {
-			return pg, fmt.Errorf("azure-retail: the body is not a JSON object (a Retail Prices response)")
+		switch key {
+		case "NextPageLink":
+			pg.NextPageLink = *s
+		case "BillingCurrency":
+			pg.BillingCurrency = *s
 		}
-		objects++
-		pg.NextPageLink = ""
-		for dec.More() {
-			kt, err := dec.Token()
-			if err != nil {
-				return pg, fmt.Errorf("azure-retail: %w", err)
-			}
-			key, _ := kt.(string)
-			switch key {
-			case "Items":
-				if err := expectDelim(dec, '['); err != nil {
-					return pg, fmt.Errorf("azure-retail: Items: %w", err)
-				}
-				for dec.More() {
-					var it Item
-					if err := dec.Decode(&it); err != nil {
-						return pg, fmt.Errorf("azure-retail: item %d: %w", pg.Items+1, err)
-					}
-					pg.Items++
-					if err := each(&it); err != nil {
-						return pg, err
-					}
-				}
-				if err := expectDelim(dec, ']'); err != nil {
-					return pg, fmt.Errorf("azure-retail: Items: %w", err)
-				}
-			case "NextPageLink", "BillingCurrency":
-				var s *string
-				if err := dec.Decode(&s); err != nil {
-					return pg, fmt.Errorf("azure-retail: %s: %w", key, err)
-				}
-				if s != nil && key == "NextPageLink" {
-					pg.NextPageLink = *s
-				} else if s != nil {
-					pg.BillingCurrency = *s
-				}
-			default:
-				var skip json.RawMessage
-				if err := dec.Decode(&skip); err != nil {
-					return pg, fmt.Errorf("azure-retail: %s: %w", key, err)
-				}
-			}
-		}
-		if err := expectDelim(dec, '}'); err != nil {
-			return pg, fmt.Errorf("azure-retail: %w", err)
-		}
-	}
-}
-
-func expectDelim(dec *json.Decoder, want json.Delim) error {
-	tok, err := dec.Token()
-	if err != nil {
-		return err
-	}
-	if d, ok := tok.(json.Delim); !ok || d != want {
-		return fmt.Errorf("expected %q, found %v", want, tok)
-	}
-	return nil
+		return nil
+	})
+	pg.Items = n
+	return pg, err
 }

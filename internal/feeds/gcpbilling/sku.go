@@ -22,6 +22,7 @@ import (
 
 	"github.com/shopspring/decimal"
 
+	"github.com/gpuscout/gpuscout/internal/feeds"
 	"github.com/gpuscout/gpuscout/internal/money"
 )
 
@@ -124,69 +125,13 @@ type Page struct {
 // one after another is read whole; the last token wins.
 func decodePage(r io.Reader, each func(*SKU) error) (Page, error) {
 	var pg Page
-	dec := json.NewDecoder(r)
-	dec.UseNumber()
-	objects := 0
-	for {
-		tok, err := dec.Token()
-		if err == io.EOF && objects > 0 {
-			return pg, nil
+	n, err := feeds.StreamPages(r, "gcp-skus", "skus", each, func(key string, dec *json.Decoder) error {
+		if key == "nextPageToken" {
+			return dec.Decode(&pg.NextPageToken)
 		}
-		if err != nil {
-			return pg, fmt.Errorf("gcp-skus: %w", err)
-		}
-		if d, ok := tok.(json.Delim); !ok || d != '{' {
-			return pg, fmt.Errorf("gcp-skus: the body is not a JSON object (a skus.list response)")
-		}
-		objects++
-		for dec.More() {
-			kt, err := dec.Token()
-			if err != nil {
-				return pg, fmt.Errorf("gcp-skus: %w", err)
-			}
-			key, _ := kt.(string)
-			switch key {
-			case "skus":
-				if err := expectDelim(dec, '['); err != nil {
-					return pg, fmt.Errorf("gcp-skus: skus: %w", err)
-				}
-				for dec.More() {
-					var s SKU
-					if err := dec.Decode(&s); err != nil {
-						return pg, fmt.Errorf("gcp-skus: SKU %d: %w", pg.SKUs+1, err)
-					}
-					pg.SKUs++
-					if err := each(&s); err != nil {
-						return pg, err
-					}
-				}
-				if err := expectDelim(dec, ']'); err != nil {
-					return pg, fmt.Errorf("gcp-skus: skus: %w", err)
-				}
-			case "nextPageToken":
-				if err := dec.Decode(&pg.NextPageToken); err != nil {
-					return pg, fmt.Errorf("gcp-skus: nextPageToken: %w", err)
-				}
-			default:
-				var skip json.RawMessage
-				if err := dec.Decode(&skip); err != nil {
-					return pg, fmt.Errorf("gcp-skus: %s: %w", key, err)
-				}
-			}
-		}
-		if err := expectDelim(dec, '}'); err != nil {
-			return pg, fmt.Errorf("gcp-skus: %w", err)
-		}
-	}
-}
-
-func expectDelim(dec *json.Decoder, want json.Delim) error {
-	tok, err := dec.Token()
-	if err != nil {
-		return err
-	}
-	if d, ok := tok.(json.Delim); !ok || d != want {
-		return fmt.Errorf("expected %q, found %v", want, tok)
-	}
-	return nil
+		var skip json.RawMessage
+		return dec.Decode(&skip)
+	})
+	pg.SKUs = n
+	return pg, err
 }
