@@ -26,9 +26,9 @@ func TestStreamPages(t *testing.T) {
 	for in, want := range map[string]string{
 		``:                      "test: EOF",
 		`[]`:                    "test: the body is not a JSON object",
-		`{"items":{}}`:          "test: items: expected '['",
+		`{"items":{}}`:          "test: items: expected \"[\", found {",
 		`{"items":[{"N":"x"}]}`: "test: items[0]: json: cannot unmarshal",
-		`{"items":[{"N":1}`:     "test: items: unexpected EOF",
+		`{"items":[{"N":1}`:     "test: items: EOF",
 		`{"items":[],"next":3}`: "test: next: json: cannot unmarshal number",
 	} {
 		_, err := StreamPages(strings.NewReader(in), "test", "items", func(*rec) error { return nil }, field)
