@@ -15,9 +15,8 @@ import (
 // pgx prepares and caches each statement per connection the first time it
 // runs, so these constant queries are prepared statements.
 const (
-	docColumns = `id, kind, received_at, token_name, signed_by, gpu, provider, instance_type, region,
-	matched_offering, host, created_at`
-	tokenColumns = `id, name, hash, scopes, created_at, last_used, revoked`
+	docColumns   = schema.DocColumns
+	tokenColumns = schema.TokenColumns
 
 	putDoc = `INSERT INTO documents (id, kind, body, received_at, token_name, signed_by, gpu, provider,
 	instance_type, region, matched_offering, host, created_at)
@@ -94,31 +93,7 @@ func (s *Store) ListDocuments(ctx context.Context, f store.Filter, withBody bool
 	if err != nil {
 		return nil, err
 	}
-	var where []string
-	var args []any
-	arg := func(v any) string {
-		args = append(args, v)
-		return fmt.Sprintf("$%d", len(args))
-	}
-	for _, c := range []struct{ col, v string }{
-		{"kind", f.Kind}, {"gpu", f.GPU}, {"provider", f.Provider}, {"region", f.Region}, {"host", f.Host},
-	} {
-		if c.v != "" {
-			where = append(where, c.col+" = "+arg(c.v))
-		}
-	}
-	if !f.Since.IsZero() {
-		where = append(where, "received_at >= "+arg(schema.Micros(f.Since)))
-	}
-	q := "SELECT " + docColumns
-	if withBody {
-		q += ", body"
-	}
-	q += " FROM documents"
-	if len(where) > 0 {
-		q += " WHERE " + strings.Join(where, " AND ")
-	}
-	q += " ORDER BY received_at DESC, seq DESC LIMIT " + arg(limit) + " OFFSET " + arg(f.Offset)
+	q, args := schema.ListQuery(f, limit, withBody, func(n int) string { return fmt.Sprintf("$%d", n) })
 	rows, err := s.pool.Query(ctx, q, args...)
 	if err != nil {
 		return nil, fmt.Errorf("postgres: list documents: %w", err)

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/gpuscout/gpuscout/internal/store"
+	"github.com/gpuscout/gpuscout/internal/store/schema"
 )
 
 // TestListUsesIndexes asks SQLite how it runs each listing: by an index in
@@ -30,7 +31,7 @@ func TestListUsesIndexes(t *testing.T) {
 		{store.Filter{Host: "x"}, "documents_host"},
 		{store.Filter{Since: time.Unix(1, 0)}, "documents_received"},
 	} {
-		q, args := listQuery(c.f, 10, true)
+		q, args := schema.ListQuery(c.f, 10, true, func(int) string { return "?" })
 		q = "EXPLAIN QUERY PLAN " + q
 		rows, err := s.r.QueryContext(context.Background(), q, args...)
 		if err != nil {

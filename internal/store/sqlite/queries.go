@@ -19,10 +19,10 @@ type statements struct {
 	listTokens, revoke              *sql.Stmt
 }
 
-const docColumns = `id, kind, received_at, token_name, signed_by, gpu, provider, instance_type, region,
-	matched_offering, host, created_at`
-
-const tokenColumns = `id, name, hash, scopes, created_at, last_used, revoked`
+const (
+	docColumns   = schema.DocColumns
+	tokenColumns = schema.TokenColumns
+)
 
 func (s *Store) prepare(ctx context.Context) error {
 	for _, p := range []struct {
@@ -111,7 +111,7 @@ func (s *Store) ListDocuments(ctx context.Context, f store.Filter, withBody bool
 	if err != nil {
 		return nil, err
 	}
-	q, args := listQuery(f, limit, withBody)
+	q, args := schema.ListQuery(f, limit, withBody, func(int) string { return "?" })
 	rows, err := s.r.QueryContext(ctx, q, args...)
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: list documents: %w", err)
@@ -214,33 +214,4 @@ func (s *Store) ListTokens(ctx context.Context) ([]store.Token, error) {
 		out = append(out, t)
 	}
 	return out, rows.Err()
-}
-
-// listQuery is the query of ListDocuments and its arguments.
-func listQuery(f store.Filter, limit int, withBody bool) (string, []any) {
-	var where []string
-	var args []any
-	for _, c := range []struct{ col, v string }{
-		{"kind", f.Kind}, {"gpu", f.GPU}, {"provider", f.Provider}, {"region", f.Region}, {"host", f.Host},
-	} {
-		if c.v != "" {
-			where = append(where, c.col+" = ?")
-			args = append(args, c.v)
-		}
-	}
-	if !f.Since.IsZero() {
-		where = append(where, "received_at >= ?")
-		args = append(args, schema.Micros(f.Since))
-	}
-	q := "SELECT " + docColumns
-	if withBody {
-		q += ", body"
-	}
-	q += " FROM documents"
-	if len(where) > 0 {
-		q += " WHERE " + strings.Join(where, " AND ")
-	}
-	q += " ORDER BY received_at DESC, seq DESC LIMIT ? OFFSET ?"
-	args = append(args, limit, f.Offset)
-	return q, args
 }
