@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"html"
 	"io"
+	"math"
 	"strings"
 )
 
@@ -94,4 +95,31 @@ func (f *frame) drawXAxis(s Scale, y, gridTop float64, label string) float64 {
 	}
 	f.text((lo+hi)/2, y+5+2.3*fontSmall, "middle", ink, fontSmall, label, "")
 	return y + 5 + 2.3*fontSmall + 6
+}
+
+// drawXYFrame draws the frame of an X–Y chart of plotH pixels: the Y axis
+// title above the plot, horizontal grid lines with Y ticks, the Y axis line
+// and the X axis with its title. The data sit a little off the axes so that
+// marks and labels at the ends stay clear of the axis and its ticks. It
+// returns the scales and the plot's top, left and right edges, and the y
+// below the X axis.
+func (f *frame) drawXYFrame(xmin, xmax, ymin, ymax, plotH float64, xLabel, yLabel string) (xs, ys Scale, top, left, right, bottom float64) {
+	top = f.y + fontSmall*2 // room between the axis title and the top tick
+	const pad = 12.0
+	ys = NewScale(ymin, ymax, top+plotH-pad, top, false)
+	for _, v := range ys.Ticks() {
+		left = math.Max(left, textWidth(FormatTick(v), fontSmall))
+	}
+	left += marginX + 8
+	right = f.W - marginX - 10
+	xs = NewScale(xmin, xmax, left+pad, right, false)
+	f.text(marginX, f.y+fontSmall*0.9, "start", ink, fontSmall, yLabel+logNote(ys), "")
+	for _, v := range ys.Ticks() {
+		y := ys.Pos(v)
+		f.printf(`<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="%s"/>`+"\n", left, y, right, y, faint)
+		f.text(left-6, y+fontSmall*0.35, "end", ink, fontSmall, FormatTick(v), "")
+	}
+	f.printf(`<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="%s"/>`+"\n", left, top, left, top+plotH, ink)
+	bottom = f.drawXAxis(xs, top+plotH, top, xLabel)
+	return xs, ys, top, left, right, bottom
 }

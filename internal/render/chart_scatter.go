@@ -46,24 +46,7 @@ func (c *ScatterChart) Write(w io.Writer) error {
 	if math.IsInf(xmin, 1) {
 		xmin, xmax, ymin, ymax = 0, 1, 0, 1
 	}
-	top := f.y + fontSmall*2
-	const pad = 12.0
-	ys := NewScale(ymin, ymax, top+plotH-pad, top, false)
-	left := 0.0
-	for _, v := range ys.Ticks() {
-		left = math.Max(left, textWidth(FormatTick(v), fontSmall))
-	}
-	left += marginX + 8
-	right := f.W - marginX - 10
-	xs := NewScale(xmin, xmax, left+pad, right, false)
-	f.text(marginX, f.y+fontSmall*0.9, "start", ink, fontSmall, c.YLabel+logNote(ys), "")
-	for _, v := range ys.Ticks() {
-		y := ys.Pos(v)
-		f.printf(`<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="%s"/>`+"\n", left, y, right, y, faint)
-		f.text(left-6, y+fontSmall*0.35, "end", ink, fontSmall, FormatTick(v), "")
-	}
-	f.printf(`<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="%s"/>`+"\n", left, top, left, top+plotH, ink)
-	bottom := f.drawXAxis(xs, top+plotH, top, c.XLabel)
+	xs, ys, top, left, right, bottom := f.drawXYFrame(xmin, xmax, ymin, ymax, plotH, c.XLabel, c.YLabel)
 
 	// Unlabelled points first, then the labelled ones on top.
 	var order []int
