@@ -2,8 +2,14 @@ package advise
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
+	"slices"
+	"strings"
 
+	"github.com/shopspring/decimal"
+
+	"github.com/gpuscout/gpuscout/internal/cost"
 	"github.com/gpuscout/gpuscout/internal/money"
 )
 
@@ -30,10 +36,37 @@ type PlanJSON struct {
 	UpfrontCash   *json.Number   `json:"upfront_cash"`
 	RelSpeed      float64        `json:"relative_speed_per_gpu"`
 	Breakdown     map[string]any `json:"cost_breakdown"`
+	// HorizonMonths is the window the cash flows cover (a job's: its
+	// billed hours / 730); CashFlows the payments in it, in Currency.
+	HorizonMonths float64        `json:"horizon_months"`
+	CashFlows     []CashFlowJSON `json:"cash_flows"`
+	NotPriced     []string       `json:"cash_flows_not_priced,omitempty"` // parts left out of the total and the cash flows: no sourced price
 	Explanation   []string       `json:"explanation"`
 	Risks         []string       `json:"capacity_risks"`
 	Ecosystem     []string       `json:"ecosystem"`
 	AsAsked       bool           `json:"as_asked"`
+}
+
+// CashFlowJSON is a run of equal monthly payments of one kind (upfront,
+// commitment, usage, egress, storage, promotion, credit), as the cost
+// engine schedules them: PerMonth paid at each of months FromMonth through
+// ToMonth. Month 0 is the start (upfront fees, fees billed in advance);
+// month j is the end of the j-th month. A 3-year commitment is two runs,
+// not 74 lines; the plan's total is Σ per_month × (to_month − from_month + 1).
+type CashFlowJSON struct {
+	Kind      string       `json:"kind"`
+	FromMonth int          `json:"from_month"`
+	ToMonth   int          `json:"to_month"`
+	PerMonth  *json.Number `json:"per_month"`
+}
+
+// CashFlowsJSON is a schedule as JSON; an empty schedule is an empty list.
+func CashFlowsJSON(s cost.Schedule) []CashFlowJSON {
+	out := make([]CashFlowJSON, 0, len(s))
+	for _, f := range s {
+		out = append(out, CashFlowJSON{Kind: f.Kind, FromMonth: f.From, ToMonth: f.To, PerMonth: money.Number(f.PerMonth)})
+	}
+	return out
 }
 
 // NetworkJSON is an offering's network between instances: kind (efa,
@@ -68,7 +101,9 @@ func PlanOutput(p *Plan) PlanJSON {
 		PricingModel: p.Model, Term: p.Term, Payment: p.Payment, Mix: p.Mix, TotalCost: money.Number(p.Total.Value), Currency: string(p.Currency),
 		PricePerHour:  money.NullNumber(p.PricePerHour),
 		ExpectedHours: math.Round(p.ExpectedHours*100) / 100, PMissDeadline: pMiss(p), UpfrontCash: money.Number(p.UpfrontCash.Value),
-		RelSpeed: math.Round(p.Speed*1000) / 1000, Breakdown: bd, Explanation: p.Explanation, Risks: nonNil(p.Risks), Ecosystem: nonNil(p.Ecosystem), AsAsked: p.AsAsked}
+		RelSpeed: math.Round(p.Speed*1000) / 1000, Breakdown: bd,
+		HorizonMonths: math.Round(p.HorizonMonths*1e4) / 1e4, CashFlows: CashFlowsJSON(p.CashFlows), NotPriced: p.NotPriced,
+		Explanation: p.Explanation, Risks: nonNil(p.Risks), Ecosystem: nonNil(p.Ecosystem), AsAsked: p.AsAsked}
 }
 
 // pMiss is the share of runs that miss the deadline, or nil without one.
@@ -125,4 +160,32 @@ func optNum(f float64) *float64 {
 		return nil
 	}
 	return &f
+}
+
+// MaxCashFlowMonth bounds the months of cash flows read back from JSON: a
+// plan's horizon is at most MaxHorizonMonths.
+const MaxCashFlowMonth = MaxHorizonMonths
+
+// ParseCashFlows reads cash flows back from advise -o json (the server's
+// plan page): each kind one of the engine's, months 0 ≤ from ≤ to ≤
+// MaxCashFlowMonth, every amount given. The error names the flow and field.
+func ParseCashFlows(js []CashFlowJSON) (cost.Schedule, error) {
+	s := make(cost.Schedule, 0, len(js))
+	for i, j := range js {
+		if !slices.Contains(cost.FlowKinds, j.Kind) {
+			return nil, fmt.Errorf("cash_flows[%d].kind %q: want one of %s", i, j.Kind, strings.Join(cost.FlowKinds, ", "))
+		}
+		if j.FromMonth < 0 || j.ToMonth < j.FromMonth || j.ToMonth > MaxCashFlowMonth {
+			return nil, fmt.Errorf("cash_flows[%d]: months %d to %d: want 0 ≤ from_month ≤ to_month ≤ %d", i, j.FromMonth, j.ToMonth, MaxCashFlowMonth)
+		}
+		if j.PerMonth == nil {
+			return nil, fmt.Errorf("cash_flows[%d].per_month: missing", i)
+		}
+		v, err := decimal.NewFromString(j.PerMonth.String())
+		if err != nil || v.Abs().GreaterThan(money.MaxAmount) {
+			return nil, fmt.Errorf("cash_flows[%d].per_month %s: want a number of at most %s in size", i, j.PerMonth, money.MaxAmount)
+		}
+		s = append(s, cost.Flow{Kind: j.Kind, From: j.FromMonth, To: j.ToMonth, PerMonth: v})
+	}
+	return s, nil
 }

@@ -3,6 +3,7 @@ package advise
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/shopspring/decimal"
@@ -39,7 +40,8 @@ func (a *Advisor) plan(req *Request, c *candidate, o *cost.Option) Plan {
 	p := Plan{Offering: c.o, Instances: c.instances, Model: o.Model, Term: o.Term, Payment: strings.TrimSpace(o.Payment + " " + o.Class),
 		Total: o.Total, Currency: a.Currency, ExpectedHours: c.hours, UpfrontCash: o.Upfront, Speed: c.speed, NodeSpeed: c.nodeSpeed,
 		Breakdown: breakdown(o), Breakeven: o.Breakeven, option: o, Deadline: req.Deadline,
-		OnDemandPerHour: a.hourly(c.o.OnDemand), AsAsked: req.Ask.matches(c.o)}
+		OnDemandPerHour: a.hourly(c.o.OnDemand), AsAsked: req.Ask.matches(c.o),
+		CashFlows: slices.Clone(o.Schedule), HorizonMonths: c.usage.HorizonMonths, NotPriced: slices.Clone(o.Excludes)}
 	switch {
 	case o.Model == cost.ModelOnDemand && (req.Usage.License == "" || req.Usage.License == "linux"):
 		p.PricePerHour = p.OnDemandPerHour
@@ -177,6 +179,7 @@ func (a *Advisor) burstyPlans(req *Request, eng *cost.Engine, c *candidate, base
 			if p.UpfrontCash, err = b.Upfront.Add(x.Upfront); err != nil {
 				return nil, err
 			}
+			p.CashFlows = append(p.CashFlows, x.Schedule...)
 			for k, v := range breakdown(x) {
 				p.Breakdown[k] = p.Breakdown[k].Add(v)
 			}

@@ -1,6 +1,8 @@
 package advise
 
 import (
+	"math"
+
 	"github.com/shopspring/decimal"
 
 	"github.com/gpuscout/gpuscout/internal/catalog"
@@ -39,7 +41,30 @@ type Plan struct {
 	Deadline float64
 	// AsAsked marks a plan on the shape the user named (--gpu NAME:COUNT with --for).
 	AsAsked bool
-	option  *cost.Option
+	// CashFlows are the plan's payments as the cost engine scheduled them
+	// (a mix's base and burst together), in Currency; they sum to Total.
+	// Parts without a sourced price (NotPriced) are in neither. nil where
+	// unknown: a plan rebuilt from an advise -o json written before plans
+	// carried their cash flows.
+	CashFlows cost.Schedule
+	// HorizonMonths is the window the cash flows cover, in months: the
+	// load's horizon, or a job's billed hours / 730.
+	HorizonMonths float64
+	// NotPriced are the shared parts (egress, storage) left out of the total
+	// and the cash flows for want of a sourced price.
+	NotPriced []string
+	option    *cost.Option
+}
+
+// CashFlowMonths is the number of monthly payment dates after the start
+// that the plan's cash flows span: the horizon rounded up to whole months,
+// or further where a flow runs past it.
+func (p *Plan) CashFlowMonths() int {
+	n := int(math.Ceil(p.HorizonMonths - 1e-9))
+	for _, f := range p.CashFlows {
+		n = max(n, f.To)
+	}
+	return max(n, 0)
 }
 
 // Commitment is the commitment price the plan (or a bursty plan's base)
