@@ -681,20 +681,12 @@ func cashflowChart(opts []cost.Option, run *costRun) *render.LineChart {
 	if len(schemes) < 2 {
 		return nil
 	}
-	chart := &render.LineChart{Title: "How much cash does each option need, month by month?", XLabel: "month",
-		YLabel: "cumulative cost (" + string(run.l.currency) + ")"}
+	var flows []render.CashflowLine
 	for _, l := range lines {
-		o := l.opt
-		s := render.Series{Name: optionLabel(o) + ": " + money.Format(o.Total.Value, run.l.currency)}
-		cum := decimal.Zero
-		for _, m := range o.Schedule.Expand(run.usage.Months()) {
-			cum = cum.Add(m.Total)
-			s.Points = append(s.Points, [2]float64{float64(m.Index), cum.InexactFloat64()})
-		}
-		chart.Series = append(chart.Series, s)
+		flows = append(flows, render.CashflowLine{Name: optionLabel(l.opt) + ": " + money.Format(l.opt.Total.Value, run.l.currency), Flows: l.opt.Schedule})
 	}
-	chart.Caption = "Totals include egress, storage, credits and promotions. " + costSources(lines, run.l.cat)
-	return chart
+	return render.CashflowChart("How much cash does each option need, month by month?", string(run.l.currency), run.usage.Months(), flows,
+		"Totals include egress, storage, credits and promotions. "+costSources(lines, run.l.cat))
 }
 
 // writeChart writes an SVG chart to a file (the --chart flag of cost and spot).
