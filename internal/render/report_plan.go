@@ -61,6 +61,9 @@ func AdviseReport(res *advise.Result, req *advise.Request, cur string) *Report {
 		r.Charts = append(r.Charts, costDots(plans, req, cur, caption))
 	}
 	r.Charts = append(r.Charts, breakdownChart(plans, req, cur))
+	if c, ok := cashflowReportChart(plans, req, cur); ok {
+		r.Charts = append(r.Charts, c)
+	}
 	r.WhyShared, r.Sections = whySections(res, plans)
 	for _, x := range res.Excluded {
 		r.Excluded = append(r.Excluded, ReportItem{What: x.What, Reason: x.Reason})
@@ -581,6 +584,87 @@ func breakdownChart(plans []advise.Plan, req *advise.Request, cur string) Report
 		c.Rows = append(c.Rows, DotRow{Label: dotLabel(p), Values: []float64{p.Total.Value.InexactFloat64(), p.ExpectedHours}, Mark: i == 0})
 	}
 	return ReportChart{Name: "breakdown", Heading: "Cost and time of the top plans", Alt: "total cost and hours of the top plans", Chart: c}
+}
+
+// reportCashLines bounds the lines of the cash-flow chart.
+const reportCashLines = 5
+
+// paymentScheme is how a plan pays, for the cash-flow chart: on-demand,
+// spot, or the commitment's (or a mix's base's) model, term and payment.
+func paymentScheme(p *advise.Plan) string {
+	switch k := planKind(p); k {
+	case KindOnDemand, KindSpot:
+		return k
+	default:
+		return strings.Join([]string{k, p.Model, p.Term, p.Payment}, " ")
+	}
+}
+
+// commits says whether a plan binds you to pay whether you use the
+// capacity or not: a commitment, a mix on a committed base, or any
+// upfront or commitment payment in its cash flows.
+func commits(p *advise.Plan) bool {
+	if k := planKind(p); k == KindCommitment || (k == KindMix && p.Term != "") {
+		return true
+	}
+	for _, f := range p.CashFlows {
+		if f.Kind == cost.FlowUpfront || f.Kind == cost.FlowCommitment {
+			return true
+		}
+	}
+	return false
+}
+
+// cashflowReportChart is "Cash needed month by month": the cumulative cash
+// paid by the best-ranked plan of each payment scheme among the table's
+// plans (the recommended first, at most five). It is shown when one of the
+// top plans commits you (upfront, or a fee due used or not) over at least
+// two months: then when the cash goes out matters, not only the total;
+// pay-as-you-go plans alone pay as they use and their totals say it all.
+// Plans rebuilt from an upload without cash flows get a note, never a
+// line made up from their totals.
+func cashflowReportChart(plans []advise.Plan, req *advise.Request, cur string) (ReportChart, bool) {
+	top := plans[:min(len(plans), reportTop)]
+	if !slices.ContainsFunc(top, func(p advise.Plan) bool { return commits(&p) }) {
+		return ReportChart{}, false
+	}
+	var lines []*advise.Plan
+	seen := map[string]bool{}
+	for i := range plans[:min(len(plans), reportRows)] {
+		p := &plans[i]
+		if k := paymentScheme(p); !seen[k] && len(lines) < reportCashLines {
+			seen[k] = true
+			lines = append(lines, p)
+		}
+	}
+	months, known := 0, true
+	for _, p := range lines {
+		months = max(months, p.CashFlowMonths())
+		known = known && p.CashFlows != nil
+	}
+	if !known && !req.IsJob() {
+		months = max(months, int(math.Ceil(req.HorizonMonths-1e-9)))
+	}
+	if months < 2 {
+		return ReportChart{}, false
+	}
+	rc := ReportChart{Name: "cashflow", Heading: "Cash needed month by month",
+		Alt: "cash paid so far, month by month, by the best plan of each payment scheme"}
+	if !known {
+		rc.Note = "Not drawn: these plans carry no month-by-month payments (an advise -o json written before plans had cash_flows); run advise again to see when the cash goes out."
+		return rc, true
+	}
+	var cl []CashflowLine
+	var sorted []advise.Plan
+	for _, p := range lines {
+		cl = append(cl, CashflowLine{Name: planTitle(p) + ": " + amount(p.Total.Value) + " " + cur, Flows: p.CashFlows})
+		sorted = append(sorted, *p)
+	}
+	caption := "Cash paid by the end of each month (month 0 is the start: upfront fees and fees billed in advance); each line ends at its plan's total. " +
+		"Drawn because a top plan commits you to pay whether you use the capacity or not; the best-ranked plan of each way to pay is shown beside it. " +
+		"Prices: " + sourcesCaption(PriceSources(sorted)) + "."
+	rc.Chart = CashflowChart(fmt.Sprintf("How much cash does each way to pay need, month by month, over %s months?", num(float64(months))), cur, months, cl, caption)
+	return rc, true
 }
 
 // sharedEnough says whether a line n of the total plans explained have is
