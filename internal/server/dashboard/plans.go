@@ -68,6 +68,9 @@ type uploadedPlanRow struct {
 	UpfrontCash   *decimal.Decimal           `json:"upfront_cash"`
 	RelSpeed      float64                    `json:"relative_speed_per_gpu"`
 	Breakdown     map[string]decimal.Decimal `json:"cost_breakdown"`
+	HorizonMonths float64                    `json:"horizon_months"`
+	CashFlows     []advise.CashFlowJSON      `json:"cash_flows"` // nil: an upload from before plans carried them
+	NotPriced     []string                   `json:"cash_flows_not_priced"`
 	Explanation   []string                   `json:"explanation"`
 	Risks         []string                   `json:"capacity_risks"`
 	Ecosystem     []string                   `json:"ecosystem"`
@@ -85,7 +88,8 @@ func (d *dash) rebuild(u *uploadedPlan) (*advise.Result, *advise.Request, []stri
 		cur = string(money.USD)
 	}
 	var missing []string
-	unmatched := 0
+	unmatched, noFlows := 0, 0
+	var badFlows []string
 	plan := func(p uploadedPlanRow) advise.Plan {
 		o := d.findOffering(p)
 		if o == nil {
@@ -108,6 +112,17 @@ func (d *dash) rebuild(u *uploadedPlan) (*advise.Result, *advise.Request, []stri
 		}
 		if p.PMissDeadline != nil {
 			pl.PMissDeadline = *p.PMissDeadline
+		}
+		// The cash flows are the upload's own, read back with bounds; a plan
+		// without them (or with unreadable ones) has none, never made-up ones.
+		pl.HorizonMonths, pl.NotPriced = math.Max(0, math.Min(p.HorizonMonths, advise.MaxHorizonMonths)), p.NotPriced
+		switch flows, err := advise.ParseCashFlows(p.CashFlows); {
+		case p.CashFlows == nil:
+			noFlows++
+		case err != nil:
+			badFlows = append(badFlows, fmt.Sprintf("plan #%d: %v", p.Rank, err))
+		default:
+			pl.CashFlows = flows
 		}
 		return pl
 	}
@@ -139,8 +154,13 @@ func (d *dash) rebuild(u *uploadedPlan) (*advise.Result, *advise.Request, []stri
 	if unmatched > 0 {
 		missing = append(missing, fmt.Sprintf("the price sources of %d plan(s) whose offering the catalog no longer lists", unmatched))
 	}
+	if noFlows > 0 {
+		missing = append(missing, fmt.Sprintf("the month-by-month cash flows of %d plan(s): the upload predates cash_flows in advise -o json, so no cash-flow chart is drawn for them (upload a new advise -o json to see it)", noFlows))
+	}
+	if len(badFlows) > 0 {
+		missing = append(missing, "unreadable cash flows, left out: "+strings.Join(badFlows, "; "))
+	}
 	missing = append(missing,
-		"the cumulative cash-flow chart: the JSON carries each plan's total, upfront cash and cost breakdown, not its month-by-month payments",
 		"commitment prices' sources and dates (the JSON names the term and payment, not the commitment row)",
 		"the prices' dates are today's catalog's for the same offering, which may be newer than the plan's")
 	return res, req, missing
