@@ -64,6 +64,12 @@ func TestDashboard(t *testing.T) {
 		t.Fatal(err)
 	}
 	plan := put(store.KindPlan, planBody, time.Date(2026, 11, 30, 23, 30, 0, 0, time.UTC))
+	// A 3-year plan that carries its cash flows: the page draws them.
+	cashBody, err := os.ReadFile("../server/dashboard/testdata/plan-l4-3y.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cashPlan := put(store.KindPlan, cashBody, time.Date(2026, 12, 1, 1, 0, 0, 0, time.UTC))
 	srv := httptest.NewServer(dashboard.New(dashboard.Config{Store: st, Catalog: cat}))
 	defer srv.Close()
 
@@ -76,6 +82,7 @@ func TestDashboard(t *testing.T) {
 		{"report", "/reports/" + onAWS, false},
 		{"compare", "/compare?ids=" + plain + "," + onAWS, false},
 		{"plan", "/plans/" + plan, true},
+		{"plan-cashflow", "/plans/" + cashPlan, true},
 		{"spot", "/spot?runs=100", true},
 	}
 	arts := filepath.Join(artefactDir(t), "dashboard")

@@ -23,7 +23,10 @@ func CashflowChart(title, currency string, months int, lines []CashflowLine, cap
 	for _, l := range lines {
 		s := Series{Name: l.Name}
 		for i, c := range CumulativeCash(l.Flows, months) {
-			s.Points = append(s.Points, [2]float64{float64(i), c.InexactFloat64()})
+			// To the cent: amounts read back from JSON (6 decimals) can leave
+			// a month that a credit zeroes at -0.000001, which would pull the
+			// axis a whole step below zero.
+			s.Points = append(s.Points, [2]float64{float64(i), c.Round(2).InexactFloat64()})
 		}
 		chart.Series = append(chart.Series, s)
 	}

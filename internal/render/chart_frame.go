@@ -82,11 +82,12 @@ func (f *frame) drawXAxis(s Scale, y, gridTop float64, label string) float64 {
 		f.printf(`<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="%s"/>`+"\n", x, y, x, y+5, ink)
 		t := FormatTick(v)
 		wd := textWidth(t, fontSmall)
-		if x-wd/2 < lastEnd+4 || x+wd/2 > f.W-2 {
+		tx := math.Max(x, 2+wd/2) // a label at the left edge moves right, inside the chart
+		if tx-wd/2 < lastEnd+4 || tx+wd/2 > f.W-2 {
 			continue // a tick label that would overlap its neighbour is dropped
 		}
-		lastEnd = x + wd/2
-		f.text(x, y+5+fontSmall, "middle", ink, fontSmall, t, "")
+		lastEnd = tx + wd/2
+		f.text(tx, y+5+fontSmall, "middle", ink, fontSmall, t, "")
 	}
 	lo, hi := s.Pos(s.Min), s.Pos(s.Max)
 	f.printf(`<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="%s"/>`+"\n", lo, y, hi, y, ink)
