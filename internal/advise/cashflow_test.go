@@ -108,3 +108,29 @@ func TestParseCashFlowsRefuses(t *testing.T) {
 }
 
 func jsonNum(s string) *json.Number { n := json.Number(s); return &n }
+
+// A part without a sourced price stays unknown: vast has no sourced egress
+// price, so its plans' cash flows carry no egress and say what is left out.
+func TestCashFlowsNotPricedStayUnknown(t *testing.T) {
+	a := advisor(t, money.USD)
+	req := request(t, a, "inference-online", "L4")
+	req.HoursPerMonth, req.HorizonMonths, req.NoSpot = 730, 12, true
+	req.Usage.Egress = map[string]float64{"internet": 100}
+	req.Select = catalog.Query{Providers: []string{"vast"}}
+	res := run(t, a, req)
+	if len(res.Plans) == 0 {
+		t.Fatal("no vast plan")
+	}
+	for i := range res.Plans {
+		p := &res.Plans[i]
+		j := PlanOutput(p)
+		if len(j.NotPriced) == 0 || !strings.Contains(j.NotPriced[0], "data-transfer") {
+			t.Errorf("plan %d: cash_flows_not_priced %q, want the missing egress price", p.Rank, j.NotPriced)
+		}
+		for _, f := range j.CashFlows {
+			if f.Kind == cost.FlowEgress {
+				t.Errorf("plan %d: an egress flow %+v without a sourced price", p.Rank, f)
+			}
+		}
+	}
+}
