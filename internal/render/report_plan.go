@@ -26,7 +26,8 @@ const (
 // sources and dates, what is unknown), the table of up to 20 plans, the
 // Pareto chart of cost against time (upfront cash for steady loads) of every
 // plan, the cost breakdown of the top six (a dot plot of cost and time when
-// their costs have one part), the reasons behind the top five with what they
+// their costs have one part), the cash needed month by month when a top
+// plan commits you to pay (cashflowReportChart), the reasons behind the top five with what they
 // share said once, and every exclusion.
 func AdviseReport(res *advise.Result, req *advise.Request, cur string) *Report {
 	plans := res.Plans
