@@ -102,7 +102,7 @@ func (a *Advisor) Advise(in *Request) (*Result, error) {
 		spotCands = candidates(spotRows, false)
 	}
 	// One spot model for every plan: the engine's, deadline-aware, cached per job shape.
-	spotModel := &cost.SimModel{Runs: a.SpotRuns, Deadline: req.Deadline}
+	spotModel := &cost.SimModel{Runs: a.SpotRuns, Deadline: req.Deadline, Floor: true}
 	eng := &cost.Engine{Catalog: a.Catalog, FX: a.FX, Currency: a.Currency, Spot: spotModel, SkipSpot: true}
 	var plans []Plan
 	for i := range cands {

@@ -34,6 +34,11 @@ type PlanJSON struct {
 	Risks         []string       `json:"capacity_risks"`
 	Ecosystem     []string       `json:"ecosystem"`
 	AsAsked       bool           `json:"as_asked"`
+	// SpotFloorCost and SpotRegret: a spot plan's hindsight optimum on the
+	// same simulated availability (money, plan currency) and the plan's
+	// cost over it (a share); null where not simulated (no deadline, not spot).
+	SpotFloorCost *json.Number `json:"spot_floor_cost"`
+	SpotRegret    *float64     `json:"spot_regret"`
 }
 
 // NetworkJSON is an offering's network between instances: kind (efa,
@@ -68,7 +73,8 @@ func PlanOutput(p *Plan) PlanJSON {
 		PricingModel: p.Model, Term: p.Term, Payment: p.Payment, Mix: p.Mix, TotalCost: money.Number(p.Total.Value), Currency: string(p.Currency),
 		PricePerHour:  money.NullNumber(p.PricePerHour),
 		ExpectedHours: math.Round(p.ExpectedHours*100) / 100, PMissDeadline: pMiss(p), UpfrontCash: money.Number(p.UpfrontCash.Value),
-		RelSpeed: math.Round(p.Speed*1000) / 1000, Breakdown: bd, Explanation: p.Explanation, Risks: nonNil(p.Risks), Ecosystem: nonNil(p.Ecosystem), AsAsked: p.AsAsked}
+		RelSpeed: math.Round(p.Speed*1000) / 1000, Breakdown: bd, Explanation: p.Explanation, Risks: nonNil(p.Risks), Ecosystem: nonNil(p.Ecosystem), AsAsked: p.AsAsked,
+		SpotFloorCost: money.NullNumber(p.SpotFloor), SpotRegret: p.SpotRegret}
 }
 
 // pMiss is the share of runs that miss the deadline, or nil without one.

@@ -37,6 +37,13 @@ type Plan struct {
 	OnDemandPerHour decimal.NullDecimal
 	// Deadline is the job's deadline in hours that the plan was made for; 0: none.
 	Deadline float64
+	// SpotFloor is a spot plan's hindsight optimum: the usage cost of the
+	// cheapest schedule meeting the deadline with the future known, on the
+	// plan's simulated availability, in Currency; invalid where not simulated.
+	SpotFloor decimal.NullDecimal
+	// SpotRegret is the plan's policy's mean cost over that optimum's, minus
+	// 1, on the same runs; nil where not simulated.
+	SpotRegret *float64
 	// AsAsked marks a plan on the shape the user named (--gpu NAME:COUNT with --for).
 	AsAsked bool
 	option  *cost.Option

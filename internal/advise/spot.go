@@ -91,7 +91,41 @@ func (a *Advisor) spotPlans(req *Request, eng *cost.Engine, cands []candidate, p
 			line += fmt.Sprintf(", misses the deadline in %.1f%% of runs", 100*est.PMissDeadline)
 		}
 		p.Explanation = append(p.Explanation, line)
+		p.Explanation = append(p.Explanation, a.floorLine(&p, c, est, usage))
 		out = append(out, p)
 	}
 	return out, nil
+}
+
+// floorLine sets a spot plan's floor, the hindsight optimum on the same
+// simulated availability, and says what it is (or why there is none).
+func (a *Advisor) floorLine(p *Plan, c *candidate, est *cost.SpotEstimate, usage decimal.Decimal) string {
+	f := est.Floor
+	if f == nil {
+		return est.FloorNote
+	}
+	floor := p.PricePerHour.Decimal.Mul(decimal.NewFromFloat(c.usage.TotalHours() * f.Factor * float64(c.instances))).RoundFloor(2)
+	p.SpotFloor = decimal.NullDecimal{Decimal: floor, Valid: true}
+	runs := fmt.Sprintf("the same %d runs", f.Runs)
+	if f.Runs < est.Runs {
+		runs = fmt.Sprintf("the first %d of the same %d runs", f.Runs, est.Runs)
+	}
+	line := fmt.Sprintf("hindsight optimum (the cheapest schedule that meets the deadline knowing the future, on a %.2g h grid) on %s: %s mean",
+		f.Step, runs, money.Format(floor, a.Currency))
+	if est.OnDemandKnown {
+		line += fmt.Sprintf(" (%.0f%% below on-demand)", 100*f.SavingsMean)
+	}
+	if f.HasRegret {
+		r := math.Round(f.Regret*10000)/10000 + 0 // + 0: no "-0"
+		p.SpotRegret = &r
+		switch {
+		case math.Abs(f.Regret) < 0.0005:
+			line += fmt.Sprintf("; %s matches it on those runs (within 0.05%%)", est.Policy)
+		case f.Regret > 0:
+			line += fmt.Sprintf("; %s pays %.1f%% more on those runs", est.Policy, 100*f.Regret)
+		default: // the grid rounds delays up to whole steps: an approximation from above
+			line += fmt.Sprintf("; %s pays %.1f%% less on those runs: the optimum's grid rounds delays up to whole steps", est.Policy, -100*f.Regret)
+		}
+	}
+	return line
 }

@@ -33,6 +33,33 @@ type SpotEstimate struct {
 	// when OnDemandKnown.
 	SavingsMean, SavingsCI95 float64
 	OnDemandKnown            bool
+	// Floor is the hindsight optimum on the same simulated availability
+	// (SimModel.Floor with a deadline); nil where it was not simulated, with
+	// FloorNote saying why.
+	Floor     *SpotFloor
+	FloorNote string
+}
+
+// SpotFloor is what the best any policy could do on the availability an
+// estimate simulated: spot.Optimal, the cheapest schedule that meets the
+// deadline knowing each run's future, on the first Runs of the estimate's
+// runs (same seed, same model).
+type SpotFloor struct {
+	// Factor is the optimum's mean cost in the unit of HoursFactor (hours
+	// at the spot price per hour of work, on-demand hours weighted by the
+	// price ratio): the floor's money is spot price × work hours × Factor ×
+	// instances.
+	Factor float64
+	// Regret is the policy's mean cost over the optimum's on the same run,
+	// minus 1 (0.029: 2.9% more), over the runs in which the policy met the
+	// deadline; valid when HasRegret.
+	Regret    float64
+	HasRegret bool
+	Runs      int     // runs the optimum was computed on
+	Step      float64 // the optimum's grid, hours
+	// SavingsMean is the optimum's mean saving against on-demand (1 −
+	// cost/on-demand cost); valid when the estimate's OnDemandKnown.
+	SavingsMean float64
 }
 
 // SpotInput is what the catalog decides about an offering's spot capacity
@@ -61,8 +88,12 @@ type SimModel struct {
 	Runs     int     // 0: spot.DefaultRuns
 	Seed     uint64  // runs use seed Seed+1
 	Deadline float64 // hours from the start for a job; 0: none
-	mu       sync.Mutex
-	cache    map[simKey]SpotEstimate
+	// Floor also computes the hindsight optimum (spot.Optimal) of a job
+	// with a deadline on the first runs of the same simulation (floor.go):
+	// the best any policy could do on that availability.
+	Floor bool
+	mu    sync.Mutex
+	cache map[simKey]SpotEstimate
 }
 
 type simKey struct {
@@ -140,6 +171,11 @@ func (m *SimModel) Estimate(o *catalog.Offering, in SpotInput, u *Usage) (SpotEs
 			pol.Name(), ratio, factor, s.CompletionMean, s.CompletionP95, FormatHours(deadline), 100*est.PMissDeadline)
 	} else if deadline > 0 {
 		what += "; spot-only: the on-demand price is not known in the spot price's currency, so there is no fallback"
+	}
+	if m.Floor {
+		if err := m.floor(&est, job, spot.Hazard{PerHour: lambda}, pol, runs); err != nil {
+			return SpotEstimate{}, err
+		}
 	}
 	est.Explanation = fmt.Sprintf("interruptions %s a month ({origin}) → λ = −ln(1−%.3g)/730 = %.3g/h per instance at the %s; simulated %d runs of %s with checkpoints every %s and %s restarts: %.2f interruptions on average, %s",
 		label, p, lambda, note, runs, FormatHours(work), FormatHours(u.Spot.CheckpointHours), FormatHours(u.Spot.RestartHours), s.InterruptionsMean, what)
