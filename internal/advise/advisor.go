@@ -115,6 +115,9 @@ func (a *Advisor) Advise(in *Request) (*Result, error) {
 	if !req.NoSpot && sc.Spot && !req.Bursty {
 		spotEng := *eng
 		spotEng.SkipSpot = false
+		if req.SpotRegions > 1 {
+			spotEng.Spot = &failoverModel{a: a, req: req, sim: spotModel}
+		}
 		sp, err := a.spotPlans(req, &spotEng, spotCands, plans)
 		if err != nil {
 			return nil, err

@@ -39,6 +39,9 @@ type PlanJSON struct {
 	// cost over it (a share); null where not simulated (no deadline, not spot).
 	SpotFloorCost *json.Number `json:"spot_floor_cost"`
 	SpotRegret    *float64     `json:"spot_regret"`
+	// SpotRegions: the regions a spot plan may fail over among (--spot-regions),
+	// its own region first; absent where it stays in one.
+	SpotRegions []string `json:"spot_regions,omitempty"`
 }
 
 // NetworkJSON is an offering's network between instances: kind (efa,
@@ -74,7 +77,7 @@ func PlanOutput(p *Plan) PlanJSON {
 		PricePerHour:  money.NullNumber(p.PricePerHour),
 		ExpectedHours: math.Round(p.ExpectedHours*100) / 100, PMissDeadline: pMiss(p), UpfrontCash: money.Number(p.UpfrontCash.Value),
 		RelSpeed: math.Round(p.Speed*1000) / 1000, Breakdown: bd, Explanation: p.Explanation, Risks: nonNil(p.Risks), Ecosystem: nonNil(p.Ecosystem), AsAsked: p.AsAsked,
-		SpotFloorCost: money.NullNumber(p.SpotFloor), SpotRegret: p.SpotRegret}
+		SpotFloorCost: money.NullNumber(p.SpotFloor), SpotRegret: p.SpotRegret, SpotRegions: p.SpotRegions}
 }
 
 // pMiss is the share of runs that miss the deadline, or nil without one.

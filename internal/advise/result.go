@@ -44,6 +44,9 @@ type Plan struct {
 	// SpotRegret is the plan's policy's mean cost over that optimum's, minus
 	// 1, on the same runs; nil where not simulated.
 	SpotRegret *float64
+	// SpotRegions lists the regions a spot plan may fail over among, its
+	// offering's first; nil where it stays in one.
+	SpotRegions []string
 	// AsAsked marks a plan on the shape the user named (--gpu NAME:COUNT with --for).
 	AsAsked bool
 	option  *cost.Option

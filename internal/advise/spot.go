@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"strings"
 
 	"github.com/shopspring/decimal"
 
@@ -91,10 +92,37 @@ func (a *Advisor) spotPlans(req *Request, eng *cost.Engine, cands []candidate, p
 			line += fmt.Sprintf(", misses the deadline in %.1f%% of runs", 100*est.PMissDeadline)
 		}
 		p.Explanation = append(p.Explanation, line)
+		if req.SpotRegions > 1 {
+			lines, err := a.failoverLines(req, &p, c, est)
+			if err != nil {
+				return nil, err
+			}
+			p.Explanation = append(p.Explanation, lines...)
+		}
 		p.Explanation = append(p.Explanation, a.floorLine(&p, c, est, usage))
 		out = append(out, p)
 	}
 	return out, nil
+}
+
+// failoverLines set a spot plan's regions and say where it may run, what a
+// move costs and how often it moves (or why it stays in one region).
+func (a *Advisor) failoverLines(req *Request, p *Plan, c *candidate, est *cost.SpotEstimate) ([]string, error) {
+	f, info, err := a.failover(req, c.o)
+	if err != nil {
+		return nil, err
+	}
+	if f == nil || len(est.Regions) < 2 {
+		return info.notes, nil
+	}
+	p.SpotRegions = est.Regions
+	out := []string{fmt.Sprintf("spot in %s, failing over to %s (--spot-regions %d: the cheapest other regions where %s has a spot and an on-demand price in %s)",
+		est.Regions[0], strings.Join(est.Regions[1:], ", "), req.SpotRegions, c.o.InstanceType, a.Currency)}
+	out = append(out, fmt.Sprintf("a move is a restart (%s) elsewhere plus the transfer of %s; cross-region transfer %s",
+		cost.FormatHours(req.Usage.Spot.RestartHours), info.state, strings.Join(info.moves, "; ")))
+	moves := p.PricePerHour.Decimal.Mul(decimal.NewFromFloat(est.MoveCostHours))
+	out = append(out, fmt.Sprintf("%.2f moves a run on average, %s a run on moves (in the usage above)", est.MovesMean, money.Format(moves, a.Currency)))
+	return append(out, info.notes...), nil
 }
 
 // floorLine sets a spot plan's floor, the hindsight optimum on the same

@@ -50,7 +50,7 @@ func TestSpotFloorIsTheSimulatorsOptimum(t *testing.T) {
 		sp := a.Catalog.SpotQuoteFor(o).Price.Value.InexactFloat64()
 		job := spot.Job{Work: req.WorkGPUHours / p.NodeSpeed / float64(p.Instances), Deadline: req.Deadline, Nodes: p.Instances,
 			Checkpoint: 1, Restart: 10.0 / 60, SpotPrice: sp, ODPrice: o.OnDemand.Value.InexactFloat64()}
-		step, runs := cost.FloorGrid(job.Work, job.Deadline, a.SpotRuns)
+		step, runs := cost.FloorGrid(job.Work, job.Deadline, a.SpotRuns, 1)
 		s, err := spot.Simulate(spot.Config{Job: job, Model: spot.Hazard{PerHour: lambda}, Runs: runs, Seed: 1},
 			[]spot.Policy{spot.UniformProgress{}, spot.Optimal{Step: step}})
 		if err != nil {

@@ -38,6 +38,14 @@ type SpotEstimate struct {
 	// FloorNote saying why.
 	Floor     *SpotFloor
 	FloorNote string
+	// Regions, MovesMean and MoveCostHours describe a job that may fail over
+	// among regions (SpotInput.Failover): the regions in order (the
+	// offering's first), the mean moves per run, and the mean money spent on
+	// moves per run in hours at the first region's spot price (× that price
+	// per instance-hour: money). Nil and zero for one region.
+	Regions       []string
+	MovesMean     float64
+	MoveCostHours float64
 }
 
 // SpotFloor is what the best any policy could do on the availability an
@@ -68,6 +76,9 @@ type SpotFloor struct {
 type SpotInput struct {
 	Price catalog.Price
 	Band  catalog.BandChoice
+	// Failover, with 2 or more regions, lets the job move among them
+	// (spot_failover.go); nil: the offering's region alone.
+	Failover *SpotFailover
 }
 
 // SpotModel estimates the cost of interruptions for a usage on an offering.
@@ -99,6 +110,7 @@ type SimModel struct {
 type simKey struct {
 	lambda, work, ckpt, restart, deadline, odRatio float64
 	nodes                                          int
+	failover                                       string // SpotFailover.key; "": one region
 }
 
 // ODRatio returns the on-demand price over the spot price, and whether both
@@ -112,6 +124,9 @@ func ODRatio(od, sp catalog.Price) (float64, bool) {
 
 // Estimate implements SpotModel.
 func (m *SimModel) Estimate(o *catalog.Offering, in SpotInput, u *Usage) (SpotEstimate, error) {
+	if in.Failover != nil && len(in.Failover.Regions) >= 2 {
+		return m.estimateFailover(in, u)
+	}
 	label, origin := in.Band.Label, in.Band.Origin
 	lambda, p, note, err := spot.BandHazard(label)
 	if err != nil {
@@ -133,7 +148,7 @@ func (m *SimModel) Estimate(o *catalog.Offering, in SpotInput, u *Usage) (SpotEs
 	if pol.Name() == (spot.SpotOnly{}).Name() {
 		keyRatio = 0 // spot-only never pays on-demand: one simulation serves every price ratio
 	}
-	key := simKey{lambda, work, u.Spot.CheckpointHours, u.Spot.RestartHours, deadline, keyRatio, u.Instances}
+	key := simKey{lambda, work, u.Spot.CheckpointHours, u.Spot.RestartHours, deadline, keyRatio, u.Instances, ""}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if est, ok := m.cache[key]; ok {
@@ -149,7 +164,8 @@ func (m *SimModel) Estimate(o *catalog.Offering, in SpotInput, u *Usage) (SpotEs
 	// Prices per node-hour in units of the spot price: the mean cost is then
 	// spot-price hours, and scales exactly to any currency.
 	job := spot.Job{Work: work, Deadline: deadline, Nodes: u.Instances, Checkpoint: u.Spot.CheckpointHours, Restart: u.Spot.RestartHours, SpotPrice: 1, ODPrice: ratio}
-	sums, err := spot.Simulate(spot.Config{Job: job, Model: spot.Hazard{PerHour: lambda}, Runs: runs, Seed: m.Seed + 1}, []spot.Policy{pol})
+	cfg := spot.Config{Job: job, Model: spot.Hazard{PerHour: lambda}, Runs: runs, Seed: m.Seed + 1}
+	sums, err := spot.Simulate(cfg, []spot.Policy{pol})
 	if err != nil {
 		return SpotEstimate{}, err
 	}
@@ -173,7 +189,7 @@ func (m *SimModel) Estimate(o *catalog.Offering, in SpotInput, u *Usage) (SpotEs
 		what += "; spot-only: the on-demand price is not known in the spot price's currency, so there is no fallback"
 	}
 	if m.Floor {
-		if err := m.floor(&est, job, spot.Hazard{PerHour: lambda}, pol, runs); err != nil {
+		if err := m.floor(&est, cfg, pol, runs); err != nil {
 			return SpotEstimate{}, err
 		}
 	}

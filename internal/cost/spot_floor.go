@@ -20,7 +20,7 @@ const (
 	FloorMinRuns = 20
 	// FloorCellsPerRun bounds the optimum's grid cells per run (steps to the
 	// deadline × steps of work): some 1.6 ms a run.
-	FloorCellsPerRun = 40000
+	FloorCellsPerRun = 40000.0
 	// FloorMaxStep is the coarsest grid, hours: the optimum rounds each
 	// launch's delay up to whole steps, so a coarser grid would overstate it.
 	FloorMaxStep = 0.5
@@ -35,10 +35,17 @@ const (
 // FloorMinRuns (or all) would fit. The step is then shortened so that the
 // work is a whole number of steps (the optimum rounds the work up to whole
 // steps, which would put it above a policy that needs no rounding).
-func FloorGrid(work, deadline float64, runs int) (step float64, n int) {
+//
+// With several zones the optimum's states per cell grow from 6 to 1 + 3z
+// plus z² moves: the budget is divided by (1 + 3z + z²)/6.
+func FloorGrid(work, deadline float64, runs, zones int) (step float64, n int) {
 	n = min(runs, max(runs/10, FloorMinRuns), FloorMaxRuns)
-	budget := float64(n) * FloorCellsPerRun
-	h := math.Max(spot.DefaultOptimalStep, math.Sqrt(deadline*work/FloorCellsPerRun))
+	perRun := FloorCellsPerRun
+	if zones >= 2 {
+		perRun = FloorCellsPerRun * 6 / float64(1+3*zones+zones*zones)
+	}
+	budget := float64(n) * perRun
+	h := math.Max(spot.DefaultOptimalStep, math.Sqrt(deadline*work/perRun))
 	if h > FloorMaxStep {
 		h = FloorMaxStep
 		n = min(n, int(budget*h*h/(deadline*work)))
@@ -52,22 +59,24 @@ func FloorGrid(work, deadline float64, runs int) (step float64, n int) {
 // floor computes the hindsight optimum of the estimate's job on the first
 // runs of the same simulation (same seed, same model) beside the policy,
 // or says in FloorNote why there is none.
-func (m *SimModel) floor(est *SpotEstimate, job spot.Job, model spot.Model, pol spot.Policy, runs int) error {
+func (m *SimModel) floor(est *SpotEstimate, cfg spot.Config, pol spot.Policy, runs int) error {
+	job := cfg.Job
 	switch {
 	case job.Deadline == 0:
 		est.FloorNote = "no hindsight optimum: it needs a deadline (--deadline) to weigh waiting for spot against on-demand"
 		return nil
-	case pol.Name() == (spot.SpotOnly{}).Name():
+	case pol.Name() == (spot.SpotOnly{}).Name() || pol.Name() == (spot.Failover{}).Name():
 		est.FloorNote = "no hindsight optimum: the on-demand price is not known in the spot price's currency"
 		return nil
 	}
-	step, n := FloorGrid(job.Work, job.Deadline, runs)
+	step, n := FloorGrid(job.Work, job.Deadline, runs, len(cfg.Zones))
 	if n == 0 {
-		est.FloorNote = fmt.Sprintf("no hindsight optimum: %s of work within %s would need a grid coarser than %g h or fewer than %d runs to stay within its time budget (%d cells a run)",
+		est.FloorNote = fmt.Sprintf("no hindsight optimum: %s of work within %s would need a grid coarser than %g h or fewer than %d runs to stay within its time budget (%.0f cells a run)",
 			FormatHours(job.Work), FormatHours(job.Deadline), FloorMaxStep, FloorMinRuns, FloorCellsPerRun)
 		return nil
 	}
-	sums, err := spot.Simulate(spot.Config{Job: job, Model: model, Runs: n, Seed: m.Seed + 1}, []spot.Policy{pol, spot.Optimal{Step: step}})
+	cfg.Runs = n
+	sums, err := spot.Simulate(cfg, []spot.Policy{pol, spot.Optimal{Step: step}})
 	if err != nil {
 		return fmt.Errorf("hindsight optimum: %w", err)
 	}

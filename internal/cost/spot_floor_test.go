@@ -23,7 +23,7 @@ func TestFloorGrid(t *testing.T) {
 		{426, 720, 1000, 0, 0},              // √(720·426/40000) = 2.8 h: beyond 0.5 h
 		{50, 200, 1000, 0.5, 100},           // √(200·50/40000) = 0.5 h exactly: the coarsest allowed
 	} {
-		step, n := FloorGrid(c.work, c.deadline, c.runs)
+		step, n := FloorGrid(c.work, c.deadline, c.runs, 1)
 		if math.Abs(step-c.step) > 1e-12 || n != c.n {
 			t.Errorf("FloorGrid(%g, %g, %d) = %g h, %d runs; want %g h, %d runs", c.work, c.deadline, c.runs, step, n, c.step, c.n)
 		}
