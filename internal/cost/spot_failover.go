@@ -48,6 +48,40 @@ func (f *SpotFailover) key() string {
 	return b.String()
 }
 
+// zones turns the failover into the simulator's zones and move costs, in
+// units of the first region's spot price per instance-hour (Job.SpotPrice
+// 1), with each region's interruptions (a Poisson rate from its band, spot
+// back at once after each) and a line saying where each rate comes from.
+func (f *SpotFailover) zones() ([]spot.Zone, [][]float64, []string, error) {
+	sp := f.Regions[0].Spot
+	if !sp.IsPositive() {
+		return nil, nil, nil, fmt.Errorf("failover: %s's spot price %s is not above zero", f.Regions[0].Name, sp)
+	}
+	if len(f.MoveCost) != len(f.Regions) {
+		return nil, nil, nil, fmt.Errorf("failover: %d rows of move costs for %d regions", len(f.MoveCost), len(f.Regions))
+	}
+	unit := func(d decimal.Decimal) float64 { return d.Div(sp).InexactFloat64() }
+	zones := make([]spot.Zone, len(f.Regions))
+	moves := make([][]float64, len(f.Regions))
+	var bands []string
+	for i, r := range f.Regions {
+		lambda, p, note, err := spot.BandHazard(r.Band.Label)
+		if err != nil {
+			return nil, nil, nil, fmt.Errorf("failover region %s: %w", r.Name, err)
+		}
+		if !r.OnDemand.IsPositive() || !r.Spot.IsPositive() {
+			return nil, nil, nil, fmt.Errorf("failover region %s: spot %s and on-demand %s must be above zero", r.Name, r.Spot, r.OnDemand)
+		}
+		zones[i] = spot.Zone{Name: r.Name, Region: r.Name, Model: spot.Hazard{PerHour: lambda}, SpotPrice: unit(r.Spot), ODPrice: unit(r.OnDemand)}
+		moves[i] = make([]float64, len(f.Regions))
+		for j, c := range f.MoveCost[i] {
+			moves[i][j] = unit(c)
+		}
+		bands = append(bands, fmt.Sprintf("%s %s a month (%s) → λ = −ln(1−%.3g)/730 = %.3g/h per instance at the %s", r.Name, r.Band.Label, r.Band.Origin, p, lambda, note))
+	}
+	return zones, moves, bands, nil
+}
+
 // estimateFailover is Estimate for a job that may move among several
 // regions: each region is a spot.Zone (Poisson interruptions from its band,
 // its own prices), a move costs the restart plus the transfer. With a
@@ -64,32 +98,13 @@ func (m *SimModel) estimateFailover(in SpotInput, u *Usage) (SpotEstimate, error
 	} else {
 		deadline = m.Deadline
 	}
-	sp := f.Regions[0].Spot
-	if !sp.IsPositive() {
-		return SpotEstimate{}, fmt.Errorf("failover: %s's spot price %s is not above zero", f.Regions[0].Name, sp)
+	zones, moves, bands, err := f.zones()
+	if err != nil {
+		return SpotEstimate{}, err
 	}
-	unit := func(d decimal.Decimal) float64 { return d.Div(sp).InexactFloat64() }
 	var pol spot.Policy = spot.Failover{}
 	if deadline > 0 {
 		pol = spot.FailoverDeadline{}
-	}
-	zones := make([]spot.Zone, len(f.Regions))
-	moves := make([][]float64, len(f.Regions))
-	var bands []string
-	for i, r := range f.Regions {
-		lambda, p, note, err := spot.BandHazard(r.Band.Label)
-		if err != nil {
-			return SpotEstimate{}, fmt.Errorf("failover region %s: %w", r.Name, err)
-		}
-		if !r.OnDemand.IsPositive() || !r.Spot.IsPositive() {
-			return SpotEstimate{}, fmt.Errorf("failover region %s: spot %s and on-demand %s must be above zero", r.Name, r.Spot, r.OnDemand)
-		}
-		zones[i] = spot.Zone{Name: r.Name, Region: r.Name, Model: spot.Hazard{PerHour: lambda}, SpotPrice: unit(r.Spot), ODPrice: unit(r.OnDemand)}
-		moves[i] = make([]float64, len(f.Regions))
-		for j, c := range f.MoveCost[i] {
-			moves[i][j] = unit(c)
-		}
-		bands = append(bands, fmt.Sprintf("%s %s a month (%s) → λ = −ln(1−%.3g)/730 = %.3g/h per instance at the %s", r.Name, r.Band.Label, r.Band.Origin, p, lambda, note))
 	}
 	key := simKey{work: work, ckpt: u.Spot.CheckpointHours, restart: u.Spot.RestartHours, deadline: deadline, nodes: u.Instances, failover: f.key()}
 	m.mu.Lock()
