@@ -138,8 +138,12 @@ func (a *Advisor) floorLine(p *Plan, c *candidate, est *cost.SpotEstimate, usage
 	if f.Runs < est.Runs {
 		runs = fmt.Sprintf("the first %d of the same %d runs", f.Runs, est.Runs)
 	}
-	line := fmt.Sprintf("hindsight optimum (the cheapest schedule that meets the deadline knowing the future, on a %.2g h grid) on %s: %s mean",
-		f.Step, runs, money.Format(floor, a.Currency))
+	across := ""
+	if len(est.Regions) > 1 {
+		across = fmt.Sprintf(" across the %d regions", len(est.Regions))
+	}
+	line := fmt.Sprintf("hindsight optimum%s (the cheapest schedule that meets the deadline knowing the future, on a %.2g h grid) on %s: %s mean",
+		across, f.Step, runs, money.Format(floor, a.Currency))
 	if est.OnDemandKnown {
 		line += fmt.Sprintf(" (%.0f%% below on-demand)", 100*f.SavingsMean)
 	}
