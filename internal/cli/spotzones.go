@@ -263,7 +263,11 @@ func zoneNotes(out spotJSON, in *spotInputs) []string {
 		}
 	}
 	if len(first) > 0 {
-		notes = append(notes, fmt.Sprintf("%s choose no zone: they ran in the first zone, %s, alone.", strings.Join(first, ", "), z.names[0]))
+		what := "choose no zone: they ran"
+		if len(first) == 1 {
+			what = "chooses no zone: it ran"
+		}
+		notes = append(notes, fmt.Sprintf("%s %s in the first zone, %s, alone.", strings.Join(first, ", "), what, z.names[0]))
 	}
 	notes = append(notes, fmt.Sprintf("SAVINGS are against on-demand in the cheapest zone: %s.", fmtMoneyF(cheapestODCost(in), in.currency)))
 	return notes
