@@ -75,49 +75,50 @@ func (z *zgrid) optimum() (cost float64, at int) {
 		lo := max(0, w-(n-t))
 		for p := lo; p < min(t+1, w); p++ {
 			c := cur[p*M : (p+1)*M]
-			any := false
+			idle := c[1 : 1+nz]
+			sp := c[1+nz : 1+2*nz]
+			od := c[1+2*nz : 1+3*nz]
+			// Leaving spot or on-demand is free: idle takes the best of them.
+			live := false
 			for k := range nz {
-				v := math.Min(c[z.idle(k)], math.Min(c[z.spot(k)], c[z.od(k)]))
-				c[z.idle(k)] = v
-				any = any || !math.IsInf(v, 1)
+				v := idle[k]
+				if sp[k] < v {
+					v = sp[k]
+				}
+				if od[k] < v {
+					v = od[k]
+				}
+				idle[k] = v
+				live = live || v < inf
 			}
 			// Launches: from fresh (no move, the start-up), from idle in a
 			// zone (the restart, and the move's money to another zone).
-			if v := c[0]; !math.IsInf(v, 1) {
+			if v := c[0]; v < inf {
 				for k := range nz {
 					launch[k] = v
 				}
 				z.launchAll(layer, t, p, M, z.start, launch, upRun, spotSum)
-				nf := next[p*M:]
-				nf[0] = math.Min(nf[0], v)
-			}
-			if any {
-				for b := range nz {
-					v := math.Inf(1)
-					for a := range nz {
-						x := c[z.idle(a)]
-						if a != b && z.move != nil {
-							x += z.move[a][b]
-						}
-						v = math.Min(v, x)
-					}
-					launch[b] = v
+				if nf := next[p*M:]; v < nf[0] {
+					nf[0] = v
 				}
+			}
+			if live {
+				z.launchFromIdle(idle, launch)
 				z.launchAll(layer, t, p, M, z.change, launch, upRun, spotSum)
 			}
 			nx := next[(p+1)*M:]
 			ni := next[p*M:]
 			for k, g := range z.g {
-				if v := c[z.od(k)] + g.od; v < nx[z.od(k)] {
-					nx[z.od(k)] = v
+				if v := od[k] + g.od; v < nx[1+2*nz+k] {
+					nx[1+2*nz+k] = v
 				}
 				if g.up[t] {
-					if v := c[z.spot(k)] + g.spot[t]; v < nx[z.spot(k)] {
-						nx[z.spot(k)] = v
+					if v := sp[k] + g.spot[t]; v < nx[1+nz+k] {
+						nx[1+nz+k] = v
 					}
 				}
-				if v := c[z.idle(k)]; v < ni[z.idle(k)] {
-					ni[z.idle(k)] = v
+				if v := idle[k]; v < ni[1+k] {
+					ni[1+k] = v
 				}
 			}
 		}
@@ -126,6 +127,41 @@ func (z *zgrid) optimum() (cost float64, at int) {
 		}
 	}
 	return best, bestAt
+}
+
+// launchFromIdle sets launch[b] to the least value of launching into zone
+// b from idle in any zone: min over a of idle[a] + move[a][b].
+func (z *zgrid) launchFromIdle(idle, launch []float64) {
+	lo, at := inf, -1
+	for a, v := range idle {
+		if v < lo {
+			lo, at = v, a
+		}
+	}
+	if z.move == nil {
+		for b := range launch {
+			launch[b] = lo
+		}
+		return
+	}
+	for b := range launch {
+		// No move costs less than staying: the cheapest idle plus its move
+		// bounds the rest from below only when it is this zone.
+		v := idle[b]
+		if at == b {
+			launch[b] = v
+			continue
+		}
+		for a, x := range idle {
+			if x >= v || a == b {
+				continue
+			}
+			if x += z.move[a][b]; x < v {
+				v = x
+			}
+		}
+		launch[b] = v
+	}
 }
 
 func minAt(best float64, at int, v float64, t int) (float64, int) {

@@ -4,6 +4,9 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"runtime"
+	"sync"
+	"sync/atomic"
 )
 
 // firstZone is the config of the first zone alone: where the policies that
@@ -147,6 +150,10 @@ func simulateZones(cfgs []Config, pols []Policy, progress func(done, total int))
 				continue
 			}
 			nodes := gangNodes(p, job.Nodes)
+			var opt []Result
+			if o, ok := p.(Optimal); ok {
+				opt = optimalZoneRuns(cfg, o, nodes, n)
+			}
 			for i := range n {
 				rng := rand.New(rand.NewPCG(cfg.Seed, uint64(i)))
 				plan := cfg.Job.planned()
@@ -156,7 +163,7 @@ func simulateZones(cfgs []Config, pols []Policy, progress func(done, total int))
 				var exhausted bool
 				switch zp := p.(type) {
 				case Optimal:
-					r, steps = runOptimalZones(cfg, &plan, work, zp, zoneSources(cfg, rng, nodes, i), false), 1
+					r, steps = opt[i], 1
 				case zonePolicy:
 					r, steps, exhausted = simulateZone(cfg, &plan, work, zp, zoneSources(cfg, rng, nodes, i), names, false, budget-spent)
 				default:
@@ -205,6 +212,35 @@ func simulateZones(cfgs []Config, pols []Policy, progress func(done, total int))
 		}
 	}
 	return out, nil
+}
+
+// optimalZoneRuns computes the optimum of runs 0..n-1 of a config, on all
+// the machine's cores: each run is independent of the others (its own
+// random stream), so the results do not depend on the order.
+func optimalZoneRuns(cfg *Config, o Optimal, nodes, n int) []Result {
+	out := make([]Result, n)
+	for _, z := range cfg.Zones {
+		if rp, ok := z.Model.(*Replay); ok {
+			rp.runsFor(nodes) // filled here: the workers only read the cache
+		}
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), n) {
+		wg.Go(func() {
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= n {
+					return
+				}
+				rng := rand.New(rand.NewPCG(cfg.Seed, uint64(i)))
+				plan := cfg.Job.planned()
+				out[i] = runOptimalZones(cfg, &plan, cfg.Job.trueWork(cfg.Seed, i), o, zoneSources(cfg, rng, nodes, i), false)
+			}
+		})
+	}
+	wg.Wait()
+	return out
 }
 
 // explainZones is Explain for a config of several zones.

@@ -133,7 +133,17 @@ func (m *zsim) run() Result {
 	s := &m.s
 	for z := range m.srcs {
 		s.up[z], m.left[z] = m.srcs[z].next()
-		m.log("start", "spot %s in %s", upDown(s.up[z]), m.zoneName(z))
+	}
+	if m.trace {
+		var up, down []string
+		for z, u := range s.up {
+			if u {
+				up = append(up, m.zoneName(z))
+			} else {
+				down = append(down, m.zoneName(z))
+			}
+		}
+		m.log("start", "spot available in %d zone(s) %v, unavailable in %d %v; later changes are shown for the zone the job is in", len(up), up, len(down), down)
 	}
 	limit := j.maxHours()
 	for ; ; m.steps++ {
@@ -192,7 +202,9 @@ func (m *zsim) run() Result {
 				m.interrupt()
 			}
 			s.up[k], m.left[k] = m.srcs[k].next()
-			m.log("spot", "%s in %s", upDown(s.up[k]), m.zoneName(k))
+			if k == s.zone {
+				m.log("spot", "%s in %s", upDown(s.up[k]), m.zoneName(k))
+			}
 		}
 	}
 	m.res.Hours = s.T
