@@ -182,3 +182,29 @@ func TestAdviseSpotRegions(t *testing.T) {
 		t.Fatalf("%d plans fail over, %d with a floor; want some of each", n, floors)
 	}
 }
+
+// The job state a move transfers: --checkpoint-gb, else the model (a full
+// fine-tune of an 8B model: 8.03B × 14 B), else the scenario's reference
+// model; a scenario without one and no flag: no failover, and the plan says
+// to give --checkpoint-gb.
+func TestFailoverJobState(t *testing.T) {
+	a := advisor(t, money.USD)
+	req := failoverRequest(t, a, 2)
+	if gb, _ := jobState(req); gb != 25.6e6*14/1e9 {
+		t.Errorf("cv-training: %g GB; want 25.6e6 × 14 B = 0.3584", gb)
+	}
+	req.CheckpointGB = 7
+	if gb, how := jobState(req); gb != 7 || !strings.Contains(how, "--checkpoint-gb") {
+		t.Errorf("--checkpoint-gb 7: %g GB (%s)", gb, how)
+	}
+	inf := request(t, a, "inference-batch", "L4")
+	inf.WorkGPUHours, inf.SpotRegions = 48, 3
+	inf.Defaults()
+	if gb, _ := jobState(inf); gb != 0 {
+		t.Fatalf("inference-batch without a model: %g GB; want none", gb)
+	}
+	f, info, err := a.failover(inf, offering(t, a.Catalog, "aws", "p5.48xlarge", "us-west-2"))
+	if err != nil || f != nil || len(info.notes) != 1 || !strings.Contains(info.notes[0], "give --checkpoint-gb") {
+		t.Errorf("no state size: %v, %q", f, info.notes)
+	}
+}
