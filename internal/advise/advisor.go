@@ -102,7 +102,7 @@ func (a *Advisor) Advise(in *Request) (*Result, error) {
 		spotCands = candidates(spotRows, false)
 	}
 	// One spot model for every plan: the engine's, deadline-aware, cached per job shape.
-	spotModel := &cost.SimModel{Runs: a.SpotRuns, Deadline: req.Deadline}
+	spotModel := &cost.SimModel{Runs: a.SpotRuns, Deadline: req.Deadline, Floor: true}
 	eng := &cost.Engine{Catalog: a.Catalog, FX: a.FX, Currency: a.Currency, Spot: spotModel, SkipSpot: true}
 	var plans []Plan
 	for i := range cands {
@@ -115,6 +115,9 @@ func (a *Advisor) Advise(in *Request) (*Result, error) {
 	if !req.NoSpot && sc.Spot && !req.Bursty {
 		spotEng := *eng
 		spotEng.SkipSpot = false
+		if req.SpotRegions > 1 {
+			spotEng.Spot = &failoverModel{a: a, req: req, sim: spotModel}
+		}
 		sp, err := a.spotPlans(req, &spotEng, spotCands, plans)
 		if err != nil {
 			return nil, err

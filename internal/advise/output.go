@@ -45,6 +45,14 @@ type PlanJSON struct {
 	Risks         []string       `json:"capacity_risks"`
 	Ecosystem     []string       `json:"ecosystem"`
 	AsAsked       bool           `json:"as_asked"`
+	// SpotFloorCost and SpotRegret: a spot plan's hindsight optimum on the
+	// same simulated availability (money, plan currency) and the plan's
+	// cost over it (a share); null where not simulated (no deadline, not spot).
+	SpotFloorCost *json.Number `json:"spot_floor_cost"`
+	SpotRegret    *float64     `json:"spot_regret"`
+	// SpotRegions: the regions a spot plan may fail over among (--spot-regions),
+	// its own region first; absent where it stays in one.
+	SpotRegions []string `json:"spot_regions,omitempty"`
 }
 
 // CashFlowJSON is a run of equal monthly payments of one kind (upfront,
@@ -103,7 +111,8 @@ func PlanOutput(p *Plan) PlanJSON {
 		ExpectedHours: math.Round(p.ExpectedHours*100) / 100, PMissDeadline: pMiss(p), UpfrontCash: money.Number(p.UpfrontCash.Value),
 		RelSpeed: math.Round(p.Speed*1000) / 1000, Breakdown: bd,
 		HorizonMonths: math.Round(p.HorizonMonths*1e4) / 1e4, CashFlows: CashFlowsJSON(p.CashFlows), NotPriced: p.NotPriced,
-		Explanation: p.Explanation, Risks: nonNil(p.Risks), Ecosystem: nonNil(p.Ecosystem), AsAsked: p.AsAsked}
+		Explanation: p.Explanation, Risks: nonNil(p.Risks), Ecosystem: nonNil(p.Ecosystem), AsAsked: p.AsAsked,
+		SpotFloorCost: money.NullNumber(p.SpotFloor), SpotRegret: p.SpotRegret, SpotRegions: p.SpotRegions}
 }
 
 // pMiss is the share of runs that miss the deadline, or nil without one.

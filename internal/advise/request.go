@@ -66,6 +66,12 @@ type Request struct {
 	Ask *Ask
 	// Accelerators is cuda or any (--accelerators); "": the scenario's default.
 	Accelerators string
+	// SpotRegions is how many regions a spot plan may fail over among, its
+	// offering's own first (--spot-regions, 1 to MaxSpotRegions; 0: 1).
+	SpotRegions int
+	// CheckpointGB is the job's state a failover moves, GB (--checkpoint-gb,
+	// at most MaxCheckpointGB); 0: from --model or the scenario's reference model.
+	CheckpointGB float64
 }
 
 // IsJob says whether the request is a job (a fixed amount of work).
@@ -90,6 +96,9 @@ func (r *Request) Defaults() {
 	}
 	if r.Usage.Spot == (cost.SpotAssumptions{}) {
 		r.Usage.Spot = cost.DefaultSpot
+	}
+	if r.SpotRegions == 0 {
+		r.SpotRegions = 1
 	}
 }
 
@@ -158,6 +167,15 @@ func (r *Request) Validate() error {
 	}
 	if r.MaxNodes < 1 || r.MaxNodes > MaxNodes {
 		return fmt.Errorf("--max-nodes %d: want 1 to %d", r.MaxNodes, MaxNodes)
+	}
+	if r.SpotRegions < 1 || r.SpotRegions > MaxSpotRegions {
+		return fmt.Errorf("--spot-regions %d: want 1 to %d (1: the offering's region alone)", r.SpotRegions, MaxSpotRegions)
+	}
+	if !(r.CheckpointGB >= 0) || r.CheckpointGB > MaxCheckpointGB {
+		return fmt.Errorf("--checkpoint-gb %g: want more than 0 and at most %d GB", r.CheckpointGB, MaxCheckpointGB)
+	}
+	if r.CheckpointGB > 0 && r.SpotRegions < 2 {
+		return fmt.Errorf("--checkpoint-gb %g: it sizes the moves of --spot-regions 2 or more; without them no state moves", r.CheckpointGB)
 	}
 	if b := r.Usage.Spot.Band; b != "" {
 		if _, _, _, err := spot.BandHazard(b); err != nil {

@@ -39,6 +39,16 @@ type Plan struct {
 	OnDemandPerHour decimal.NullDecimal
 	// Deadline is the job's deadline in hours that the plan was made for; 0: none.
 	Deadline float64
+	// SpotFloor is a spot plan's hindsight optimum: the usage cost of the
+	// cheapest schedule meeting the deadline with the future known, on the
+	// plan's simulated availability, in Currency; invalid where not simulated.
+	SpotFloor decimal.NullDecimal
+	// SpotRegret is the plan's policy's mean cost over that optimum's, minus
+	// 1, on the same runs; nil where not simulated.
+	SpotRegret *float64
+	// SpotRegions lists the regions a spot plan may fail over among, its
+	// offering's first; nil where it stays in one.
+	SpotRegions []string
 	// AsAsked marks a plan on the shape the user named (--gpu NAME:COUNT with --for).
 	AsAsked bool
 	// CashFlows are the plan's payments as the cost engine scheduled them

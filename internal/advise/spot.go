@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"strings"
 
 	"github.com/shopspring/decimal"
 
@@ -91,7 +92,72 @@ func (a *Advisor) spotPlans(req *Request, eng *cost.Engine, cands []candidate, p
 			line += fmt.Sprintf(", misses the deadline in %.1f%% of runs", 100*est.PMissDeadline)
 		}
 		p.Explanation = append(p.Explanation, line)
+		if req.SpotRegions > 1 {
+			lines, err := a.failoverLines(req, &p, c, est)
+			if err != nil {
+				return nil, err
+			}
+			p.Explanation = append(p.Explanation, lines...)
+		}
+		p.Explanation = append(p.Explanation, a.floorLine(&p, c, est, usage))
 		out = append(out, p)
 	}
 	return out, nil
+}
+
+// failoverLines set a spot plan's regions and say where it may run, what a
+// move costs and how often it moves (or why it stays in one region).
+func (a *Advisor) failoverLines(req *Request, p *Plan, c *candidate, est *cost.SpotEstimate) ([]string, error) {
+	f, info, err := a.failover(req, c.o)
+	if err != nil {
+		return nil, err
+	}
+	if f == nil || len(est.Regions) < 2 {
+		return info.notes, nil
+	}
+	p.SpotRegions = est.Regions
+	out := []string{fmt.Sprintf("spot in %s, failing over to %s (--spot-regions %d: the cheapest other regions where %s has a spot and an on-demand price in %s)",
+		est.Regions[0], strings.Join(est.Regions[1:], ", "), req.SpotRegions, c.o.InstanceType, a.Currency)}
+	out = append(out, fmt.Sprintf("a move is a restart (%s) elsewhere plus the transfer of %s; cross-region transfer %s",
+		cost.FormatHours(req.Usage.Spot.RestartHours), info.state, strings.Join(info.moves, "; ")))
+	moves := p.PricePerHour.Decimal.Mul(decimal.NewFromFloat(est.MoveCostHours))
+	out = append(out, fmt.Sprintf("%.2f moves a run on average, %s a run on moves (in the usage above)", est.MovesMean, money.Format(moves, a.Currency)))
+	return append(out, info.notes...), nil
+}
+
+// floorLine sets a spot plan's floor, the hindsight optimum on the same
+// simulated availability, and says what it is (or why there is none).
+func (a *Advisor) floorLine(p *Plan, c *candidate, est *cost.SpotEstimate, usage decimal.Decimal) string {
+	f := est.Floor
+	if f == nil {
+		return est.FloorNote
+	}
+	floor := p.PricePerHour.Decimal.Mul(decimal.NewFromFloat(c.usage.TotalHours() * f.Factor * float64(c.instances))).RoundFloor(2)
+	p.SpotFloor = decimal.NullDecimal{Decimal: floor, Valid: true}
+	runs := fmt.Sprintf("the same %d runs", f.Runs)
+	if f.Runs < est.Runs {
+		runs = fmt.Sprintf("the first %d of the same %d runs", f.Runs, est.Runs)
+	}
+	across := ""
+	if len(est.Regions) > 1 {
+		across = fmt.Sprintf(" across the %d regions", len(est.Regions))
+	}
+	line := fmt.Sprintf("hindsight optimum%s (the cheapest schedule that meets the deadline knowing the future, on a %.2g h grid) on %s: %s mean",
+		across, f.Step, runs, money.Format(floor, a.Currency))
+	if est.OnDemandKnown {
+		line += fmt.Sprintf(" (%.0f%% below on-demand)", 100*f.SavingsMean)
+	}
+	if f.HasRegret {
+		r := math.Round(f.Regret*10000)/10000 + 0 // + 0: no "-0"
+		p.SpotRegret = &r
+		switch {
+		case math.Abs(f.Regret) < 0.0005:
+			line += fmt.Sprintf("; %s matches it on those runs (within 0.05%%)", est.Policy)
+		case f.Regret > 0:
+			line += fmt.Sprintf("; %s pays %.1f%% more on those runs", est.Policy, 100*f.Regret)
+		default: // the grid rounds delays up to whole steps: an approximation from above
+			line += fmt.Sprintf("; %s pays %.1f%% less on those runs: the optimum's grid rounds delays up to whole steps", est.Policy, -100*f.Regret)
+		}
+	}
+	return line
 }

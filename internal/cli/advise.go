@@ -43,6 +43,8 @@ type adviseFlags struct {
 	noSpot, wide, allowSlowNetwork                      bool
 	accelerators                                        string
 	limit, maxNodes                                     int
+	spotRegions                                         int     // --spot-regions
+	checkpointGB                                        float64 // --checkpoint-gb
 	// Sizing by the model (--model and its flags).
 	model, method, weights         string
 	tokens                         float64
@@ -129,6 +131,9 @@ func newAdviseCmd(e *env) *cobra.Command {
 	fl.Var(newFraction(&f.discountRate, "0", "1"), "discount-rate", "yearly discount rate for NPV: 8% or 0.08 (default 0)")
 	fl.StringVar(&f.license, "license", "", "OS licence: linux (default) or windows")
 	fl.Var(&bandValue{s: &f.spotBand}, "spot-band", "spot interruptions a month where the Spot Advisor has none (default 5-10%, an assumption)")
+	f.spotRegions = 1
+	fl.Var(&intValue{n: &f.spotRegions, min: 1, max: advise.MaxSpotRegions}, "spot-regions", "spot plans may fail over among this many regions of their provider, their own first, then the cheapest (1 to 10)")
+	fl.Var(&floatValue{f: &f.checkpointGB, min: 0, openMin: true, max: advise.MaxCheckpointGB, unit: " GB"}, "checkpoint-gb", "with --spot-regions: GB of job state a move transfers (default: from --model or the scenario's reference model)")
 	fl.BoolVar(&f.noSpot, "no-spot", false, "leave spot capacity out")
 	fl.StringVar(&f.accelerators, "accelerators", "", "cuda (NVIDIA GPUs) or any (also Neuron, ROCm, Gaudi); default: cuda for training, any for inference")
 	fl.BoolVar(&f.wide, "wide", false, "do not wrap explanation lines at 120 columns")
@@ -276,7 +281,7 @@ func adviseRequestFromFlags(f *adviseFlags, changed func(string) bool, l *loaded
 	if err != nil {
 		return nil, usagef("--scenario: %v", err)
 	}
-	req := &advise.Request{Scenario: sc, RefCount: 1, Accelerators: f.accelerators, Objective: f.objective, NoSpot: f.noSpot, AllowSlowNetwork: f.allowSlowNetwork, MaxNodes: f.maxNodes, Bench: map[*catalog.GPU]*benchreport.Report{}}
+	req := &advise.Request{Scenario: sc, RefCount: 1, Accelerators: f.accelerators, Objective: f.objective, NoSpot: f.noSpot, SpotRegions: f.spotRegions, CheckpointGB: f.checkpointGB, AllowSlowNetwork: f.allowSlowNetwork, MaxNodes: f.maxNodes, Bench: map[*catalog.GPU]*benchreport.Report{}}
 	// The reference GPU and the size of the work.
 	refName := "A100-SXM4-40GB"
 	if f.gpu != "" {

@@ -101,6 +101,8 @@ type spotFlags struct {
 	work, deadline, ckptCost, restart, down, mtbf     *hoursValue
 	checkpoint                                        string // a duration, auto, none or continuous
 	band, traceMode, offering, policy, chart, offsets string
+	regions                                           string  // --regions: the multi-zone policies
+	moveGB, movePrice                                 float64 // --move-gb, --move-price
 	traces                                            []string
 	workLen                                           *workValue // --work as a duration or a range
 	workRuns                                          []float64  // --work-runs
@@ -203,6 +205,9 @@ func newSpotCmd(e *env) *cobra.Command {
 	fl.Uint64Var(&f.seed, "seed", f.seed, "random seed (the same seed gives the same results)")
 	fl.Var(&intValue{n: &f.odBase, min: 0, max: 100000}, "od-base", "asg-mix: on-demand base capacity (nodes)")
 	fl.Var(&floatValue{f: &f.odPercent, min: 0, max: 100}, "od-percent", "asg-mix: on-demand percentage above the base, 0 to 100")
+	fl.StringVar(&f.regions, "regions", "", "several zones: one --trace per zone, and the multi-zone policies: "+strings.Join(spot.ZonePolicyNames(), ", ")+", all, or optimal (the optimum across zones)")
+	fl.Var(&floatValue{f: &f.moveGB, min: 0, max: maxMoveGB}, "move-gb", fmt.Sprintf("with --regions: GB of job state each move between zones copies, 0 to %g (default 0: moves pay only their restart delay)", float64(maxMoveGB)))
+	fl.Var(&floatValue{f: &f.movePrice, min: 0, max: maxMovePrice}, "move-price", fmt.Sprintf("with --move-gb: price per GB moved (in --currency), 0 to %d; default: the catalog's transfer prices for AWS zones", maxMovePrice))
 	fl.BoolVar(&f.explain, "explain", false, "print the timeline of one run of each policy")
 	fl.Int64Var(&f.maxEvents, "max-events", f.maxEvents, "stop with an error beyond this many simulation events (checkpoints, availability changes), all runs together: 1000 to 10000000000")
 	fl.Var(&outPathValue{p: &f.chart, exts: []string{".svg"}}, "chart", "write a strip chart of the run costs per policy, with P(meet the deadline), as SVG to this file (.svg)")
@@ -244,7 +249,11 @@ func newSpotCmd(e *env) *cobra.Command {
 						t.Notes = append(t.Notes, fmt.Sprintf("    ... %d more events", len(r.Events)-80))
 						break
 					}
-					t.Notes = append(t.Notes, fmt.Sprintf("    %8.2f h  %-12s %s", ev.T, ev.What, ev.Detail))
+					detail := ev.Detail
+					if ev.What == "move" {
+						detail = strings.Replace(detail, " transfer", " "+in.currency+" transfer", 1)
+					}
+					t.Notes = append(t.Notes, fmt.Sprintf("    %8.2f h  %-12s %s", ev.T, ev.What, detail))
 				}
 			}
 			return e.writeFitted(format, t, out, *wide)
@@ -282,8 +291,9 @@ type spotInputs struct {
 	multi        []spot.Model
 	multiNote    string
 	priceSources []string
-	traceNames   []string  // one per config, for replays
-	offsets      []float64 // --offsets, or nil
+	traceNames   []string    // one per config, for replays
+	offsets      []float64   // --offsets, or nil
+	zones        *zoneInputs // --regions: several zones, or nil
 }
 
 // parseHoursOrZero is parseHours where zero, with or without a unit ("0",
@@ -367,6 +377,12 @@ func (f *spotFlags) prepare(changed func(string) bool) (*spotInputs, error) {
 	if n > 1 {
 		return nil, usagef("give one availability model: --band, --hazard, --mtbf or --trace")
 	}
+	switch {
+	case changed("regions") && len(f.traces) == 0:
+		return nil, usagef("--regions %s needs the traces of two or more zones in --trace, one file per zone (e.g. --trace us-east-1a_v100_1.json,us-east-1c_v100_1.json)", f.regions)
+	case !changed("regions") && (changed("move-gb") || changed("move-price")):
+		return nil, usagef("--move-gb and --move-price need --regions: moves happen only between several zones")
+	}
 	down := *f.down.h
 	switch {
 	case len(f.traces) > 0:
@@ -432,6 +448,11 @@ func (f *spotFlags) prepare(changed func(string) bool) (*spotInputs, error) {
 			in.multi = models
 			in.multiNote = fmt.Sprintf("%d traces (%s ... %s), each from its own start offsets, pooled", len(models), names[0], names[len(names)-1])
 		}
+		if changed("regions") {
+			if err := f.prepareZones(in, l, paths, models, changed); err != nil {
+				return nil, err
+			}
+		}
 		if !f.runsSet && in.offsets == nil {
 			in.cfg.Runs = spot.DefaultOffsetRuns // the paper's 300 start offsets per trace
 		}
@@ -468,9 +489,15 @@ func (f *spotFlags) prepare(changed func(string) bool) (*spotInputs, error) {
 	}
 	// Checkpointing.
 	mtbf := in.cfg.Model.MTBF(job.Nodes)
+	if in.zones != nil {
+		mtbf = zonesMTBF(in.cfg.Zones, job.Nodes)
+	}
 	switch f.checkpoint {
 	case "auto":
 		job.Checkpoint, in.ckptMode = autoCheckpoint(job, mtbf, f.ckptCost.text)
+		if in.zones != nil {
+			in.ckptMode = strings.Replace(in.ckptMode, "job MTBF", "job MTBF pooled across the zones", 1)
+		}
 	case "none":
 		job.Checkpoint, in.ckptMode = math.Inf(1), "none: an interruption loses all work"
 	case "continuous":
@@ -497,8 +524,18 @@ func (f *spotFlags) prepare(changed func(string) bool) (*spotInputs, error) {
 		return nil, usagef("--checkpoint %s (%.4g h) is at or below --checkpoint-cost %s (%.4g h): the job would spend at least half its time writing checkpoints; want an interval above the cost, or --checkpoint auto for Daly's optimum",
 			f.checkpoint, c, f.ckptCost.text, job.CheckpointCost)
 	}
-	if in.pols, err = spot.Policies(strings.Split(f.policy, ","), spot.ASGMix{OnDemandBase: f.odBase, OnDemandPercent: f.odPercent}); err != nil {
+	asg := spot.ASGMix{OnDemandBase: f.odBase, OnDemandPercent: f.odPercent}
+	if in.zones != nil {
+		if in.pols, err = f.zonePolicies(changed, asg); err != nil {
+			return nil, err
+		}
+	} else if in.pols, err = spot.Policies(strings.Split(f.policy, ","), asg); err != nil {
 		return nil, usagef("--policy: %v", err)
+	}
+	for _, p := range in.pols {
+		if _, opt := p.(spot.Optimal); !opt && spot.ZoneAware(p) && in.multi != nil {
+			return nil, usagef("--policy %s moves between zones: give the zones' traces with --regions %s, or leave it out to pool the traces as independent runs", p.Name(), p.Name())
+		}
 	}
 	if err := job.Validate(); err != nil {
 		return nil, asUsage(err)
@@ -506,6 +543,9 @@ func (f *spotFlags) prepare(changed func(string) bool) (*spotInputs, error) {
 	in.model = in.cfg.Model.Describe(job.Nodes)
 	if in.multi != nil {
 		in.model = "replay of " + in.multiNote
+	}
+	if in.zones != nil {
+		in.model = in.zones.pairing
 	}
 	in.cfgs = []spot.Config{in.cfg}
 	lo, hi := in.cfg.Job.Checkpoint, in.cfg.Job.Checkpoint
@@ -634,8 +674,15 @@ type spotPolicyJSON struct {
 	// run's cost over the hindsight optimum's on the same run, as a share of it.
 	RegretMean *float64 `json:"regret_mean,omitempty"`
 	RegretP95  *float64 `json:"regret_p95,omitempty"`
-	Currency   string   `json:"currency"`
-	Note       string   `json:"note,omitempty"`
+	// MovesMean and MoveCostMean, with --regions, for the policies that
+	// choose zones: moves between zones per run and the money of their
+	// transfer per run (means over all runs).
+	MovesMean    *float64 `json:"moves_mean,omitempty"`
+	MoveCostMean *float64 `json:"move_cost_mean,omitempty"`
+	// FirstZoneOnly, with --regions: the policy does not choose zones and ran in the first one.
+	FirstZoneOnly bool   `json:"first_zone_only,omitempty"`
+	Currency      string `json:"currency"`
+	Note          string `json:"note,omitempty"`
 	// PerRun, with --offsets, is every run in order (trace by trace, then
 	// start time by start time), to pair with another simulator's runs.
 	PerRun []spotRunJSON `json:"runs,omitempty"`
@@ -681,8 +728,14 @@ func spotOutput(sums []spot.Summary, in *spotInputs) spotJSON {
 	if n := lengthNote(&j); n != "" {
 		out.Inputs["work_length"] = n
 	}
-	for _, s := range sums {
+	if in.zones != nil {
+		addZoneInputs(out.Inputs, in)
+	}
+	for i, s := range sums {
 		p := spotPolicyJSON{Name: s.Policy, Currency: in.currency, Note: s.Note, Unfinished: s.Unfinished}
+		if in.zones != nil {
+			zonePolicyJSON(&p, &s, in.pols[i])
+		}
 		if s.Note == "" {
 			p.CostMean, p.CostP50, p.CostP95 = fp(s.CostMean, 4), fp(s.CostP50, 4), fp(s.CostP95, 4)
 			p.SavingsVsOnDemand, p.SavingsCI95 = fp(s.SavingsMean, 4), fp(s.SavingsCI95, 4)
@@ -731,11 +784,17 @@ func spotTable(out spotJSON, in *spotInputs) *render.Table {
 	if regret {
 		t.Columns = append(t.Columns, render.Column{Header: "REGRET", Right: true}, render.Column{Header: "P95", Right: true, Drop: 2})
 	}
+	if in.zones != nil {
+		t.Columns = append(t.Columns, render.Column{Header: "MOVES", Right: true}, render.Column{Header: "MOVE COST " + cur, Right: true, Short: "MOVE " + cur, Drop: 1})
+	}
 	for _, p := range out.Policies {
 		if p.Note != "" {
 			t.Columns[12].Drop = 0 // the note sits in the last column: keep it
 			row := []string{p.Name, "-", "-", "-", "-", "-", "-", "-", "-", "-", "-", "-", p.Note}
 			if regret {
+				row = append(row, "-", "-")
+			}
+			if in.zones != nil {
 				row = append(row, "-", "-")
 			}
 			t.Rows = append(t.Rows, row)
@@ -754,6 +813,9 @@ func spotTable(out spotJSON, in *spotInputs) *render.Table {
 		}
 		if regret {
 			row = append(row, pct(p.RegretMean), pct(p.RegretP95))
+		}
+		if in.zones != nil {
+			row = append(row, optF(p.MovesMean, "%.2f"), optF(p.MoveCostMean, "%.2f"))
 		}
 		t.Rows = append(t.Rows, row)
 	}
@@ -780,6 +842,9 @@ func spotTable(out spotJSON, in *spotInputs) *render.Table {
 		in.ckptMode, j.CheckpointCost, restart, in.cfg.Runs, in.cfg.Seed))
 	if len(in.priceSources) > 0 {
 		t.Notes = append(t.Notes, "Prices: "+strings.Join(in.priceSources, "; ")+".")
+	}
+	if in.zones != nil {
+		t.Notes = append(t.Notes, zoneNotes(out, in)...)
 	}
 	return t
 }

@@ -33,6 +33,41 @@ type SpotEstimate struct {
 	// when OnDemandKnown.
 	SavingsMean, SavingsCI95 float64
 	OnDemandKnown            bool
+	// Floor is the hindsight optimum on the same simulated availability
+	// (SimModel.Floor with a deadline); nil where it was not simulated, with
+	// FloorNote saying why.
+	Floor     *SpotFloor
+	FloorNote string
+	// Regions, MovesMean and MoveCostHours describe a job that may fail over
+	// among regions (SpotInput.Failover): the regions in order (the
+	// offering's first), the mean moves per run, and the mean money spent on
+	// moves per run in hours at the first region's spot price (× that price
+	// per instance-hour: money). Nil and zero for one region.
+	Regions       []string
+	MovesMean     float64
+	MoveCostHours float64
+}
+
+// SpotFloor is what the best any policy could do on the availability an
+// estimate simulated: spot.Optimal, the cheapest schedule that meets the
+// deadline knowing each run's future, on the first Runs of the estimate's
+// runs (same seed, same model).
+type SpotFloor struct {
+	// Factor is the optimum's mean cost in the unit of HoursFactor (hours
+	// at the spot price per hour of work, on-demand hours weighted by the
+	// price ratio): the floor's money is spot price × work hours × Factor ×
+	// instances.
+	Factor float64
+	// Regret is the policy's mean cost over the optimum's on the same run,
+	// minus 1 (0.029: 2.9% more), over the runs in which the policy met the
+	// deadline; valid when HasRegret.
+	Regret    float64
+	HasRegret bool
+	Runs      int     // runs the optimum was computed on
+	Step      float64 // the optimum's grid, hours
+	// SavingsMean is the optimum's mean saving against on-demand (1 −
+	// cost/on-demand cost); valid when the estimate's OnDemandKnown.
+	SavingsMean float64
 }
 
 // SpotInput is what the catalog decides about an offering's spot capacity
@@ -41,6 +76,9 @@ type SpotEstimate struct {
 type SpotInput struct {
 	Price catalog.Price
 	Band  catalog.BandChoice
+	// Failover, with 2 or more regions, lets the job move among them
+	// (spot_failover.go); nil: the offering's region alone.
+	Failover *SpotFailover
 }
 
 // SpotModel estimates the cost of interruptions for a usage on an offering.
@@ -61,13 +99,18 @@ type SimModel struct {
 	Runs     int     // 0: spot.DefaultRuns
 	Seed     uint64  // runs use seed Seed+1
 	Deadline float64 // hours from the start for a job; 0: none
-	mu       sync.Mutex
-	cache    map[simKey]SpotEstimate
+	// Floor also computes the hindsight optimum (spot.Optimal) of a job
+	// with a deadline on the first runs of the same simulation (floor.go):
+	// the best any policy could do on that availability.
+	Floor bool
+	mu    sync.Mutex
+	cache map[simKey]SpotEstimate
 }
 
 type simKey struct {
 	lambda, work, ckpt, restart, deadline, odRatio float64
 	nodes                                          int
+	failover                                       string // SpotFailover.key; "": one region
 }
 
 // ODRatio returns the on-demand price over the spot price, and whether both
@@ -81,6 +124,9 @@ func ODRatio(od, sp catalog.Price) (float64, bool) {
 
 // Estimate implements SpotModel.
 func (m *SimModel) Estimate(o *catalog.Offering, in SpotInput, u *Usage) (SpotEstimate, error) {
+	if in.Failover != nil && len(in.Failover.Regions) >= 2 {
+		return m.estimateFailover(in, u)
+	}
 	label, origin := in.Band.Label, in.Band.Origin
 	lambda, p, note, err := spot.BandHazard(label)
 	if err != nil {
@@ -102,7 +148,7 @@ func (m *SimModel) Estimate(o *catalog.Offering, in SpotInput, u *Usage) (SpotEs
 	if pol.Name() == (spot.SpotOnly{}).Name() {
 		keyRatio = 0 // spot-only never pays on-demand: one simulation serves every price ratio
 	}
-	key := simKey{lambda, work, u.Spot.CheckpointHours, u.Spot.RestartHours, deadline, keyRatio, u.Instances}
+	key := simKey{lambda, work, u.Spot.CheckpointHours, u.Spot.RestartHours, deadline, keyRatio, u.Instances, ""}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if est, ok := m.cache[key]; ok {
@@ -118,7 +164,8 @@ func (m *SimModel) Estimate(o *catalog.Offering, in SpotInput, u *Usage) (SpotEs
 	// Prices per node-hour in units of the spot price: the mean cost is then
 	// spot-price hours, and scales exactly to any currency.
 	job := spot.Job{Work: work, Deadline: deadline, Nodes: u.Instances, Checkpoint: u.Spot.CheckpointHours, Restart: u.Spot.RestartHours, SpotPrice: 1, ODPrice: ratio}
-	sums, err := spot.Simulate(spot.Config{Job: job, Model: spot.Hazard{PerHour: lambda}, Runs: runs, Seed: m.Seed + 1}, []spot.Policy{pol})
+	cfg := spot.Config{Job: job, Model: spot.Hazard{PerHour: lambda}, Runs: runs, Seed: m.Seed + 1}
+	sums, err := spot.Simulate(cfg, []spot.Policy{pol})
 	if err != nil {
 		return SpotEstimate{}, err
 	}
@@ -140,6 +187,11 @@ func (m *SimModel) Estimate(o *catalog.Offering, in SpotInput, u *Usage) (SpotEs
 			pol.Name(), ratio, factor, s.CompletionMean, s.CompletionP95, FormatHours(deadline), 100*est.PMissDeadline)
 	} else if deadline > 0 {
 		what += "; spot-only: the on-demand price is not known in the spot price's currency, so there is no fallback"
+	}
+	if m.Floor {
+		if err := m.floor(&est, cfg, pol, runs); err != nil {
+			return SpotEstimate{}, err
+		}
 	}
 	est.Explanation = fmt.Sprintf("interruptions %s a month ({origin}) → λ = −ln(1−%.3g)/730 = %.3g/h per instance at the %s; simulated %d runs of %s with checkpoints every %s and %s restarts: %.2f interruptions on average, %s",
 		label, p, lambda, note, runs, FormatHours(work), FormatHours(u.Spot.CheckpointHours), FormatHours(u.Spot.RestartHours), s.InterruptionsMean, what)

@@ -176,17 +176,25 @@ func shortenPlans(t *Table) {
 	if col < 0 {
 		return
 	}
-	up := false
+	up, fo := false, false
 	for _, r := range t.Rows {
 		v := r[col]
 		if strings.Contains(v, "(uniform-progress)") {
 			v, up = strings.ReplaceAll(v, " (uniform-progress)", "/UP"), true
+		}
+		for _, pol := range []string{" (failover-deadline)", " (failover)"} {
+			if strings.Contains(v, pol) {
+				v, fo = strings.ReplaceAll(v, pol, "/FO"), true
+			}
 		}
 		if i := strings.Index(v, " for "); i > 0 && strings.HasSuffix(v, " h/month") {
 			v = v[:i]
 		}
 		v = strings.TrimPrefix(strings.ReplaceAll(v, " × ", "×"), "base ")
 		r[col] = v
+	}
+	if fo {
+		t.Notes = append([]string{"spot/FO: spot that may fail over to other regions (--spot-regions; listed in the plan), under a deadline falling back to on-demand when behind its progress line."}, t.Notes...)
 	}
 	if up {
 		t.Notes = append([]string{"spot/UP: spot with Uniform Progress, falling back to on-demand when behind the deadline's progress line."}, t.Notes...)

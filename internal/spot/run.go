@@ -32,6 +32,10 @@ func Policies(names []string, asg ASGMix) ([]Policy, error) {
 			add(Optimal{})
 			continue
 		}
+		if p := zonePolicyByName(n); p != nil {
+			add(p)
+			continue
+		}
 		found := false
 		for _, p := range all {
 			if p.Name() == n || (n == "up" && p.Name() == "uniform-progress") || (n == "od" && p.Name() == "on-demand") || (n == "asg" && p.Name() == "asg-mix") {
@@ -40,7 +44,7 @@ func Policies(names []string, asg ASGMix) ([]Policy, error) {
 			}
 		}
 		if !found {
-			return nil, fmt.Errorf("unknown policy %q; want one of %s, all or optimal", n, strings.Join(PolicyNames(), ", "))
+			return nil, fmt.Errorf("unknown policy %q; want one of %s, all or optimal, or for several zones %s", n, strings.Join(PolicyNames(), ", "), strings.Join(ZonePolicyNames(), ", "))
 		}
 	}
 	return out, nil
@@ -125,7 +129,11 @@ type Summary struct {
 	// too and such runs exist.
 	RegretMean, RegretP95 float64
 	HasRegret             bool
-	Note                  string
+	// MovesMean and MoveCostMean, with several zones: the moves between
+	// zones per run and the money they cost (transfer; their restart delay
+	// is in the cost as any launch's), means over all runs.
+	MovesMean, MoveCostMean float64
+	Note                    string
 }
 
 // Config is one simulation.
@@ -140,6 +148,13 @@ type Config struct {
 	// MaxEvents bounds the work of a whole SimulateMany call (the first
 	// config's value counts); 0: DefaultMaxEvents.
 	MaxEvents int64
+	// Zones, 2 or more: the job may run in any of them (Model is then
+	// unused; see zones.go); 0 or 1: one zone, as without them.
+	Zones []Zone
+	// MoveCost[i][j] is the money one move from zone i to zone j costs (the
+	// job's state moved), >= 0; nil: free. A move's delay is Job.Restart (a
+	// move is a relaunch elsewhere).
+	MoveCost [][]float64
 }
 
 // runs is the number of runs the config asks for.
@@ -253,6 +268,10 @@ func SimulateMany(cfgs []Config, pols []Policy, progress func(done, total int)) 
 	if len(cfgs) == 0 {
 		return nil, fmt.Errorf("nothing to simulate")
 	}
+	if cfgs[0].multiZone() {
+		return simulateZones(cfgs, pols, progress)
+	}
+	cfgs = oneZoneConfigs(cfgs)
 	if err := cfgs[0].Job.Validate(); err != nil {
 		return nil, err
 	}
@@ -450,6 +469,10 @@ func Explain(cfg Config, p Policy) (Result, error) {
 	if err := cfg.Job.Validate(); err != nil {
 		return Result{}, err
 	}
+	if cfg.multiZone() {
+		return explainZones(cfg, p)
+	}
+	cfg = cfg.oneZone()
 	nodes := gangNodes(p, cfg.Job.Nodes)
 	rng := rand.New(rand.NewPCG(cfg.Seed, 0))
 	budget := cfg.MaxEvents

@@ -67,6 +67,8 @@ type Result struct {
 	Wasted        float64 // work lost to interruptions, hours
 	SpotHours     float64
 	ODHours       float64
+	Moves         int     // moves between zones (several zones only)
+	MoveCost      float64 // money the moves cost in transfer
 	Events        []Event
 }
 

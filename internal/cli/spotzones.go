@@ -1,0 +1,302 @@
+package cli
+
+import (
+	"fmt"
+	"math"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/gpuscout/gpuscout/internal/catalog"
+	"github.com/gpuscout/gpuscout/internal/cost"
+	"github.com/gpuscout/gpuscout/internal/spot"
+)
+
+// maxMoveGB bounds --move-gb: a petabyte of job state per move is a typo.
+const maxMoveGB = 1e6
+
+// maxMovePrice bounds --move-price per GB (the dearest sourced transfer
+// price is some 0.2 USD per GB).
+const maxMovePrice = 100
+
+// zoneInputs is what the spot output says about several zones.
+type zoneInputs struct {
+	names, regions, files []string
+	pairing               string // how the traces were paired, or how the zones were modelled
+	moveGB                float64
+	moveNote              string // what a move costs and the source of its price
+}
+
+// awsZone matches an AWS availability zone name, such as us-east-1a.
+var awsZone = regexp.MustCompile(`^[a-z]{2}(-gov)?-[a-z]+-\d[a-z]$`)
+
+// zonePolicies parses --regions (the multi-zone policies, "all" for every
+// one, optimal for the optimum across zones) and adds --policy's policies
+// where the user gave it: those run in the first zone.
+func (f *spotFlags) zonePolicies(changed func(string) bool, asg spot.ASGMix) ([]spot.Policy, error) {
+	var names []string
+	for _, n := range strings.Split(f.regions, ",") {
+		n = strings.ToLower(strings.TrimSpace(n))
+		switch {
+		case n == "all":
+			names = append(names, spot.ZonePolicyNames()...)
+			continue
+		case n == "optimal" || n == "optimum":
+		default:
+			p, err := spot.Policies([]string{n}, asg)
+			if err != nil || !spot.ZoneAware(p[0]) {
+				return nil, usagef("--regions %q: %q is not a multi-zone policy; want one or more of %s, all (every one) or optimal (the hindsight optimum across the zones)",
+					f.regions, n, strings.Join(spot.ZonePolicyNames(), ", "))
+			}
+		}
+		names = append(names, n)
+	}
+	if changed("policy") {
+		names = append(names, strings.Split(f.policy, ",")...)
+	}
+	pols, err := spot.Policies(names, asg)
+	if err != nil {
+		return nil, usagef("--policy: %v", err)
+	}
+	return pols, nil
+}
+
+// prepareZones turns the traces into zones, one per file: names and regions
+// from the file names, traces paired by time, prices and the move costs.
+func (f *spotFlags) prepareZones(in *spotInputs, l *loadedCatalog, paths []string, models []spot.Model, changed func(string) bool) error {
+	if len(paths) < 2 {
+		return usagef("--regions %s needs the traces of two or more zones in --trace, one file per zone (e.g. --trace us-east-1a_v100_1.json,us-east-1c_v100_1.json, or a folder of them); got %d trace", f.regions, len(paths))
+	}
+	if len(paths) > spot.MaxZones {
+		return usagef("--regions: %d traces; want at most %d zones", len(paths), spot.MaxZones)
+	}
+	zi := &zoneInputs{files: paths, moveGB: f.moveGB}
+	job := &in.cfg.Job
+	if f.traceMode == "replay" {
+		ts := make([]*spot.Trace, len(models))
+		for i, m := range models {
+			ts[i] = m.(*spot.Replay).Trace
+		}
+		paired, note, err := spot.PairTraces(ts)
+		if err != nil {
+			return usagef("--trace: %v", err)
+		}
+		for i := range models {
+			models[i] = spot.NewReplay(paired[i])
+		}
+		zi.pairing = note
+	} else {
+		zi.pairing = fmt.Sprintf("%d zones, each a two-state model fitted to its own trace (independent histories)", len(paths))
+	}
+	seen := map[string]int{}
+	for _, p := range paths {
+		z, _ := spot.ZoneOfFile(p)
+		seen[z]++
+	}
+	var zones []spot.Zone
+	priced := 0
+	for i, p := range paths {
+		name, region := spot.ZoneOfFile(p)
+		if seen[name] > 1 {
+			name = strings.TrimSuffix(filepath.Base(p), filepath.Ext(p)) // two files of one zone: tell them apart
+		}
+		z := spot.Zone{Name: name, Region: region, Model: models[i]}
+		if rp, ok := models[i].(*spot.Replay); ok && rp.Trace.Prices != nil && !changed("spot-price") {
+			var sum float64
+			for _, x := range rp.Trace.Prices {
+				sum += x
+			}
+			z.SpotPrice = sum / float64(len(rp.Trace.Prices)) // the simulator bills the tick's own price
+			priced++
+		} else if job.SpotPrice == 0 {
+			return usagef("--trace %s has no spot prices: give --spot-price (or --offering) for the zones without their own", p)
+		}
+		zones = append(zones, z)
+		zi.names, zi.regions = append(zi.names, name), append(zi.regions, region)
+	}
+	if priced > 0 {
+		in.priceSources = append(in.priceSources, fmt.Sprintf("spot in %d of the %d zones from their traces' own prices (USD), tick by tick", priced, len(zones)))
+	}
+	mc, note, err := zoneMoveCosts(l, zones, f.moveGB, f.movePrice, changed("move-price"))
+	if err != nil {
+		return err
+	}
+	zi.moveNote = note
+	in.cfg.Zones, in.cfg.MoveCost = zones, mc
+	in.cfg.Model = zones[0].Model
+	in.zones = zi
+	in.multi = nil
+	in.traceNames = []string{strings.Join(zi.names, "+")}
+	return nil
+}
+
+// zoneMoveCosts is the money of one move between each pair of zones: --move-gb
+// GB of job state at --move-price per GB, or at the catalog's transfer price
+// (cross-zone within a region, billed both ways; cross-region from the
+// source region) where the zones are AWS zones it prices. It returns the
+// matrix (nil: moves are free of data charges) and a note with the source.
+func zoneMoveCosts(l *loadedCatalog, zones []spot.Zone, gb, price float64, priceSet bool) ([][]float64, string, error) {
+	if gb == 0 {
+		if priceSet {
+			return nil, "", usagef("--move-price %g needs --move-gb: the GB of job state each move copies", price)
+		}
+		return nil, "moves are not charged for data (--move-gb 0), only for their restart delay; give --move-gb GB to price the job state each move copies", nil
+	}
+	n := len(zones)
+	mc := make([][]float64, n)
+	for i := range mc {
+		mc[i] = make([]float64, n)
+	}
+	if priceSet {
+		for a := range mc {
+			for b := range mc[a] {
+				if a != b {
+					mc[a][b] = gb * price
+				}
+			}
+		}
+		return mc, fmt.Sprintf("each move copies %g GB of job state at %g %s per GB (--move-price): %s a move", gb, price, l.currency, fmtMoneyF(gb*price, string(l.currency))), nil
+	}
+	var notes []string
+	for a := range zones {
+		if !awsZone.MatchString(zones[a].Name) {
+			return nil, "", usagef("--move-gb %g: zone %s is not an AWS zone the catalog prices transfer for; give --move-price PRICE_PER_GB", gb, zones[a].Name)
+		}
+		for b := range zones {
+			if a == b {
+				continue
+			}
+			path, what := catalog.PathCrossRegion, "between regions"
+			if zones[a].Region == zones[b].Region {
+				path, what = catalog.PathCrossZone, "between zones of one region"
+			}
+			t := l.cat.Egress("aws", zones[a].Region)
+			amt, ok, why := cost.EgressCost(t, path, gb)
+			if !ok {
+				return nil, "", usagef("--move-gb %g: %s (moves from %s); give --move-price PRICE_PER_GB", gb, why, zones[a].Name)
+			}
+			v, err := l.fx.Convert(amt, t.Currency, l.currency)
+			if err != nil {
+				return nil, "", asUsage(err)
+			}
+			mc[a][b] = v.InexactFloat64()
+			note := fmt.Sprintf("%s %s a move (%s from %s, %s)", what, fmtMoneyF(mc[a][b], string(l.currency)), path, t.Group, t.PathSource(path))
+			if t.Paths[path].BothDirections {
+				note = fmt.Sprintf("%s %s a move (%s, billed out and in, %s, %s)", what, fmtMoneyF(mc[a][b], string(l.currency)), path, t.Group, t.PathSource(path))
+			}
+			if !slices.Contains(notes, note) {
+				notes = append(notes, note)
+			}
+		}
+	}
+	return mc, fmt.Sprintf("each move copies %g GB of job state, priced by the catalog's transfer prices per move (each move priced from the month's first GB): %s", gb, strings.Join(notes, "; ")), nil
+}
+
+// list names the zones with their regions: "us-east-1a, us-east-1c (us-east-1), us-west-2a (us-west-2)".
+func (z *zoneInputs) list() string {
+	var parts []string
+	for i, n := range z.names {
+		if i+1 < len(z.names) && z.regions[i+1] == z.regions[i] {
+			parts = append(parts, n)
+			continue
+		}
+		parts = append(parts, fmt.Sprintf("%s (%s)", n, z.regions[i]))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// addZoneInputs adds the zones, their pairing and the move costs to the JSON inputs.
+func addZoneInputs(inputs map[string]any, in *spotInputs) {
+	z := in.zones
+	var zs []map[string]any
+	for i, n := range z.names {
+		zz := in.cfg.Zones[i]
+		zs = append(zs, map[string]any{"name": n, "region": z.regions[i], "trace": z.files[i], "spot_price": zz.SpotPrice, "od_price": zz.ODPrice})
+	}
+	inputs["zones"] = zs
+	inputs["zone_pairing"] = z.pairing
+	inputs["move_gb"] = z.moveGB
+	inputs["move_costs"] = z.moveNote
+	inputs["ondemand_cost"] = fp(cheapestODCost(in), 4)
+}
+
+// cheapestODCost is the job on on-demand alone in its cheapest zone.
+func cheapestODCost(in *spotInputs) float64 {
+	j := in.cfg.Job
+	best := j.ODCost()
+	for _, z := range in.cfg.Zones {
+		if z.ODPrice > 0 {
+			jz := j
+			jz.ODPrice = z.ODPrice
+			best = min(best, jz.ODCost())
+		}
+	}
+	return best
+}
+
+// zonePolicyJSON fills a policy's moves: for the policies that choose zones
+// (not the optimum, whose moves are not counted); the others are marked as
+// run in the first zone.
+func zonePolicyJSON(p *spotPolicyJSON, s *spot.Summary, pol spot.Policy) {
+	if !spot.ZoneAware(pol) {
+		p.FirstZoneOnly = true
+		return
+	}
+	if _, opt := pol.(spot.Optimal); opt || s.Note != "" {
+		return
+	}
+	p.MovesMean, p.MoveCostMean = fp(s.MovesMean, 3), fp(s.MoveCostMean, 4)
+}
+
+// zoneNotes explain the zones, the moves and which policies ran where.
+func zoneNotes(out spotJSON, in *spotInputs) []string {
+	z := in.zones
+	notes := []string{
+		fmt.Sprintf("Zones: %s, one trace each.", z.list()),
+		"Moves: " + z.moveNote + ". MOVES is the mean number of moves between zones per run and MOVE COST the mean money of their transfer per run; each move's restart delay is in the cost as any launch's. The optimum's moves are not counted (\"-\").",
+	}
+	var first []string
+	for _, p := range out.Policies {
+		if p.FirstZoneOnly {
+			first = append(first, p.Name)
+		}
+	}
+	if len(first) > 0 {
+		what := "choose no zone: they ran"
+		if len(first) == 1 {
+			what = "chooses no zone: it ran"
+		}
+		notes = append(notes, fmt.Sprintf("%s %s in the first zone, %s, alone.", strings.Join(first, ", "), what, z.names[0]))
+	}
+	notes = append(notes, fmt.Sprintf("SAVINGS are against on-demand in the cheapest zone: %s.", fmtMoneyF(cheapestODCost(in), in.currency)))
+	return notes
+}
+
+// zonesMTBF is the mean up-run of the zones pooled, for --checkpoint auto:
+// the hours spot is up in all of them over their up-runs, Σuᵢ / Σ(uᵢ/mᵢ)
+// with uᵢ a zone's share of time up and mᵢ its mean up-run (the traces are
+// paired, so they span the same time). A zone never up adds nothing; none
+// up at all: +Inf (no interruptions).
+func zonesMTBF(zones []spot.Zone, nodes int) float64 {
+	var up, runs float64
+	for _, z := range zones {
+		m := z.Model.MTBF(nodes)
+		u := 1.0
+		switch x := z.Model.(type) {
+		case *spot.Replay:
+			u = x.Trace.RunsFor(nodes).UpFraction()
+		case spot.TwoState:
+			u = x.MeanUp / (x.MeanUp + x.MeanDown)
+		}
+		if u == 0 || math.IsInf(m, 1) {
+			continue
+		}
+		up += u
+		runs += u / m
+	}
+	if runs == 0 {
+		return math.Inf(1)
+	}
+	return up / runs
+}

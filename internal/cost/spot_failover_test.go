@@ -1,0 +1,80 @@
+package cost
+
+import (
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/shopspring/decimal"
+
+	"github.com/gpuscout/gpuscout/internal/catalog"
+	"github.com/gpuscout/gpuscout/internal/money"
+	"github.com/gpuscout/gpuscout/internal/spot"
+)
+
+// The failover's zones are its regions in units of the first region's spot
+// price: r2's spot 2/1 = 2, on-demand 4/1, a move of 3 USD = 3 hours at r1's
+// spot price (the spot package's tests show that moves are charged as given).
+func TestFailoverZones(t *testing.T) {
+	band := catalog.BandChoice{Label: ">20%", Origin: "test"}
+	f := &SpotFailover{Currency: money.USD, Regions: []SpotRegion{
+		{Name: "r1", Spot: dec("0.5"), OnDemand: dec("4"), Band: band},
+		{Name: "r2", Spot: dec("1"), OnDemand: dec("2"), Band: band},
+	}, MoveCost: [][]decimal.Decimal{{dec("0"), dec("1.5")}, {dec("2"), dec("0")}}}
+	zones, moves, bands, err := f.zones()
+	if err != nil {
+		t.Fatal(err)
+	}
+	lambda, _, _, _ := spot.BandHazard(">20%")
+	if zones[0].SpotPrice != 1 || zones[0].ODPrice != 8 || zones[1].SpotPrice != 2 || zones[1].ODPrice != 4 || zones[1].Model != (spot.Hazard{PerHour: lambda}) {
+		t.Errorf("zones %+v", zones)
+	}
+	if moves[0][1] != 3 || moves[1][0] != 4 || moves[0][0] != 0 || len(bands) != 2 || !strings.Contains(bands[1], "r2 >20% a month (test)") {
+		t.Errorf("moves %v, bands %q", moves, bands)
+	}
+	bad := *f
+	bad.MoveCost = bad.MoveCost[:1]
+	if _, _, _, err := bad.zones(); err == nil {
+		t.Error("one row of move costs for two regions: no error")
+	}
+}
+
+// A failover estimate is the spot package's multi-zone simulation of
+// failover-deadline on the failover's zones, run by hand on the same seeds:
+// same hours factor, moves and money on moves, deadline misses.
+func TestSimModelFailoverIsTheSimulators(t *testing.T) {
+	band := catalog.BandChoice{Label: ">20%", Origin: "test"}
+	f := &SpotFailover{Currency: money.USD, Regions: []SpotRegion{
+		{Name: "r1", Spot: dec("1"), OnDemand: dec("8"), Band: band},
+		{Name: "r2", Spot: dec("2"), OnDemand: dec("4"), Band: band},
+	}, MoveCost: [][]decimal.Decimal{{dec("0"), dec("3")}, {dec("3"), dec("0")}}}
+	m := &SimModel{Runs: 400, Deadline: 104, Floor: true}
+	u := &Usage{DurationHours: 100, Instances: 4, Spot: DefaultSpot}
+	est, err := m.Estimate(&catalog.Offering{}, SpotInput{Failover: f}, u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if est.Policy != "failover-deadline" || strings.Join(est.Regions, ",") != "r1,r2" {
+		t.Fatalf("policy %s regions %v", est.Policy, est.Regions)
+	}
+	zones, moves, _, _ := f.zones()
+	job := spot.Job{Work: 100, Deadline: 104, Nodes: 4, Checkpoint: DefaultSpot.CheckpointHours, Restart: DefaultSpot.RestartHours, SpotPrice: 1, ODPrice: 8}
+	s, err := spot.Simulate(spot.Config{Job: job, Zones: zones, MoveCost: moves, Runs: 400, Seed: 1}, []spot.Policy{spot.FailoverDeadline{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := math.Max(1, s[0].CostMean/400); math.Abs(est.HoursFactor-want) > 1e-12 || est.MovesMean != s[0].MovesMean ||
+		est.MoveCostHours != s[0].MoveCostMean || math.Abs(est.PMissDeadline-(1-s[0].PMeetDeadline)) > 1e-12 {
+		t.Errorf("estimate factor %.6f, moves %.4f (%.4f h), miss %.4f; the simulator gives %.6f, %.4f (%.4f h), %.4f",
+			est.HoursFactor, est.MovesMean, est.MoveCostHours, est.PMissDeadline, want, s[0].MovesMean, s[0].MoveCostMean, 1-s[0].PMeetDeadline)
+	}
+	// The floor: the multi-zone optimum, at most the policy's cost, on the first
+	// 20 runs: 40 asked, but on 2 zones a run may use 40000·6/11 = 21818 cells,
+	// √(104·100/21818) = 0.69 h > 0.5 h, so 0.5 h on ⌊40·21818·0.25/10400⌋ = 20 runs.
+	if est.Floor == nil || est.Floor.Runs != 20 || est.Floor.Factor > est.HoursFactor+1e-9 {
+		t.Errorf("floor %+v (note %q); want the optimum on 20 runs, at most the factor %.4f", est.Floor, est.FloorNote, est.HoursFactor)
+	}
+	if !strings.Contains(est.Explanation, "r2 >20% a month (test)") || !strings.Contains(est.Explanation, "moves on average") {
+		t.Errorf("explanation %q", est.Explanation)
+	}
+}

@@ -1,0 +1,92 @@
+package cost
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/gpuscout/gpuscout/internal/spot"
+)
+
+// Bounds of the hindsight optimum a spot estimate computes (SimModel.Floor).
+// The optimum is a dynamic programme over grid steps × steps of work per
+// run (spot.Optimal), so its cost grows with the square of the grid's
+// fineness: these keep it to about a tenth of a second per job shape on a
+// slow machine (measured: some 40 ns per cell).
+const (
+	// FloorMaxRuns is the most runs the optimum is computed on: a tenth of
+	// the estimate's runs (the first ones, which face the same
+	// availability), at least FloorMinRuns (or all where fewer), at most this.
+	FloorMaxRuns = 100
+	FloorMinRuns = 20
+	// FloorCellsPerRun bounds the optimum's grid cells per run (steps to the
+	// deadline × steps of work): some 1.6 ms a run.
+	FloorCellsPerRun = 40000.0
+	// FloorMaxStep is the coarsest grid, hours: the optimum rounds each
+	// launch's delay up to whole steps, so a coarser grid would overstate it.
+	FloorMaxStep = 0.5
+)
+
+// FloorGrid is the grid, in hours, and the number of runs of the hindsight
+// optimum of a job of work hours with a deadline, for an estimate of runs
+// runs: n runs (a tenth, at least FloorMinRuns or all, at most
+// FloorMaxRuns) get a budget of n × FloorCellsPerRun cells; the grid is
+// spot.DefaultOptimalStep where that allows, else coarser up to
+// FloorMaxStep, else the runs are fewer; n = 0 where fewer than
+// FloorMinRuns (or all) would fit. The step is then shortened so that the
+// work is a whole number of steps (the optimum rounds the work up to whole
+// steps, which would put it above a policy that needs no rounding).
+//
+// With several zones the optimum's states per cell grow from 6 to 1 + 3z
+// plus z² moves: the budget is divided by (1 + 3z + z²)/6.
+func FloorGrid(work, deadline float64, runs, zones int) (step float64, n int) {
+	n = min(runs, max(runs/10, FloorMinRuns), FloorMaxRuns)
+	perRun := FloorCellsPerRun
+	if zones >= 2 {
+		perRun = FloorCellsPerRun * 6 / float64(1+3*zones+zones*zones)
+	}
+	budget := float64(n) * perRun
+	h := math.Max(spot.DefaultOptimalStep, math.Sqrt(deadline*work/perRun))
+	if h > FloorMaxStep {
+		h = FloorMaxStep
+		n = min(n, int(budget*h*h/(deadline*work)))
+	}
+	if n < 1 || n < min(runs, FloorMinRuns) {
+		return 0, 0
+	}
+	return work / math.Ceil(work/h-1e-9), n
+}
+
+// floor computes the hindsight optimum of the estimate's job on the first
+// runs of the same simulation (same seed, same model) beside the policy,
+// or says in FloorNote why there is none.
+func (m *SimModel) floor(est *SpotEstimate, cfg spot.Config, pol spot.Policy, runs int) error {
+	job := cfg.Job
+	switch {
+	case job.Deadline == 0:
+		est.FloorNote = "no hindsight optimum: it needs a deadline (--deadline) to weigh waiting for spot against on-demand"
+		return nil
+	case pol.Name() == (spot.SpotOnly{}).Name() || pol.Name() == (spot.Failover{}).Name():
+		est.FloorNote = "no hindsight optimum: the on-demand price is not known in the spot price's currency"
+		return nil
+	}
+	step, n := FloorGrid(job.Work, job.Deadline, runs, len(cfg.Zones))
+	if n == 0 {
+		est.FloorNote = fmt.Sprintf("no hindsight optimum: %s of work within %s would need a grid coarser than %g h or fewer than %d runs to stay within its time budget (%.0f cells a run)",
+			FormatHours(job.Work), FormatHours(job.Deadline), FloorMaxStep, FloorMinRuns, FloorCellsPerRun)
+		return nil
+	}
+	cfg.Runs = n
+	sums, err := spot.Simulate(cfg, []spot.Policy{pol, spot.Optimal{Step: step}})
+	if err != nil {
+		return fmt.Errorf("hindsight optimum: %w", err)
+	}
+	opt := sums[1]
+	if opt.Unfinished == opt.Runs {
+		est.FloorNote = "no hindsight optimum: no schedule meets the deadline on the optimum's grid"
+		return nil
+	}
+	nodeHours := job.Work * float64(job.Nodes)
+	est.Floor = &SpotFloor{Factor: opt.CostMean / nodeHours, Regret: sums[0].RegretMean, HasRegret: sums[0].HasRegret,
+		Runs: n, Step: step, SavingsMean: opt.SavingsMean}
+	return nil
+}

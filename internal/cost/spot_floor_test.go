@@ -1,0 +1,61 @@
+package cost
+
+import (
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/gpuscout/gpuscout/internal/catalog"
+	"github.com/gpuscout/gpuscout/internal/money"
+)
+
+func TestFloorGrid(t *testing.T) {
+	for _, c := range []struct {
+		work, deadline float64
+		runs           int
+		step           float64
+		n              int
+	}{
+		{10, 20, 1000, 0.1, 100},            // 200 × 100 cells: the default grid
+		{29.75, 216, 1000, 29.75 / 75, 100}, // √(216·29.75/40000) = 0.40 h, shortened to 75 steps of work
+		{10, 20, 200, 0.1, 20},              // a tenth of the runs, at least 20
+		{10, 20, 5, 0.1, 5},                 // all of a few runs
+		{426, 720, 1000, 0, 0},              // √(720·426/40000) = 2.8 h: beyond 0.5 h
+		{50, 200, 1000, 0.5, 100},           // √(200·50/40000) = 0.5 h exactly: the coarsest allowed
+	} {
+		step, n := FloorGrid(c.work, c.deadline, c.runs, 1)
+		if math.Abs(step-c.step) > 1e-12 || n != c.n {
+			t.Errorf("FloorGrid(%g, %g, %d) = %g h, %d runs; want %g h, %d runs", c.work, c.deadline, c.runs, step, n, c.step, c.n)
+		}
+	}
+}
+
+// The floor is all-spot when spot hardly ever fails: a 10 h job at
+// "<5%" a month (λ = 3.5e-5/h) is interrupted in about 1 run of 3000, so
+// the optimum on the first 100 runs costs exactly the work at the spot
+// price (factor 1), and Uniform Progress matches it.
+func TestSimModelFloorAllSpot(t *testing.T) {
+	m := &SimModel{Deadline: 20, Floor: true}
+	o := &catalog.Offering{OnDemand: catalog.Price{Known: true, Amount: money.Amount{Value: dec("4"), Currency: money.USD}}}
+	in := SpotInput{Price: catalog.Price{Known: true, Amount: money.Amount{Value: dec("1"), Currency: money.USD}}, Band: catalog.BandChoice{Label: "<5%", Origin: "test"}}
+	u := &Usage{DurationHours: 10, Instances: 1, Spot: DefaultSpot}
+	est, err := m.Estimate(o, in, u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if est.Floor == nil || math.Abs(est.Floor.Factor-1) > 1e-9 || est.Floor.Runs != 100 || !est.Floor.HasRegret || math.Abs(est.Floor.Regret) > 1e-9 {
+		t.Fatalf("floor %+v; want factor 1 on 100 runs, regret 0", est.Floor)
+	}
+	if math.Abs(est.Floor.SavingsMean-0.75) > 1e-9 {
+		t.Errorf("floor savings %g; want 1 − 1/4 = 0.75", est.Floor.SavingsMean)
+	}
+	// No deadline: no floor, and why.
+	m2 := &SimModel{Floor: true}
+	est, err = m2.Estimate(o, in, u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if est.Floor != nil || !strings.Contains(est.FloorNote, "needs a deadline") {
+		t.Errorf("without a deadline: floor %+v, note %q", est.Floor, est.FloorNote)
+	}
+}
