@@ -1,0 +1,198 @@
+// Package form is what each input of advise and offers means, defined once
+// for the command line and the HTTP API: a Form holds one value per input
+// (the pflag.Value the CLI registers as its flag, with the same name, help
+// and default), each set from its text by Set, and turns the whole set into
+// the domain's request (Advise.Request, Offers.Query). `--for 7d` and
+// {"for": "7d"} go through the same Set and say the same when wrong.
+package form
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"net/url"
+	"slices"
+	"strings"
+
+	"github.com/spf13/pflag"
+)
+
+// Form is a set of named inputs. Its flag set is the CLI's: a command adds
+// it to its own flags, so that what cobra parses lands here.
+type Form struct {
+	fs *pflag.FlagSet
+}
+
+func newForm(name string) Form {
+	fs := pflag.NewFlagSet(name, pflag.ContinueOnError)
+	return Form{fs: fs}
+}
+
+// Flags is the form's inputs as flags, for a command to add.
+func (f *Form) Flags() *pflag.FlagSet { return f.fs }
+
+// Names lists the inputs, sorted.
+func (f *Form) Names() []string {
+	var out []string
+	f.fs.VisitAll(func(fl *pflag.Flag) { out = append(out, fl.Name) })
+	slices.Sort(out)
+	return out
+}
+
+// Has reports whether name is an input of the form.
+func (f *Form) Has(name string) bool { return f.fs.Lookup(name) != nil }
+
+// Changed reports whether the input was set (by Set or on the command
+// line), so that a value equal to the default still counts.
+func (f *Form) Changed(name string) bool {
+	fl := f.fs.Lookup(name)
+	return fl != nil && fl.Changed
+}
+
+// Set reads one input from its text, as the flag --name text would. A
+// repeatable input (credits, egress, provider, region) gains one item per
+// call. The error is an *InputError.
+func (f *Form) Set(name, text string) error {
+	fl := f.fs.Lookup(name)
+	if fl == nil {
+		return &InputError{Name: name, Err: fmt.Errorf("unknown input; allowed: %s", strings.Join(f.Names(), ", ")), Unknown: true}
+	}
+	if err := f.fs.Set(name, text); err != nil {
+		return &InputError{Name: name, Err: err} // pflag's words: invalid argument "x" for "--name" flag: ...
+	}
+	return nil
+}
+
+// InputError names the input a problem is with. Its text is the CLI's.
+type InputError struct {
+	Name string // the input (flag) name, without dashes
+	Err  error
+	// Unknown: the form has no input of that name.
+	Unknown bool
+}
+
+func (e *InputError) Error() string { return e.Err.Error() }
+func (e *InputError) Unwrap() error { return e.Err }
+
+// inputErrorf is a problem with input name, in the CLI's words.
+func inputErrorf(name, format string, a ...any) error {
+	return &InputError{Name: name, Err: fmt.Errorf(format, a...)}
+}
+
+// SetJSON sets the inputs from a JSON object whose keys are the input
+// names: a string is the flag's text; a number is its text as written; a
+// boolean sets a switch (--no-spot); a list sets a repeatable input once per
+// item (strings or numbers). Keys are read in sorted order; every problem is
+// returned, each naming its input.
+func (f *Form) SetJSON(body []byte) []*InputError {
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.UseNumber()
+	var obj map[string]json.RawMessage
+	if err := dec.Decode(&obj); err != nil || obj == nil {
+		msg := "want a JSON object whose keys are the input names"
+		if err != nil {
+			msg += ": " + err.Error()
+		}
+		return []*InputError{{Name: "body", Err: fmt.Errorf("%s", msg)}}
+	}
+	if dec.More() {
+		return []*InputError{{Name: "body", Err: fmt.Errorf("one JSON object expected, found more data after it")}}
+	}
+	var bad []*InputError
+	for _, k := range slices.Sorted(maps.Keys(obj)) {
+		if err := f.setJSON(k, obj[k]); err != nil {
+			bad = append(bad, err.(*InputError))
+		}
+	}
+	return bad
+}
+
+// setJSON sets one input from its JSON value.
+func (f *Form) setJSON(name string, raw json.RawMessage) error {
+	fl := f.fs.Lookup(name)
+	if fl == nil {
+		return f.Set(name, "") // the unknown-input error
+	}
+	var v any
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	if err := dec.Decode(&v); err != nil {
+		return inputErrorf(name, "%v", err)
+	}
+	want := "a string in the flag's syntax"
+	if isBool(fl) {
+		want = "true or false"
+	} else if isRepeatable(fl) {
+		want = "a string, or a list of strings (one per repeated flag)"
+	}
+	switch x := v.(type) {
+	case string:
+		return f.Set(name, x)
+	case json.Number:
+		if isBool(fl) {
+			break
+		}
+		return f.Set(name, x.String())
+	case bool:
+		if !isBool(fl) {
+			break
+		}
+		return f.Set(name, fmt.Sprint(x))
+	case []any:
+		if !isRepeatable(fl) {
+			break
+		}
+		for i, item := range x {
+			var text string
+			switch it := item.(type) {
+			case string:
+				text = it
+			case json.Number:
+				text = it.String()
+			default:
+				return inputErrorf(name, "item %d: want a string", i+1)
+			}
+			if err := f.Set(name, text); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	return inputErrorf(name, "got %s; want %s", raw, want)
+}
+
+// SetQuery sets the inputs from URL query parameters named as the inputs;
+// a repeated parameter sets a repeatable input once per value, and a switch
+// given without a value (?spot) is on, as the flag alone is.
+func (f *Form) SetQuery(v url.Values) []*InputError {
+	var bad []*InputError
+	for _, k := range slices.Sorted(maps.Keys(v)) {
+		for _, text := range v[k] {
+			if fl := f.fs.Lookup(k); fl != nil && text == "" && fl.NoOptDefVal != "" {
+				text = fl.NoOptDefVal
+			}
+			if err := f.Set(k, text); err != nil {
+				bad = append(bad, err.(*InputError))
+				break
+			}
+		}
+	}
+	return bad
+}
+
+func isBool(fl *pflag.Flag) bool { return fl.Value.Type() == "bool" }
+
+func isRepeatable(fl *pflag.Flag) bool {
+	if _, ok := fl.Value.(repeatable); ok {
+		return true
+	}
+	_, ok := fl.Value.(pflag.SliceValue)
+	return ok
+}
+
+// boolVar registers a switch: --name alone is true.
+func (f *Form) boolVar(p *bool, name, usage string) {
+	fl := f.fs.VarPF(&boolValue{b: p}, name, "", usage)
+	fl.NoOptDefVal = "true"
+}
