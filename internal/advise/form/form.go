@@ -54,14 +54,20 @@ func (f *Form) Changed(name string) bool {
 // repeatable input (credits, egress, provider, region) gains one item per
 // call. The error is an *InputError.
 func (f *Form) Set(name, text string) error {
-	fl := f.fs.Lookup(name)
-	if fl == nil {
-		return &InputError{Name: name, Err: fmt.Errorf("unknown input; allowed: %s", strings.Join(f.Names(), ", ")), Unknown: true}
+	if f.fs.Lookup(name) == nil {
+		return f.unknown(name)
 	}
 	if err := f.fs.Set(name, text); err != nil {
 		return &InputError{Name: name, Err: err} // pflag's words: invalid argument "x" for "--name" flag: ...
 	}
 	return nil
+}
+
+// unknown is the error for a name that is no input; own are the caller's
+// names beside the inputs (the API's currency), listed as allowed too.
+func (f *Form) unknown(name string, own ...string) *InputError {
+	allowed := slices.Sorted(slices.Values(append(f.Names(), own...)))
+	return &InputError{Name: name, Err: fmt.Errorf("unknown input; allowed: %s", strings.Join(allowed, ", ")), Unknown: true}
 }
 
 // InputError names the input a problem is with. Its text is the CLI's.
@@ -83,36 +89,48 @@ func inputErrorf(name, format string, a ...any) error {
 // SetJSON sets the inputs from a JSON object whose keys are the input
 // names: a string is the flag's text; a number is its text as written; a
 // boolean sets a switch (--no-spot); a list sets a repeatable input once per
-// item (strings or numbers). Keys are read in sorted order; every problem is
-// returned, each naming its input.
-func (f *Form) SetJSON(body []byte) []*InputError {
+// item (strings or numbers). The keys named in own are the caller's, not
+// inputs: their raw values are returned. Keys are read in sorted order;
+// every problem is returned, each naming its input (or "body").
+func (f *Form) SetJSON(body []byte, own ...string) (map[string]json.RawMessage, []*InputError) {
 	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.UseNumber()
 	var obj map[string]json.RawMessage
 	if err := dec.Decode(&obj); err != nil || obj == nil {
 		msg := "want a JSON object whose keys are the input names"
 		if err != nil {
 			msg += ": " + err.Error()
 		}
-		return []*InputError{{Name: "body", Err: fmt.Errorf("%s", msg)}}
+		return nil, []*InputError{{Name: "body", Err: fmt.Errorf("%s", msg)}}
 	}
 	if dec.More() {
-		return []*InputError{{Name: "body", Err: fmt.Errorf("one JSON object expected, found more data after it")}}
+		return nil, []*InputError{{Name: "body", Err: fmt.Errorf("one JSON object expected, found more data after it")}}
 	}
 	var bad []*InputError
+	mine := map[string]json.RawMessage{}
 	for _, k := range slices.Sorted(maps.Keys(obj)) {
-		if err := f.setJSON(k, obj[k]); err != nil {
+		if slices.Contains(own, k) {
+			mine[k] = obj[k]
+			continue
+		}
+		if !f.Has(k) {
+			bad = append(bad, f.unknown(k, own...))
+			continue
+		}
+		if err := f.SetJSONValue(k, obj[k]); err != nil {
 			bad = append(bad, err.(*InputError))
 		}
 	}
-	return bad
+	return mine, bad
 }
 
-// setJSON sets one input from its JSON value.
-func (f *Form) setJSON(name string, raw json.RawMessage) error {
+// SetJSONValue sets one input from its JSON value (see SetJSON).
+func (f *Form) SetJSONValue(name string, raw json.RawMessage) error {
 	fl := f.fs.Lookup(name)
 	if fl == nil {
-		return f.Set(name, "") // the unknown-input error
+		return f.unknown(name)
+	}
+	if string(raw) == "null" {
+		return inputErrorf(name, "null: give a value, or leave %s out", name)
 	}
 	var v any
 	dec := json.NewDecoder(bytes.NewReader(raw))
@@ -164,12 +182,21 @@ func (f *Form) setJSON(name string, raw json.RawMessage) error {
 
 // SetQuery sets the inputs from URL query parameters named as the inputs;
 // a repeated parameter sets a repeatable input once per value, and a switch
-// given without a value (?spot) is on, as the flag alone is.
-func (f *Form) SetQuery(v url.Values) []*InputError {
+// given without a value (?spot) is on, as the flag alone is. Parameters
+// named in own are the caller's and skipped.
+func (f *Form) SetQuery(v url.Values, own ...string) []*InputError {
 	var bad []*InputError
 	for _, k := range slices.Sorted(maps.Keys(v)) {
+		if slices.Contains(own, k) {
+			continue
+		}
+		fl := f.fs.Lookup(k)
+		if fl == nil {
+			bad = append(bad, f.unknown(k, own...))
+			continue
+		}
 		for _, text := range v[k] {
-			if fl := f.fs.Lookup(k); fl != nil && text == "" && fl.NoOptDefVal != "" {
+			if text == "" && fl.NoOptDefVal != "" {
 				text = fl.NoOptDefVal
 			}
 			if err := f.Set(k, text); err != nil {
