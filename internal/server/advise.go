@@ -141,4 +141,3 @@ func (s *Server) postAdvise(w http.ResponseWriter, r *http.Request) {
 func adviseInputs() []string {
 	return append(form.NewAdvise().Names(), keyCurrency, keyBench)
 }
-
