@@ -2,17 +2,21 @@ package cli
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http/httptest"
 	"net/url"
+	"os"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gpuscout/gpuscout/internal/advise/form"
 	"github.com/gpuscout/gpuscout/internal/catalog"
 	"github.com/gpuscout/gpuscout/internal/server"
+	"github.com/gpuscout/gpuscout/internal/store"
 	"github.com/gpuscout/gpuscout/internal/store/storetest"
 )
 
@@ -112,8 +116,8 @@ func TestAdviseAPIMatchesCLI(t *testing.T) {
 	srv := apiServer(t)
 	used := map[string]bool{}
 	for _, tc := range []struct {
-		name string
-		args []string
+		name  string
+		args  []string
 		typed string // a body by hand (JSON numbers, booleans, lists), besides adviseBody(args)
 	}{
 		{"the ask", []string{"--scenario", "cv-training", "--gpu", "A100:4", "--for", "7d", "--objective", "balanced", "--max-nodes", "8"},
@@ -271,4 +275,45 @@ func jsonNumText(n *json.Number) string {
 		return "null"
 	}
 	return n.String()
+}
+
+// TestAdviseAPIBenchFromStore: "bench" names stored reports; the answer is
+// the CLI's with --bench FILE, the source named by its API path.
+func TestAdviseAPIBenchFromStore(t *testing.T) {
+	const file = "testdata/bench-a10g-v1.json"
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cat, err := catalog.Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := storetest.Memory()
+	id := store.DocumentID(b)
+	if _, err := st.PutDocument(context.Background(), &store.Document{ID: id, Kind: store.KindBench, Body: b, ReceivedAt: time.Now()}); err != nil {
+		t.Fatal(err)
+	}
+	srv, err := server.New(server.Config{Store: st, Catalog: cat, ReadOpen: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"--scenario", "inference-batch", "--work", "100gpu-h@A100", "--provider", "aws"}
+	out, errOut, code := run(t, append([]string{"advise", "-o", "json", "--no-user-catalog", "--bench", file}, args...)...)
+	if code != 0 {
+		t.Fatalf("CLI exit %d: %s", code, errOut)
+	}
+	body := strings.Replace(adviseBody(t, args), "{", `{"bench":["`+id+`"],`, 1)
+	w := apiDo(srv, "POST", "/api/v1/advise", body)
+	if w.Code != 200 {
+		t.Fatalf("API %s: %d %s", body, w.Code, w.Body)
+	}
+	cli := strings.ReplaceAll(canonical(t, []byte(out)), file, "/api/v1/reports/"+id)
+	if api := canonical(t, w.Body.Bytes()); cli != api || !strings.Contains(api, "(measured, /api/v1/reports/"+id+")") {
+		t.Errorf("the API's answer with the stored report differs from the CLI's with the file\nCLI %.600s\nAPI %.600s", cli, api)
+	}
+	w = apiDo(srv, "POST", "/api/v1/advise", strings.Replace(body, id, strings.Repeat("0", 64), 1))
+	if w.Code != 400 || !strings.Contains(w.Body.String(), `"field":"bench"`) {
+		t.Errorf("an unknown report id: got %d %s, want 400 naming bench", w.Code, w.Body)
+	}
 }

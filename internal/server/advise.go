@@ -104,6 +104,7 @@ func (s *Server) adviseFromBody(r *http.Request, body []byte) (*advise.Advisor, 
 		if err != nil {
 			return nil, nil, []FieldError{{keyBench, err.Error()}}, nil
 		}
+		rep.Path = "/api/v1/reports/" + id // where the measured figures came from, as the CLI names the file
 		req.Bench[g] = rep
 	}
 	req.Defaults()
