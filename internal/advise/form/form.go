@@ -89,7 +89,8 @@ func inputErrorf(name, format string, a ...any) error {
 // SetJSON sets the inputs from a JSON object whose keys are the input
 // names: a string is the flag's text; a number is its text as written; a
 // boolean sets a switch (--no-spot); a list sets a repeatable input once per
-// item (strings or numbers). The keys named in own are the caller's, not
+// item (strings or numbers); egress also takes an object of GB by path,
+// {"internet": 500}, as a usage file does. The keys named in own are the caller's, not
 // inputs: their raw values are returned. Keys are read in sorted order;
 // every problem is returned, each naming its input (or "body").
 func (f *Form) SetJSON(body []byte, own ...string) (map[string]json.RawMessage, []*InputError) {
@@ -157,6 +158,20 @@ func (f *Form) SetJSONValue(name string, raw json.RawMessage) error {
 			break
 		}
 		return f.Set(name, fmt.Sprint(x))
+	case map[string]any:
+		if fl.Value.Type() != "PATH=GB" { // egress: {"internet": 500}, as in a usage file
+			break
+		}
+		for _, k := range slices.Sorted(maps.Keys(x)) {
+			n, ok := x[k].(json.Number)
+			if !ok {
+				return inputErrorf(name, "%s: want a number of GB", k)
+			}
+			if err := f.Set(name, k+"="+n.String()); err != nil {
+				return err
+			}
+		}
+		return nil
 	case []any:
 		if !isRepeatable(fl) {
 			break

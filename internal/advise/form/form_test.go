@@ -33,6 +33,13 @@ func TestSetJSON(t *testing.T) {
 				}
 				return ""
 			}, nil},
+		{"egress as an object", `{"egress":{"internet":500,"cross-zone":5}}`, nil,
+			func(f *Advise) string {
+				if f.egress["internet"] != 500 || f.egress["cross-zone"] != 5 {
+					return "want internet 500, cross-zone 5"
+				}
+				return ""
+			}, nil},
 		{"the caller's keys are returned", `{"currency":"CNY","scenario":"cv-training"}`, []string{"currency"}, nil, nil},
 		{"problems, each by its key", `{"for":"forever","colour":"red","no-spot":1,"gpu":["A100"],"max-nodes":0,"model":null,"discount-rate":8}`, nil, nil, map[string]string{
 			"for":           `invalid argument "forever" for "--for" flag`,
@@ -46,6 +53,8 @@ func TestSetJSON(t *testing.T) {
 		{"not an object", `["scenario"]`, nil, nil, map[string]string{"body": "want a JSON object"}},
 		{"two objects", `{} {}`, nil, nil, map[string]string{"body": "one JSON object expected"}},
 		{"a list item that is not text", `{"provider":[{"name":"aws"}]}`, nil, nil, map[string]string{"provider": "item 1: want a string"}},
+		{"an object elsewhere, a bad egress object", `{"credits":{"aws":100},"egress":{"moon":5}}`, nil, nil, map[string]string{
+			"credits": "want a string, or a list of strings", "egress": `invalid argument "moon=5" for "--egress" flag`}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f := NewAdvise()
