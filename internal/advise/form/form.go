@@ -57,11 +57,21 @@ func (f *Form) Set(name, text string) error {
 	if f.fs.Lookup(name) == nil {
 		return f.unknown(name)
 	}
+	if len(text) > MaxTextLen {
+		return inputErrorf(name, "--%s: %d characters; at most %d", name, len(text), MaxTextLen)
+	}
 	if err := f.fs.Set(name, text); err != nil {
 		return &InputError{Name: name, Err: err} // pflag's words: invalid argument "x" for "--name" flag: ...
 	}
 	return nil
 }
+
+// Bounds on what one input may carry, so that a request cannot make the
+// parsers (or the engine, with thousands of credits) work without end.
+const (
+	MaxTextLen = 1000 // characters in one value
+	MaxListLen = 100  // items of a repeatable input in one request
+)
 
 // unknown is the error for a name that is no input; own are the caller's
 // names beside the inputs (the API's currency), listed as allowed too.
@@ -176,6 +186,9 @@ func (f *Form) SetJSONValue(name string, raw json.RawMessage) error {
 		if !isRepeatable(fl) {
 			break
 		}
+		if len(x) > MaxListLen {
+			return inputErrorf(name, "%d items; at most %d", len(x), MaxListLen)
+		}
 		for i, item := range x {
 			var text string
 			switch it := item.(type) {
@@ -208,6 +221,10 @@ func (f *Form) SetQuery(v url.Values, own ...string) []*InputError {
 		fl := f.fs.Lookup(k)
 		if fl == nil {
 			bad = append(bad, f.unknown(k, own...))
+			continue
+		}
+		if len(v[k]) > MaxListLen {
+			bad = append(bad, inputErrorf(k, "%d values; at most %d", len(v[k]), MaxListLen).(*InputError))
 			continue
 		}
 		for _, text := range v[k] {

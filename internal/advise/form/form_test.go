@@ -50,6 +50,8 @@ func TestSetJSON(t *testing.T) {
 			"model":         "null: give a value, or leave model out",
 			"discount-rate": "a bare number is a fraction",
 		}},
+		{"bounds", `{"gpu":"` + strings.Repeat("A", MaxTextLen+1) + `","region":[` + strings.Repeat(`"us-east-1",`, MaxListLen) + `"us-east-1"]}`, nil, nil, map[string]string{
+			"gpu": "--gpu: 1001 characters; at most 1000", "region": "101 items; at most 100"}},
 		{"not an object", `["scenario"]`, nil, nil, map[string]string{"body": "want a JSON object"}},
 		{"two objects", `{} {}`, nil, nil, map[string]string{"body": "one JSON object expected"}},
 		{"a list item that is not text", `{"provider":[{"name":"aws"}]}`, nil, nil, map[string]string{"provider": "item 1: want a string"}},
