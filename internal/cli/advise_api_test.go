@@ -115,23 +115,24 @@ func canonical(t *testing.T, b []byte) string {
 func TestAdviseAPIMatchesCLI(t *testing.T) {
 	srv := apiServer(t)
 	used := map[string]bool{}
+	spotPlans := false // the simulated spot plans compare too
 	for _, tc := range []struct {
 		name  string
 		args  []string
 		typed string // a body by hand (JSON numbers, booleans, lists), besides adviseBody(args)
 	}{
-		{"the ask", []string{"--scenario", "cv-training", "--gpu", "A100:4", "--for", "7d", "--objective", "balanced", "--max-nodes", "8"},
-			`{"scenario":"cv-training","gpu":"A100:4","for":"7d","objective":"balanced","max-nodes":8}`},
+		{"the ask", []string{"--scenario", "cv-training", "--gpu", "A100:4", "--for", "7d", "--objective", "balanced", "--max-nodes", "8", "--no-spot", "--provider", "gcp"},
+			`{"scenario":"cv-training","gpu":"A100:4","for":"7d","objective":"balanced","max-nodes":8,"no-spot":true,"provider":"gcp"}`},
 		{"work with deadline, budget and constraints", []string{"--scenario", "llm-pretraining", "--work", "20000gpu-h@A100", "--deadline", "30d", "--budget", "60000USD",
-			"--provider", "aws,gcp", "--provider", "lambda", "--no-china", "--allow-slow-network", "--accelerators", "any", "--spot-band", "10-15%"}, ""},
+			"--provider", "gcp", "--provider", "lambda", "--no-china", "--allow-slow-network", "--accelerators", "any", "--spot-band", "10-15%"}, ""},
 		{"steady load in China in CNY", []string{"--scenario", "inference-online", "--hours-per-month", "730", "--china", "--currency", "CNY", "--horizon", "3y",
 			"--discount-rate", "8%", "--license", "linux", "--egress", "internet-china=200", "--egress", "cross-zone=50"}, ""},
 		{"steady load in two regions", []string{"--scenario", "inference-online", "--hours-per-month", "730", "--region", "us-east-1", "--region", "华东1", "--no-spot", "--all-regions"},
 			`{"scenario":"inference-online","hours-per-month":730,"region":["us-east-1","华东1"],"no-spot":true,"all-regions":true}`},
-		{"lora by the model", []string{"--scenario", "llm-finetuning", "--model", "llama-3-70b", "--method", "lora", "--lora-rank", "64", "--tokens", "2e9", "--context", "8k", "--deadline", "10d", "--budget", "20000USD"}, ""},
+		{"lora by the model", []string{"--scenario", "llm-finetuning", "--model", "llama-3-70b", "--method", "lora", "--lora-rank", "64", "--tokens", "2e9", "--context", "8k", "--deadline", "10d", "--budget", "20000USD", "--no-spot"}, ""},
 		{"serving by the model", []string{"--scenario", "inference-online", "--model", "qwen2.5-72b", "--weights", "fp8", "--context", "32k", "--concurrency", "32", "--hours-per-month", "730"},
 			`{"scenario":"inference-online","model":"qwen2.5-72b","weights":"fp8","context":"32k","concurrency":32,"hours-per-month":"730"}`},
-		{"bursty with credits", []string{"--scenario", "llm-finetuning", "--pattern", "bursty", "--peak", "16", "--base", "2", "--peak-hours", "100", "--credits", "1000USD@aws", "--credits", "500USD:6mo"}, ""},
+		{"bursty with credits", []string{"--scenario", "llm-finetuning", "--pattern", "bursty", "--peak", "16", "--base", "2", "--peak-hours", "100", "--credits", "1000USD@aws", "--credits", "500USD:6mo", "--provider", "aws"}, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			out, errOut, code := run(t, append([]string{"advise", "-o", "json", "--no-user-catalog"}, tc.args...)...)
@@ -154,6 +155,7 @@ func TestAdviseAPIMatchesCLI(t *testing.T) {
 			if !strings.Contains(cli, `"rank":1`) {
 				t.Errorf("no plan: %.300s", cli)
 			}
+			spotPlans = spotPlans || strings.Contains(cli, `"pricing_model":"spot`)
 			names, _ := argsToInputs(t, &form.NewAdvise().Form, tc.args)
 			for _, n := range names {
 				used[n] = true
@@ -169,6 +171,9 @@ func TestAdviseAPIMatchesCLI(t *testing.T) {
 	}
 	if missing != nil {
 		t.Errorf("inputs no case uses: %v", missing)
+	}
+	if !spotPlans {
+		t.Error("no case has a spot plan")
 	}
 }
 
