@@ -56,7 +56,10 @@ var allowed = map[string][]string{
 	"cloudmeta": {"catalog"},                        // matches the identity to a catalog offering
 	"hostinfo":  {},
 	"advise":    {"cost", "spot", "catalog", "money", "benchreport", "agentconfig", "yamlfields", "models"},
-	"render":    {"advise", "cost", "spot", "catalog", "money", "benchreport", "agentconfig"},
+	// What each input of advise and offers means, once, for the CLI's flags
+	// and the API's fields: below cli and server, beside advise.
+	"advise/form": {"advise", "cost", "spot", "catalog", "money", "benchreport", "models"},
+	"render":      {"advise", "cost", "spot", "catalog", "money", "benchreport", "agentconfig"},
 	// The agent core: metric registry, store, loop, exporter; its
 	// subpackages (collect, rules, notify, autostop) sit on it.
 	"agent":   {"agentconfig"},

@@ -132,17 +132,28 @@ func Load(path string, c *catalog.Catalog) (*Report, *catalog.GPU, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	r, err := Decode(bytes.NewReader(b))
+	r, g, err := Read(b, path, c)
 	if err != nil {
-		return nil, nil, fmt.Errorf("%s: %v", path, err)
+		return nil, nil, err
 	}
 	r.Path = path
+	return r, g, nil
+}
+
+// Read decodes a report and resolves its GPU to exactly one catalog GPU,
+// as Load does for a file; errors begin with name (a path, a stored
+// report's id).
+func Read(b []byte, name string, c *catalog.Catalog) (*Report, *catalog.GPU, error) {
+	r, err := Decode(bytes.NewReader(b))
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %v", name, err)
+	}
 	gs, err := c.LookupGPU(r.GPU)
 	if err != nil {
-		return nil, nil, fmt.Errorf("%s: %v", path, err)
+		return nil, nil, fmt.Errorf("%s: %v", name, err)
 	}
 	if len(gs) != 1 {
-		return nil, nil, fmt.Errorf("%s: gpu %q names %d GPUs; give the full name NVML reports", path, r.GPU, len(gs))
+		return nil, nil, fmt.Errorf("%s: gpu %q names %d GPUs; give the full name NVML reports", name, r.GPU, len(gs))
 	}
 	return r, gs[0], nil
 }

@@ -6,23 +6,17 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"maps"
-	"math"
 	"os"
 	"path/filepath"
-	"slices"
-	"strconv"
 	"strings"
 
-	"github.com/shopspring/decimal"
 	"github.com/spf13/cobra"
 
 	"github.com/gpuscout/gpuscout/internal/advise"
+	"github.com/gpuscout/gpuscout/internal/advise/form"
 	"github.com/gpuscout/gpuscout/internal/agentconfig"
 	"github.com/gpuscout/gpuscout/internal/benchreport"
 	"github.com/gpuscout/gpuscout/internal/catalog"
-	"github.com/gpuscout/gpuscout/internal/cost"
-	"github.com/gpuscout/gpuscout/internal/money"
 	"github.com/gpuscout/gpuscout/internal/render"
 	"github.com/gpuscout/gpuscout/internal/store"
 )
@@ -30,25 +24,13 @@ import (
 type adviseFlags struct {
 	catalogFlags
 	upload uploadFlags
-	selectFlags
-	scenario, work, objective, pattern, license, export string
-	spotBand, report                                    string
-	duration, horizon, deadline                         float64 // hours
-	budget                                              money.Amount
-	discountRate                                        decimal.Decimal
-	hoursPerMonth, peak, base, peakHours                float64
-	credits                                             []cost.Credit
-	egress                                              map[string]float64
-	bench                                               []string
-	noSpot, wide, allowSlowNetwork                      bool
-	accelerators                                        string
-	limit, maxNodes                                     int
-	spotRegions                                         int     // --spot-regions
-	checkpointGB                                        float64 // --checkpoint-gb
-	// Sizing by the model (--model and its flags).
-	model, method, weights         string
-	tokens                         float64
-	context, concurrency, loraRank int
+	// form is the request's inputs (scenario, size, constraints, model,
+	// selection), the same as POST /api/v1/advise's.
+	form           *form.Advise
+	export, report string
+	bench          []string
+	wide           bool
+	limit          int
 }
 
 const adviseLong = `Describe the work; gpuscout answers where and how to buy the capacity, with
@@ -112,45 +94,15 @@ func newAdviseCmd(e *env) *cobra.Command {
 	}
 	getFormat := outputFlag(cmd)
 	f.catalogFlags.register(cmd)
-	f.selectFlags.register(cmd)
+	f.form = form.NewAdvise()
 	fl := cmd.Flags()
-	fl.StringVar(&f.scenario, "scenario", "", "cv-training, llm-pretraining, llm-finetuning, inference-online or inference-batch (required)")
-	fl.Var(newHours(&f.duration, false, cost.MaxDurationHours), "for", "a job: how long it runs on --gpu NAME:COUNT (e.g. 7d)")
-	fl.StringVar(&f.work, "work", "", "a job in GPU-hours on a reference GPU, e.g. 20000gpu-h@A100")
-	fl.Float64Var(&f.hoursPerMonth, "hours-per-month", 0, "a steady load: hours a month of --gpu's capacity")
-	fl.StringVar(&f.pattern, "pattern", "", "load pattern: steady (default with --hours-per-month) or bursty (--base, --peak)")
-	fl.Float64Var(&f.base, "base", 0, "bursty: GPUs (of the reference) always on")
-	fl.Float64Var(&f.peak, "peak", 0, "bursty: GPUs (of the reference) at peak")
-	fl.Float64Var(&f.peakHours, "peak-hours", 120, "bursty: hours a month at peak")
-	fl.Var(newHours(&f.horizon, false, cost.MaxHorizonMonths*catalog.HoursPerMonth), "horizon", "planning window for steady and bursty loads, at most 10y (default 1y)")
-	fl.Var(newHours(&f.deadline, false, cost.MaxHorizonMonths*catalog.HoursPerMonth), "deadline", "the job must finish within this time, at most 10y")
-	fl.Var(&amountValue{a: &f.budget}, "budget", "the most the whole plan may cost, e.g. 60000USD (default currency: --currency)")
-	fl.StringVar(&f.objective, "objective", "cost", "rank by cost, time or balanced")
-	fl.Var(&creditValue{cs: &f.credits}, "credits", "credits, AMOUNT CUR[@provider,...][:EXPIRES], e.g. 1000USD@aws; repeatable")
-	fl.Var(&egressValue{m: &f.egress}, "egress", "egress GB a month of the whole workload by path, PATH=GB; repeatable")
-	fl.Var(newFraction(&f.discountRate, "0", "1"), "discount-rate", "yearly discount rate for NPV: 8% or 0.08 (default 0)")
-	fl.StringVar(&f.license, "license", "", "OS licence: linux (default) or windows")
-	fl.Var(&bandValue{s: &f.spotBand}, "spot-band", "spot interruptions a month where the Spot Advisor has none (default 5-10%, an assumption)")
-	f.spotRegions = 1
-	fl.Var(&intValue{n: &f.spotRegions, min: 1, max: advise.MaxSpotRegions}, "spot-regions", "spot plans may fail over among this many regions of their provider, their own first, then the cheapest (1 to 10)")
-	fl.Var(&floatValue{f: &f.checkpointGB, min: 0, openMin: true, max: advise.MaxCheckpointGB, unit: " GB"}, "checkpoint-gb", "with --spot-regions: GB of job state a move transfers (default: from --model or the scenario's reference model)")
-	fl.BoolVar(&f.noSpot, "no-spot", false, "leave spot capacity out")
-	fl.StringVar(&f.accelerators, "accelerators", "", "cuda (NVIDIA GPUs) or any (also Neuron, ROCm, Gaudi); default: cuda for training, any for inference")
+	fl.AddFlagSet(f.form.Flags())
 	fl.BoolVar(&f.wide, "wide", false, "do not wrap explanation lines at 120 columns")
-	fl.BoolVar(&f.allowSlowNetwork, "allow-slow-network", false, "let communication-heavy work spread over nodes on a slow or unsourced network, or marketplace hosts")
 	fl.StringSliceVar(&f.bench, "bench", nil, "benchmark report(s) (JSON) whose measured throughput replaces datasheet estimates")
 	fl.Var(&outPathValue{p: &f.report, exts: []string{".html", ".htm", ".md"}}, "report", "write a report with charts: FILE.html or FILE.md (charts as SVG files beside it)")
 	fl.StringVar(&f.export, "export", "", "print the best plan as: skypilot (a SkyPilot task YAML of the best plan SkyPilot can launch) or agent (gpuscout agent config)")
-	f.limit, f.maxNodes = 10, 64
+	f.limit = 10
 	fl.Var(&intValue{n: &f.limit, min: 0, max: 1 << 20}, "limit", "show at most this many plans in the table (0: all)")
-	fl.Var(&intValue{n: &f.maxNodes, min: 1, max: advise.MaxNodes}, "max-nodes", "the most instances a plan may use (1 to 10000)")
-	fl.StringVar(&f.model, "model", "", "size the work by a model: a name from `gpuscout models` or a size such as 70B")
-	fl.StringVar(&f.method, "method", "", "with --model: full, lora, qlora or inference (default: inference for inference scenarios, else full)")
-	fl.Var(&floatValue{f: &f.tokens, min: 1, max: advise.MaxTokens}, "tokens", "with --model: a job of this many tokens, e.g. 2e9 (training 6·N·tokens FLOPs, inference 2·N)")
-	fl.Var(&contextValue{n: &f.context}, "context", "with --model: tokens per sequence or request, e.g. 4096 or 32k (default 4096)")
-	fl.Var(&intValue{n: &f.concurrency, min: 1, max: advise.MaxConcurrency}, "concurrency", "with --model: requests served at once (inference) or sequences per GPU per step (training); default 1")
-	fl.Var(&intValue{n: &f.loraRank, min: 1, max: advise.MaxLoRARank}, "lora-rank", "with --method lora or qlora: the adapter rank (default 16)")
-	fl.StringVar(&f.weights, "weights", "", "with --method inference: bf16 (default), fp16, fp8, int8 or int4")
 	f.upload.register(cmd, "the result (advise -o json) as a plan")
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		format, err := getFormat()
@@ -161,7 +113,7 @@ func newAdviseCmd(e *env) *cobra.Command {
 		if err != nil {
 			return err
 		}
-		a, req, err := f.prepare(cmd.Flags().Changed)
+		a, req, err := f.prepare()
 		if err != nil {
 			return err
 		}
@@ -216,31 +168,14 @@ func newAdviseCmd(e *env) *cobra.Command {
 	return cmd
 }
 
-// parseWork reads "20000gpu-h@A100".
-func parseWork(s string) (float64, string, error) {
-	amount, ref, ok := strings.Cut(strings.TrimSpace(s), "@")
-	a := strings.TrimSpace(strings.ToLower(amount))
-	for _, suf := range []string{"gpu-hours", "gpu-h", "gpuh", "h"} {
-		if strings.HasSuffix(a, suf) {
-			a = strings.TrimSpace(strings.TrimSuffix(a, suf))
-			break
-		}
-	}
-	v, err := strconv.ParseFloat(a, 64)
-	if !ok || err != nil || !(v > 0) || math.IsInf(v, 0) || strings.TrimSpace(ref) == "" {
-		return 0, "", usagef("--work %q: want GPU-hours on a reference GPU, e.g. 20000gpu-h@A100", s)
-	}
-	return v, strings.TrimSpace(ref), nil
-}
-
-// prepare loads the scenarios and the catalog, turns the flags into a
+// prepare loads the scenarios and the catalog, turns the inputs into a
 // request, reads the bench reports, and lets the domain validate.
-func (f *adviseFlags) prepare(changed func(string) bool) (*advise.Advisor, *advise.Request, error) {
+func (f *adviseFlags) prepare() (*advise.Advisor, *advise.Request, error) {
 	scs, err := advise.LoadScenarios()
 	if err != nil {
 		return nil, nil, err
 	}
-	if f.scenario == "" {
+	if !f.form.Changed("scenario") { // before the catalog loads
 		return nil, nil, usagef("--scenario is required: one of %s", strings.Join(scs.Names(), ", "))
 	}
 	l, err := f.load()
@@ -248,9 +183,9 @@ func (f *adviseFlags) prepare(changed func(string) bool) (*advise.Advisor, *advi
 		return nil, nil, err
 	}
 	a := &advise.Advisor{Catalog: l.cat, FX: l.fx, Currency: l.currency, Scenarios: scs}
-	req, err := adviseRequestFromFlags(f, changed, l, scs)
+	req, err := f.form.Request(form.Env{Catalog: l.cat, FX: l.fx, Currency: l.currency, Scenarios: scs})
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, asInputUsage(err)
 	}
 	for _, path := range f.bench {
 		r, g, err := benchreport.Load(path, l.cat)
@@ -269,135 +204,14 @@ func (f *adviseFlags) prepare(changed func(string) bool) (*advise.Advisor, *advi
 	return a, req, nil
 }
 
-// adviseRequestFromFlags turns advise's flags into a request: parsing only
-// (the request's Validate checks the values). changed reports whether the
-// user set a flag, so that a value equal to the default still counts.
-func adviseRequestFromFlags(f *adviseFlags, changed func(string) bool, l *loadedCatalog, scs *advise.Scenarios) (*advise.Request, error) {
-	var err error
-	if f.scenario == "" {
-		return nil, usagef("--scenario is required: one of %s", strings.Join(scs.Names(), ", "))
+// asInputUsage makes a form's input error a usage error (exit code 2);
+// anything else (embedded data that does not load) stays a failure.
+func asInputUsage(err error) error {
+	var ie *form.InputError
+	if errors.As(err, &ie) {
+		return asUsage(err)
 	}
-	sc, err := scs.Get(f.scenario)
-	if err != nil {
-		return nil, usagef("--scenario: %v", err)
-	}
-	req := &advise.Request{Scenario: sc, RefCount: 1, Accelerators: f.accelerators, Objective: f.objective, NoSpot: f.noSpot, SpotRegions: f.spotRegions, CheckpointGB: f.checkpointGB, AllowSlowNetwork: f.allowSlowNetwork, MaxNodes: f.maxNodes, Bench: map[*catalog.GPU]*benchreport.Report{}}
-	// The reference GPU and the size of the work.
-	refName := "A100-SXM4-40GB"
-	if f.gpu != "" {
-		name, count, err := parseGPUFlag(f.gpu)
-		if err != nil {
-			return nil, err
-		}
-		refName = name
-		if count > 0 {
-			req.RefCount = count
-		}
-	}
-	var workRef string
-	if f.work != "" {
-		if req.WorkGPUHours, workRef, err = parseWork(f.work); err != nil {
-			return nil, err
-		}
-		refName = workRef
-	}
-	gs, err := l.cat.LookupGPU(refName)
-	if err != nil {
-		flag := "--gpu"
-		if f.work != "" {
-			flag = "--work"
-		}
-		return nil, usagef("%s: %v", flag, err)
-	}
-	for _, g := range gs {
-		if !g.Generic && (g.BF16.Known || g.FP16.Known) {
-			req.Ref = g
-			break
-		}
-	}
-	if req.Ref == nil {
-		req.Ref = gs[0]
-	}
-	if f.pattern != "" && f.pattern != "bursty" && f.pattern != "steady" {
-		return nil, usagef("--pattern %q: want steady or bursty", f.pattern)
-	}
-	sizes := 0
-	for _, set := range []bool{changed("for"), changed("work"), changed("hours-per-month"), f.pattern == "bursty", changed("tokens")} {
-		if set {
-			sizes++
-		}
-	}
-	if sizes != 1 {
-		return nil, usagef("give the size of the work once: --gpu NAME:COUNT --for DURATION, --work N gpu-h@GPU, --model M --tokens N, --hours-per-month H, or --pattern bursty --base B --peak P")
-	}
-	switch {
-	case changed("for"):
-		req.WorkGPUHours = f.duration * req.RefCount
-		if f.gpu != "" { // the shape and time asked for: the baseline
-			if req.Ask, err = advise.NewAsk(l.cat, refName, req.RefCount, f.duration, durationText(f.duration)); err != nil {
-				return nil, usagef("--gpu: %v", err)
-			}
-		}
-	case changed("hours-per-month"):
-		req.HoursPerMonth = f.hoursPerMonth
-	case f.pattern == "bursty":
-		req.Bursty, req.Base, req.Peak, req.PeakHours = true, f.base, f.peak, f.peakHours
-	}
-	if changed("horizon") {
-		if req.WorkGPUHours > 0 || changed("tokens") {
-			return nil, usagef("--horizon applies to a steady or bursty load, not to a job (--for or --work)")
-		}
-		req.HorizonMonths = f.horizon / catalog.HoursPerMonth
-	}
-	if changed("deadline") {
-		req.Deadline = f.deadline
-		if req.WorkGPUHours == 0 && !changed("tokens") {
-			return nil, usagef("--deadline applies to a job (--for or --work), not to a steady load")
-		}
-	}
-	if changed("budget") {
-		b := f.budget
-		if b.Currency == "" {
-			b.Currency = l.currency // a bare number is in --currency
-		}
-		if !b.Value.IsPositive() {
-			return nil, usagef("--budget %s: want an amount above zero, such as 60000USD", b)
-		}
-		conv, err := b.In(l.currency, l.fx)
-		if err != nil {
-			return nil, usagef("--budget: %v", err)
-		}
-		req.Budget = decimal.NullDecimal{Decimal: conv.Value, Valid: true}
-	}
-	if req.Model, err = modelJobFromFlags(f, changed); err != nil {
-		return nil, err
-	}
-	// Usage shared by every plan.
-	u := &req.Usage
-	u.DiscountRate = f.discountRate
-	u.License = f.license
-	u.Spot = cost.DefaultSpot
-	u.Spot.Band = f.spotBand
-	for _, c := range f.credits {
-		if !l.fx.Known(c.Currency) {
-			return nil, usagef("--credits %s%s: currency %s has no exchange rate; add one with --fx %s=USD_PER_UNIT", c.Amount, c.Currency, c.Currency, c.Currency)
-		}
-		for _, p := range c.Providers {
-			if l.cat.Provider(p) == nil {
-				return nil, usagef("--credits: unknown provider %q; known: %s", p, strings.Join(l.cat.ProviderNames(), ", "))
-			}
-		}
-	}
-	u.Credits = slices.Clone(f.credits)
-	u.Egress = maps.Clone(f.egress)
-	// Selection (the GPU flag names the reference, not a filter).
-	sel := f.selectFlags
-	sel.gpu = ""
-	sel.allRegions = false
-	if err := sel.apply(&req.Select, l); err != nil {
-		return nil, err
-	}
-	return req, nil
+	return err
 }
 
 // advise -o json's contract lives in the advise package (the server
@@ -411,14 +225,6 @@ func planJSON(p *advise.Plan) advisePlanJSON { return advise.PlanOutput(p) }
 
 func adviseJSON(res *advise.Result, req *advise.Request, a *advise.Advisor) adviseOut {
 	return advise.NewOutput(res, req, a)
-}
-
-// durationText writes --for's hours back as the user likely wrote them: 7d, 36h.
-func durationText(h float64) string {
-	if h >= 24 && math.Mod(h, 24) == 0 {
-		return strconv.FormatFloat(h/24, 'f', -1, 64) + "d"
-	}
-	return strconv.FormatFloat(h, 'f', -1, 64) + "h"
 }
 
 // writeAdviseReport writes advise's report to path: HTML with the charts

@@ -4,10 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/gpuscout/gpuscout/internal/advise/form"
 	"github.com/gpuscout/gpuscout/internal/catalog"
 	"github.com/gpuscout/gpuscout/internal/money"
 	"github.com/gpuscout/gpuscout/internal/pricefile"
@@ -85,11 +85,11 @@ func (cf *catalogFlags) load() (*loadedCatalog, error) {
 		}
 		l.fxOverrides = append(l.fxOverrides, c)
 	}
-	if l.currency, err = money.ParseCurrency(cf.currency); err != nil {
-		return nil, usagef("--currency: %v", err)
-	}
-	if !l.fx.Known(l.currency) {
-		return nil, usagef("--currency %s: no exchange rate for it (known: %s); add one with --fx %s=USD_PER_UNIT", l.currency, strings.Join(l.fx.Currencies(), ", "), l.currency)
+	if l.currency, err = form.ParseCurrency(cf.currency, l.fx); err != nil {
+		if c, perr := money.ParseCurrency(cf.currency); perr == nil {
+			return nil, usagef("%v; add one with --fx %s=USD_PER_UNIT", err, c)
+		}
+		return nil, asUsage(err)
 	}
 	cf.loaded = l
 	return l, nil

@@ -196,7 +196,7 @@ func (f *costFlags) prepare(changed func(string) bool) (*costRun, error) {
 		}
 		run.spec = spec
 		if !changed("gpu") && !changed("offering") {
-			f.gpu, f.offering = spec.GPU, spec.Offering
+			f.GPU, f.offering = spec.GPU, spec.Offering
 		}
 		if !changed("currency") && spec.Currency != "" {
 			f.currency = string(spec.Currency)
@@ -233,7 +233,7 @@ func (f *costFlags) prepare(changed func(string) bool) (*costRun, error) {
 		if regions != nil {
 			run.query.Regions = regions
 		}
-	} else if f.gpu == "" {
+	} else if f.GPU == "" {
 		return nil, usagef("say what to price: --gpu NAME[:COUNT] or --offering provider/instance (or gpu:/offering: in --usage)")
 	}
 	return run, nil
@@ -735,7 +735,7 @@ cash flows at --discount-rate.`,
 		// not depend on the load, only the NPV variant on the rate.
 		f := costFlags{catalogFlags: cf, offering: offering, horizonHours: 3 * 8760}
 		f.usage.HoursPerMonth, f.usage.DiscountRate = catalog.HoursPerMonth, discount
-		f.allRegions = true
+		f.AllRegions = true
 		if term != "" && catalog.TermMonths(term) == 0 {
 			return usagef("--term %q: want 1y, 3y or Nmo", term)
 		}

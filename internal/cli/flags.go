@@ -1,14 +1,14 @@
 package cli
 
-// The flag types every command shares. A flag's syntax, range and meaning
-// live here, once: the commands register these values and read the parsed
-// result, and pflag reports a bad value as
+// The flag types the commands share. A flag's syntax, range and meaning
+// live in the form package (internal/advise/form), once, for the CLI and the
+// API; advise and offers register the form's inputs whole. pflag reports a
+// bad value as
 //   invalid argument "8" for "--discount-rate" flag: <what is allowed>
 // which Main maps to exit code 2.
 
 import (
 	"fmt"
-	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -18,14 +18,15 @@ import (
 	"github.com/shopspring/decimal"
 	"github.com/spf13/pflag"
 
-	"github.com/gpuscout/gpuscout/internal/catalog"
+	"github.com/gpuscout/gpuscout/internal/advise/form"
 	"github.com/gpuscout/gpuscout/internal/cost"
-	"github.com/gpuscout/gpuscout/internal/money"
-	"github.com/gpuscout/gpuscout/internal/spot"
 )
 
-// hoursValue is a duration read as hours: 90m, 168h, 7d, 2w, 3mo, 1y. Zero
-// ("0", "0m", "0s") is accepted when zeroOK; the value is bounded by max hours.
+// The values below are the flags of cost and spot: thin pflag.Values over
+// the form package's parsers, where advise's and offers' inputs (and the
+// API's) read the same syntax with the same bounds.
+
+// hoursValue is a duration read as hours (form.ParseHours).
 type hoursValue struct {
 	h      *float64
 	zeroOK bool
@@ -40,35 +41,18 @@ func newHours(p *float64, zeroOK bool, max float64) *hoursValue {
 func (v *hoursValue) String() string { return v.text }
 func (v *hoursValue) Type() string   { return "duration" }
 func (v *hoursValue) Set(s string) error {
-	h, err := cost.ParseNonNegativeDuration(s)
+	h, err := form.ParseHours(s, v.zeroOK, v.max)
 	if err != nil {
 		return err
-	}
-	if h == 0 && !v.zeroOK {
-		return fmt.Errorf("must be longer than zero, e.g. 7d, 168h, 90m")
-	}
-	if h > v.max {
-		return fmt.Errorf("%s is too long: at most %s", humanHours(h), humanHours(v.max))
 	}
 	*v.h, v.text = h, s
 	return nil
 }
 
 // humanHours writes hours in the largest whole unit: 10y, 30d, 36h, 90m.
-func humanHours(h float64) string {
-	for _, u := range []struct {
-		hours float64
-		unit  string
-	}{{8760, "y"}, {24, "d"}, {1, "h"}, {1.0 / 60, "m"}} {
-		if n := h / u.hours; n >= 1 && math.Abs(n-math.Round(n)) < 1e-9 {
-			return strconv.FormatFloat(math.Round(n), 'f', -1, 64) + u.unit
-		}
-	}
-	return cost.FormatHours(h)
-}
+func humanHours(h float64) string { return form.HumanHours(h) }
 
-// fractionValue is a rate or share written "8%" or as a fraction "0.08". A
-// bare number above 1 is refused rather than read as 800%.
+// fractionValue is a rate or share, "8%" or "0.08" (form.ParseFraction).
 type fractionValue struct {
 	d        *decimal.Decimal
 	min, max decimal.Decimal
@@ -82,43 +66,15 @@ func newFraction(p *decimal.Decimal, min, max string) *fractionValue {
 func (v *fractionValue) String() string { return v.text }
 func (v *fractionValue) Type() string   { return "percent" }
 func (v *fractionValue) Set(s string) error {
-	t := strings.TrimSpace(s)
-	pct := strings.HasSuffix(t, "%")
-	d, err := money.ParseDecimal(strings.TrimSuffix(t, "%"))
+	d, err := form.ParseFraction(s, v.min, v.max)
 	if err != nil {
-		return fmt.Errorf("want a percentage such as 8%% or a fraction such as 0.08")
-	}
-	if pct {
-		d = d.Div(decimal.NewFromInt(100))
-	} else if d.Abs().GreaterThan(decimal.NewFromInt(1)) {
-		return fmt.Errorf("a bare number is a fraction (%s would be %s%%); write %s%% or %s", t, d.Mul(decimal.NewFromInt(100)), t, d.Div(decimal.NewFromInt(100)))
-	}
-	if d.LessThan(v.min) || d.GreaterThan(v.max) {
-		return fmt.Errorf("want %s%% to %s%%", v.min.Mul(decimal.NewFromInt(100)), v.max.Mul(decimal.NewFromInt(100)))
+		return err
 	}
 	*v.d, v.text = d, s
 	return nil
 }
 
-// amountValue is money as typed: 60000USD, "60000 CNY", 5e4EUR. A bare number
-// is left without a currency for the command to complete from --currency.
-type amountValue struct {
-	a    *money.Amount
-	text string
-}
-
-func (v *amountValue) String() string { return v.text }
-func (v *amountValue) Type() string   { return "amount" }
-func (v *amountValue) Set(s string) error {
-	a, err := money.ParseAmount(s, "")
-	if err != nil {
-		return err
-	}
-	*v.a, v.text = a, s
-	return nil
-}
-
-// intValue is a whole number within [min, max].
+// intValue is a whole number within [min, max] (form.ParseInt).
 type intValue struct {
 	n        *int
 	min, max int
@@ -132,18 +88,15 @@ func (v *intValue) String() string {
 }
 func (v *intValue) Type() string { return "int" }
 func (v *intValue) Set(s string) error {
-	n, err := strconv.Atoi(strings.TrimSpace(s))
+	n, err := form.ParseInt(s, v.min, v.max)
 	if err != nil {
-		return fmt.Errorf("want a whole number from %d to %d", v.min, v.max)
-	}
-	if n < v.min || n > v.max {
-		return fmt.Errorf("want %d to %d", v.min, v.max)
+		return err
 	}
 	*v.n = n
 	return nil
 }
 
-// floatValue is a finite number within [min, max] (min excluded when openMin).
+// floatValue is a finite number within [min, max] (form.ParseFloat).
 type floatValue struct {
 	f        *float64
 	min, max float64
@@ -159,99 +112,43 @@ func (v *floatValue) String() string {
 }
 func (v *floatValue) Type() string { return "number" }
 func (v *floatValue) Set(s string) error {
-	f, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
-	low := f < v.min || (v.openMin && f == v.min)
-	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) || low || f > v.max {
-		lo := fmt.Sprintf("at least %g", v.min)
-		if v.openMin {
-			lo = fmt.Sprintf("above %g", v.min)
-		}
-		return fmt.Errorf("want a number %s and at most %g%s", lo, v.max, v.unit)
+	f, err := form.ParseFloat(s, v.min, v.max, v.openMin, v.unit)
+	if err != nil {
+		return err
 	}
 	*v.f = f
 	return nil
 }
 
-// maxEgressGB bounds egress a month on one path: an exabyte is far beyond any
-// GPU cluster's traffic, so a larger figure is a typo.
-const maxEgressGB = 1e9
-
-// egressValue collects repeated --egress PATH=GB into GB a month by path.
-type egressValue struct {
-	m *map[string]float64
-	n int
-}
+// egressValue collects repeated --egress PATH=GB (form.ParseEgress).
+type egressValue struct{ m *map[string]float64 }
 
 func (v *egressValue) String() string { return "" }
 func (v *egressValue) Type() string   { return "PATH=GB" }
 func (v *egressValue) Set(s string) error {
-	path, gb, ok := strings.Cut(s, "=")
-	path = strings.TrimSpace(path)
-	f, err := strconv.ParseFloat(strings.TrimSpace(gb), 64)
-	if !ok || !validPath(path) {
-		return fmt.Errorf("want PATH=GB with PATH one of %s", strings.Join(catalog.EgressPaths, ", "))
-	}
-	if err != nil || !(f >= 0 && f <= maxEgressGB) {
-		return fmt.Errorf("GB a month %q: want a number from 0 to %g", gb, maxEgressGB)
+	path, gb, err := form.ParseEgress(s)
+	if err != nil {
+		return err
 	}
 	if *v.m == nil {
 		*v.m = map[string]float64{}
 	}
-	(*v.m)[path] = f
-	v.n++
+	(*v.m)[path] = gb
 	return nil
 }
 
-func validPath(p string) bool {
-	for _, x := range catalog.EgressPaths {
-		if x == p {
-			return true
-		}
-	}
-	return false
-}
-
-// creditValue collects repeated credits AMOUNT CUR[@provider,...][:EXPIRES].
+// creditValue collects repeated credits (form.ParseCredit).
 type creditValue struct{ cs *[]cost.Credit }
 
 func (v *creditValue) String() string { return "" }
 func (v *creditValue) Type() string   { return "credit" }
 func (v *creditValue) Set(s string) error {
-	c, err := parseCredit(s)
+	c, err := form.ParseCredit(s)
 	if err != nil {
 		return err
 	}
 	*v.cs = append(*v.cs, c)
 	return nil
-}
-
-// parseCredit reads AMOUNT CUR[@providers][:EXPIRES], e.g. "1000USD@aws:6mo".
-func parseCredit(s string) (cost.Credit, error) {
-	c := cost.Credit{Name: "credit"}
-	rest := strings.TrimSpace(s)
-	if i := strings.LastIndex(rest, ":"); i >= 0 {
-		h, err := cost.ParseDuration(rest[i+1:])
-		if err != nil {
-			return c, fmt.Errorf("expiry: %v", err)
-		}
-		c.ExpiresMonths = h / catalog.HoursPerMonth
-		rest = rest[:i]
-	}
-	if a, provs, ok := strings.Cut(rest, "@"); ok {
-		rest = a
-		for _, p := range strings.Split(provs, ",") {
-			c.Providers = append(c.Providers, strings.TrimSpace(p))
-		}
-	}
-	a, err := money.ParseAmount(rest, "")
-	if err != nil || a.Currency == "" {
-		return c, fmt.Errorf("want AMOUNT CUR[@provider,...][:EXPIRES], e.g. 1000USD@aws:6mo")
-	}
-	if !a.Value.IsPositive() {
-		return c, fmt.Errorf("amount %s must be above zero", a.Value)
-	}
-	c.Amount, c.Currency = a.Value, a.Currency
-	return c, nil
 }
 
 // bandValue is a monthly spot interruption band such as 10-15% or >20%.
@@ -260,17 +157,17 @@ type bandValue struct{ s *string }
 func (v *bandValue) String() string { return *v.s }
 func (v *bandValue) Type() string   { return "band" }
 func (v *bandValue) Set(s string) error {
-	if _, _, _, err := spot.BandHazard(s); err != nil {
+	b, err := form.ParseBand(s)
+	if err != nil {
 		return err
 	}
-	*v.s = strings.TrimSpace(s)
+	*v.s = b
 	return nil
 }
 
 var (
 	_ pflag.Value = (*hoursValue)(nil)
 	_ pflag.Value = (*fractionValue)(nil)
-	_ pflag.Value = (*amountValue)(nil)
 	_ pflag.Value = (*intValue)(nil)
 	_ pflag.Value = (*floatValue)(nil)
 	_ pflag.Value = (*egressValue)(nil)

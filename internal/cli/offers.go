@@ -2,7 +2,6 @@ package cli
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"maps"
 	"math"
@@ -14,125 +13,30 @@ import (
 	"github.com/shopspring/decimal"
 	"github.com/spf13/cobra"
 
+	"github.com/gpuscout/gpuscout/internal/advise/form"
 	"github.com/gpuscout/gpuscout/internal/catalog"
 	"github.com/gpuscout/gpuscout/internal/money"
 	"github.com/gpuscout/gpuscout/internal/render"
 )
 
-// selectFlags choose offerings: shared by offers and cost.
-type selectFlags struct {
-	gpu           string
-	providers     []string
-	regions       []string
-	china, noChin bool
-	allRegions    bool
-}
+// selectFlags choose offerings: cost's selection inputs, the same as
+// advise's and offers' (form.Selection).
+type selectFlags struct{ form.Selection }
 
-func (f *selectFlags) register(cmd *cobra.Command) {
-	fl := cmd.Flags()
-	fl.StringVar(&f.gpu, "gpu", "", "GPU name and optional count, NAME[:COUNT] (A100, A100-80GB:8, H100-SXM5-80GB, L4:0.5)")
-	fl.StringSliceVar(&f.providers, "provider", nil, "providers, comma-separated (aws,azure,gcp,alibaba,tencent,lambda,nebius,vast,seeweb,fluidstack)")
-	fl.StringArrayVar(&f.regions, "region", nil, "region; repeat the flag or separate with commas (names that contain commas, like Vast's \"CN, AS\", are matched whole first); Chinese names work (华东1, 北京)")
-	fl.BoolVar(&f.china, "china", false, "only regions in mainland China")
-	fl.BoolVar(&f.noChin, "no-china", false, "exclude regions in mainland China")
-	fl.BoolVar(&f.allRegions, "all-regions", false, "every region and zone, not only each instance type's cheapest region")
-}
+func (f *selectFlags) register(cmd *cobra.Command) { f.Register(cmd.Flags()) }
 
 // apply sets the selection on q.
 func (f *selectFlags) apply(q *catalog.Query, l *loadedCatalog) error {
-	q.AllRegions = f.allRegions
-	if f.gpu != "" {
-		name, count, err := parseGPUFlag(f.gpu)
-		if err != nil {
-			return err
-		}
-		if q.GPUs, err = l.cat.LookupGPU(name); err != nil {
-			return usagef("--gpu: %v", err)
-		}
-		q.GPUCount = count
-	}
-	for _, p := range f.providers {
-		prov := l.cat.Provider(p)
-		if prov == nil {
-			return usagef("--provider %q is not a known provider; known: %s", p, strings.Join(l.cat.ProviderNames(), ", "))
-		}
-		q.Providers = append(q.Providers, prov.Name)
-	}
-	for _, r := range f.regions {
-		rs, err := resolveRegionFlag(r, l.cat.ResolveRegion)
-		if err != nil {
-			var bad *unknownRegionError
-			if errors.As(err, &bad) {
-				return usagef("%v; closest: %s", err, strings.Join(catalog.Closest(bad.name, l.cat.Regions(""), 5), ", "))
-			}
-			return err
-		}
-		q.Regions = append(q.Regions, rs...)
-	}
-	if f.china && f.noChin {
-		return usagef("--china and --no-china exclude each other; give one")
-	}
-	if f.china || f.noChin {
-		v := f.china
-		q.China = &v
-	}
-	return nil
+	return asInputUsage(f.Apply(q, l.cat))
 }
 
-// unknownRegionError names a --region value (or a part of a comma list) that is no region.
-type unknownRegionError struct{ flag, name string }
-
-func (e *unknownRegionError) Error() string {
-	if e.flag == e.name {
-		return fmt.Sprintf("--region %q is not a known region", e.name)
-	}
-	return fmt.Sprintf("--region %q: %q is not a known region", e.flag, e.name)
-}
-
-// resolveRegionFlag reads one --region value. The whole value is tried first,
-// since some regions contain commas (Vast's "CN, AS"); otherwise it is a comma
-// list, read left to right, each time taking the longest run of parts that
-// names a region ("Sichuan, CN, AS,us-east-1" is two regions).
-func resolveRegionFlag(v string, resolve func(string) []string) ([]string, error) {
-	if rs := resolve(v); len(rs) > 0 {
-		return rs, nil
-	}
-	var parts []string
-	for _, p := range strings.Split(v, ",") {
-		if p = strings.TrimSpace(p); p != "" {
-			parts = append(parts, p)
-		}
-	}
-	if len(parts) == 0 {
-		return nil, usagef("--region %q: empty; give a region name such as us-east-1 or 华东1", v)
-	}
-	var out []string
-	for i := 0; i < len(parts); {
-		j := len(parts)
-		for ; j > i; j-- {
-			if rs := resolve(strings.Join(parts[i:j], ", ")); len(rs) > 0 {
-				out = append(out, rs...)
-				break
-			}
-		}
-		if j == i {
-			return nil, &unknownRegionError{flag: v, name: parts[i]}
-		}
-		i = j
-	}
-	return out, nil
-}
+// resolveRegionFlag reads one --region value (form.ResolveRegions).
+var resolveRegionFlag = form.ResolveRegions
 
 type offersFlags struct {
 	catalogFlags
-	selectFlags
-	minGPUMemory   string
-	spot           bool
-	maxPrice       string
-	interconnects  []string
-	sort           string
-	limit          int
-	includeRetired bool
+	// form is the query's inputs, the same as GET /api/v1/offerings'.
+	form *form.Offers
 }
 
 func newOffersCmd(e *env) *cobra.Command {
@@ -156,15 +60,8 @@ Tencent Cloud publish no GPU list price we could source): supply your own with
 	getFormat := outputFlag(cmd)
 	wide := wideFlag(cmd)
 	f.catalogFlags.register(cmd)
-	f.selectFlags.register(cmd)
-	fl := cmd.Flags()
-	fl.StringVar(&f.minGPUMemory, "min-gpu-memory", "", "minimum memory per GPU as the card's nominal class, e.g. 40GB or 80GB (an H100 80 GB counts as 80 though NVML reports 79.6 GiB)")
-	fl.BoolVar(&f.spot, "spot", false, "only offerings with a spot price, ranked by it")
-	fl.StringVar(&f.maxPrice, "max-price", "", "maximum price per hour, in --currency")
-	fl.StringSliceVar(&f.interconnects, "interconnect", nil, "GPU interconnect: "+strings.Join(catalog.Interconnects, ", "))
-	fl.StringVar(&f.sort, "sort", "price", "rank by: price (per hour), gpu-hour (per GPU-hour), gpu-memory (per GiB of GPU memory-hour), bf16-pflop (per dense BF16 PFLOP-hour)")
-	fl.IntVar(&f.limit, "limit", 0, "show at most this many rows (0: all)")
-	fl.BoolVar(&f.includeRetired, "include-retired", false, "also list sizes the provider has retired (marked; never used by cost or advise)")
+	f.form = form.NewOffers()
+	cmd.Flags().AddFlagSet(f.form.Flags())
 	_ = cmd.RegisterFlagCompletionFunc("sort", cobra.FixedCompletions(catalog.SortKeys, cobra.ShellCompDirectiveNoFileComp))
 	_ = cmd.RegisterFlagCompletionFunc("interconnect", cobra.FixedCompletions(catalog.Interconnects, cobra.ShellCompDirectiveNoFileComp))
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
@@ -189,86 +86,9 @@ Tencent Cloud publish no GPU list price we could source): supply your own with
 	return cmd
 }
 
-// parseGPUFlag splits NAME[:COUNT].
-// maxGPUCount bounds the COUNT of --gpu NAME:COUNT.
-const maxGPUCount = 1024
-
-func parseGPUFlag(s string) (string, float64, error) {
-	name, count, hasCount := strings.Cut(strings.TrimSpace(s), ":")
-	name = strings.TrimSpace(name)
-	if name == "" {
-		return "", 0, usagef("--gpu %q: want NAME[:COUNT], e.g. A100:8", s)
-	}
-	if !hasCount {
-		return name, 0, nil
-	}
-	n, err := strconv.ParseFloat(strings.TrimSpace(count), 64)
-	if err != nil || !(n > 0) || n > maxGPUCount || math.IsInf(n, 0) {
-		return "", 0, usagef("--gpu %q: count %q: want a number more than 0 and at most %d (fractions such as 0.5 select GPU slices)", s, count, maxGPUCount)
-	}
-	return name, n, nil
-}
-
-// maxGPUMemoryGB bounds --min-gpu-memory: no GPU sold has more than 1 TB.
-const maxGPUMemoryGB = 1024
-
-// parseMemory reads 80, 80GB, 80GiB or 80G as a GPU memory class. Vendors
-// market binary sizes as GB ("80 GB" is 80 GiB of HBM) and NVML reports a
-// little less than that (an H100 80 GB: 81,559 MiB = 79.6 GiB), so GB and
-// GiB name the same class here and the catalog compares the value with each
-// card's nominal class (catalog.Offering.GPUMemoryClassGB), not with what a
-// feed copied from NVML.
-func parseMemory(flag, s string) (float64, error) {
-	t := strings.ToLower(strings.TrimSpace(s))
-	for _, suf := range []string{"gib", "gb", "g"} {
-		if strings.HasSuffix(t, suf) {
-			t = strings.TrimSpace(strings.TrimSuffix(t, suf))
-			break
-		}
-	}
-	v, err := strconv.ParseFloat(t, 64)
-	if err != nil || v < 0 || v > maxGPUMemoryGB || math.IsInf(v, 0) || math.IsNaN(v) {
-		return 0, usagef("%s %q: want a size from 0 to %dGB, such as 40GB or 80GiB", flag, s, maxGPUMemoryGB)
-	}
-	return v, nil
-}
-
 func (f *offersFlags) query(l *loadedCatalog) (catalog.Query, error) {
-	q := catalog.Query{FX: l.fx, Currency: l.currency, Spot: f.spot, Limit: f.limit, IncludeRetired: f.includeRetired}
-	var err error
-	if err := f.selectFlags.apply(&q, l); err != nil {
-		return q, err
-	}
-	if f.minGPUMemory != "" {
-		if q.MinGPUMemoryGiB, err = parseMemory("--min-gpu-memory", f.minGPUMemory); err != nil {
-			return q, err
-		}
-	}
-	if f.maxPrice != "" {
-		d, err := money.ParseDecimal(f.maxPrice)
-		if err != nil || d.IsNegative() || d.GreaterThan(money.MaxHourly) {
-			return q, usagef("--max-price %q: want a price per hour from 0 to %s in %s", f.maxPrice, money.Grouped(money.MaxHourly, 0), l.currency)
-		}
-		q.MaxPrice = decimal.NullDecimal{Decimal: d, Valid: true}
-	}
-	for _, ic := range f.interconnects {
-		ic = strings.ToLower(strings.TrimSpace(ic))
-		ok := false
-		for _, x := range catalog.Interconnects {
-			ok = ok || x == ic
-		}
-		if !ok {
-			return q, usagef("--interconnect %q is not one of %s", ic, strings.Join(catalog.Interconnects, ", "))
-		}
-		q.Interconnects = append(q.Interconnects, ic)
-	}
-	if q.Sort, err = catalog.ParseSortKey(f.sort); err != nil {
-		return q, usagef("--sort: %v", err)
-	}
-	if f.limit < 0 {
-		return q, usagef("--limit %d: want 0 (all) or a positive number", f.limit)
-	}
-	return q, nil
+	q, err := f.form.Query(l.cat, l.fx, l.currency)
+	return q, asInputUsage(err)
 }
 
 // money formatting for tables: up to 4 decimals, at least 2.

@@ -88,7 +88,7 @@ func TestServerAdviseIsTheCLIs(t *testing.T) {
 	if code != 0 {
 		t.Fatal(errOut)
 	}
-	req, _ := http.NewRequest("POST", url+"/api/v1/advise", strings.NewReader(`{"scenario":"inference-batch","reference_gpu":"A100","work_gpu_hours":100,"providers":["aws"]}`))
+	req, _ := http.NewRequest("POST", url+"/api/v1/advise", strings.NewReader(`{"scenario":"inference-batch","work":"100gpu-h@A100","provider":["aws"]}`))
 	req.Header.Set("Authorization", "Bearer "+token)
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {

@@ -1,134 +1,131 @@
 package server
 
 import (
+	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
-	"strings"
-
-	"github.com/shopspring/decimal"
 
 	"github.com/gpuscout/gpuscout/internal/advise"
+	"github.com/gpuscout/gpuscout/internal/advise/form"
 	"github.com/gpuscout/gpuscout/internal/benchreport"
-	"github.com/gpuscout/gpuscout/internal/catalog"
-	"github.com/gpuscout/gpuscout/internal/cost"
 	"github.com/gpuscout/gpuscout/internal/money"
+	"github.com/gpuscout/gpuscout/internal/store"
 )
 
-// adviseRequest is POST /api/v1/advise's body: the core of `gpuscout
-// advise`'s flags, by the same names (a job by work_gpu_hours, or a steady
-// load by hours_per_month).
-type adviseRequest struct {
-	Scenario      string   `json:"scenario"`
-	ReferenceGPU  string   `json:"reference_gpu"`
-	GPUCount      float64  `json:"gpu_count"`
-	WorkGPUHours  float64  `json:"work_gpu_hours"`
-	HoursPerMonth float64  `json:"hours_per_month"`
-	DeadlineHours float64  `json:"deadline_hours"`
-	Budget        string   `json:"budget"`
-	Objective     string   `json:"objective"`
-	Providers     []string `json:"providers"`
-	Regions       []string `json:"regions"`
-	China         *bool    `json:"china"`
-	NoSpot        bool     `json:"no_spot"`
-	Currency      string   `json:"currency"`
-	MaxNodes      int      `json:"max_nodes"`
+// POST /api/v1/advise's body is a JSON object whose keys are `gpuscout
+// advise`'s flag names, read by the same form (internal/advise/form) as the
+// flags: {"scenario": "cv-training", "gpu": "A100:4", "for": "7d"}. Beside
+// the form's inputs it takes "currency" (the CLI's --currency) and "bench",
+// ids of bench reports in the store (the CLI's --bench files).
+const (
+	keyCurrency = "currency"
+	keyBench    = "bench"
+	// maxBenchIDs bounds "bench": more reports than GPU models in the catalog.
+	maxBenchIDs = 50
+)
+
+// renamedAdviseKeys are the body's keys before the API took advise's flag
+// names (v1, core fields only), with what replaced each.
+var renamedAdviseKeys = map[string]string{
+	"reference_gpu":   `renamed: the GPU is "gpu": "NAME[:COUNT]", or the one after @ in "work"`,
+	"gpu_count":       `renamed: the count is in "gpu": "NAME:COUNT"`,
+	"work_gpu_hours":  `renamed: "work": "N gpu-h@GPU" (or "gpu" with "for")`,
+	"hours_per_month": `renamed: "hours-per-month"`,
+	"deadline_hours":  `renamed: "deadline": a duration such as "720h" or "30d"`,
+	"providers":       `renamed: "provider" (a string or a list)`,
+	"regions":         `renamed: "region" (a string or a list)`,
+	"no_spot":         `renamed: "no-spot"`,
+	"max_nodes":       `renamed: "max-nodes"`,
 }
 
-// adviseFromRequest builds the advisor and the domain request, as the CLI
-// does from its flags; every problem is a field error.
-func (s *Server) adviseFromRequest(in *adviseRequest) (*advise.Advisor, *advise.Request, []FieldError) {
-	var bad []FieldError
-	add := func(f, format string, a ...any) { bad = append(bad, FieldError{f, fmt.Sprintf(format, a...)}) }
-	c := s.cfg.Catalog
-	fx := s.cfg.FX
+// fieldErrors turns the form's input errors into the API's field errors,
+// with the CLI's words.
+func fieldErrors(errs []*form.InputError) []FieldError {
+	var out []FieldError
+	for _, e := range errs {
+		problem := e.Error()
+		if hint, ok := renamedAdviseKeys[e.Name]; ok && e.Unknown {
+			problem = hint
+		}
+		out = append(out, FieldError{e.Name, problem})
+	}
+	return out
+}
+
+// adviseFromBody builds the advisor and the domain request from the body,
+// as the CLI does from its flags; every problem is a field error, and a
+// store failure is an error.
+func (s *Server) adviseFromBody(r *http.Request, body []byte) (*advise.Advisor, *advise.Request, []FieldError, error) {
+	f := form.NewAdvise()
+	own, errs := f.SetJSON(body, keyCurrency, keyBench)
+	bad := fieldErrors(errs)
 	cur := money.USD
-	if in.Currency != "" {
-		v, err := money.ParseCurrency(in.Currency)
-		if err != nil || !fx.Known(v) {
-			add("currency", "%q: want one of %s", in.Currency, strings.Join(fx.Currencies(), ", "))
+	if raw, ok := own[keyCurrency]; ok {
+		var text string
+		if err := json.Unmarshal(raw, &text); err != nil {
+			bad = append(bad, FieldError{keyCurrency, "want a string, e.g. \"CNY\""})
+		} else if c, err := form.ParseCurrency(text, s.cfg.FX); err != nil {
+			bad = append(bad, FieldError{keyCurrency, err.Error()})
 		} else {
-			cur = v
+			cur = c
 		}
 	}
-	a := &advise.Advisor{Catalog: c, FX: fx, Currency: cur, Scenarios: s.scenarios}
-	req := &advise.Request{RefCount: 1, Objective: in.Objective, NoSpot: in.NoSpot, MaxNodes: in.MaxNodes, Bench: map[*catalog.GPU]*benchreport.Report{}}
-	sc, err := s.scenarios.Get(in.Scenario)
-	if err != nil {
-		add("scenario", "%q: want one of %s", in.Scenario, strings.Join(s.scenarios.Names(), ", "))
-	}
-	req.Scenario = sc
-	ref := in.ReferenceGPU
-	if ref == "" {
-		ref = "A100-SXM4-40GB"
-	}
-	if gs, err := c.LookupGPU(ref); err != nil {
-		add("reference_gpu", "%v", err)
-	} else {
-		req.Ref = gs[0]
-		for _, g := range gs {
-			if !g.Generic && (g.BF16.Known || g.FP16.Known) {
-				req.Ref = g
-				break
-			}
+	var benchIDs []string
+	if raw, ok := own[keyBench]; ok {
+		if err := json.Unmarshal(raw, &benchIDs); err != nil || len(benchIDs) > maxBenchIDs {
+			bad = append(bad, FieldError{keyBench, fmt.Sprintf("want a list of at most %d bench report ids (GET /api/v1/reports?kind=bench)", maxBenchIDs)})
 		}
 	}
-	if in.GPUCount != 0 {
-		if !(in.GPUCount > 0 && in.GPUCount <= advise.MaxGPUs) {
-			add("gpu_count", "%v: want more than 0 and at most %d", in.GPUCount, advise.MaxGPUs)
-		}
-		req.RefCount = in.GPUCount
-	}
-	switch {
-	case (in.WorkGPUHours != 0) == (in.HoursPerMonth != 0):
-		add("work_gpu_hours", "give the size once: work_gpu_hours (a job) or hours_per_month (a steady load)")
-	case in.WorkGPUHours != 0:
-		req.WorkGPUHours = in.WorkGPUHours
-	default:
-		req.HoursPerMonth = in.HoursPerMonth
-	}
-	req.Deadline = in.DeadlineHours
-	if in.Budget != "" {
-		d, err := money.ParseDecimal(in.Budget)
-		if err != nil || !d.IsPositive() {
-			add("budget", "%q: want an amount above zero in %s, e.g. \"60000\"", in.Budget, cur)
-		} else {
-			req.Budget = decimal.NullDecimal{Decimal: d, Valid: true}
-		}
-	}
-	for _, p := range in.Providers {
-		prov := c.Provider(p)
-		if prov == nil {
-			add("providers", "%q is not a known provider; known: %s", p, strings.Join(c.ProviderNames(), ", "))
-			continue
-		}
-		req.Select.Providers = append(req.Select.Providers, prov.Name)
-	}
-	for _, r := range in.Regions {
-		rs := c.ResolveRegion(r)
-		if len(rs) == 0 {
-			add("regions", "%q is not a known region", r)
-		}
-		req.Select.Regions = append(req.Select.Regions, rs...)
-	}
-	req.Select.China = in.China
-	req.Usage.Spot = cost.DefaultSpot
 	if bad != nil {
-		return nil, nil, bad
+		return nil, nil, bad, nil
+	}
+	env := form.Env{Catalog: s.cfg.Catalog, FX: s.cfg.FX, Currency: cur, Scenarios: s.scenarios}
+	req, err := f.Request(env)
+	if err != nil {
+		var ie *form.InputError
+		if errors.As(err, &ie) {
+			return nil, nil, []FieldError{{ie.Name, ie.Error()}}, nil
+		}
+		return nil, nil, nil, err
+	}
+	for _, id := range benchIDs {
+		if !validID(id) {
+			return nil, nil, []FieldError{{keyBench, fmt.Sprintf("%q: want the 64 hex digits of a report's SHA-256", id)}}, nil
+		}
+		d, err := s.cfg.Store.GetDocument(r.Context(), id)
+		if errors.Is(err, store.ErrNotFound) || (err == nil && d.Kind != store.KindBench) {
+			return nil, nil, []FieldError{{keyBench, fmt.Sprintf("%s: no bench report with that id", id)}}, nil
+		}
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		rep, g, err := benchreport.Read(d.Body, id, s.cfg.Catalog)
+		if err != nil {
+			return nil, nil, []FieldError{{keyBench, err.Error()}}, nil
+		}
+		rep.Path = "/api/v1/reports/" + id // where the measured figures came from, as the CLI names the file
+		req.Bench[g] = rep
 	}
 	req.Defaults()
 	if err := req.Validate(); err != nil {
-		return nil, nil, []FieldError{{"request", err.Error()}}
+		return nil, nil, []FieldError{{"request", err.Error()}}, nil
 	}
-	return a, req, nil
+	a := &advise.Advisor{Catalog: s.cfg.Catalog, FX: s.cfg.FX, Currency: cur, Scenarios: s.scenarios}
+	return a, req, nil, nil
 }
 
-// postAdvise answers what `gpuscout advise -o json` prints for the request.
+// postAdvise answers what `gpuscout advise -o json` prints for the same inputs.
 func (s *Server) postAdvise(w http.ResponseWriter, r *http.Request) {
-	var in adviseRequest
-	if !decodeStrict(w, r, &in) {
+	body, ok := readBody(w, r)
+	if !ok {
 		return
 	}
-	a, req, bad := s.adviseFromRequest(&in)
+	a, req, bad, err := s.adviseFromBody(r, body)
+	if err != nil {
+		writeError(w, http.StatusServiceUnavailable, "store", "lookup failed", nil)
+		return
+	}
 	if bad != nil {
 		badRequest(w, bad...)
 		return
@@ -139,4 +136,9 @@ func (s *Server) postAdvise(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeJSON(w, http.StatusOK, advise.NewOutput(res, req, a))
+}
+
+// adviseInputs lists the body's keys (for the OpenAPI check).
+func adviseInputs() []string {
+	return append(form.NewAdvise().Names(), keyCurrency, keyBench)
 }

@@ -2,13 +2,11 @@ package server
 
 import (
 	"encoding/json"
-	"fmt"
+	"errors"
 	"net/http"
-	"strconv"
 	"strings"
 
-	"github.com/shopspring/decimal"
-
+	"github.com/gpuscout/gpuscout/internal/advise/form"
 	"github.com/gpuscout/gpuscout/internal/catalog"
 	"github.com/gpuscout/gpuscout/internal/money"
 )
@@ -68,93 +66,45 @@ type offeringJSON struct {
 	SpotSource       string       `json:"spot_source,omitempty"`
 }
 
-var offeringParams = []string{"gpu", "provider", "region", "spot", "china", "max-price", "currency", "sort", "limit"}
+// defaultOfferingsLimit is GET /api/v1/offerings' limit when none is
+// given (the CLI's is all rows); limit=0 asks for all.
+const defaultOfferingsLimit = "100"
 
-// offeringsQuery turns the query string into a catalog query, as `gpuscout
-// offers` turns its flags; every problem is a field error.
+// offeringsQuery turns the query string into a catalog query: its
+// parameters are `gpuscout offers`' flag names, read by the same form
+// (internal/advise/form), plus currency; every problem is a field error in
+// the CLI's words.
 func offeringsQuery(c *catalog.Catalog, fx *money.FX, r *http.Request) (catalog.Query, []FieldError) {
 	v := r.URL.Query()
-	q := catalog.Query{FX: fx, Currency: money.USD}
+	f := form.NewOffers()
+	_ = f.Set("limit", defaultOfferingsLimit)
+	cur := money.USD
 	var bad []FieldError
-	if bad = unknownParams(r, offeringParams); bad != nil {
-		return q, bad
-	}
-	add := func(f, format string, a ...any) { bad = append(bad, FieldError{f, fmt.Sprintf(format, a...)}) }
-	if g := v.Get("gpu"); g != "" {
-		name, count, _ := strings.Cut(g, ":")
-		gpus, err := c.LookupGPU(name)
+	if texts, ok := v[keyCurrency]; ok {
+		c, err := form.ParseCurrency(texts[0], fx)
 		if err != nil {
-			add("gpu", "%v", err)
+			bad = append(bad, FieldError{keyCurrency, err.Error()})
 		}
-		q.GPUs = gpus
-		if count != "" {
-			n, err := strconv.ParseFloat(count, 64)
-			if err != nil || !(n > 0 && n <= 64) {
-				add("gpu", "count %q: want a number from 0 to 64 (NAME:COUNT)", count)
-			}
-			q.GPUCount = n
+		cur = c
+	}
+	bad = append(bad, fieldErrors(f.SetQuery(v, keyCurrency))...)
+	if bad != nil {
+		return catalog.Query{}, bad
+	}
+	q, err := f.Query(c, fx, cur)
+	if err != nil {
+		var ie *form.InputError
+		if errors.As(err, &ie) {
+			return q, []FieldError{{ie.Name, ie.Error()}}
 		}
+		return q, []FieldError{{"query", err.Error()}}
 	}
-	for _, list := range v["provider"] {
-		for _, p := range strings.Split(list, ",") {
-			prov := c.Provider(strings.TrimSpace(p))
-			if prov == nil {
-				add("provider", "%q is not a known provider; known: %s", p, strings.Join(c.ProviderNames(), ", "))
-				continue
-			}
-			q.Providers = append(q.Providers, prov.Name)
-		}
-	}
-	for _, reg := range v["region"] {
-		rs := c.ResolveRegion(reg)
-		if len(rs) == 0 {
-			add("region", "%q is not a known region; closest: %s", reg, strings.Join(catalog.Closest(reg, c.Regions(""), 5), ", "))
-		}
-		q.Regions = append(q.Regions, rs...)
-	}
-	if s := v.Get("spot"); s != "" {
-		b, err := strconv.ParseBool(s)
-		if err != nil {
-			add("spot", "%q: want true or false", s)
-		}
-		q.Spot = b
-	}
-	if s := v.Get("china"); s != "" {
-		b, err := strconv.ParseBool(s)
-		if err != nil {
-			add("china", "%q: want true (only mainland China) or false (exclude it)", s)
-		}
-		q.China = &b
-	}
-	if s := v.Get("currency"); s != "" {
-		cur, err := money.ParseCurrency(s)
-		if err != nil || !q.FX.Known(cur) {
-			add("currency", "%q: want one of %s", s, strings.Join(q.FX.Currencies(), ", "))
-		} else {
-			q.Currency = cur
-		}
-	}
-	if s := v.Get("max-price"); s != "" {
-		d, err := money.ParseDecimal(s)
-		if err != nil || d.IsNegative() || d.GreaterThan(money.MaxHourly) {
-			add("max-price", "%q: want a price per hour from 0 to %s in %s", s, money.Grouped(money.MaxHourly, 0), q.Currency)
-		} else {
-			q.MaxPrice = decimal.NullDecimal{Decimal: d, Valid: true}
-		}
-	}
-	var err error
-	if q.Sort, err = catalog.ParseSortKey(v.Get("sort")); err != nil {
-		add("sort", "%v", err)
-	}
-	q.Limit = 100
-	if s := v.Get("limit"); s != "" {
-		n, err := strconv.Atoi(s)
-		if err != nil || n < 1 || n > 10000 {
-			add("limit", "%q: want a number from 1 to 10000", s)
-		}
-		q.Limit = n
-	}
-	return q, bad
+	return q, nil
+}
+
+// offeringsParams lists the query's parameters (for the OpenAPI check).
+func offeringsParams() []string {
+	return append(form.NewOffers().Names(), keyCurrency)
 }
 
 func (s *Server) getOfferings(w http.ResponseWriter, r *http.Request) {

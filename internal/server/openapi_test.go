@@ -21,6 +21,10 @@ type openAPI struct {
 }
 
 type operation struct {
+	Parameters []struct {
+		Name string `yaml:"name"`
+		In   string `yaml:"in"`
+	} `yaml:"parameters"`
 	Responses map[string]response `yaml:"responses"`
 }
 
@@ -63,6 +67,37 @@ func TestOpenAPIRoutes(t *testing.T) {
 	slices.Sort(want)
 	if !slices.Equal(got, want) {
 		t.Fatalf("routes:\n got %v\nfile %v", got, want)
+	}
+}
+
+// TestOpenAPIInputs: the advise body's keys and the offerings query's
+// parameters in the file are exactly the inputs the server reads (the
+// form's flag names and the API's own), both ways.
+func TestOpenAPIInputs(t *testing.T) {
+	doc := loadOpenAPI(t)
+	schema, _ := doc.Components.Schemas["AdviseRequest"].(map[string]any)
+	props, _ := schema["properties"].(map[string]any)
+	var file []string
+	for k := range props {
+		file = append(file, k)
+	}
+	got := adviseInputs()
+	slices.Sort(file)
+	slices.Sort(got)
+	if !slices.Equal(got, file) {
+		t.Errorf("advise body keys:\n server %v\n file   %v", got, file)
+	}
+	file = nil
+	for _, p := range doc.Paths["/api/v1/offerings"]["get"].Parameters {
+		if p.In == "query" {
+			file = append(file, p.Name)
+		}
+	}
+	got = offeringsParams()
+	slices.Sort(file)
+	slices.Sort(got)
+	if !slices.Equal(got, file) {
+		t.Errorf("offerings parameters:\n server %v\n file   %v", got, file)
 	}
 }
 
@@ -109,6 +144,8 @@ func TestOpenAPIAnswers(t *testing.T) {
 		{"get", "/api/v1/gpus", "/api/v1/gpus", f.read, "", "200"},
 		{"get", "/api/v1/offerings", "/api/v1/offerings?gpu=H100&limit=5", f.read, "", "200"},
 		{"get", "/api/v1/offerings", "/api/v1/offerings?gpu=nope", f.read, "", "400"},
+		{"post", "/api/v1/advise", "/api/v1/advise", f.read, `{"scenario":"inference-batch","work":"100gpu-h@A100","provider":"aws","no-spot":true}`, "200"},
+		{"post", "/api/v1/advise", "/api/v1/advise", f.read, `{"scenario":"inference-batch","for":"forever"}`, "400"},
 		{"get", "/api/v1/reports", "/api/v1/reports", f.read, "", "200"},
 		{"get", "/api/v1/reports", "/api/v1/reports", "", "", "401"},
 		{"get", "/api/v1/plans", "/api/v1/plans", f.read, "", "200"},

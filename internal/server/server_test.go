@@ -468,7 +468,7 @@ func TestCatalogEndpoints(t *testing.T) {
 		{"spot=maybe", "spot"},
 		{"max-price=-1", "max-price"},
 		{"currency=XYZ", "currency"},
-		{"limit=0", "limit"},
+		{"limit=-1", "limit"},
 		{"colour=red", "colour"},
 	} {
 		w := f.do(t, "GET", "/api/v1/offerings?"+tc.query, "", nil)
@@ -569,15 +569,20 @@ func TestGracefulShutdown(t *testing.T) {
 func TestAdviseValidation(t *testing.T) {
 	f := newFixture(t, func(c *Config) { c.ReadOpen = true })
 	for _, tc := range []struct{ body, field string }{
-		{`{"scenario":"nope","work_gpu_hours":10}`, "scenario"},
-		{`{"scenario":"inference-batch"}`, "work_gpu_hours"},
-		{`{"scenario":"inference-batch","work_gpu_hours":10,"hours_per_month":5}`, "work_gpu_hours"},
-		{`{"scenario":"inference-batch","work_gpu_hours":"ten"}`, "work_gpu_hours"},
-		{`{"scenario":"inference-batch","work_gpu_hours":10,"budget":"-5"}`, "budget"},
-		{`{"scenario":"inference-batch","work_gpu_hours":10,"providers":["nocloud"]}`, "providers"},
-		{`{"scenario":"inference-batch","work_gpu_hours":10,"reference_gpu":"Z9"}`, "reference_gpu"},
-		{`{"scenario":"inference-batch","work_gpu_hours":10,"colour":1}`, "body"},
-		{`{"scenario":"inference-batch","work_gpu_hours":1e12}`, "request"},
+		{`{"scenario":"nope","work":"10gpu-h@A100"}`, "scenario"},
+		{`{"scenario":"inference-batch"}`, "for"},
+		{`{"scenario":"inference-batch","work":"10gpu-h@A100","hours-per-month":5}`, "for"},
+		{`{"scenario":"inference-batch","work":10}`, "work"},
+		{`{"scenario":"inference-batch","work":"10gpu-h@A100","budget":"-5"}`, "budget"},
+		{`{"scenario":"inference-batch","work":"10gpu-h@A100","provider":["nocloud"]}`, "provider"},
+		{`{"scenario":"inference-batch","gpu":"Z9","for":"7d"}`, "gpu"},
+		{`{"scenario":"inference-batch","work":"10gpu-h@A100","colour":1}`, "colour"},
+		{`{"scenario":"inference-batch","work_gpu_hours":10}`, "work_gpu_hours"}, // a v1 name: 400 with its replacement
+		{`{"scenario":"inference-batch","work":"10gpu-h@A100","no-spot":"maybe"}`, "no-spot"},
+		{`{"scenario":"inference-batch","work":"10gpu-h@A100","currency":"XYZ"}`, "currency"},
+		{`{"scenario":"inference-batch","work":"10gpu-h@A100","bench":["nothex"]}`, "bench"},
+		{`{"scenario":"inference-batch","work":"1e12gpu-h@A100"}`, "request"},
+		{`["scenario"]`, "body"},
 	} {
 		w := f.do(t, "POST", "/api/v1/advise", "", []byte(tc.body))
 		var e apiError
