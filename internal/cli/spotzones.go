@@ -26,6 +26,8 @@ type zoneInputs struct {
 	pairing               string // how the traces were paired, or how the zones were modelled
 	moveGB                float64
 	moveNote              string // what a move costs and the source of its price
+	priced                bool   // the zones have their own prices (from the catalog)
+	spot, od              []float64
 }
 
 // awsZone matches an AWS availability zone name, such as us-east-1a.
@@ -95,28 +97,50 @@ func (f *spotFlags) prepareZones(in *spotInputs, l *loadedCatalog, paths []strin
 		seen[z]++
 	}
 	var zones []spot.Zone
-	priced := 0
+	var tracePriced []bool
 	for i, p := range paths {
 		name, region := spot.ZoneOfFile(p)
 		if seen[name] > 1 {
 			name = strings.TrimSuffix(filepath.Base(p), filepath.Ext(p)) // two files of one zone: tell them apart
 		}
 		z := spot.Zone{Name: name, Region: region, Model: models[i]}
-		if rp, ok := models[i].(*spot.Replay); ok && rp.Trace.Prices != nil && !changed("spot-price") {
+		rp, ok := models[i].(*spot.Replay)
+		priced := ok && rp.Trace.Prices != nil
+		if priced {
 			var sum float64
 			for _, x := range rp.Trace.Prices {
 				sum += x
 			}
 			z.SpotPrice = sum / float64(len(rp.Trace.Prices)) // the simulator bills the tick's own price
-			priced++
-		} else if job.SpotPrice == 0 {
-			return usagef("--trace %s has no spot prices: give --spot-price (or --offering) for the zones without their own", p)
 		}
 		zones = append(zones, z)
+		tracePriced = append(tracePriced, priced)
 		zi.names, zi.regions = append(zi.names, name), append(zi.regions, region)
 	}
-	if priced > 0 {
-		in.priceSources = append(in.priceSources, fmt.Sprintf("spot in %d of the %d zones from their traces' own prices (USD), tick by tick", priced, len(zones)))
+	if f.offering != "" && !(changed("spot-price") && changed("od-price")) {
+		srcs, err := zoneCatalogPrices(l, f.offering, zones, tracePriced, changed("spot-price"), changed("od-price"))
+		if err != nil {
+			return err
+		}
+		ref, _ := catalog.ParseOfferingRef(f.offering)
+		key := ref.Provider + "/" + ref.InstanceType + "/"
+		in.priceSources = slices.DeleteFunc(in.priceSources, func(s string) bool {
+			return strings.HasPrefix(s, "on-demand "+key) || strings.HasPrefix(s, "spot "+key)
+		})
+		in.priceSources = append(in.priceSources, srcs...)
+		zi.priced = true
+	}
+	n := 0
+	for i, z := range zones {
+		switch {
+		case tracePriced[i]:
+			n++
+		case z.SpotPrice == 0 && job.SpotPrice == 0:
+			return usagef("--trace %s has no spot prices: give --spot-price (or --offering) for the zones without their own", paths[i])
+		}
+	}
+	if n > 0 {
+		in.priceSources = append(in.priceSources, fmt.Sprintf("spot in %d of the %d zones from their traces' own prices (USD), tick by tick", n, len(zones)))
 	}
 	mc, note, err := zoneMoveCosts(l, zones, f.moveGB, f.movePrice, changed("move-price"))
 	if err != nil {
@@ -124,6 +148,9 @@ func (f *spotFlags) prepareZones(in *spotInputs, l *loadedCatalog, paths []strin
 	}
 	zi.moveNote = note
 	in.cfg.Zones, in.cfg.MoveCost = zones, mc
+	for _, z := range zones {
+		zi.spot, zi.od = append(zi.spot, z.SpotPrice), append(zi.od, z.ODPrice)
+	}
 	in.cfg.Model = zones[0].Model
 	in.zones = zi
 	in.multi = nil
@@ -199,6 +226,10 @@ func (z *zoneInputs) list() string {
 	for i, n := range z.names {
 		if i+1 < len(z.names) && z.regions[i+1] == z.regions[i] {
 			parts = append(parts, n)
+			continue
+		}
+		if z.priced {
+			parts = append(parts, fmt.Sprintf("%s (%s: spot %.4g, on-demand %.4g per node-hour)", n, z.regions[i], z.spot[i], z.od[i]))
 			continue
 		}
 		parts = append(parts, fmt.Sprintf("%s (%s)", n, z.regions[i]))
@@ -299,4 +330,65 @@ func zonesMTBF(zones []spot.Zone, nodes int) float64 {
 		return math.Inf(1)
 	}
 	return up / runs
+}
+
+// zoneCatalogPrices prices each zone with --offering's instance in the
+// zone's region: its on-demand price and the region's spot quote (the
+// catalog's cheapest zone there: its zone IDs do not map to the traces' zone
+// names, which differ by account). A zone whose trace has prices keeps
+// them for spot; --spot-price or --od-price, where given, apply to every
+// zone. A region without a sourced price is an error naming it: a price is
+// never borrowed from another region.
+func zoneCatalogPrices(l *loadedCatalog, spec string, zones []spot.Zone, tracePriced []bool, setSpot, setOD bool) ([]string, error) {
+	ref, err := catalog.ParseOfferingRef(spec)
+	if err != nil {
+		return nil, usagef("--offering %v", err)
+	}
+	type price struct{ spot, od float64 }
+	byRegion := map[string]price{}
+	var sources []string
+	for i := range zones {
+		r := zones[i].Region
+		p, ok := byRegion[r]
+		if !ok {
+			o, err := findOffering(l, ref.Provider+"/"+ref.InstanceType+"/"+r)
+			if err != nil {
+				return nil, usagef("--offering %s for zone %s (region %s): %v", spec, zones[i].Name, r, err)
+			}
+			var parts []string
+			if !setOD {
+				if !o.OnDemand.Known {
+					return nil, usagef("--offering %s: no sourced on-demand price in %s (zone %s); give --od-price", spec, r, zones[i].Name)
+				}
+				v, err := l.fx.Convert(o.OnDemand.Value, o.OnDemand.Currency, l.currency)
+				if err != nil {
+					return nil, asUsage(err)
+				}
+				p.od = v.InexactFloat64()
+				parts = append(parts, fmt.Sprintf("on-demand %s (%s, %s)", o.Key(), o.OnDemand.Source, o.OnDemand.AsOf))
+			}
+			if q := l.cat.SpotQuoteFor(o); !setSpot && !tracePriced[i] {
+				if !q.Price.Known {
+					return nil, usagef("--offering %s: no sourced spot price in %s (zone %s); give --spot-price", spec, r, zones[i].Name)
+				}
+				v, err := l.fx.Convert(q.Price.Value, q.Price.Currency, l.currency)
+				if err != nil {
+					return nil, asUsage(err)
+				}
+				p.spot = v.InexactFloat64()
+				parts = append(parts, fmt.Sprintf("spot %s (the region's cheapest zone; %s, %s)", q.Offering.Key(), q.Price.Source, q.Price.AsOf))
+			}
+			byRegion[r] = p
+			if len(parts) > 0 {
+				sources = append(sources, "zones in "+r+": "+strings.Join(parts, ", "))
+			}
+		}
+		if p.od > 0 {
+			zones[i].ODPrice = p.od
+		}
+		if p.spot > 0 && !tracePriced[i] {
+			zones[i].SpotPrice = p.spot
+		}
+	}
+	return sources, nil
 }
