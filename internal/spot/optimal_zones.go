@@ -13,7 +13,11 @@ import (
 // optimum, except that where the start-up delay is longer than the restart
 // delay the first launch is taken to cost only the restart (the simulator
 // forgives the rest of a start-up left early; the single-zone optimum
-// models that exactly), so the optimum stays a lower bound.
+// models that exactly), so the optimum stays a lower bound. It is also a
+// lower bound only where a direct move never costs more than two moves
+// through a third zone (move[a][b] <= move[a][c] + move[c][b], as transfer
+// prices are): the simulator charges a launch left before its delay is over
+// for its move, a schedule the grid cannot hold.
 
 // zgrid is one run's availability and prices in every zone on the grid.
 type zgrid struct {
