@@ -368,3 +368,28 @@ func BenchmarkZones9(b *testing.B) {
 		}
 	}
 }
+
+// TestZonesSingleZonePoliciesRunInFirstZone: with several zones, a policy
+// that does not choose zones gives, run by run, its results in the first
+// zone alone (at the same start offsets).
+func TestZonesSingleZonePoliciesRunInFirstZone(t *testing.T) {
+	a, b := mustTrace(t, "testdata/volatile_1node.json"), mustTrace(t, "testdata/stable_1node.json")
+	job := Job{Work: 10, Deadline: 13, Nodes: 1, Checkpoint: 0.5, CheckpointCost: 0.05, Restart: 0.1, Startup: 0.1, SpotPrice: 1, ODPrice: 3}
+	pols, _ := Policies([]string{"all"}, ASGMix{OnDemandPercent: 50})
+	zones, err := Simulate(Config{Job: job, Zones: []Zone{{Name: "a", Model: NewReplay(a), SpotPrice: 0.8}, {Name: "b", Model: NewReplay(b)}}, Runs: 15, Seed: 4}, pols)
+	if err != nil {
+		t.Fatal(err)
+	}
+	job.SpotPrice = 0.8
+	first, err := Simulate(Config{Job: job, Model: NewReplay(a), Runs: 15, Seed: 4}, pols)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range pols {
+		for k := range first[i].Costs {
+			if zones[i].Costs[k] != first[i].Costs[k] && !(math.IsNaN(zones[i].Costs[k]) && math.IsNaN(first[i].Costs[k])) {
+				t.Errorf("%s run %d: with zones %.9g, first zone alone %.9g", pols[i].Name(), k, zones[i].Costs[k], first[i].Costs[k])
+			}
+		}
+	}
+}
