@@ -21,12 +21,31 @@ import (
 
 // zgrid is one run's availability and prices in every zone on the grid.
 type zgrid struct {
-	g      []*grid     // per zone: up, spot cost per step, on-demand cost per step
-	move   [][]float64 // move[a][b]
-	work   int
-	start  int
-	change int
-	n      int
+	g       []*grid     // per zone: up, spot cost per step, on-demand cost per step
+	move    [][]float64 // move[a][b]
+	work    int
+	start   int
+	change  int
+	n       int
+	uniform float64 // the cost of every move where all cost the same, else -1
+}
+
+// uniformMove is the cost every move between two zones has, or -1 when
+// they differ.
+func uniformMove(m [][]float64) float64 {
+	u := -1.0
+	for a, row := range m {
+		for b, v := range row {
+			if a == b {
+				continue
+			}
+			if u >= 0 && v != u {
+				return -1
+			}
+			u = v
+		}
+	}
+	return u
 }
 
 // zone layer layout: fresh, then idle, spot and on-demand per zone.
@@ -148,6 +167,24 @@ func (z *zgrid) launchFromIdle(idle, launch []float64) {
 		}
 		return
 	}
+	if z.uniform >= 0 {
+		// Every move costs the same: the best other zone is the best
+		// one, or the second best for the best one itself.
+		lo2 := inf
+		for a, v := range idle {
+			if a != at && v < lo2 {
+				lo2 = v
+			}
+		}
+		for b := range launch {
+			v := lo + z.uniform
+			if b == at {
+				v = lo2 + z.uniform
+			}
+			launch[b] = min(idle[b], v)
+		}
+		return
+	}
 	for b := range launch {
 		// No move costs less than staying: the cheapest idle plus its move
 		// bounds the rest from below only when it is this zone.
@@ -203,7 +240,7 @@ func runOptimalZones(cfg *Config, plan *Job, work float64, o Optimal, srcs []sou
 	j := *plan
 	j.Work = work
 	h := o.stepFor(srcs[0])
-	z := &zgrid{n: int(math.Floor(j.Deadline/h + 1e-6)), work: steps(j.Work, h), start: steps(min(j.Startup, j.Restart), h), change: steps(j.Restart, h), move: cfg.MoveCost}
+	z := &zgrid{n: int(math.Floor(j.Deadline/h + 1e-6)), work: steps(j.Work, h), start: steps(min(j.Startup, j.Restart), h), change: steps(j.Restart, h), move: cfg.MoveCost, uniform: uniformMove(cfg.MoveCost)}
 	if j.Startup <= j.Restart {
 		z.start = steps(j.Startup, h)
 	}
