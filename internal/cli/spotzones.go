@@ -204,14 +204,14 @@ func cheapestODCost(in *spotInputs) float64 {
 }
 
 // zonePolicyJSON fills a policy's moves: for the policies that choose zones
-// (not the optimum, whose moves are not counted); the others are marked as
+// (the optimum's: those of one cheapest schedule); the others are marked as
 // run in the first zone.
 func zonePolicyJSON(p *spotPolicyJSON, s *spot.Summary, pol spot.Policy) {
 	if !spot.ZoneAware(pol) {
 		p.FirstZoneOnly = true
 		return
 	}
-	if _, opt := pol.(spot.Optimal); opt || s.Note != "" {
+	if s.Note != "" {
 		return
 	}
 	p.MovesMean, p.MoveCostMean = fp(s.MovesMean, 3), fp(s.MoveCostMean, 4)
@@ -222,7 +222,7 @@ func zoneNotes(out spotJSON, in *spotInputs) []string {
 	z := in.zones
 	notes := []string{
 		fmt.Sprintf("Zones: %s, one trace each.", z.list()),
-		"Moves: " + z.moveNote + ". MOVES is the mean number of moves between zones per run and MOVE COST the mean money of their transfer per run; each move's restart delay is in the cost as any launch's. The optimum's moves are not counted (\"-\").",
+		"Moves: " + z.moveNote + ". MOVES is the mean number of moves between zones per run and MOVE COST the mean money of their transfer per run; each move's restart delay is in the cost as any launch's. The optimum's are those of one of its cheapest schedules.",
 	}
 	var first []string
 	for _, p := range out.Policies {

@@ -69,8 +69,8 @@ func TestSpotRegionsJSON(t *testing.T) {
 		switch p.Name {
 		case "optimal":
 			opt = *p.CostMean
-			if p.MovesMean != nil {
-				t.Errorf("optimal: moves %v, want none reported", *p.MovesMean)
+			if p.MovesMean == nil || p.MoveCostMean == nil || math.Abs(*p.MoveCostMean-*p.MovesMean*2) > 0.01 {
+				t.Errorf("optimal: moves %v costing %v, want them reported at 2.00 each", p.MovesMean, p.MoveCostMean)
 			}
 		case "on-demand":
 			if !p.FirstZoneOnly || p.MovesMean != nil {

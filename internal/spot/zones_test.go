@@ -400,3 +400,25 @@ func TestZonesSingleZonePoliciesRunInFirstZone(t *testing.T) {
 		}
 	}
 }
+
+// TestZoneOptimumMoves: zone a is up for the first hour, zone b from then
+// on, and the deadline leaves no time to wait for b. The optimum runs on
+// spot in a (start-up 0.1 h, 0.9 h of work), moves to b at 1 h (restart
+// 0.1 h and the transfer 0.5) and does the remaining 1.1 h there: 2.2 spot
+// hours at 1 plus 0.5 = 2.7, one move, as failover does.
+func TestZoneOptimumMoves(t *testing.T) {
+	a := bitsTrace(strings.Repeat("1", 10) + strings.Repeat("0", 90))
+	b := bitsTrace(strings.Repeat("0", 10) + strings.Repeat("1", 90))
+	job := Job{Work: 2, Deadline: 2.5, Nodes: 1, Restart: 0.1, Startup: 0.1, SpotPrice: 1, ODPrice: 3}
+	cfg := Config{Job: job, Zones: []Zone{{Name: "a", Model: NewReplay(a)}, {Name: "b", Model: NewReplay(b)}},
+		MoveCost: [][]float64{{0, 0.5}, {0.5, 0}}, Offsets: []float64{0}}
+	s, err := Simulate(cfg, []Policy{Optimal{}, Failover{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, x := range s {
+		if math.Abs(x.Costs[0]-2.7) > 1e-9 || x.MovesMean != 1 || math.Abs(x.MoveCostMean-0.5) > 1e-12 {
+			t.Errorf("%s: cost %.6g, moves %g costing %g; want 2.7, 1 and 0.5", x.Policy, x.Costs[0], x.MovesMean, x.MoveCostMean)
+		}
+	}
+}
