@@ -72,6 +72,23 @@ run's whole availability in advance (dynamic programming on the trace's ticks,
 above the optimum's on the same run (mean and p95): is the policy the problem,
 or the market?
 
+Several zones (--regions POLICY,...): give one --trace per zone (files or a
+folder; the zone and region come from the file name, us-east-1a_v100_1.json →
+us-east-1a in us-east-1), paired by time from their starts (the same tick
+needed; different lengths are cut to the common span, and a note says so). The
+job may run in any zone; a move to another zone pays the --restart delay and
+the transfer of its state: --move-gb GB at --move-price per GB, or for AWS
+zones the catalog's transfer prices (cross-zone, billed both ways;
+cross-region). Policies: failover (on preemption, the cheapest zone with spot
+up; idle while none is), round-robin (the next zone in order with spot up),
+cheapest-first (also moves while running when a cheaper zone has spot up and
+the saving over the remaining work exceeds the move's cost), failover-deadline
+(failover with uniform-progress's deadline rules: on-demand in the zone where
+the rest costs least), all, and optimal (the hindsight optimum across the
+zones). --offering prices each zone with the instance in its own region.
+--policy adds single-zone policies, which run in the first zone. SAVINGS are
+against on-demand in the cheapest zone; MOVES and MOVE COST are per run.
+
 Every launch pays the --restart delay without progress, the first one too, as
 in Can't Be Late, so on-demand alone costs (work + restart) × on-demand price.
 ABOVE OD is the share of runs that cost more than that; SWITCHES the changes
@@ -175,6 +192,7 @@ func newSpotCmd(e *env) *cobra.Command {
   gpuscout spot --work 48h --deadline 52h --trace trace.json --spot-price 0.918 --od-price 3.06 --policy all,optimal
   gpuscout spot --work 40h..56h --plan-quantile 0.9 --deadline 60h --trace trace.json --spot-price 0.918 --od-price 3.06 --policy uniform-progress
   gpuscout spot --work 48h --deadline 52h --mtbf 3h --spot-price 0.918 --od-price 3.06 --checkpoint auto --checkpoint-cost 5m --restart 10m --explain --policy uniform-progress
+  gpuscout spot --work 48h --deadline 52h --trace us-east-1a_v100_1.json,us-east-1c_v100_1.json --regions failover,failover-deadline,optimal --spot-price 0.918 --od-price 3.06 --move-gb 50
   gpuscout spot ... -o json ; gpuscout spot ... --chart spot.svg`,
 		Args: noArgs,
 	}
@@ -889,8 +907,12 @@ func spotChart(sums []spot.Summary, in *spotInputs) *render.StripChart {
 	if j.Deadline > 0 {
 		title = fmt.Sprintf("Which spot policy meets the %s h deadline, and what does a run cost?", render.FormatTick(j.Deadline))
 	}
+	od := j.ODCost()
+	if in.zones != nil {
+		od = cheapestODCost(in) // several zones: on-demand in the cheapest
+	}
 	chart := &render.StripChart{Title: title, XLabel: "cost per run (" + in.currency + ")",
-		Ref: &render.XMark{X: j.ODCost(), Label: "on-demand " + fmtMoneyF(j.ODCost(), in.currency)}}
+		Ref: &render.XMark{X: od, Label: "on-demand " + fmtMoneyF(od, in.currency)}}
 	var rowOf []int // the summary each row stands for
 	for i := range sums {
 		s := &sums[i]

@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/gpuscout/gpuscout/internal/catalog"
-	"github.com/gpuscout/gpuscout/internal/cost"
 	"github.com/gpuscout/gpuscout/internal/spot"
 )
 
@@ -26,6 +25,8 @@ type zoneInputs struct {
 	pairing               string // how the traces were paired, or how the zones were modelled
 	moveGB                float64
 	moveNote              string // what a move costs and the source of its price
+	priced                bool   // the zones have their own prices (from the catalog)
+	spot, od              []float64
 }
 
 // awsZone matches an AWS availability zone name, such as us-east-1a.
@@ -95,28 +96,50 @@ func (f *spotFlags) prepareZones(in *spotInputs, l *loadedCatalog, paths []strin
 		seen[z]++
 	}
 	var zones []spot.Zone
-	priced := 0
+	var tracePriced []bool
 	for i, p := range paths {
 		name, region := spot.ZoneOfFile(p)
 		if seen[name] > 1 {
 			name = strings.TrimSuffix(filepath.Base(p), filepath.Ext(p)) // two files of one zone: tell them apart
 		}
 		z := spot.Zone{Name: name, Region: region, Model: models[i]}
-		if rp, ok := models[i].(*spot.Replay); ok && rp.Trace.Prices != nil && !changed("spot-price") {
+		rp, ok := models[i].(*spot.Replay)
+		priced := ok && rp.Trace.Prices != nil
+		if priced {
 			var sum float64
 			for _, x := range rp.Trace.Prices {
 				sum += x
 			}
 			z.SpotPrice = sum / float64(len(rp.Trace.Prices)) // the simulator bills the tick's own price
-			priced++
-		} else if job.SpotPrice == 0 {
-			return usagef("--trace %s has no spot prices: give --spot-price (or --offering) for the zones without their own", p)
 		}
 		zones = append(zones, z)
+		tracePriced = append(tracePriced, priced)
 		zi.names, zi.regions = append(zi.names, name), append(zi.regions, region)
 	}
-	if priced > 0 {
-		in.priceSources = append(in.priceSources, fmt.Sprintf("spot in %d of the %d zones from their traces' own prices (USD), tick by tick", priced, len(zones)))
+	if f.offering != "" && !(changed("spot-price") && changed("od-price")) {
+		srcs, err := zoneCatalogPrices(l, f.offering, zones, tracePriced, changed("spot-price"), changed("od-price"))
+		if err != nil {
+			return err
+		}
+		ref, _ := catalog.ParseOfferingRef(f.offering)
+		key := ref.Provider + "/" + ref.InstanceType + "/"
+		in.priceSources = slices.DeleteFunc(in.priceSources, func(s string) bool {
+			return strings.HasPrefix(s, "on-demand "+key) || strings.HasPrefix(s, "spot "+key)
+		})
+		in.priceSources = append(in.priceSources, srcs...)
+		zi.priced = true
+	}
+	n := 0
+	for i, z := range zones {
+		switch {
+		case tracePriced[i]:
+			n++
+		case z.SpotPrice == 0 && job.SpotPrice == 0:
+			return usagef("--trace %s has no spot prices: give --spot-price (or --offering) for the zones without their own", paths[i])
+		}
+	}
+	if n > 0 {
+		in.priceSources = append(in.priceSources, fmt.Sprintf("spot in %d of the %d zones from their traces' own prices (USD), tick by tick", n, len(zones)))
 	}
 	mc, note, err := zoneMoveCosts(l, zones, f.moveGB, f.movePrice, changed("move-price"))
 	if err != nil {
@@ -124,73 +147,14 @@ func (f *spotFlags) prepareZones(in *spotInputs, l *loadedCatalog, paths []strin
 	}
 	zi.moveNote = note
 	in.cfg.Zones, in.cfg.MoveCost = zones, mc
+	for _, z := range zones {
+		zi.spot, zi.od = append(zi.spot, z.SpotPrice), append(zi.od, z.ODPrice)
+	}
 	in.cfg.Model = zones[0].Model
 	in.zones = zi
 	in.multi = nil
 	in.traceNames = []string{strings.Join(zi.names, "+")}
 	return nil
-}
-
-// zoneMoveCosts is the money of one move between each pair of zones: --move-gb
-// GB of job state at --move-price per GB, or at the catalog's transfer price
-// (cross-zone within a region, billed both ways; cross-region from the
-// source region) where the zones are AWS zones it prices. It returns the
-// matrix (nil: moves are free of data charges) and a note with the source.
-func zoneMoveCosts(l *loadedCatalog, zones []spot.Zone, gb, price float64, priceSet bool) ([][]float64, string, error) {
-	if gb == 0 {
-		if priceSet {
-			return nil, "", usagef("--move-price %g needs --move-gb: the GB of job state each move copies", price)
-		}
-		return nil, "moves are not charged for data (--move-gb 0), only for their restart delay; give --move-gb GB to price the job state each move copies", nil
-	}
-	n := len(zones)
-	mc := make([][]float64, n)
-	for i := range mc {
-		mc[i] = make([]float64, n)
-	}
-	if priceSet {
-		for a := range mc {
-			for b := range mc[a] {
-				if a != b {
-					mc[a][b] = gb * price
-				}
-			}
-		}
-		return mc, fmt.Sprintf("each move copies %g GB of job state at %g %s per GB (--move-price): %s a move", gb, price, l.currency, fmtMoneyF(gb*price, string(l.currency))), nil
-	}
-	var notes []string
-	for a := range zones {
-		if !awsZone.MatchString(zones[a].Name) {
-			return nil, "", usagef("--move-gb %g: zone %s is not an AWS zone the catalog prices transfer for; give --move-price PRICE_PER_GB", gb, zones[a].Name)
-		}
-		for b := range zones {
-			if a == b {
-				continue
-			}
-			path, what := catalog.PathCrossRegion, "between regions"
-			if zones[a].Region == zones[b].Region {
-				path, what = catalog.PathCrossZone, "between zones of one region"
-			}
-			t := l.cat.Egress("aws", zones[a].Region)
-			amt, ok, why := cost.EgressCost(t, path, gb)
-			if !ok {
-				return nil, "", usagef("--move-gb %g: %s (moves from %s); give --move-price PRICE_PER_GB", gb, why, zones[a].Name)
-			}
-			v, err := l.fx.Convert(amt, t.Currency, l.currency)
-			if err != nil {
-				return nil, "", asUsage(err)
-			}
-			mc[a][b] = v.InexactFloat64()
-			note := fmt.Sprintf("%s %s a move (%s from %s, %s)", what, fmtMoneyF(mc[a][b], string(l.currency)), path, t.Group, t.PathSource(path))
-			if t.Paths[path].BothDirections {
-				note = fmt.Sprintf("%s %s a move (%s, billed out and in, %s, %s)", what, fmtMoneyF(mc[a][b], string(l.currency)), path, t.Group, t.PathSource(path))
-			}
-			if !slices.Contains(notes, note) {
-				notes = append(notes, note)
-			}
-		}
-	}
-	return mc, fmt.Sprintf("each move copies %g GB of job state, priced by the catalog's transfer prices per move (each move priced from the month's first GB): %s", gb, strings.Join(notes, "; ")), nil
 }
 
 // list names the zones with their regions: "us-east-1a, us-east-1c (us-east-1), us-west-2a (us-west-2)".
@@ -199,6 +163,10 @@ func (z *zoneInputs) list() string {
 	for i, n := range z.names {
 		if i+1 < len(z.names) && z.regions[i+1] == z.regions[i] {
 			parts = append(parts, n)
+			continue
+		}
+		if z.priced {
+			parts = append(parts, fmt.Sprintf("%s (%s: spot %.4g, on-demand %.4g per node-hour)", n, z.regions[i], z.spot[i], z.od[i]))
 			continue
 		}
 		parts = append(parts, fmt.Sprintf("%s (%s)", n, z.regions[i]))
@@ -236,14 +204,14 @@ func cheapestODCost(in *spotInputs) float64 {
 }
 
 // zonePolicyJSON fills a policy's moves: for the policies that choose zones
-// (not the optimum, whose moves are not counted); the others are marked as
+// (the optimum's: those of one cheapest schedule); the others are marked as
 // run in the first zone.
 func zonePolicyJSON(p *spotPolicyJSON, s *spot.Summary, pol spot.Policy) {
 	if !spot.ZoneAware(pol) {
 		p.FirstZoneOnly = true
 		return
 	}
-	if _, opt := pol.(spot.Optimal); opt || s.Note != "" {
+	if s.Note != "" {
 		return
 	}
 	p.MovesMean, p.MoveCostMean = fp(s.MovesMean, 3), fp(s.MoveCostMean, 4)
@@ -254,7 +222,7 @@ func zoneNotes(out spotJSON, in *spotInputs) []string {
 	z := in.zones
 	notes := []string{
 		fmt.Sprintf("Zones: %s, one trace each.", z.list()),
-		"Moves: " + z.moveNote + ". MOVES is the mean number of moves between zones per run and MOVE COST the mean money of their transfer per run; each move's restart delay is in the cost as any launch's. The optimum's moves are not counted (\"-\").",
+		"Moves: " + z.moveNote + ". MOVES is the mean number of moves between zones per run and MOVE COST the mean money of their transfer per run; each move's restart delay is in the cost as any launch's. The optimum's are those of one of its cheapest schedules.",
 	}
 	var first []string
 	for _, p := range out.Policies {

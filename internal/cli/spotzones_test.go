@@ -69,8 +69,8 @@ func TestSpotRegionsJSON(t *testing.T) {
 		switch p.Name {
 		case "optimal":
 			opt = *p.CostMean
-			if p.MovesMean != nil {
-				t.Errorf("optimal: moves %v, want none reported", *p.MovesMean)
+			if p.MovesMean == nil || p.MoveCostMean == nil || math.Abs(*p.MoveCostMean-*p.MovesMean*2) > 0.01 {
+				t.Errorf("optimal: moves %v costing %v, want them reported at 2.00 each", p.MovesMean, p.MoveCostMean)
 			}
 		case "on-demand":
 			if !p.FirstZoneOnly || p.MovesMean != nil {
@@ -134,6 +134,29 @@ func TestSpotRegionsCatalogMoves(t *testing.T) {
 	}
 	if m := res.Policies[0]; *m.MovesMean == 0 || math.Abs(*m.MoveCostMean-*m.MovesMean) > 0.01 {
 		t.Errorf("failover: move money %.4f, want 1.00 a move × %.3f moves", *m.MoveCostMean, *m.MovesMean)
+	}
+}
+
+// TestSpotRegionsOfferingPrices: with --offering, each zone is priced with
+// the instance in its own region: zones of one region share the region's
+// on-demand price and spot quote, and the sources name each region.
+func TestSpotRegionsOfferingPrices(t *testing.T) {
+	dir := zoneTraces(t, map[string]string{"us-east-1a_v100_1.json": volatileTrace, "us-east-1c_v100_1.json": stableTrace, "us-west-2a_v100_1.json": stableTrace})
+	res := runZonesJSON(t, "--trace", dir, "--regions", "cheapest-first", "--offering", "aws/p4d.24xlarge", "--work", "24h", "--deadline", "30h", "--runs", "10")
+	zones := res.Inputs["zones"].([]any)
+	price := func(i int, k string) float64 { return zones[i].(map[string]any)[k].(float64) }
+	if len(zones) != 3 || price(0, "spot_price") != price(1, "spot_price") || price(0, "spot_price") == price(2, "spot_price") || !(price(0, "spot_price") > 0) || !(price(2, "od_price") > 0) {
+		t.Errorf("zone prices %v: want one spot price per region, positive", zones)
+	}
+	srcs, _ := json.Marshal(res.Inputs["price_sources"])
+	for _, want := range []string{"zones in us-east-1: on-demand aws/p4d.24xlarge/us-east-1", "zones in us-west-2: on-demand aws/p4d.24xlarge/us-west-2"} {
+		if !strings.Contains(string(srcs), want) {
+			t.Errorf("price sources %s lack %q", srcs, want)
+		}
+	}
+	_, errOut, code := run(t, "spot", "--trace", volatileTrace+","+stableTrace, "--regions", "failover", "--offering", "aws/p4d.24xlarge", "--work", "24h", "--deadline", "30h")
+	if code != ExitUsage || !strings.Contains(errOut, "--offering aws/p4d.24xlarge for zone volatile (region volatile)") {
+		t.Errorf("zones outside the catalog: exit %d, %q; want 2 naming the zone and its region", code, errOut)
 	}
 }
 

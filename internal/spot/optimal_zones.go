@@ -13,16 +13,39 @@ import (
 // optimum, except that where the start-up delay is longer than the restart
 // delay the first launch is taken to cost only the restart (the simulator
 // forgives the rest of a start-up left early; the single-zone optimum
-// models that exactly), so the optimum stays a lower bound.
+// models that exactly), so the optimum stays a lower bound. It is also a
+// lower bound only where a direct move never costs more than two moves
+// through a third zone (move[a][b] <= move[a][c] + move[c][b], as transfer
+// prices are): the simulator charges a launch left before its delay is over
+// for its move, a schedule the grid cannot hold.
 
 // zgrid is one run's availability and prices in every zone on the grid.
 type zgrid struct {
-	g      []*grid     // per zone: up, spot cost per step, on-demand cost per step
-	move   [][]float64 // move[a][b]
-	work   int
-	start  int
-	change int
-	n      int
+	g       []*grid     // per zone: up, spot cost per step, on-demand cost per step
+	move    [][]float64 // move[a][b]
+	work    int
+	start   int
+	change  int
+	n       int
+	uniform float64 // the cost of every move where all cost the same, else -1
+}
+
+// uniformMove is the cost every move between two zones has, or -1 when
+// they differ.
+func uniformMove(m [][]float64) float64 {
+	u := -1.0
+	for a, row := range m {
+		for b, v := range row {
+			if a == b {
+				continue
+			}
+			if u >= 0 && v != u {
+				return -1
+			}
+			u = v
+		}
+	}
+	return u
 }
 
 // zone layer layout: fresh, then idle, spot and on-demand per zone.
@@ -30,23 +53,38 @@ func (z *zgrid) idle(k int) int { return 1 + k }
 func (z *zgrid) spot(k int) int { return 1 + len(z.g) + k }
 func (z *zgrid) od(k int) int   { return 1 + 2*len(z.g) + k }
 
-// optimum is grid.optimum with zones: the least cost of finishing the work
-// within the grid (+Inf: impossible) and the steps taken.
-func (z *zgrid) optimum() (cost float64, at int) {
+// zcell is one state of the optimum: its least cost, and the moves and
+// their transfer money on one least-cost path to it.
+type zcell struct {
+	v     float64
+	money float64
+	moves int32
+}
+
+// offer keeps the cheaper of the cell and a path of cost v.
+func (c *zcell) offer(v, money float64, moves int32) {
+	if v < c.v {
+		*c = zcell{v, money, moves}
+	}
+}
+
+// optimum is grid.optimum with zones: the cheapest way of finishing the work
+// within the grid (cost +Inf: impossible), with its moves, and the steps taken.
+func (z *zgrid) optimum() (best zcell, at int) {
 	n, w, nz := z.n, z.work, len(z.g)
+	best, at = zcell{v: inf}, -1
 	if w == 0 {
-		return 0, 0
+		return zcell{}, 0
 	}
 	M := 1 + 3*nz
 	span := max(z.start, z.change) + 2
 	width := (w + 1) * M
-	ring := make([]float64, span*width)
+	ring := make([]zcell, span*width)
 	for i := range ring {
-		ring[i] = math.Inf(1)
+		ring[i].v = inf
 	}
-	layer := func(t int) []float64 { o := (t % span) * width; return ring[o : o+width] }
-	layer(0)[0] = 0
-	best, bestAt := math.Inf(1), -1
+	layer := func(t int) []zcell { o := (t % span) * width; return ring[o : o+width] }
+	layer(0)[0].v = 0
 	upRun := make([][]int, nz)
 	spotSum := make([][]float64, nz)
 	for k, g := range z.g {
@@ -61,12 +99,15 @@ func (z *zgrid) optimum() (cost float64, at int) {
 			spotSum[k][t+1] = spotSum[k][t] + g.spot[t]
 		}
 	}
-	launch := make([]float64, nz) // best value launching into each zone now
+	launch := make([]zcell, nz) // the best way of launching into each zone now
 	for t := 0; t <= n; t++ {
 		cur := layer(t)
 		for k := range nz {
-			best, bestAt = minAt(best, bestAt, cur[w*M+z.spot(k)], t)
-			best, bestAt = minAt(best, bestAt, cur[w*M+z.od(k)], t)
+			for _, c := range [2]zcell{cur[w*M+z.spot(k)], cur[w*M+z.od(k)]} {
+				if c.v < best.v {
+					best, at = c, t
+				}
+			}
 		}
 		if t == n {
 			break
@@ -81,26 +122,22 @@ func (z *zgrid) optimum() (cost float64, at int) {
 			// Leaving spot or on-demand is free: idle takes the best of them.
 			live := false
 			for k := range nz {
-				v := idle[k]
-				if sp[k] < v {
-					v = sp[k]
+				if sp[k].v < idle[k].v {
+					idle[k] = sp[k]
 				}
-				if od[k] < v {
-					v = od[k]
+				if od[k].v < idle[k].v {
+					idle[k] = od[k]
 				}
-				idle[k] = v
-				live = live || v < inf
+				live = live || idle[k].v < inf
 			}
 			// Launches: from fresh (no move, the start-up), from idle in a
 			// zone (the restart, and the move's money to another zone).
-			if v := c[0]; v < inf {
+			if f := c[0]; f.v < inf {
 				for k := range nz {
-					launch[k] = v
+					launch[k] = f
 				}
 				z.launchAll(layer, t, p, M, z.start, launch, upRun, spotSum)
-				if nf := next[p*M:]; v < nf[0] {
-					nf[0] = v
-				}
+				next[p*M].offer(f.v, 0, 0)
 			}
 			if live {
 				z.launchFromIdle(idle, launch)
@@ -109,87 +146,89 @@ func (z *zgrid) optimum() (cost float64, at int) {
 			nx := next[(p+1)*M:]
 			ni := next[p*M:]
 			for k, g := range z.g {
-				if v := od[k] + g.od; v < nx[1+2*nz+k] {
-					nx[1+2*nz+k] = v
+				if x := od[k]; x.v+g.od < nx[1+2*nz+k].v {
+					nx[1+2*nz+k] = zcell{x.v + g.od, x.money, x.moves}
 				}
 				if g.up[t] {
-					if v := sp[k] + g.spot[t]; v < nx[1+nz+k] {
-						nx[1+nz+k] = v
+					if x := sp[k]; x.v+g.spot[t] < nx[1+nz+k].v {
+						nx[1+nz+k] = zcell{x.v + g.spot[t], x.money, x.moves}
 					}
 				}
-				if v := idle[k]; v < ni[1+k] {
-					ni[1+k] = v
+				if idle[k].v < ni[1+k].v {
+					ni[1+k] = idle[k]
 				}
 			}
 		}
 		for i := lo * M; i < (min(t, w)+1)*M; i++ {
-			cur[i] = math.Inf(1)
+			cur[i].v = inf
 		}
-	}
-	return best, bestAt
-}
-
-// launchFromIdle sets launch[b] to the least value of launching into zone
-// b from idle in any zone: min over a of idle[a] + move[a][b].
-func (z *zgrid) launchFromIdle(idle, launch []float64) {
-	lo, at := inf, -1
-	for a, v := range idle {
-		if v < lo {
-			lo, at = v, a
-		}
-	}
-	if z.move == nil {
-		for b := range launch {
-			launch[b] = lo
-		}
-		return
-	}
-	for b := range launch {
-		// No move costs less than staying: the cheapest idle plus its move
-		// bounds the rest from below only when it is this zone.
-		v := idle[b]
-		if at == b {
-			launch[b] = v
-			continue
-		}
-		for a, x := range idle {
-			if x >= v || a == b {
-				continue
-			}
-			if x += z.move[a][b]; x < v {
-				v = x
-			}
-		}
-		launch[b] = v
-	}
-}
-
-func minAt(best float64, at int, v float64, t int) (float64, int) {
-	if v < best {
-		return v, t
 	}
 	return best, at
 }
 
-// launchAll launches spot or on-demand in every zone k from value launch[k]
-// at step t, progress p, with a delay of d steps.
-func (z *zgrid) launchAll(layer func(int) []float64, t, p, M, d int, launch []float64, upRun [][]int, spotSum [][]float64) {
+// launchFromIdle sets launch[b] to the cheapest way of launching into zone
+// b from idle in any zone a: idle[a] plus the move from a to b.
+func (z *zgrid) launchFromIdle(idle, launch []zcell) {
+	lo, at := inf, -1
+	for a := range idle {
+		if idle[a].v < lo {
+			lo, at = idle[a].v, a
+		}
+	}
+	if z.move == nil || z.uniform >= 0 {
+		// Every move costs the same (u, 0 when free): the best other zone
+		// is the best one, or the second best for the best one itself.
+		u := max(z.uniform, 0)
+		at2 := -1
+		for a := range idle {
+			if a != at && (at2 < 0 || idle[a].v < idle[at2].v) {
+				at2 = a
+			}
+		}
+		for b := range launch {
+			launch[b] = idle[b]
+			src := at
+			if b == at {
+				src = at2
+			}
+			if src >= 0 {
+				x := idle[src]
+				launch[b].offer(x.v+u, x.money+u, x.moves+1)
+			}
+		}
+		return
+	}
+	for b := range launch {
+		// No move costs less than staying: only zones cheaper than staying
+		// idle here need their move added.
+		launch[b] = idle[b]
+		if at == b {
+			continue
+		}
+		for a := range idle {
+			if x := idle[a]; a != b && x.v < launch[b].v {
+				m := z.move[a][b]
+				launch[b].offer(x.v+m, x.money+m, x.moves+1)
+			}
+		}
+	}
+}
+
+// launchAll launches spot or on-demand in every zone k from launch[k] at
+// step t, progress p, with a delay of d steps.
+func (z *zgrid) launchAll(layer func(int) []zcell, t, p, M, d int, launch []zcell, upRun [][]int, spotSum [][]float64) {
 	if t+d > z.n {
 		return
 	}
 	dst := layer(t + d)[p*M:]
 	for k, g := range z.g {
-		v := launch[k]
-		if math.IsInf(v, 1) {
+		l := launch[k]
+		if l.v == inf {
 			continue
 		}
-		if x := v + float64(d)*g.od; x < dst[z.od(k)] {
-			dst[z.od(k)] = x
-		}
+		dst[z.od(k)].offer(l.v+float64(d)*g.od, l.money, l.moves)
 		if upRun[k][t] >= d && (d > 0 || g.up[t]) {
-			if x := v + spotSum[k][t+d] - spotSum[k][t]; x < dst[z.spot(k)] {
-				dst[z.spot(k)] = x
-			}
+			dst[z.spot(k)].offer(l.v+spotSum[k][t+d]-spotSum[k][t], l.money, l.moves)
 		}
 	}
 }
@@ -199,7 +238,7 @@ func runOptimalZones(cfg *Config, plan *Job, work float64, o Optimal, srcs []sou
 	j := *plan
 	j.Work = work
 	h := o.stepFor(srcs[0])
-	z := &zgrid{n: int(math.Floor(j.Deadline/h + 1e-6)), work: steps(j.Work, h), start: steps(min(j.Startup, j.Restart), h), change: steps(j.Restart, h), move: cfg.MoveCost}
+	z := &zgrid{n: int(math.Floor(j.Deadline/h + 1e-6)), work: steps(j.Work, h), start: steps(min(j.Startup, j.Restart), h), change: steps(j.Restart, h), move: cfg.MoveCost, uniform: uniformMove(cfg.MoveCost)}
 	if j.Startup <= j.Restart {
 		z.start = steps(j.Startup, h)
 	}
@@ -208,7 +247,8 @@ func runOptimalZones(cfg *Config, plan *Job, work float64, o Optimal, srcs []sou
 		zj.SpotPrice, zj.ODPrice = cfg.Zones[k].spotPrice(&j), cfg.Zones[k].odPrice(&j)
 		z.g = append(z.g, newGrid(&zj, defaultRates(&zj), srcs[k], h))
 	}
-	cost, at := z.optimum()
+	best, at := z.optimum()
+	cost := best.v
 	if math.IsInf(cost, 1) {
 		r := Result{Cost: math.NaN(), Hours: math.Inf(1)}
 		if trace {
@@ -216,9 +256,9 @@ func runOptimalZones(cfg *Config, plan *Job, work float64, o Optimal, srcs []sou
 		}
 		return r
 	}
-	r := Result{Cost: cost, Hours: float64(at) * h, Met: true}
+	r := Result{Cost: cost, Hours: float64(at) * h, Met: true, Moves: int(best.moves), MoveCost: best.money}
 	if trace {
-		r.Events = []Event{{T: r.Hours, What: "done", Detail: fmt.Sprintf("hindsight optimum across %d zones on a %.4g h grid: %.4g", len(cfg.Zones), h, cost)}}
+		r.Events = []Event{{T: r.Hours, What: "done", Detail: fmt.Sprintf("hindsight optimum across %d zones on a %.4g h grid: %.4g, %d move(s) costing %.2f in transfer", len(cfg.Zones), h, cost, best.moves, best.money)}}
 	}
 	return r
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"strings"
 )
 
 // zsim simulates one run of a multi-zone policy: the single-zone simulator's
@@ -143,7 +144,7 @@ func (m *zsim) run() Result {
 				down = append(down, m.zoneName(z))
 			}
 		}
-		m.log("start", "spot available in %d zone(s) %v, unavailable in %d %v; later changes are shown for the zone the job is in", len(up), up, len(down), down)
+		m.log("start", "spot up in %s; down in %s (later changes: the job's zone only)", orNone(up), orNone(down))
 	}
 	limit := j.maxHours()
 	for ; ; m.steps++ {
@@ -359,4 +360,11 @@ func (m *zsim) advance(dt float64) {
 			}
 		}
 	}
+}
+
+func orNone(names []string) string {
+	if len(names) == 0 {
+		return "none"
+	}
+	return strings.Join(names, ", ")
 }

@@ -198,9 +198,13 @@ func (s zscript) decideZone(st *zoneState) (Mode, int, float64) {
 func TestZoneOptimumBruteForce(t *testing.T) {
 	cases := [][2]string{{"11001", "00111"}, {"10101", "01010"}, {"00000", "11100"}, {"11111", "11111"}, {"01100", "00011"}}
 	job := Job{Work: 0.2, Deadline: 0.5, Nodes: 1, Restart: 0.1, Startup: 0.1, SpotPrice: 1, ODPrice: 3}
-	for _, c := range cases {
+	for ci, c := range cases {
+		mv := [][]float64{{0, 0.15}, {0.05, 0}}
+		if ci%2 == 1 {
+			mv = [][]float64{{0, 0.1}, {0.1, 0}} // every move the same: the optimum's shortcut
+		}
 		cfg := Config{Job: job, Zones: []Zone{{Name: "a", Model: NewReplay(bitsTrace(c[0] + "0000"))}, {Name: "b", Model: NewReplay(bitsTrace(c[1] + "0000")), SpotPrice: 0.7, ODPrice: 2.5}},
-			MoveCost: [][]float64{{0, 0.15}, {0.05, 0}}, Offsets: []float64{0}}
+			MoveCost: mv, Offsets: []float64{0}}
 		s, err := Simulate(cfg, []Policy{Optimal{}})
 		if err != nil {
 			t.Fatal(err)
@@ -250,6 +254,9 @@ func TestZoneOptimumNeverAbovePolicies(t *testing.T) {
 			for i := range mv[k] {
 				if i != k {
 					mv[k][i] = 0.5 * rng.Float64()
+					if seed%2 == 1 {
+						mv[k][i] = 0.2 // every move the same: the optimum's shortcut
+					}
 				}
 			}
 		}
@@ -365,6 +372,53 @@ func BenchmarkZones9(b *testing.B) {
 				b.Fatal(err)
 			}
 			b.Logf("%s: %v", p.Name(), time.Since(t0))
+		}
+	}
+}
+
+// TestZonesSingleZonePoliciesRunInFirstZone: with several zones, a policy
+// that does not choose zones gives, run by run, its results in the first
+// zone alone (at the same start offsets).
+func TestZonesSingleZonePoliciesRunInFirstZone(t *testing.T) {
+	a, b := mustTrace(t, "testdata/volatile_1node.json"), mustTrace(t, "testdata/stable_1node.json")
+	job := Job{Work: 10, Deadline: 13, Nodes: 1, Checkpoint: 0.5, CheckpointCost: 0.05, Restart: 0.1, Startup: 0.1, SpotPrice: 1, ODPrice: 3}
+	pols, _ := Policies([]string{"all"}, ASGMix{OnDemandPercent: 50})
+	zones, err := Simulate(Config{Job: job, Zones: []Zone{{Name: "a", Model: NewReplay(a), SpotPrice: 0.8}, {Name: "b", Model: NewReplay(b)}}, Runs: 15, Seed: 4}, pols)
+	if err != nil {
+		t.Fatal(err)
+	}
+	job.SpotPrice = 0.8
+	first, err := Simulate(Config{Job: job, Model: NewReplay(a), Runs: 15, Seed: 4}, pols)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range pols {
+		for k := range first[i].Costs {
+			if zones[i].Costs[k] != first[i].Costs[k] && !(math.IsNaN(zones[i].Costs[k]) && math.IsNaN(first[i].Costs[k])) {
+				t.Errorf("%s run %d: with zones %.9g, first zone alone %.9g", pols[i].Name(), k, zones[i].Costs[k], first[i].Costs[k])
+			}
+		}
+	}
+}
+
+// TestZoneOptimumMoves: zone a is up for the first hour, zone b from then
+// on, and the deadline leaves no time to wait for b. The optimum runs on
+// spot in a (start-up 0.1 h, 0.9 h of work), moves to b at 1 h (restart
+// 0.1 h and the transfer 0.5) and does the remaining 1.1 h there: 2.2 spot
+// hours at 1 plus 0.5 = 2.7, one move, as failover does.
+func TestZoneOptimumMoves(t *testing.T) {
+	a := bitsTrace(strings.Repeat("1", 10) + strings.Repeat("0", 90))
+	b := bitsTrace(strings.Repeat("0", 10) + strings.Repeat("1", 90))
+	job := Job{Work: 2, Deadline: 2.5, Nodes: 1, Restart: 0.1, Startup: 0.1, SpotPrice: 1, ODPrice: 3}
+	cfg := Config{Job: job, Zones: []Zone{{Name: "a", Model: NewReplay(a)}, {Name: "b", Model: NewReplay(b)}},
+		MoveCost: [][]float64{{0, 0.5}, {0.5, 0}}, Offsets: []float64{0}}
+	s, err := Simulate(cfg, []Policy{Optimal{}, Failover{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, x := range s {
+		if math.Abs(x.Costs[0]-2.7) > 1e-9 || x.MovesMean != 1 || math.Abs(x.MoveCostMean-0.5) > 1e-12 {
+			t.Errorf("%s: cost %.6g, moves %g costing %g; want 2.7, 1 and 0.5", x.Policy, x.Costs[0], x.MovesMean, x.MoveCostMean)
 		}
 	}
 }
