@@ -102,12 +102,11 @@ func (a *Advisor) failover(req *Request, o *catalog.Offering) (*cost.SpotFailove
 	}
 	// Each region's cheapest spot zone (as SpotQuoteFor) and its on-demand price.
 	type region struct {
-		name     string
-		o        *catalog.Offering
-		sp, od   decimal.NullDecimal
-		leftWhy  string
-		egress   *catalog.EgressTable
-		moveCost decimal.Decimal
+		name    string
+		o       *catalog.Offering
+		sp, od  decimal.NullDecimal
+		leftWhy string
+		move    cost.Move
 	}
 	byName := map[string]*region{}
 	var names []string
@@ -140,19 +139,11 @@ func (a *Advisor) failover(req *Request, o *catalog.Offering) (*cost.SpotFailove
 		case !g.od.Valid:
 			g.leftWhy = fmt.Sprintf("%s left out: no on-demand price for %s there to fall back on", n, o.InstanceType)
 		default:
-			g.egress = a.Catalog.Egress(o.Provider, n)
-			c, ok, why := cost.EgressCost(g.egress, catalog.PathCrossRegion, gb)
-			if ok && g.egress.Currency != "" && g.egress.Currency != a.Currency {
-				v, err := a.FX.Convert(c, g.egress.Currency, a.Currency)
-				if err != nil {
-					ok, why = false, err.Error()
-				}
-				c = v
+			mv, err := cost.MoveCost(a.Catalog, a.FX, o.Provider, n, true, gb, a.Currency)
+			if err != nil {
+				g.leftWhy = fmt.Sprintf("%s left out: moving the job out of it has no sourced price (%v)", n, err)
 			}
-			if !ok {
-				g.leftWhy = fmt.Sprintf("%s left out: moving the job out of it has no sourced price (%s)", n, why)
-			}
-			g.moveCost = c
+			g.move = mv
 		}
 		if g.leftWhy != "" {
 			if g == home {
@@ -193,12 +184,12 @@ func (a *Advisor) failover(req *Request, o *catalog.Offering) (*cost.SpotFailove
 		row := make([]decimal.Decimal, len(chosen))
 		for j, to := range chosen {
 			if to != from {
-				row[j] = from.moveCost
+				row[j] = from.move.Amount
 			}
 		}
 		f.MoveCost = append(f.MoveCost, row)
 		info.moves = append(info.moves, fmt.Sprintf("out of %s %s × %s/GB = %s (%s, %s)", from.name, fmtGB(gb*bytesPerGB),
-			money.Format(from.moveCost.Div(decimal.NewFromFloat(gb)), a.Currency), money.Format(from.moveCost, a.Currency), from.egress.Group, from.egress.PathSource(catalog.PathCrossRegion)))
+			money.Format(from.move.Amount.Div(decimal.NewFromFloat(gb)), a.Currency), money.Format(from.move.Amount, a.Currency), from.move.Table.Group, from.move.Table.PathSource(from.move.Path)))
 	}
 	return f, info, nil
 }

@@ -46,24 +46,16 @@ func zoneMoveCosts(l *loadedCatalog, zones []spot.Zone, gb, price float64, price
 			if a == b {
 				continue
 			}
-			path, what := catalog.PathCrossRegion, "between regions"
-			if zones[a].Region == zones[b].Region {
-				path, what = catalog.PathCrossZone, "between zones of one region"
+			cross, what := zones[a].Region != zones[b].Region, "between regions"
+			if !cross {
+				what = "between zones of one region"
 			}
-			t := l.cat.Egress("aws", zones[a].Region)
-			amt, ok, why := cost.EgressCost(t, path, gb)
-			if !ok {
-				return nil, "", usagef("--move-gb %g: %s (moves from %s); give --move-price PRICE_PER_GB", gb, why, zones[a].Name)
-			}
-			v, err := l.fx.Convert(amt, t.Currency, l.currency)
+			mv, err := cost.MoveCost(l.cat, l.fx, "aws", zones[a].Region, cross, gb, l.currency)
 			if err != nil {
-				return nil, "", asUsage(err)
+				return nil, "", usagef("--move-gb %g: %v (moves from %s); give --move-price PRICE_PER_GB", gb, err, zones[a].Name)
 			}
-			mc[a][b] = v.InexactFloat64()
-			note := fmt.Sprintf("%s %s a move (%s from %s, %s)", what, fmtMoneyF(mc[a][b], string(l.currency)), path, t.Group, t.PathSource(path))
-			if t.Paths[path].BothDirections {
-				note = fmt.Sprintf("%s %s a move (%s, billed out and in, %s, %s)", what, fmtMoneyF(mc[a][b], string(l.currency)), path, t.Group, t.PathSource(path))
-			}
+			mc[a][b] = mv.Amount.InexactFloat64()
+			note := fmt.Sprintf("%s %s a move (%s)", what, fmtMoneyF(mc[a][b], string(l.currency)), mv.Describe())
 			if !slices.Contains(notes, note) {
 				notes = append(notes, note)
 			}
