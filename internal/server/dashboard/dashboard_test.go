@@ -403,3 +403,57 @@ func TestUnknownPathsAndMethods(t *testing.T) {
 		}
 	}
 }
+
+// headers returns the column headers of the page's first table.
+func headers(page string) []string {
+	i := strings.Index(page, "<thead>")
+	j := strings.Index(page, "</thead>")
+	if i < 0 || j < i {
+		return nil
+	}
+	var out []string
+	parts := strings.Split(page[i:j], "</th>")
+	for _, th := range parts[:len(parts)-1] {
+		out = append(out, th[strings.LastIndex(th, ">")+1:])
+	}
+	return out
+}
+
+// cells returns the texts of a table row's cells, links unwrapped.
+func cells(row string) []string {
+	var out []string
+	for _, td := range strings.Split(row, "<td")[1:] {
+		td = td[strings.Index(td, ">")+1:]
+		td = td[:strings.Index(td, "</td>")]
+		if strings.HasPrefix(td, "<a ") {
+			td = td[strings.Index(td, ">")+1 : strings.Index(td, "</a>")]
+		}
+		out = append(out, td)
+	}
+	return out
+}
+
+// The leaderboard's table is wider than a laptop's page (and a phone's):
+// its rank and the figure it ranks by come first, then the GPU and the
+// offering, so that what an engineer acts on shows without scrolling; the
+// AWS report's row reads 1, 0.01179 (7.912 ÷ 671.2), H200, the offering.
+func TestLeaderboardLeadsWithTheRankedFigure(t *testing.T) {
+	f := newFixture(t)
+	_, body := get(t, f.h, "/leaderboard")
+	h := headers(body)
+	want := []string{"#", "USD/TFLOP-h (measured)", "GPU", "OFFERING", "USD/GPU-h"}
+	if len(h) < len(want) || strings.Join(h[:len(want)], "|") != strings.Join(want, "|") {
+		t.Fatalf("leaderboard columns: got %q, want them to start %q", h, want)
+	}
+	if h[len(h)-1] != "REPORT" {
+		t.Errorf("the last column: got %q, want REPORT", h[len(h)-1])
+	}
+	row := cells(rowOf(body, f.onAWS[:12]))
+	wantRow := []string{"1", "0.01179", "H200-SXM-141GB", "aws/p5en.48xlarge/us-east-1", "7.912"}
+	if len(row) < len(wantRow) || strings.Join(row[:len(wantRow)], "|") != strings.Join(wantRow, "|") {
+		t.Errorf("the AWS report's row: got %q, want it to start %q", row, wantRow)
+	}
+	if last := row[len(row)-1]; last != f.onAWS[:12] || !strings.Contains(rowOf(body, f.onAWS[:12]), `href="/reports/`+f.onAWS+`"`) {
+		t.Errorf("the report column: got %q, want a link to %s", last, f.onAWS)
+	}
+}

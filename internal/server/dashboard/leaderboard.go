@@ -130,11 +130,15 @@ func (d *dash) leaderboard(r *http.Request) (*page, error) {
 		"USD per GB/s-hour of HBM = price per GPU-hour ÷ the HBM copy bandwidth measured per GPU (hbm_copy, GB/s): what one hour of 1 GB/s of memory bandwidth costs.",
 		"The datasheet column divides the same price by the catalog's dense bf16 datasheet figure: it is NOT measured, shown only beside the measured figure for scale, and never ranked.",
 	}}
+	// The rank and the figure ranked come first, then what and where: a
+	// phone (or a laptop, for this wide table) shows the first columns
+	// without scrolling; the report and its date close the row.
 	t := &render.Table{Legend: true, Currency: "USD", Columns: []render.Column{
-		{Header: "#", Right: true}, {Header: "REPORT"}, {Header: "MEASURED"}, {Header: "GPU"}, {Header: "OFFERING"},
-		{Header: "USD/GPU-h", Right: true}, {Header: "SUSTAINED BF16 TFLOP/s", Right: true}, {Header: "USD/TFLOP-h (measured)", Right: true},
+		{Header: "#", Right: true}, {Header: "USD/TFLOP-h (measured)", Right: true}, {Header: "GPU"}, {Header: "OFFERING"},
+		{Header: "USD/GPU-h", Right: true}, {Header: "SUSTAINED BF16 TFLOP/s", Right: true},
 		{Header: "HBM GB/s", Right: true}, {Header: "USD per GB/s-h (measured)", Right: true},
 		{Header: "USD/TFLOP-h (datasheet)", Right: true}, {Header: "PRICE SOURCE"}, {Header: "PRICE AS OF"},
+		{Header: "MEASURED"}, {Header: "REPORT"},
 	}}
 	for i, e := range es {
 		gpu := render.Unknown
@@ -158,12 +162,12 @@ func (d *dash) leaderboard(r *http.Request) (*page, error) {
 		if !e.perTFLOPh.Valid {
 			rank = render.NotApplied
 		}
-		t.Rows = append(t.Rows, []string{rank, e.doc.ID[:12], day(e.doc.Report), gpu, offer, price(e.off.perGPUHour()), tf, sig(e.perTFLOPh), hb, sig(e.perGBs), sig(e.sheet), src, asOf})
+		t.Rows = append(t.Rows, []string{rank, sig(e.perTFLOPh), gpu, offer, price(e.off.perGPUHour()), tf, hb, sig(e.perGBs), sig(e.sheet), src, asOf, day(e.doc.Report), e.doc.ID[:12]})
 	}
-	// The link is on the report column: the table's first column is the rank.
+	// The link is on the report column, the last.
 	ht := tableHTML(t, nil)
 	for i, e := range es {
-		ht.Rows[i][1].Href = "/reports/" + e.doc.ID
+		ht.Rows[i][len(ht.Rows[i])-1].Href = "/reports/" + e.doc.ID
 	}
 	if unmatched > 0 {
 		ht.Notes = append(ht.Notes, fmt.Sprintf("%d report(s) name no catalog offering (bench found no cloud identity, or the catalog has no such offering): measured, but not priced.", unmatched))
