@@ -457,3 +457,32 @@ func TestLeaderboardLeadsWithTheRankedFigure(t *testing.T) {
 		t.Errorf("the report column: got %q, want a link to %s", last, f.onAWS)
 	}
 }
+
+// Price/performance ranks measured and datasheet figures apart: the
+// fixture's H200 is measured at 671.2 sustained TFLOP/s (68% of its
+// datasheet's 989), so one ranking of both would rank it below GPUs known
+// only by their datasheet peak. The measured table holds only measured
+// rows, the datasheet table only datasheet ones, each led by the figure
+// it ranks by.
+func TestPricePerfRanksMeasuredApartFromDatasheet(t *testing.T) {
+	f := newFixture(t)
+	_, body := get(t, f.h, "/priceperf")
+	m := strings.Index(body, "<h2>Measured: sustained bf16 TFLOP/s for the price</h2>")
+	d := strings.Index(body, "<h2>Datasheet (not measured): dense bf16 TFLOP/s for the price</h2>")
+	if m < 0 || d < m {
+		t.Fatalf("want a measured table, then a datasheet table; headings at %d and %d", m, d)
+	}
+	for _, tc := range []struct {
+		name, table, want, not string
+	}{
+		{"measured", body[m:d], "measured (2 report(s))", ">datasheet<"},
+		{"datasheet", body[d:], ">datasheet<", "measured ("},
+	} {
+		if h := headers(tc.table); len(h) == 0 || h[0] != "TFLOP/s per USD/GPU-h" {
+			t.Errorf("%s table: columns %q, want the ranked figure first", tc.name, h)
+		}
+		if !strings.Contains(tc.table, tc.want) || strings.Contains(tc.table, tc.not) {
+			t.Errorf("%s table: want rows marked %q and none marked %q", tc.name, tc.want, tc.not)
+		}
+	}
+}

@@ -124,9 +124,16 @@ func (d *dash) pricePerf(r *http.Request) (*page, error) {
 		Series: names, FilledName: "measured: mean sustained bf16 of uploaded reports", HollowName: "datasheet: dense bf16",
 	}
 	dates := map[string]bool{}
-	t := &render.Table{Currency: "USD", Columns: []render.Column{{Header: "PROVIDER"}, {Header: "GPU"}, {Header: "INSTANCE"}, {Header: "REGION"},
-		{Header: "USD/GPU-h", Right: true}, {Header: "BF16 TFLOP/s", Right: true}, {Header: "FIGURE"}, {Header: "TFLOP/s per USD/GPU-h", Right: true},
-		{Header: "PRICE SOURCE"}, {Header: "AS OF"}}}
+	// Measured and datasheet figures are ranked in tables of their own: a
+	// datasheet's peak is not what a node sustains, so one ranking of both
+	// would put every measured GPU below its paper rivals. The figure
+	// ranked comes first, so that it shows without scrolling.
+	newTable := func() *render.Table {
+		return &render.Table{Currency: "USD", Columns: []render.Column{{Header: "TFLOP/s per USD/GPU-h", Right: true}, {Header: "GPU"}, {Header: "PROVIDER"},
+			{Header: "USD/GPU-h", Right: true}, {Header: "BF16 TFLOP/s", Right: true}, {Header: "FIGURE"}, {Header: "INSTANCE"}, {Header: "REGION"},
+			{Header: "PRICE SOURCE"}, {Header: "AS OF"}}}
+	}
+	tm, t := newTable(), newTable()
 	nMeasured := 0
 	for i, p := range pts {
 		o := p.row.Offering
@@ -142,9 +149,13 @@ func (d *dash) pricePerf(r *http.Request) (*page, error) {
 		}
 		c.Points = append(c.Points, sp)
 		dates[o.OnDemand.AsOf] = true
-		if i < maxPPFTable {
-			t.Rows = append(t.Rows, []string{o.Provider, o.GPU.Name, o.InstanceType, orDash(o.Region), price(p.row.PerGPU), figure(p.tflops), kind,
-				figure(p.tflops / p.perGPU), orUnknown(o.OnDemand.Source), orUnknown(o.OnDemand.AsOf)})
+		into := t
+		if p.measured {
+			into = tm
+		}
+		if p.measured || len(t.Rows) < maxPPFTable {
+			into.Rows = append(into.Rows, []string{figure(p.tflops / p.perGPU), o.GPU.Name, o.Provider, price(p.row.PerGPU), figure(p.tflops), kind,
+				o.InstanceType, orDash(o.Region), orUnknown(o.OnDemand.Source), orUnknown(o.OnDemand.AsOf)})
 		}
 	}
 	asOf := slices.Sorted(func(yield func(string) bool) {
@@ -170,10 +181,21 @@ func (d *dash) pricePerf(r *http.Request) (*page, error) {
 	if noFigure > 0 {
 		t.Notes = append(t.Notes, fmt.Sprintf("%d offering(s) left out: the GPU has no bf16 figure, measured or on its datasheet.", noFigure))
 	}
-	if len(pts) > maxPPFTable {
-		t.Notes = append(t.Notes, fmt.Sprintf("The best %d of %d points by TFLOP/s per USD/GPU-h.", maxPPFTable, len(pts)))
+	if n := len(pts) - nMeasured; n > maxPPFTable {
+		t.Notes = append(t.Notes, fmt.Sprintf("The best %d of %d points by TFLOP/s per USD/GPU-h.", maxPPFTable, n))
 	}
-	p.Blocks = append(p.Blocks, block{Heading: "Best bf16 TFLOP/s for the price", Table: tableHTML(t, nil)})
+	if len(tm.Rows) > 0 {
+		p.Blocks = append(p.Blocks, block{Heading: "Measured: sustained bf16 TFLOP/s for the price", Paras: []string{
+			"The mean sustained bf16 TFLOP/s (gemm_bf16_sustained) of the uploaded bench reports of each GPU model, at each provider's cheapest on-demand offering of it.",
+		}, Table: tableHTML(tm, nil)})
+	} else {
+		p.Blocks = append(p.Blocks, block{Heading: "Measured: sustained bf16 TFLOP/s for the price", Paras: []string{
+			"No uploaded bench report measured sustained bf16 on a GPU the catalog prices; 'gpuscout bench --upload URL --token TOKEN' adds one.",
+		}})
+	}
+	p.Blocks = append(p.Blocks, block{Heading: "Datasheet (not measured): dense bf16 TFLOP/s for the price", Paras: []string{
+		"The datasheet's dense bf16 figure, a peak a node rarely sustains: ranked apart from the measured figures above, never against them.",
+	}, Table: tableHTML(t, nil)})
 	return p, nil
 }
 
