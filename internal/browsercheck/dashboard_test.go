@@ -75,6 +75,7 @@ func TestDashboard(t *testing.T) {
 		{"reports", "/reports", false},
 		{"report", "/reports/" + onAWS, false},
 		{"compare", "/compare?ids=" + plain + "," + onAWS, false},
+		{"plans", "/plans", false},
 		{"plan", "/plans/" + plan, true},
 		{"spot", "/spot?runs=100", true},
 	}

@@ -50,6 +50,7 @@ type dash struct {
 	// decoded keeps decoded bench reports by document ID.
 	decMu   sync.Mutex
 	decoded map[string]*benchreport.Document
+	gists   map[string]*planGist // plans' gists by document ID (under decMu)
 	// offers keeps matchOffering's answers by reference and day.
 	offMu  sync.Mutex
 	offers map[string]*pricedOffering
@@ -91,6 +92,7 @@ func New(c Config) *Handler {
 	mux.HandleFunc("GET /reports", d.storeCached(d.page(d.reports)))
 	mux.HandleFunc("GET /reports/{id}", d.storeCached(d.page(d.report)))
 	mux.HandleFunc("GET /compare", d.storeCached(d.page(d.compare)))
+	mux.HandleFunc("GET /plans", d.storeCached(d.page(d.plans)))
 	mux.HandleFunc("GET /plans/{id}", d.cached(d.plan)) // a document never changes: its ID is its hash
 	mux.HandleFunc("GET /spot", d.cached(d.page(d.spotPage)))
 	// Anything else: a page saying so, under the same headers.
@@ -182,7 +184,7 @@ func tableHTML(t *render.Table, hrefs []string) *htmlTable {
 }
 
 var nav = []link{{"Overview", "/", ""}, {"Catalog", "/catalog", ""}, {"Price/performance", "/priceperf", ""},
-	{"Leaderboard", "/leaderboard", ""}, {"Reports", "/reports", ""}, {"Spot risk", "/spot", ""}}
+	{"Leaderboard", "/leaderboard", ""}, {"Reports", "/reports", ""}, {"Plans", "/plans", ""}, {"Spot risk", "/spot", ""}}
 
 var pageTmpl = template.Must(template.New("page").Parse(`<!doctype html>
 <html lang="en"><head><meta charset="utf-8">

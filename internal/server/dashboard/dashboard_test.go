@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/gpuscout/gpuscout/internal/catalog"
+	"github.com/gpuscout/gpuscout/internal/render"
 	"github.com/gpuscout/gpuscout/internal/store"
 	"github.com/gpuscout/gpuscout/internal/store/storetest"
 )
@@ -483,6 +484,61 @@ func TestPricePerfRanksMeasuredApartFromDatasheet(t *testing.T) {
 		}
 		if !strings.Contains(tc.table, tc.want) || strings.Contains(tc.table, tc.not) {
 			t.Errorf("%s table: want rows marked %q and none marked %q", tc.name, tc.want, tc.not)
+		}
+	}
+}
+
+// Plans have a list page of their own (the overview showed the 10 newest
+// as bare hashes, and older ones could not be reached): each row says what
+// the plan asked and what it ranks first. The fixture's plan
+// (testdata/plan-a100.json) asked for 4 × A100 for 7 days of cv-training
+// and ranks aws p5.48xlarge spot in us-west-2 first, 278.873269 USD
+// (278.87) in 29.76 h (29.8), of 42 plans.
+func TestPlanListSaysWhatEachPlanAsked(t *testing.T) {
+	f := newFixture(t)
+	res, body := get(t, f.h, "/plans")
+	if res.StatusCode != 200 {
+		t.Fatalf("/plans: got %d", res.StatusCode)
+	}
+	row := rowOf(body, f.plan[:12])
+	want := []string{f.plan[:12], "2026-11-30 23:30Z", "cv-training", "4 × A100 for 7d", "aws p5.48xlarge (us-west-2) spot", "278.87 USD", "29.8", "42", "ci"}
+	if got := cells(row); strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("the plan's row: got %q, want %q", got, want)
+	}
+	if !strings.Contains(row, `href="/plans/`+f.plan+`"`) {
+		t.Errorf("the row does not link to the plan page:\n%s", row)
+	}
+	_, over := get(t, f.h, "/")
+	for _, want := range []string{"cv-training, 4 × A100 for 7d → aws p5.48xlarge (us-west-2) spot, 278.87 USD", `href="/plans"`} {
+		if !strings.Contains(over, want) {
+			t.Errorf("the overview lacks %q", want)
+		}
+	}
+	// 26 more plans: page 1 shows 25 of the 27 and links page 2, which
+	// shows the other 2; a plan with no fitting plan says so.
+	for i := range 26 {
+		put(t, f.st, store.KindPlan, []byte(fmt.Sprintf(`{"plans":[],"inputs":{"scenario":"inference-batch","reference_gpu":"L4","work_gpu_hours":%d}}`, 10+i)),
+			time.Date(2026, 12, 1, 0, i, 0, 0, time.UTC))
+	}
+	cat, err := catalog.Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := New(Config{Store: f.st, Catalog: cat})
+	_, p1 := get(t, h, "/plans")
+	_, p2 := get(t, h, "/plans?page=2")
+	if n1, n2 := strings.Count(p1, `href="/plans/`), strings.Count(p2, `href="/plans/`); n1 != 25 || n2 != 2 {
+		t.Errorf("plan links: page 1 %d, page 2 %d; want 25 and 2", n1, n2)
+	}
+	if !strings.Contains(p1, `href="/plans?page=2"`) || !strings.Contains(p1, "Plans 1 to 25") || !strings.Contains(p2, "Plans 26 to 27") {
+		t.Errorf("paging: page 1 should link page 2 and say 1 to 25, page 2 say 26 to 27")
+	}
+	if r := cells(rowOf(p1, "35 GPU-h of L4")); len(r) < 5 || r[4] != "no plan fits" || r[5] != render.NotApplied {
+		t.Errorf("a plan with no fitting plan: got %q, want #1 PLAN 'no plan fits' and TOTAL %s", r, render.NotApplied)
+	}
+	for _, path := range []string{"/", "/reports", "/leaderboard"} {
+		if _, b := get(t, f.h, path); !strings.Contains(b, `<a href="/plans">Plans</a>`) {
+			t.Errorf("%s: the navigation lacks Plans", path)
 		}
 	}
 }

@@ -1,6 +1,7 @@
 package dashboard
 
 import (
+	"errors"
 	"fmt"
 	"net/http"
 
@@ -47,10 +48,22 @@ func (d *dash) overview(r *http.Request) (*page, error) {
 	}
 	b = block{Heading: "Latest plans"}
 	for _, doc := range plans {
-		b.Links = append(b.Links, link{Text: doc.ID[:12], Href: "/plans/" + doc.ID, Note: docNote(doc)})
+		note := docNote(doc)
+		// What the plan asked and recommends, so that the list says which is which.
+		if g, err := d.planGist(ctx, doc.ID); err == nil {
+			note += " · " + g.Scenario + ", " + g.Work + " → " + g.Best
+			if g.Plans > 0 {
+				note += ", " + g.Total
+			}
+		} else if !errors.Is(err, errNotPlan) && !errors.Is(err, store.ErrNotFound) {
+			return nil, err
+		}
+		b.Links = append(b.Links, link{Text: doc.ID[:12], Href: "/plans/" + doc.ID, Note: note})
 	}
 	if len(plans) == 0 {
 		b.Paras = []string{"None yet: 'gpuscout advise ... --upload URL --token TOKEN' adds one."}
+	} else {
+		b.Links = append(b.Links, link{Text: "every plan", Href: "/plans"})
 	}
 	p.Blocks = append(p.Blocks, b)
 	return p, nil
