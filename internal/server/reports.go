@@ -186,9 +186,24 @@ func indexGeneric(d *store.Document) error {
 
 var listParams = []string{"kind", "gpu", "provider", "region", "host", "since", "limit", "offset"}
 
-func listFilter(r *http.Request) (store.Filter, []FieldError) {
+// listFilter reads the list filters. A gpu the catalog knows is taken as
+// the user means it, as the catalog queries do: a family or alias ("H100",
+// "H200") selects every variant it names (stored reports carry canonical
+// names such as H200-SXM-141GB); any other name must match exactly.
+func (s *Server) listFilter(r *http.Request) (store.Filter, []FieldError) {
 	v := r.URL.Query()
 	f := store.Filter{Kind: v.Get("kind"), GPU: v.Get("gpu"), Provider: v.Get("provider"), Region: v.Get("region"), Host: v.Get("host")}
+	if f.GPU != "" {
+		if gs, err := s.cfg.Catalog.LookupGPU(f.GPU); err == nil && len(gs) > 0 && len(gs) < store.MaxGPUs {
+			f.GPUs = []string{f.GPU} // a stored name that is itself an alias stays matched
+			for _, g := range gs {
+				if g.Name != f.GPU {
+					f.GPUs = append(f.GPUs, g.Name)
+				}
+			}
+			f.GPU = ""
+		}
+	}
 	bad := unknownParams(r, listParams)
 	if f.Kind != "" && f.Kind != store.KindBench && f.Kind != store.KindPlan && f.Kind != store.KindAgent {
 		bad = append(bad, FieldError{"kind", fmt.Sprintf("%q: want bench, plan or agent", f.Kind)})
@@ -217,7 +232,7 @@ func listFilter(r *http.Request) (store.Filter, []FieldError) {
 }
 
 func (s *Server) list(w http.ResponseWriter, r *http.Request, kind string) {
-	f, bad := listFilter(r)
+	f, bad := s.listFilter(r)
 	if kind != "" {
 		if f.Kind != "" && f.Kind != kind {
 			bad = append(bad, FieldError{"kind", "plans are kind plan"})

@@ -46,15 +46,20 @@ type Document struct {
 // Filter selects documents; empty fields match everything.
 type Filter struct {
 	Kind, GPU, Provider, Region, Host string
-	Since                             time.Time
-	Limit                             int // 0: DefaultLimit; at most MaxLimit
-	Offset                            int
+	// GPUs, when not empty, selects documents whose GPU is any of them
+	// (at most MaxGPUs names): a family name such as "H100" resolved to the
+	// catalog's variants.
+	GPUs   []string
+	Since  time.Time
+	Limit  int // 0: DefaultLimit; at most MaxLimit
+	Offset int
 }
 
 // List bounds.
 const (
 	DefaultLimit = 100
 	MaxLimit     = 1000
+	MaxGPUs      = 64
 )
 
 // Token is an API token: only the hash of its secret is stored.

@@ -246,6 +246,9 @@ func testListFilters(t *testing.T, s store.Store) {
 		{"since in another zone", store.Filter{Since: base.Add(3 * time.Minute).In(time.FixedZone("X", -5*3600))}, pick(4, 3)},
 		{"combined", store.Filter{Kind: store.KindAgent, Provider: "aws", Host: "n1"}, pick(3)},
 		{"no match", store.Filter{GPU: "B200"}, nil},
+		{"any of GPUs", store.Filter{GPUs: []string{"H100-SXM5-80GB", "L4", "B200"}}, pick(4, 2, 0)},
+		{"any of GPUs and kind", store.Filter{GPUs: []string{"H100-SXM5-80GB", "A100-SXM4-80GB"}, Kind: store.KindBench}, pick(1, 0)},
+		{"any of GPUs, SQL metacharacters", store.Filter{GPUs: []string{"x') OR ('1'='1", "%"}}, nil},
 		{"SQL metacharacters", store.Filter{GPU: "x' OR '1'='1", Provider: "%", Region: "_"}, nil},
 		{"case-sensitive", store.Filter{Provider: "AWS"}, nil},
 	} {
@@ -319,10 +322,10 @@ func testListLimitOffset(t *testing.T, s store.Store) {
 		}
 	}
 	for _, f := range []store.Filter{
-		{Limit: -1}, {Limit: store.MaxLimit + 1}, {Offset: -1}, {Offset: store.MaxOffset + 1},
+		{Limit: -1}, {Limit: store.MaxLimit + 1}, {Offset: -1}, {Offset: store.MaxOffset + 1}, {GPUs: make([]string, store.MaxGPUs+1)},
 	} {
 		if got, err := s.ListDocuments(ctx, f, false); err == nil {
-			t.Errorf("limit %d offset %d: %d documents, no error; want an error", f.Limit, f.Offset, len(got))
+			t.Errorf("limit %d offset %d gpus %d: %d documents, no error; want an error", f.Limit, f.Offset, len(f.GPUs), len(got))
 		}
 	}
 }
