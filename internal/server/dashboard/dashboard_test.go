@@ -542,3 +542,47 @@ func TestPlanListSaysWhatEachPlanAsked(t *testing.T) {
 		}
 	}
 }
+
+// A report whose bench matched no offering (the node's catalog lacked it)
+// but that carries its cloud identity is priced at this catalog's offering
+// of that provider, instance type and region, and says so: aws
+// p5en.48xlarge in us-east-1 is 63.296 USD/h for 8 H200, 7.912 USD per
+// GPU-hour, 0.01179 USD per sustained TFLOP-hour. A region the catalog
+// does not list for it leaves the report unpriced (never another region's
+// price).
+func TestLeaderboardPricesByCloudIdentity(t *testing.T) {
+	f := newFixture(t)
+	body, err := os.ReadFile("../../cli/testdata/bench-h200-v1.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := map[string]string{}
+	for _, c := range []struct{ host, region string }{{"ident-node", "us-east-1"}, {"mars-node", "mars-1"}} {
+		var doc map[string]any
+		if err := json.Unmarshal(body, &doc); err != nil {
+			t.Fatal(err)
+		}
+		doc["cloud"] = map[string]any{"provider": "aws", "instance_type": "p5en.48xlarge", "region": c.region, "zone": "", "matched_offering": ""}
+		doc["host"].(map[string]any)["hostname"] = c.host
+		b, _ := json.Marshal(doc)
+		ids[c.host] = put(t, f.st, store.KindBench, b, time.Date(2026, 11, 30, 23, 45, 0, 0, time.UTC))
+	}
+	cat, err := catalog.Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := New(Config{Store: f.st, Catalog: cat, Now: func() time.Time { return time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC) }})
+	_, page := get(t, h, "/leaderboard")
+	got := cells(rowOf(page, ids["ident-node"][:12]))
+	want := []string{"0.01179", "H200-SXM-141GB", "aws/p5en.48xlarge/us-east-1 (by its cloud identity)", "7.912"}
+	if len(got) < 5 || strings.Join(got[1:5], "|") != strings.Join(want, "|") {
+		t.Errorf("the report with only a cloud identity: got %q, want columns 2-5 %q", got, want)
+	}
+	if !strings.Contains(page, "By its cloud identity: bench matched no offering") {
+		t.Errorf("the page does not explain the match by cloud identity")
+	}
+	mars := cells(rowOf(page, ids["mars-node"][:12]))
+	if len(mars) < 5 || mars[0] != render.NotApplied || mars[1] != render.Unknown || mars[3] != "no matched offering" {
+		t.Errorf("a region the catalog lacks: got %q, want unranked, unpriced, no matched offering", mars)
+	}
+}

@@ -65,6 +65,27 @@ type entry struct {
 	perTFLOPh decimal.NullDecimal
 	perGBs    decimal.NullDecimal
 	sheet     decimal.NullDecimal // the same price over the datasheet's dense BF16
+	// byIdentity: the offering was found from the report's cloud identity
+	// (provider, instance type, region), bench having matched none.
+	byIdentity bool
+}
+
+// reportOffering is the catalog offering a report ran on: the one bench
+// matched, else (a node whose gpuscout's catalog lacked the offering) the
+// one its cloud identity names, in its own region only (byIdentity true);
+// nil when neither is in this catalog.
+func (d *dash) reportOffering(rep *benchreport.Document) (off *pricedOffering, byIdentity bool) {
+	c := rep.Cloud
+	switch {
+	case c == nil:
+		return nil, false
+	case c.MatchedOffering != "":
+		return d.matchOffering(c.MatchedOffering), false
+	case c.Provider == "" || c.InstanceType == "" || c.Region == "" || strings.Contains(c.Provider+c.InstanceType+c.Region, "/"):
+		return nil, false
+	}
+	off = d.matchOffering(c.Provider + "/" + c.InstanceType + "/" + c.Region)
+	return off, off != nil
 }
 
 func (d *dash) entries(docs []benchDoc) []entry {
@@ -72,9 +93,7 @@ func (d *dash) entries(docs []benchDoc) []entry {
 	for _, doc := range docs {
 		rep := doc.Report
 		e := entry{doc: doc}
-		if rep.Cloud != nil && rep.Cloud.MatchedOffering != "" {
-			e.off = d.matchOffering(rep.Cloud.MatchedOffering)
-		}
+		e.off, e.byIdentity = d.reportOffering(rep)
 		if len(rep.GPUs) > 0 && rep.GPUs[0].CanonicalGPU != nil {
 			e.gpu = d.Catalog.GPU(*rep.GPUs[0].CanonicalGPU)
 		}
@@ -149,6 +168,9 @@ func (d *dash) leaderboard(r *http.Request) (*page, error) {
 		if e.off != nil {
 			o := e.off.Row.Offering
 			offer = o.Provider + "/" + o.InstanceType + "/" + o.Region
+			if e.byIdentity {
+				offer += " (by its cloud identity)"
+			}
 			src, asOf = orUnknown(e.off.Source), orUnknown(e.off.AsOf)
 		}
 		tf, hb := render.Unknown, render.Unknown
@@ -171,6 +193,9 @@ func (d *dash) leaderboard(r *http.Request) (*page, error) {
 	}
 	if unmatched > 0 {
 		ht.Notes = append(ht.Notes, fmt.Sprintf("%d report(s) name no catalog offering (bench found no cloud identity, or the catalog has no such offering): measured, but not priced.", unmatched))
+	}
+	if slices.ContainsFunc(es, func(e entry) bool { return e.byIdentity }) {
+		ht.Notes = append(ht.Notes, "By its cloud identity: bench matched no offering (its catalog lacked it), and this catalog's offering of the provider, instance type and region the node reported prices it.")
 	}
 	if len(all) == 0 {
 		p.Intro = append(p.Intro, "No bench report has been uploaded yet: 'gpuscout bench --upload URL --token TOKEN' adds one.")
