@@ -178,6 +178,17 @@ func TestBadInputIsA400NamingTheParameter(t *testing.T) {
 		{"/spot?work=72&deadline=50", "deadline &#34;50&#34;: want at least the work"},
 		{"/spot?work=1e9", "work &#34;1e9&#34;: want hours above 0 and at most 10000"},
 		{"/spot?offering=aws/nope", "offering aws/nope"},
+		// A parameter the page does not read is refused, not ignored: the
+		// page would look filtered and be whole.
+		{"/catalog?max-price=1", "&#34;max-price&#34;: this page has no such parameter; it reads gpu, provider, region, max_price, china, spot, limit"},
+		{"/reports?gpu=H200", "&#34;gpu&#34;: this page has no such parameter; it reads page"},
+		{"/leaderboard?page=1&sort=price", "&#34;sort&#34;: this page has no such parameter; it reads page"},
+		{"/priceperf?gpu=H100", "&#34;gpu&#34;: this page has no such parameter; it reads no parameters"},
+		{"/?debug=1", "&#34;debug&#34;"},
+		{"/plans?scenario=cv-training", "&#34;scenario&#34;: this page has no such parameter; it reads page"},
+		{"/compare?ids=x&page=2", "&#34;page&#34;: this page has no such parameter; it reads ids"},
+		{"/spot?runz=10", "&#34;runz&#34;: this page has no such parameter; it reads offering, work, deadline, runs"},
+		{"/reports/" + strings.Repeat("0", 64) + "?%3Cb%3E=1", "&#34;&lt;b&gt;&#34;: this page has no such parameter"},
 	} {
 		res, body := get(t, f.h, tc.path)
 		if res.StatusCode != 400 {
