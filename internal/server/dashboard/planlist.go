@@ -50,6 +50,7 @@ type planJSONGist struct {
 		WorkGPUHours  float64 `json:"work_gpu_hours"`
 		HoursPerMonth float64 `json:"hours_per_month"`
 		Bursty        bool    `json:"bursty"`
+		HorizonMonths float64 `json:"horizon_months"`
 		Ask           *struct {
 			GPU   string  `json:"gpu"`
 			Count float64 `json:"count"`
@@ -77,6 +78,10 @@ func gistOf(body []byte) (*planGist, error) {
 		g.Work = fmt.Sprintf("%s GPU-h of %s", fmtNum(in.WorkGPUHours), orUnknown(in.ReferenceGPU))
 	default:
 		g.Work = render.Unknown
+	}
+	// A load's total is over its horizon: say how long, or the total reads as a month's.
+	if (in.Bursty || in.HoursPerMonth > 0) && in.HorizonMonths > 0 {
+		g.Work += fmt.Sprintf(" over %s months", fmtNum(in.HorizonMonths))
 	}
 	if len(u.Plans) > 0 {
 		b := u.Plans[0]
