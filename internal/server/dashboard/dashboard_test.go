@@ -597,3 +597,44 @@ func TestLeaderboardPricesByCloudIdentity(t *testing.T) {
 		t.Errorf("a region the catalog lacks: got %q, want unranked, unpriced, no matched offering", mars)
 	}
 }
+
+// The leaderboard and price/performance read the newest store.MaxLimit
+// reports; with more stored, the older ones are left out, and the pages
+// say so (they said nothing, as if every report were counted).
+func TestPagesSayWhenReportsAreCapped(t *testing.T) {
+	f := newFixture(t) // 2 reports
+	body, err := os.ReadFile("../../cli/testdata/bench-h200-v1.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc map[string]any
+	if err := json.Unmarshal(body, &doc); err != nil {
+		t.Fatal(err)
+	}
+	doc["measurements"] = doc["measurements"].([]any)[:1] // small documents: a thousand are decoded
+	cat, err := catalog.Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	note := "Built from the newest 1000 bench reports stored; older reports are left out."
+	check := func(stored int, want bool) {
+		t.Helper()
+		h := New(Config{Store: f.st, Catalog: cat})
+		for _, path := range []string{"/leaderboard", "/priceperf"} {
+			if _, page := get(t, h, path); strings.Contains(page, note) != want {
+				t.Errorf("%s with %d reports stored: says they are capped %v, want %v", path, stored, !want, want)
+			}
+		}
+	}
+	add := func(n int) {
+		for i := range n {
+			doc["host"].(map[string]any)["hostname"] = fmt.Sprintf("node-%d-%d", n, i)
+			b, _ := json.Marshal(doc)
+			put(t, f.st, store.KindBench, b, time.Date(2026, 11, 30, 12, 0, i, 0, time.UTC))
+		}
+	}
+	add(store.MaxLimit - 2) // with the fixture's 2
+	check(store.MaxLimit, false)
+	add(1)
+	check(store.MaxLimit+1, true)
+}

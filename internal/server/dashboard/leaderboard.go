@@ -126,7 +126,7 @@ func (d *dash) entries(docs []benchDoc) []entry {
 // leaderboard prices measured work: each uploaded report at the on-demand
 // price of the offering it ran on.
 func (d *dash) leaderboard(r *http.Request) (*page, error) {
-	docs, err := d.benchDocs(r.Context())
+	docs, capped, err := d.benchDocs(r.Context())
 	if err != nil {
 		return nil, err
 	}
@@ -196,6 +196,9 @@ func (d *dash) leaderboard(r *http.Request) (*page, error) {
 	}
 	if slices.ContainsFunc(es, func(e entry) bool { return e.byIdentity }) {
 		ht.Notes = append(ht.Notes, "By its cloud identity: bench matched no offering (its catalog lacked it), and this catalog's offering of the provider, instance type and region the node reported prices it.")
+	}
+	if capped {
+		p.Intro = append(p.Intro, capNote)
 	}
 	if len(all) == 0 {
 		p.Intro = append(p.Intro, "No bench report has been uploaded yet: 'gpuscout bench --upload URL --token TOKEN' adds one.")

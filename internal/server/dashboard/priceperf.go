@@ -34,7 +34,7 @@ type ppPoint struct {
 // uploaded reports measured that GPU (the mean sustained figure), else the
 // datasheet's dense figure, the two marked apart.
 func (d *dash) pricePerf(r *http.Request) (*page, error) {
-	docs, err := d.benchDocs(r.Context())
+	docs, capped, err := d.benchDocs(r.Context())
 	if err != nil {
 		return nil, err
 	}
@@ -177,6 +177,9 @@ func (d *dash) pricePerf(r *http.Request) (*page, error) {
 	p := &page{Title: "Price/performance", Intro: []string{
 		"One point per provider and GPU model: its cheapest on-demand offering's price per GPU-hour against bf16 TFLOP/s per GPU. Filled, ringed marks are measured (the mean sustained bf16 TFLOP/s of the uploaded bench reports of that GPU); hollow marks are the datasheet's dense bf16 figure, which a node rarely sustains.",
 	}}
+	if capped {
+		p.Intro = append(p.Intro, capNote)
+	}
 	p.Blocks = append(p.Blocks, block{SVG: svg, Alt: "price per GPU-hour against bf16 TFLOP/s per GPU, by provider"})
 	if noFigure > 0 {
 		t.Notes = append(t.Notes, fmt.Sprintf("%d offering(s) left out: the GPU has no bf16 figure, measured or on its datasheet.", noFigure))

@@ -47,15 +47,23 @@ func (d *dash) loadBench(ctx context.Context, id string) (*benchDoc, error) {
 }
 
 // benchDocs returns the newest stored bench reports (at most store.MaxLimit),
-// decoded; one that no longer decodes is logged and left out. A document
-// never changes (its ID is its hash), so each is decoded once and kept
-// (at most maxDecoded of them).
-func (d *dash) benchDocs(ctx context.Context) ([]benchDoc, error) {
+// decoded; one that no longer decodes is logged and left out. capped says
+// the store holds older ones, left out. A document never
+// changes (its ID is its hash), so each is decoded once and kept (at most
+// maxDecoded of them).
+func (d *dash) benchDocs(ctx context.Context) (out []benchDoc, capped bool, err error) {
 	docs, err := d.Store.ListDocuments(ctx, store.Filter{Kind: store.KindBench, Limit: store.MaxLimit}, false)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
-	out := make([]benchDoc, 0, len(docs))
+	if len(docs) == store.MaxLimit { // is there an older one?
+		more, err := d.Store.ListDocuments(ctx, store.Filter{Kind: store.KindBench, Limit: 1, Offset: store.MaxLimit}, false)
+		if err != nil {
+			return nil, false, err
+		}
+		capped = len(more) > 0
+	}
+	out = make([]benchDoc, 0, len(docs))
 	for _, doc := range docs {
 		d.decMu.Lock()
 		rep, ok := d.decoded[doc.ID]
@@ -66,7 +74,7 @@ func (d *dash) benchDocs(ctx context.Context) ([]benchDoc, error) {
 				continue // deleted since the listing
 			}
 			if err != nil {
-				return nil, err
+				return nil, false, err
 			}
 			if rep, err = benchreport.DecodeDocument(bytes.NewReader(full.Body)); err != nil {
 				d.Logger.Warn("dashboard: stored bench report does not decode", "id", doc.ID, "err", err)
@@ -81,8 +89,11 @@ func (d *dash) benchDocs(ctx context.Context) ([]benchDoc, error) {
 		}
 		out = append(out, benchDoc{Document: doc, Report: rep})
 	}
-	return out, nil
+	return out, capped, nil
 }
+
+// capNote says a page built from benchDocs left older reports out.
+var capNote = fmt.Sprintf("Built from the newest %d bench reports stored; older reports are left out.", store.MaxLimit)
 
 // maxDecoded bounds the decoded reports kept in memory.
 const maxDecoded = 4 * store.MaxLimit
