@@ -64,6 +64,8 @@ func TestDashboard(t *testing.T) {
 		t.Fatal(err)
 	}
 	plan := put(store.KindPlan, planBody, time.Date(2026, 11, 30, 23, 30, 0, 0, time.UTC))
+	put(store.KindAgent, []byte(`{"schema_version":1,"kind":"agent_hourly","hour_start":"2026-11-30T23:00:00Z","hour_end":"2026-12-01T00:00:00Z","host":"gpu-a","provider":"aws","instance_type":"p5.48xlarge","region":"us-east-1","gpu":"H100-SXM5-80GB","samples":3600,"gpu_utilization_mean":0.25,"gpu_utilization_max":0.9,"egress_bytes":2e9,"spend":55.04,"currency":"USD"}`),
+		time.Date(2026, 12, 1, 0, 0, 5, 0, time.UTC))
 	srv := httptest.NewServer(dashboard.New(dashboard.Config{Store: st, Catalog: cat}))
 	defer srv.Close()
 
@@ -76,6 +78,7 @@ func TestDashboard(t *testing.T) {
 		{"report", "/reports/" + onAWS, false},
 		{"compare", "/compare?ids=" + plain + "," + onAWS, false},
 		{"plans", "/plans", false},
+		{"agents", "/agents", false},
 		{"plan", "/plans/" + plan, true},
 		{"spot", "/spot?runs=100", true},
 	}

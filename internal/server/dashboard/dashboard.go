@@ -95,6 +95,7 @@ func New(c Config) *Handler {
 	mux.HandleFunc("GET /reports/{id}", d.storeCached(d.page(only(d.report))))
 	mux.HandleFunc("GET /compare", d.storeCached(d.page(only(d.compare, "ids"))))
 	mux.HandleFunc("GET /plans", d.storeCached(d.page(only(d.plans, "page"))))
+	mux.HandleFunc("GET /agents", d.storeCached(d.page(only(d.agents, "page"))))
 	mux.HandleFunc("GET /plans/{id}", d.cached(d.plan)) // a document never changes: its ID is its hash
 	mux.HandleFunc("GET /spot", d.cached(d.page(only(d.spotPage, "offering", "work", "deadline", "runs"))))
 	// Anything else: a page saying so, under the same headers.
@@ -186,7 +187,7 @@ func tableHTML(t *render.Table, hrefs []string) *htmlTable {
 }
 
 var nav = []link{{"Overview", "/", ""}, {"Catalog", "/catalog", ""}, {"Price/performance", "/priceperf", ""},
-	{"Leaderboard", "/leaderboard", ""}, {"Reports", "/reports", ""}, {"Plans", "/plans", ""}, {"Spot risk", "/spot", ""}}
+	{"Leaderboard", "/leaderboard", ""}, {"Reports", "/reports", ""}, {"Plans", "/plans", ""}, {"Agents", "/agents", ""}, {"Spot risk", "/spot", ""}}
 
 var pageTmpl = template.Must(template.New("page").Parse(`<!doctype html>
 <html lang="en"><head><meta charset="utf-8">

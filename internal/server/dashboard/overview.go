@@ -29,7 +29,7 @@ func (d *dash) overview(r *http.Request) (*page, error) {
 		}
 		counts = append(counts, k.name+": "+n)
 	}
-	p.Blocks = append(p.Blocks, block{Heading: "Stored", Paras: counts})
+	p.Blocks = append(p.Blocks, block{Heading: "Stored", Paras: counts, Links: []link{{Text: "Reports", Href: "/reports"}, {Text: "Plans", Href: "/plans"}, {Text: "Agent summaries", Href: "/agents"}}})
 	reports, err := d.Store.ListDocuments(ctx, store.Filter{Kind: store.KindBench, Limit: overviewLatest}, false)
 	if err != nil {
 		return nil, err
