@@ -91,7 +91,7 @@ func New(c Config) *Handler {
 	mux.HandleFunc("GET /catalog", d.cached(d.page(only(d.catalogPage, "gpu", "provider", "region", "max_price", "china", "spot", "limit"))))
 	mux.HandleFunc("GET /priceperf", d.storeCached(d.page(only(d.pricePerf))))
 	mux.HandleFunc("GET /leaderboard", d.storeCached(d.page(only(d.leaderboard, "page"))))
-	mux.HandleFunc("GET /reports", d.storeCached(d.page(only(d.reports, "page"))))
+	mux.HandleFunc("GET /reports", d.storeCached(d.page(only(d.reports, "gpu", "provider", "page"))))
 	mux.HandleFunc("GET /reports/{id}", d.storeCached(d.page(only(d.report))))
 	mux.HandleFunc("GET /compare", d.storeCached(d.page(only(d.compare, "ids"))))
 	mux.HandleFunc("GET /plans", d.storeCached(d.page(only(d.plans, "page"))))

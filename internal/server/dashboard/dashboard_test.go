@@ -181,7 +181,8 @@ func TestBadInputIsA400NamingTheParameter(t *testing.T) {
 		// A parameter the page does not read is refused, not ignored: the
 		// page would look filtered and be whole.
 		{"/catalog?max-price=1", "&#34;max-price&#34;: this page has no such parameter; it reads gpu, provider, region, max_price, china, spot, limit"},
-		{"/reports?gpu=H200", "&#34;gpu&#34;: this page has no such parameter; it reads page"},
+		{"/reports?host=node-1", "&#34;host&#34;: this page has no such parameter; it reads gpu, provider, page"},
+		{"/reports?provider=nocloud", "provider &#34;nocloud&#34; is not a known provider"},
 		{"/leaderboard?page=1&sort=price", "&#34;sort&#34;: this page has no such parameter; it reads page"},
 		{"/priceperf?gpu=H100", "&#34;gpu&#34;: this page has no such parameter; it reads no parameters"},
 		{"/?debug=1", "&#34;debug&#34;"},
@@ -637,4 +638,71 @@ func TestPagesSayWhenReportsAreCapped(t *testing.T) {
 	check(store.MaxLimit, false)
 	add(1)
 	check(store.MaxLimit+1, true)
+}
+
+// The report list filters by GPU (a family as the catalog takes it) and
+// provider, and its pager keeps the filters: 3 H200 reports on aws (one
+// a GPU the catalog does not know, stored by its driver name) and 1 A10G.
+func TestReportListFilters(t *testing.T) {
+	st := storetest.Memory()
+	body, err := os.ReadFile("../../cli/testdata/bench-h200-v1.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	add := func(i int, gpu, provider string) string {
+		var doc map[string]any
+		if err := json.Unmarshal(body, &doc); err != nil {
+			t.Fatal(err)
+		}
+		doc["host"].(map[string]any)["hostname"] = fmt.Sprintf("n%d", i)
+		b, _ := json.Marshal(doc)
+		d := &store.Document{ID: store.DocumentID(b), Kind: store.KindBench, Body: b, ReceivedAt: time.Date(2026, 12, 1, 0, i, 0, 0, time.UTC),
+			GPU: gpu, Provider: provider, InstanceType: "x", Host: fmt.Sprintf("n%d", i)}
+		if _, err := st.PutDocument(context.Background(), d); err != nil {
+			t.Fatal(err)
+		}
+		return d.ID[:12]
+	}
+	h1, h2 := add(1, "H200-SXM-141GB", "aws"), add(2, "H200-SXM-141GB", "nebius")
+	a1, odd := add(3, "A10G", "aws"), add(4, "NVIDIA Z9", "aws")
+	cat, err := catalog.Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := New(Config{Store: st, Catalog: cat})
+	for _, tc := range []struct {
+		query    string
+		want     []string
+		notWants []string
+	}{
+		{"gpu=H200", []string{h1, h2}, []string{a1, odd}},
+		{"gpu=h200&provider=AWS", []string{h1}, []string{h2, a1, odd}},
+		{"provider=aws", []string{h1, a1, odd}, []string{h2}},
+		{"gpu=NVIDIA+Z9", []string{odd}, []string{h1, h2, a1}},
+		{"gpu=H100", nil, []string{h1, h2, a1, odd}},
+	} {
+		res, page := get(t, h, "/reports?"+tc.query)
+		if res.StatusCode != 200 {
+			t.Errorf("?%s: status %d", tc.query, res.StatusCode)
+		}
+		for _, id := range tc.want {
+			if !strings.Contains(page, id) {
+				t.Errorf("?%s: report %s is not listed", tc.query, id)
+			}
+		}
+		for _, id := range tc.notWants {
+			if strings.Contains(page, id) {
+				t.Errorf("?%s: report %s is listed", tc.query, id)
+			}
+		}
+	}
+	if _, page := get(t, h, "/reports?gpu=H100"); !strings.Contains(page, "No report matches these filters.") {
+		t.Errorf("an empty filtered list should say no report matches")
+	}
+	if got := pager("/reports?gpu=H200&provider=aws", 2, true); len(got) != 2 || got[0].Href != "/reports?gpu=H200&provider=aws&page=1" || got[1].Href != "/reports?gpu=H200&provider=aws&page=3" {
+		t.Errorf("pager with filters: got %+v", got)
+	}
+	if got := pager("/reports?", 1, true); len(got) != 1 || got[0].Href != "/reports?page=2" {
+		t.Errorf("pager without filters: got %+v", got)
+	}
 }

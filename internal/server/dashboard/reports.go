@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 
@@ -139,13 +140,61 @@ func orUnknown(s string) string {
 
 func day(r *benchreport.Document) string { return r.CreatedAt.UTC().Format("2006-01-02 15:04Z") }
 
-// reports lists the uploaded bench reports, newest first, listPage a page.
+// reportFilter reads the report list's filters: gpu as the catalog takes
+// it (a family such as H200 selects every variant; a name the catalog does
+// not know matches exactly, as bench stores a GPU it could not name) and
+// provider (a known provider). It returns the filter, the form and the
+// query the pager keeps.
+func (d *dash) reportFilter(r *http.Request) (store.Filter, *form, url.Values, error) {
+	f := store.Filter{Kind: store.KindBench}
+	gpu, err := param(r, "gpu")
+	if err != nil {
+		return f, nil, nil, err
+	}
+	prov, err := param(r, "provider")
+	if err != nil {
+		return f, nil, nil, err
+	}
+	fm := &form{Action: "/reports", Fields: []field{
+		{Name: "gpu", Label: "GPU (e.g. H100)", Value: gpu, Kind: "text"},
+		{Name: "provider", Label: "Provider", Value: prov, Kind: "text"},
+	}}
+	keep := url.Values{}
+	if gpu != "" {
+		keep.Set("gpu", gpu)
+		if gs, err := d.Catalog.LookupGPU(gpu); err == nil && len(gs) < store.MaxGPUs {
+			f.GPUs = []string{gpu}
+			for _, g := range gs {
+				f.GPUs = append(f.GPUs, g.Name)
+			}
+		} else {
+			f.GPU = gpu
+		}
+	}
+	if prov != "" {
+		keep.Set("provider", prov)
+		pp := d.Catalog.Provider(prov)
+		if pp == nil {
+			return f, fm, nil, badRequest("provider %q is not a known provider; known: %s", prov, strings.Join(d.Catalog.ProviderNames(), ", "))
+		}
+		f.Provider = pp.Name
+	}
+	return f, fm, keep, nil
+}
+
+// reports lists the uploaded bench reports, newest first, listPage a page,
+// filtered by GPU and provider.
 func (d *dash) reports(r *http.Request) (*page, error) {
 	pg, err := pageParam(r)
 	if err != nil {
 		return nil, err
 	}
-	docs, err := d.Store.ListDocuments(r.Context(), store.Filter{Kind: store.KindBench, Limit: listPage + 1, Offset: (pg - 1) * listPage}, false)
+	f, fm, keep, err := d.reportFilter(r)
+	if err != nil {
+		return nil, err
+	}
+	f.Limit, f.Offset = listPage+1, (pg-1)*listPage
+	docs, err := d.Store.ListDocuments(r.Context(), f, false)
 	if err != nil {
 		return nil, err
 	}
@@ -157,21 +206,29 @@ func (d *dash) reports(r *http.Request) (*page, error) {
 	var hrefs []string
 	for _, doc := range docs {
 		where := doc.MatchedOffering
-		if where == "" {
+		switch {
+		case where != "":
+		case doc.Provider != "" && doc.InstanceType != "":
+			where = strings.TrimSuffix(doc.Provider+" "+doc.InstanceType+" "+doc.Region, " ")
+		default:
 			where = "host " + orUnknown(doc.Host)
 		}
 		t.Rows = append(t.Rows, []string{doc.ID[:12], doc.ReceivedAt.UTC().Format("2006-01-02 15:04Z"), orUnknown(doc.GPU), where, orDash(doc.TokenName), orDash(doc.SignedBy)})
 		hrefs = append(hrefs, "/reports/"+doc.ID)
 	}
-	p := &page{Title: "Bench reports", Intro: []string{"Reports uploaded by 'gpuscout bench --upload', newest first. Compare two or more at /compare?ids=ID,ID."}}
+	p := &page{Title: "Bench reports", Form: fm, Intro: []string{"Reports uploaded by 'gpuscout bench --upload', newest first. Compare two or more at /compare?ids=ID,ID."}}
 	if len(docs) == 0 {
-		p.Intro = append(p.Intro, "No report here: 'gpuscout bench --upload URL --token TOKEN' adds one.")
+		if len(keep) > 0 {
+			p.Intro = append(p.Intro, "No report matches these filters.")
+		} else {
+			p.Intro = append(p.Intro, "No report here: 'gpuscout bench --upload URL --token TOKEN' adds one.")
+		}
 		return p, nil
 	}
 	if len(docs) >= 2 {
 		p.Blocks = append(p.Blocks, block{Links: []link{{Text: "Compare the two newest on this page", Href: "/compare?ids=" + docs[0].ID + "," + docs[1].ID}}})
 	}
-	p.Blocks = append(p.Blocks, block{Heading: fmt.Sprintf("Reports %d to %d", (pg-1)*listPage+1, (pg-1)*listPage+len(docs)), Table: tableHTML(t, hrefs), Links: pager("/reports", pg, more)})
+	p.Blocks = append(p.Blocks, block{Heading: fmt.Sprintf("Reports %d to %d", (pg-1)*listPage+1, (pg-1)*listPage+len(docs)), Table: tableHTML(t, hrefs), Links: pager("/reports?"+keep.Encode(), pg, more)})
 	return p, nil
 }
 
@@ -194,14 +251,22 @@ func pageParam(r *http.Request) (int, error) {
 	return n, nil
 }
 
-// pager links the previous and next pages of a list.
+// pager links the previous and next pages of a list; path may carry a
+// query (the list's filters), kept on both links.
 func pager(path string, pg int, more bool) []link {
+	sep := "?"
+	switch {
+	case strings.HasSuffix(path, "?"):
+		sep = ""
+	case strings.Contains(path, "?"):
+		sep = "&"
+	}
 	var l []link
 	if pg > 1 {
-		l = append(l, link{Text: "previous page", Href: fmt.Sprintf("%s?page=%d", path, pg-1)})
+		l = append(l, link{Text: "previous page", Href: fmt.Sprintf("%s%spage=%d", path, sep, pg-1)})
 	}
 	if more {
-		l = append(l, link{Text: "next page", Href: fmt.Sprintf("%s?page=%d", path, pg+1)})
+		l = append(l, link{Text: "next page", Href: fmt.Sprintf("%s%spage=%d", path, sep, pg+1)})
 	}
 	return l
 }
