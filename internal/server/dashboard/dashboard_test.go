@@ -329,16 +329,26 @@ func TestListsArePaged(t *testing.T) {
 
 // The price/performance page uses the uploaded reports' sustained bf16 for
 // the H200 (both reports measured 671.2 TFLOP/s: the mean is 671.2) and
-// says so on each H200 row; other GPUs are at their datasheet figure, said
-// as well, and the chart draws both kinds.
+// says on each H200 row where it was measured: AWS's row was measured
+// there (1 of the 2 reports; the other has no cloud identity), Nebius's
+// row was not, and says so rather than "measured"; other GPUs are at
+// their datasheet figure, said as well, and the chart draws both kinds.
 func TestPricePerfMarksMeasuredAndDatasheet(t *testing.T) {
 	f := newFixture(t)
 	_, body := get(t, f.h, "/priceperf")
 	table := body[strings.Index(body, "<tbody>"):] // the chart's tooltips name the GPUs too
-	h200 := rowOf(table, "H200-SXM-141GB")
-	for _, want := range []string{">671.2<", "measured (2 report(s))"} {
-		if !strings.Contains(h200, want) {
-			t.Errorf("the H200 row lacks %s:\n%s", want, h200)
+	for _, tc := range []struct{ provider, want string }{
+		{"aws", "measured here (1 of 2 report(s))"},
+		{"nebius", "measured on aws ×1, no cloud ×1; not on nebius"},
+	} {
+		var row string
+		for _, r := range strings.Split(table, "</tr>") {
+			if strings.Contains(r, ">H200-SXM-141GB<") && strings.Contains(r, ">"+tc.provider+"<") {
+				row = r
+			}
+		}
+		if !strings.Contains(row, ">671.2<") || !strings.Contains(row, ">"+tc.want+"<") {
+			t.Errorf("the %s H200 row should carry 671.2 and %q:\n%s", tc.provider, tc.want, row)
 		}
 	}
 	h100 := rowOf(table, "H100-SXM5-80GB")
@@ -488,8 +498,8 @@ func TestPricePerfRanksMeasuredApartFromDatasheet(t *testing.T) {
 	for _, tc := range []struct {
 		name, table, want, not string
 	}{
-		{"measured", body[m:d], "measured (2 report(s))", ">datasheet<"},
-		{"datasheet", body[d:], ">datasheet<", "measured ("},
+		{"measured", body[m:d], ">measured ", ">datasheet<"},
+		{"datasheet", body[d:], ">datasheet<", ">measured "},
 	} {
 		if h := headers(tc.table); len(h) == 0 || h[0] != "TFLOP/s per USD/GPU-h" {
 			t.Errorf("%s table: columns %q, want the ranked figure first", tc.name, h)

@@ -3,6 +3,7 @@ package dashboard
 import (
 	"cmp"
 	"fmt"
+	"maps"
 	"net/http"
 	"slices"
 	"strings"
@@ -27,6 +28,7 @@ type ppPoint struct {
 	tflops   float64 // bf16 TFLOP/s per GPU
 	measured bool    // tflops from uploaded reports, not the datasheet
 	reports  int
+	on       map[string]int // reports by the provider they ran on ("" none known)
 }
 
 // pricePerf draws price per GPU-hour against bf16 TFLOP/s per GPU, one
@@ -41,6 +43,7 @@ func (d *dash) pricePerf(r *http.Request) (*page, error) {
 	type acc struct {
 		sum float64
 		n   int
+		on  map[string]int // reports by provider ("": no cloud identity)
 	}
 	measured := map[string]*acc{}
 	for _, doc := range docs {
@@ -51,11 +54,16 @@ func (d *dash) pricePerf(r *http.Request) (*page, error) {
 		if v, n := perGPU(rep, sustainedBF16); n > 0 {
 			a := measured[*rep.GPUs[0].CanonicalGPU]
 			if a == nil {
-				a = &acc{}
+				a = &acc{on: map[string]int{}}
 				measured[*rep.GPUs[0].CanonicalGPU] = a
 			}
 			a.sum += v
 			a.n++
+			prov := ""
+			if rep.Cloud != nil {
+				prov = rep.Cloud.Provider
+			}
+			a.on[prov]++
 		}
 	}
 	rows, err := d.gpuHourRows()
@@ -77,7 +85,7 @@ func (d *dash) pricePerf(r *http.Request) (*page, error) {
 		}
 		p := &ppPoint{row: row, perGPU: pg}
 		if a := measured[o.GPU.Name]; a != nil {
-			p.tflops, p.measured, p.reports = a.sum/float64(a.n), true, a.n
+			p.tflops, p.measured, p.reports, p.on = a.sum/float64(a.n), true, a.n, a.on
 		} else if o.GPU.BF16.Known && o.GPU.BF16.Value > 0 {
 			p.tflops = o.GPU.BF16.Value
 		} else {
@@ -139,7 +147,7 @@ func (d *dash) pricePerf(r *http.Request) (*page, error) {
 		o := p.row.Offering
 		kind := "datasheet"
 		if p.measured {
-			kind = fmt.Sprintf("measured (%d report(s))", p.reports)
+			kind = measuredWhere(o.Provider, p.reports, p.on)
 			nMeasured++
 		}
 		sp := render.ScatterPoint{X: p.perGPU, Y: p.tflops, Series: series[o.Provider], Hollow: !p.measured,
@@ -189,7 +197,7 @@ func (d *dash) pricePerf(r *http.Request) (*page, error) {
 	}
 	if len(tm.Rows) > 0 {
 		p.Blocks = append(p.Blocks, block{Heading: "Measured: sustained bf16 TFLOP/s for the price", Paras: []string{
-			"The mean sustained bf16 TFLOP/s (gemm_bf16_sustained) of the uploaded bench reports of each GPU model, at each provider's cheapest on-demand offering of it.",
+			"The mean sustained bf16 TFLOP/s (gemm_bf16_sustained) of the uploaded bench reports of each GPU model, at each provider's cheapest on-demand offering of it. FIGURE says where the reports ran: \"measured here\" when some ran on that provider, else on which providers (a figure measured on one provider's nodes is an estimate for another's).",
 		}, Table: tableHTML(tm, nil)})
 	} else {
 		p.Blocks = append(p.Blocks, block{Heading: "Measured: sustained bf16 TFLOP/s for the price", Paras: []string{
@@ -200,6 +208,26 @@ func (d *dash) pricePerf(r *http.Request) (*page, error) {
 		"The datasheet's dense bf16 figure, a peak a node rarely sustains: ranked apart from the measured figures above, never against them.",
 	}, Table: tableHTML(t, nil)})
 	return p, nil
+}
+
+// measuredWhere says where a GPU model's measured figure comes from, so
+// that a figure measured on one provider's nodes is not read as measured
+// on another's: "measured here (2 of 3 report(s))", or "measured on aws
+// ×1, no cloud ×1; not on vast" when none of the reports ran on provider.
+func measuredWhere(provider string, reports int, on map[string]int) string {
+	if n := on[provider]; n > 0 && provider != "" {
+		return fmt.Sprintf("measured here (%d of %d report(s))", n, reports)
+	}
+	var parts []string
+	for _, p := range slices.Sorted(maps.Keys(on)) {
+		if p != "" {
+			parts = append(parts, fmt.Sprintf("%s ×%d", p, on[p]))
+		}
+	}
+	if n := on[""]; n > 0 {
+		parts = append(parts, fmt.Sprintf("no cloud ×%d", n))
+	}
+	return "measured on " + strings.Join(parts, ", ") + "; not on " + provider
 }
 
 // shortGPU drops a catalog name's memory and form suffixes for a label:
