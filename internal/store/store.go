@@ -90,6 +90,9 @@ type Store interface {
 	// ListDocuments returns documents matching f, newest first, without
 	// their bodies (Body nil) unless withBody.
 	ListDocuments(ctx context.Context, f Filter, withBody bool) ([]Document, error)
+	// CountDocuments returns how many documents of the kind are stored
+	// ("": of every kind).
+	CountDocuments(ctx context.Context, kind string) (int, error)
 	// CreateToken stores a token (ErrExists for a taken name).
 	CreateToken(ctx context.Context, t *Token) error
 	// TokenByHash returns the token with the hash (ErrNotFound).

@@ -716,3 +716,18 @@ func TestReportListFilters(t *testing.T) {
 		t.Errorf("pager without filters: got %+v", got)
 	}
 }
+
+// The overview counts what is stored, past the 1000 a listing returns
+// (it said "1000 or more" and listed 1000 rows of each kind to count them).
+func TestOverviewCountsEveryDocument(t *testing.T) {
+	f := newFixture(t) // 2 reports, 1 plan
+	for i := range store.MaxLimit + 1 {
+		put(t, f.st, store.KindAgent, fmt.Appendf(nil, `{"host":"n","samples":%d}`, i), time.Date(2026, 12, 1, 0, 0, 0, i, time.UTC))
+	}
+	_, body := get(t, f.h, "/")
+	for _, want := range []string{"Bench reports: 2", "Plans: 1", "Agent summaries: 1001"} {
+		if !strings.Contains(body, want) {
+			t.Errorf("the overview lacks %q", want)
+		}
+	}
+}

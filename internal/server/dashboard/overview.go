@@ -19,15 +19,11 @@ func (d *dash) overview(r *http.Request) (*page, error) {
 	}}
 	var counts []string
 	for _, k := range []struct{ kind, name string }{{store.KindBench, "Bench reports"}, {store.KindPlan, "Plans"}, {store.KindAgent, "Agent summaries"}} {
-		docs, err := d.Store.ListDocuments(ctx, store.Filter{Kind: k.kind, Limit: store.MaxLimit}, false)
+		n, err := d.Store.CountDocuments(ctx, k.kind)
 		if err != nil {
 			return nil, err
 		}
-		n := fmt.Sprint(len(docs))
-		if len(docs) == store.MaxLimit {
-			n = fmt.Sprintf("%d or more", store.MaxLimit)
-		}
-		counts = append(counts, k.name+": "+n)
+		counts = append(counts, fmt.Sprintf("%s: %d", k.name, n))
 	}
 	p.Blocks = append(p.Blocks, block{Heading: "Stored", Paras: counts, Links: []link{{Text: "Reports", Href: "/reports"}, {Text: "Plans", Href: "/plans"}, {Text: "Agent summaries", Href: "/agents"}}})
 	reports, err := d.Store.ListDocuments(ctx, store.Filter{Kind: store.KindBench, Limit: overviewLatest}, false)

@@ -35,6 +35,12 @@ func (s *countingStore) GetDocument(ctx context.Context, id string) (*store.Docu
 	return s.Store.GetDocument(ctx, id)
 }
 
+func (s *countingStore) CountDocuments(ctx context.Context, kind string) (int, error) {
+	s.reads.Add(1)
+	s.wait()
+	return s.Store.CountDocuments(ctx, kind)
+}
+
 func (s *countingStore) ListDocuments(ctx context.Context, f store.Filter, withBody bool) ([]store.Document, error) {
 	s.reads.Add(1)
 	s.wait()

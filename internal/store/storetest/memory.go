@@ -97,6 +97,18 @@ func (m *memory) ListDocuments(ctx context.Context, f store.Filter, withBody boo
 	return out, nil
 }
 
+func (m *memory) CountDocuments(ctx context.Context, kind string) (int, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	n := 0
+	for _, d := range m.docs {
+		if kind == "" || d.Kind == kind {
+			n++
+		}
+	}
+	return n, nil
+}
+
 func (m *memory) CreateToken(ctx context.Context, t *store.Token) error {
 	if err := store.CheckToken(t); err != nil {
 		return err

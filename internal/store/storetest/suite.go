@@ -31,6 +31,7 @@ func Run(t *testing.T, open func() store.Store) {
 		{"ListNewestFirst", testListNewestFirst},
 		{"ListLimitOffset", testListLimitOffset},
 		{"ListWithBody", testListWithBody},
+		{"Count", testCount},
 		{"NotFound", testNotFound},
 		{"Tokens", testTokens},
 		{"TokenErrors", testTokenErrors},
@@ -326,6 +327,26 @@ func testListLimitOffset(t *testing.T, s store.Store) {
 	} {
 		if got, err := s.ListDocuments(ctx, f, false); err == nil {
 			t.Errorf("limit %d offset %d gpus %d: %d documents, no error; want an error", f.Limit, f.Offset, len(f.GPUs), len(got))
+		}
+	}
+}
+
+// testCount: 3 bench reports, 2 plans and no agent summary give counts
+// 3, 2, 0 and 5 in all; a document put twice counts once.
+func testCount(t *testing.T, s store.Store) {
+	ctx := context.Background()
+	for i, kind := range []string{store.KindBench, store.KindPlan, store.KindBench, store.KindPlan, store.KindBench} {
+		put(t, s, doc(kind, i, base.Add(time.Duration(i)*time.Second)))
+	}
+	if _, err := s.PutDocument(ctx, doc(store.KindBench, 0, base)); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		kind string
+		want int
+	}{{store.KindBench, 3}, {store.KindPlan, 2}, {store.KindAgent, 0}, {"", 5}} {
+		if got, err := s.CountDocuments(ctx, c.kind); err != nil || got != c.want {
+			t.Errorf("CountDocuments(%q) = %d, %v; want %d", c.kind, got, err, c.want)
 		}
 	}
 }
