@@ -112,7 +112,12 @@ func (s *Server) authenticate(w http.ResponseWriter, r *http.Request, need acces
 	}
 	secret, ok := strings.CutPrefix(h, "Bearer ")
 	if need == pageScope && !ok {
-		if _, pw, basic := r.BasicAuth(); basic {
+		if user, pw, basic := r.BasicAuth(); basic {
+			// The token is the password; one typed as the user name, with no
+			// password, is taken too.
+			if pw == "" && strings.HasPrefix(user, TokenPrefix) {
+				pw = user
+			}
 			secret, ok = pw, true
 		}
 	}

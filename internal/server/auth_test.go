@@ -28,6 +28,8 @@ func TestDashboardNeedsAReadTokenUnlessReadOpen(t *testing.T) {
 		{"closed, Basic write token", false, "/", func(f *fixture) string { return basic("", f.write) }, 200, ""},
 		{"closed, Basic wrong token", false, "/reports", func(*fixture) string { return basic("me", "gps_nope") }, 401, "Basic "},
 		{"closed, Basic empty password", false, "/reports", func(*fixture) string { return basic("me", "") }, 401, "Basic "},
+		{"closed, Basic token as user name", false, "/reports", func(f *fixture) string { return basic(f.read, "") }, 200, ""},
+		{"closed, Basic wrong token as user name", false, "/reports", func(*fixture) string { return basic("gps_nope", "") }, 401, "Basic "},
 		{"closed, other scheme", false, "/reports", func(f *fixture) string { return "Token " + f.read }, 401, "Basic "},
 		{"open, no token", true, "/reports", func(*fixture) string { return "" }, 200, ""},
 		{"open, wrong token", true, "/reports", func(*fixture) string { return "Bearer gps_nope" }, 401, "Basic "},
