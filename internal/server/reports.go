@@ -148,6 +148,9 @@ func indexBench(d *store.Document) error {
 	if err := doc.Validate(); err != nil {
 		return err
 	}
+	if err := checkBounds(&doc); err != nil {
+		return err
+	}
 	if len(doc.GPUs) > 0 {
 		d.GPU = doc.GPUs[0].Name
 		if c := doc.GPUs[0].CanonicalGPU; c != nil {
@@ -158,6 +161,50 @@ func indexBench(d *store.Document) error {
 		d.Provider, d.InstanceType, d.Region, d.MatchedOffering = c.Provider, c.InstanceType, c.Region, c.MatchedOffering
 	}
 	d.Host, d.CreatedAt = doc.Host.Hostname, doc.CreatedAt.UTC()
+	return nil
+}
+
+// Upload bounds: the most a measured figure may be, by unit (a finite
+// number the schema allows but no machine measures: one such report, at
+// 1e308 TFLOP/s, took the top of the leaderboard and squashed the
+// price/performance chart); other units maxOtherValue. Efficiency (measured
+// over datasheet) at most maxEfficiency.
+var maxValue = map[string]float64{
+	"TFLOP/s":   1e5, // 100 PFLOP/s on one device; today's largest is about 10
+	"GB/s":      1e5, // 100 TB/s; HBM3e is about 8
+	"%":         100,
+	"W":         1e5,
+	"MHz":       1e5,
+	"samples/s": 1e9,
+}
+
+const (
+	maxOtherValue = 1e12
+	maxEfficiency = 10
+)
+
+// checkBounds refuses a bench report with a figure beyond maxValue or an
+// efficiency beyond maxEfficiency, naming it.
+func checkBounds(doc *benchreport.Document) error {
+	limit := func(unit string) float64 {
+		if v, ok := maxValue[unit]; ok {
+			return v
+		}
+		return maxOtherValue
+	}
+	for i, m := range doc.Measurements {
+		if m.Value != nil && *m.Value > limit(m.Unit) {
+			return fmt.Errorf("measurements[%d] (%s): value = %g %s; want at most %g %s", i, m.Name, *m.Value, m.Unit, limit(m.Unit), m.Unit)
+		}
+		if m.Efficiency != nil && *m.Efficiency > maxEfficiency {
+			return fmt.Errorf("measurements[%d] (%s): efficiency = %g; want at most %d (measured over datasheet)", i, m.Name, *m.Efficiency, maxEfficiency)
+		}
+	}
+	for i, w := range doc.Workloads {
+		if w.Value > limit(w.Unit) {
+			return fmt.Errorf("workloads[%d] (%s): value = %g %s; want at most %g %s", i, w.Name, w.Value, w.Unit, limit(w.Unit), w.Unit)
+		}
+	}
 	return nil
 }
 
