@@ -350,11 +350,15 @@ func (d *dash) report(r *http.Request) (*page, error) {
 	return p, nil
 }
 
-// figure writes a measured value with four significant digits.
+// figure writes a measured value with four significant digits: whole
+// numbers from 1000 to below 1e7, exponent form beyond (a stored figure of
+// 1e308 wrote 309 digits across the page).
 func figure(v float64) string {
 	switch {
 	case v == 0:
 		return "0"
+	case v >= 1e7 || v <= -1e7:
+		return strconv.FormatFloat(v, 'g', 4, 64)
 	case v >= 1000 || v <= -1000:
 		return strconv.FormatFloat(v, 'f', 0, 64)
 	}
