@@ -731,3 +731,49 @@ func TestOverviewCountsEveryDocument(t *testing.T) {
 		}
 	}
 }
+
+// A sustained bf16 figure above the datasheet's dense peak (989 TFLOP/s for
+// the H200; 1200 is 21% above, more than the 10% allowed) is no node's: the
+// report is listed, marked, and not ranked, and the AWS report stays #1
+// (one such report took the top place).
+func TestLeaderboardDoesNotRankFiguresAboveTheDatasheet(t *testing.T) {
+	f := newFixture(t)
+	body, err := os.ReadFile("../../cli/testdata/bench-h200-v1.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc map[string]any
+	if err := json.Unmarshal(body, &doc); err != nil {
+		t.Fatal(err)
+	}
+	doc["cloud"] = map[string]any{"provider": "aws", "instance_type": "p5en.48xlarge", "region": "us-east-1", "zone": "", "matched_offering": "aws/p5en.48xlarge/us-east-1"}
+	doc["host"].(map[string]any)["hostname"] = "fast-node"
+	for _, m := range doc["measurements"].([]any) {
+		if mm := m.(map[string]any); mm["name"] == "gemm_bf16_sustained" {
+			mm["value"] = 1200.0
+		}
+	}
+	b, _ := json.Marshal(doc)
+	fast := put(t, f.st, store.KindBench, b, time.Date(2026, 11, 30, 23, 50, 0, 0, time.UTC))
+	cat, err := catalog.Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := New(Config{Store: f.st, Catalog: cat})
+	_, page := get(t, h, "/leaderboard")
+	if got := cells(rowOf(page, fast[:12])); len(got) < 6 || got[0] != render.NotApplied || got[5] != "1200 !" {
+		t.Errorf("the report above the datasheet: got %q, want rank %s and SUSTAINED 1200 !", got, render.NotApplied)
+	}
+	if got := cells(rowOf(page, f.onAWS[:12])); len(got) < 2 || got[0] != "1" || got[1] != "0.01179" {
+		t.Errorf("the AWS report: got %q, want #1 at 0.01179", got)
+	}
+	if !strings.Contains(page, "! = a sustained figure more than 10% above the GPU&#39;s dense bf16 datasheet peak") {
+		t.Errorf("the page does not explain the mark")
+	}
+	// Price/performance leaves it out of the measured mean (671.2, not
+	// (671.2 × 2 + 1200) ÷ 3 = 847.5) and says so.
+	_, pp := get(t, h, "/priceperf")
+	if !strings.Contains(pp, ">671.2<") || strings.Contains(pp, ">847.5<") || !strings.Contains(pp, "1 report(s) left out of the measured figures") {
+		t.Errorf("price/performance should keep the H200 at 671.2 and say 1 report was left out")
+	}
+}

@@ -68,7 +68,17 @@ type entry struct {
 	// byIdentity: the offering was found from the report's cloud identity
 	// (provider, instance type, region), bench having matched none.
 	byIdentity bool
+	// aboveSheet: the sustained figure is more than maxOverSheet times the
+	// datasheet's dense peak, which no node sustains: not ranked.
+	aboveSheet bool
 }
+
+// maxOverSheet is how far above the datasheet's dense bf16 peak a
+// sustained figure may be and still be ranked (clocks and rounding).
+const maxOverSheet = 1.1
+
+// ranked says whether the entry takes a place on the leaderboard.
+func (e *entry) ranked() bool { return e.perTFLOPh.Valid && !e.aboveSheet }
 
 // reportOffering is the catalog offering a report ran on: the one bench
 // matched, else (a node whose gpuscout's catalog lacked the offering) the
@@ -104,18 +114,20 @@ func (d *dash) entries(docs []benchDoc) []entry {
 		e.perGBs = unitPrice(price, e.hbm)
 		if e.gpu != nil && e.gpu.BF16.Known {
 			e.sheet = unitPrice(price, e.gpu.BF16.Value)
+			e.aboveSheet = e.tflops > maxOverSheet*e.gpu.BF16.Value
 		}
 		out = append(out, e)
 	}
-	// Cheapest measured work first; reports that cannot be priced last.
+	// Cheapest measured work first; reports that cannot be priced, or
+	// whose figure is above the datasheet's peak, last.
 	slices.SortStableFunc(out, func(a, b entry) int {
-		if a.perTFLOPh.Valid != b.perTFLOPh.Valid {
-			if a.perTFLOPh.Valid {
+		if a.ranked() != b.ranked() {
+			if a.ranked() {
 				return -1
 			}
 			return 1
 		}
-		if a.perTFLOPh.Valid {
+		if a.ranked() {
 			return a.perTFLOPh.Decimal.Cmp(b.perTFLOPh.Decimal)
 		}
 		return cmp.Compare(b.doc.ReceivedAt.Unix(), a.doc.ReceivedAt.Unix())
@@ -176,12 +188,15 @@ func (d *dash) leaderboard(r *http.Request) (*page, error) {
 		tf, hb := render.Unknown, render.Unknown
 		if e.tflops > 0 {
 			tf = figure(e.tflops)
+			if e.aboveSheet {
+				tf += " !"
+			}
 		}
 		if e.hbm > 0 {
 			hb = figure(e.hbm)
 		}
 		rank := fmt.Sprint(first + i + 1)
-		if !e.perTFLOPh.Valid {
+		if !e.ranked() {
 			rank = render.NotApplied
 		}
 		t.Rows = append(t.Rows, []string{rank, sig(e.perTFLOPh), gpu, offer, price(e.off.perGPUHour()), tf, hb, sig(e.perGBs), sig(e.sheet), src, asOf, day(e.doc.Report), e.doc.ID[:12]})
@@ -193,6 +208,9 @@ func (d *dash) leaderboard(r *http.Request) (*page, error) {
 	}
 	if unmatched > 0 {
 		ht.Notes = append(ht.Notes, fmt.Sprintf("%d report(s) name no catalog offering (bench found no cloud identity, or the catalog has no such offering): measured, but not priced.", unmatched))
+	}
+	if slices.ContainsFunc(es, func(e entry) bool { return e.aboveSheet }) {
+		ht.Notes = append(ht.Notes, fmt.Sprintf("! = a sustained figure more than %.0f%% above the GPU's dense bf16 datasheet peak, which no node sustains: not ranked; check the report (a wrong GPU identity, or a bad measurement).", (maxOverSheet-1)*100))
 	}
 	if slices.ContainsFunc(es, func(e entry) bool { return e.byIdentity }) {
 		ht.Notes = append(ht.Notes, "By its cloud identity: bench matched no offering (its catalog lacked it), and this catalog's offering of the provider, instance type and region the node reported prices it.")

@@ -46,12 +46,17 @@ func (d *dash) pricePerf(r *http.Request) (*page, error) {
 		on  map[string]int // reports by provider ("": no cloud identity)
 	}
 	measured := map[string]*acc{}
+	aboveSheet := 0
 	for _, doc := range docs {
 		rep := doc.Report
 		if len(rep.GPUs) == 0 || rep.GPUs[0].CanonicalGPU == nil {
 			continue
 		}
 		if v, n := perGPU(rep, sustainedBF16); n > 0 {
+			if g := d.Catalog.GPU(*rep.GPUs[0].CanonicalGPU); g != nil && g.BF16.Known && v > maxOverSheet*g.BF16.Value {
+				aboveSheet++ // as on the leaderboard: no node sustains it
+				continue
+			}
 			a := measured[*rep.GPUs[0].CanonicalGPU]
 			if a == nil {
 				a = &acc{on: map[string]int{}}
@@ -187,6 +192,9 @@ func (d *dash) pricePerf(r *http.Request) (*page, error) {
 	}}
 	if capped {
 		p.Intro = append(p.Intro, capNote)
+	}
+	if aboveSheet > 0 {
+		p.Intro = append(p.Intro, fmt.Sprintf("%d report(s) left out of the measured figures: a sustained bf16 figure more than %.0f%% above the GPU's dense datasheet peak, which no node sustains (see the leaderboard).", aboveSheet, (maxOverSheet-1)*100))
 	}
 	p.Blocks = append(p.Blocks, block{SVG: svg, Alt: "price per GPU-hour against bf16 TFLOP/s per GPU, by provider"})
 	if noFigure > 0 {
