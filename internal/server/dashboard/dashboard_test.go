@@ -777,3 +777,20 @@ func TestLeaderboardDoesNotRankFiguresAboveTheDatasheet(t *testing.T) {
 		t.Errorf("price/performance should keep the H200 at 671.2 and say 1 report was left out")
 	}
 }
+
+// A report's page says what its measured work costs where it ran, as the
+// leaderboard prices it: the AWS report at 7.912 USD per GPU-hour
+// (63.296 ÷ 8, karpenter-aws@2026-07-20), 0.01179 USD per sustained
+// TFLOP-hour, 0.001866 per GB/s-hour; the report with no cloud identity
+// says it is not priced.
+func TestReportPageSaysItsPrice(t *testing.T) {
+	f := newFixture(t)
+	_, aws := get(t, f.h, "/reports/"+f.onAWS)
+	want := "Priced at 7.912 USD per GPU-hour: aws/p5en.48xlarge/us-east-1 on demand, karpenter-aws@2026-07-20 as of 2026-07-20; 0.01179 USD per sustained bf16 TFLOP-hour, 0.001866 USD per GB/s-hour of HBM."
+	if !strings.Contains(aws, want) {
+		t.Errorf("the AWS report's page lacks %q", want)
+	}
+	if _, plain := get(t, f.h, "/reports/"+f.plain); !strings.Contains(plain, "Not priced: the report names no offering this catalog has") {
+		t.Errorf("the report without a cloud identity should say it is not priced")
+	}
+}

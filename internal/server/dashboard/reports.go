@@ -291,6 +291,7 @@ func (d *dash) report(r *http.Request) (*page, error) {
 	if rep.Cloud != nil && rep.Cloud.MatchedOffering != "" {
 		p.Intro = append(p.Intro, "Matched offering: "+rep.Cloud.MatchedOffering+".")
 	}
+	p.Intro = append(p.Intro, d.reportPrice(rep))
 	// The table `gpuscout bench` prints.
 	t := &render.Table{Columns: []render.Column{
 		{Header: "DEVICE"}, {Header: "MEASUREMENT"}, {Header: "VALUE", Right: true, Mixed: true}, {Header: "UNIT"}, {Header: "EFFICIENCY", Right: true},
@@ -348,6 +349,37 @@ func (d *dash) report(r *http.Request) (*page, error) {
 		p.Blocks = append(p.Blocks, block{Heading: "GPUs", Table: tableHTML(gt, nil)})
 	}
 	return p, nil
+}
+
+// reportPrice says what the report's measured work costs at the offering
+// it ran on, as the leaderboard prices it, or why it is not priced.
+func (d *dash) reportPrice(rep *benchreport.Document) string {
+	es := d.entries([]benchDoc{{Report: rep}})
+	e := es[0]
+	if e.off == nil {
+		return "Not priced: the report names no offering this catalog has (see the leaderboard)."
+	}
+	o := e.off.Row.Offering
+	s := fmt.Sprintf("Priced at %s USD per GPU-hour: %s/%s/%s on demand, %s as of %s", price(e.off.perGPUHour()), o.Provider, o.InstanceType, o.Region,
+		orUnknown(e.off.Source), orUnknown(e.off.AsOf))
+	if e.byIdentity {
+		s += " (found by its cloud identity)"
+	}
+	var per []string
+	if e.perTFLOPh.Valid {
+		w := sig(e.perTFLOPh) + " USD per sustained bf16 TFLOP-hour"
+		if e.aboveSheet {
+			w += " (not ranked: above the datasheet's peak)"
+		}
+		per = append(per, w)
+	}
+	if e.perGBs.Valid {
+		per = append(per, sig(e.perGBs)+" USD per GB/s-hour of HBM")
+	}
+	if len(per) > 0 {
+		s += "; " + strings.Join(per, ", ")
+	}
+	return s + "."
 }
 
 // figure writes a measured value with four significant digits: whole
