@@ -23,6 +23,10 @@ import (
 type dashboardPage struct {
 	name, path string
 	chart      bool
+	// fits: at the widest width every table column shows without
+	// scrolling (the catalog's price source and date were off-screen
+	// behind the table's scroll on a 1400 px screen).
+	fits bool
 }
 
 // TestDashboard serves the team dashboard from a memory store seeded with
@@ -70,20 +74,24 @@ func TestDashboard(t *testing.T) {
 		t.Fatal(err)
 	}
 	cashPlan := put(store.KindPlan, cashBody, time.Date(2026, 12, 1, 1, 0, 0, 0, time.UTC))
+	put(store.KindAgent, []byte(`{"schema_version":1,"kind":"agent_hourly","hour_start":"2026-11-30T23:00:00Z","hour_end":"2026-12-01T00:00:00Z","host":"gpu-a","provider":"aws","instance_type":"p5.48xlarge","region":"us-east-1","gpu":"H100-SXM5-80GB","samples":3600,"gpu_utilization_mean":0.25,"gpu_utilization_max":0.9,"egress_bytes":2e9,"spend":55.04,"currency":"USD"}`),
+		time.Date(2026, 12, 1, 0, 0, 5, 0, time.UTC))
 	srv := httptest.NewServer(dashboard.New(dashboard.Config{Store: st, Catalog: cat}))
 	defer srv.Close()
 
 	pages := []dashboardPage{
-		{"overview", "/", false},
-		{"catalog", "/catalog?gpu=H100&limit=40", false},
-		{"priceperf", "/priceperf", true},
-		{"leaderboard", "/leaderboard", false},
-		{"reports", "/reports", false},
-		{"report", "/reports/" + onAWS, false},
-		{"compare", "/compare?ids=" + plain + "," + onAWS, false},
-		{"plan", "/plans/" + plan, true},
-		{"plan-cashflow", "/plans/" + cashPlan, true},
-		{"spot", "/spot?runs=100", true},
+		{"overview", "/", false, false},
+		{"catalog", "/catalog?gpu=H100&limit=40", false, true},
+		{"priceperf", "/priceperf", true, false},
+		{"leaderboard", "/leaderboard", false, false},
+		{"reports", "/reports", false, false},
+		{"report", "/reports/" + onAWS, false, false},
+		{"compare", "/compare?ids=" + plain + "," + onAWS, false, false},
+		{"plans", "/plans", false, false},
+		{"agents", "/agents", false, false},
+		{"plan", "/plans/" + plan, true, false},
+		{"plan-cashflow", "/plans/" + cashPlan, true, false},
+		{"spot", "/spot?runs=100", true, false},
 	}
 	arts := filepath.Join(artefactDir(t), "dashboard")
 	if err := os.MkdirAll(arts, 0o755); err != nil {
@@ -107,6 +115,9 @@ func TestDashboard(t *testing.T) {
 					bad := check(l, w, checkOptions{html: true})
 					if i == 0 {
 						bad = append(bad, styled(ctx)...)
+						if p.fits {
+							bad = append(bad, columnsFit(ctx)...)
+						}
 					}
 					if p.chart {
 						drawn := 0
@@ -139,6 +150,28 @@ const styleJS = `(() => {
   const sc = document.querySelector('.scroll');
   return {scroll: sc ? getComputedStyle(sc).overflowX : 'none'};
 })()`
+
+// offScreenJS lists the table headers that end past the viewport's right edge.
+const offScreenJS = `(() => {
+  const w = document.documentElement.clientWidth;
+  return [...document.querySelectorAll('th')].filter(th => th.getBoundingClientRect().right > w + 1).map(th => th.textContent);
+})()`
+
+// columnsFit checks that every table column ends inside the viewport.
+func columnsFit(ctx context.Context) []string {
+	raw, err := chromedp.Run(ctx, chromedp.Evaluate[[]byte](offScreenJS))
+	if err != nil {
+		return []string{fmt.Sprintf("measuring the table headers: %v", err)}
+	}
+	var off []string
+	if err := json.Unmarshal(raw, &off); err != nil {
+		return []string{fmt.Sprintf("reading the table headers: %v", err)}
+	}
+	if len(off) > 0 {
+		return []string{fmt.Sprintf("table columns off-screen, behind the table's scroll: %q", off)}
+	}
+	return nil
+}
 
 // styled checks that the page's styles were applied under its CSP.
 func styled(ctx context.Context) []string {

@@ -98,7 +98,7 @@ func TestServeUploadAndStop(t *testing.T) {
 		t.Fatalf("upload: %v %v", resp, err)
 	}
 	resp.Body.Close()
-	for path, want := range map[string]int{"/healthz": 200, "/api/v1/reports": 401, "/": 200} {
+	for path, want := range map[string]int{"/healthz": 200, "/api/v1/reports": 401, "/": 401, "/reports": 401} {
 		resp, err := http.Get("http://" + addr + path)
 		if err != nil || resp.StatusCode != want {
 			t.Errorf("GET %s: %v %v, want %d", path, resp, err, want)

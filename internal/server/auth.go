@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"regexp"
 	"slices"
@@ -80,6 +81,8 @@ func allows(scopes []string, need access) bool {
 		return best >= 1
 	case adminScope:
 		return best >= 2
+	case pageScope:
+		return best >= 0
 	}
 	return true
 }
@@ -94,21 +97,32 @@ func caller(ctx context.Context) *store.Token {
 
 // authenticate finds the request's token. It answers (and returns false)
 // with 401 for a missing token a route needs or any bad token, 403 for a
-// token without the scope.
+// token without the scope. A dashboard page (pageScope) also takes the
+// token as the password of HTTP Basic auth, which a browser asks for
+// itself when the 401 says Basic: a page needs a read token unless
+// ReadOpen, like the API's reads it shows.
 func (s *Server) authenticate(w http.ResponseWriter, r *http.Request, need access) (*store.Token, bool) {
 	h := r.Header.Get("Authorization")
 	if h == "" {
-		if need == open || (need == readScope && s.cfg.ReadOpen) {
+		if need == open || ((need == readScope || need == pageScope) && s.cfg.ReadOpen) {
 			return nil, true
 		}
-		w.Header().Set("WWW-Authenticate", `Bearer realm="gpuscout"`)
-		writeError(w, http.StatusUnauthorized, "unauthorized", "this request needs a token: Authorization: Bearer <token> (gpuscout token create)", nil)
+		unauthorized(w, need, "", "this request needs a token: Authorization: Bearer <token> (gpuscout token create)")
 		return nil, false
 	}
 	secret, ok := strings.CutPrefix(h, "Bearer ")
+	if need == pageScope && !ok {
+		if user, pw, basic := r.BasicAuth(); basic {
+			// The token is the password; one typed as the user name, with no
+			// password, is taken too.
+			if pw == "" && strings.HasPrefix(user, TokenPrefix) {
+				pw = user
+			}
+			secret, ok = pw, true
+		}
+	}
 	if !ok || strings.TrimSpace(secret) == "" {
-		w.Header().Set("WWW-Authenticate", `Bearer realm="gpuscout"`)
-		writeError(w, http.StatusUnauthorized, "unauthorized", "Authorization: want \"Bearer <token>\"", nil)
+		unauthorized(w, need, "", "Authorization: want \"Bearer <token>\"")
 		return nil, false
 	}
 	t, err := s.cfg.Store.TokenByHash(r.Context(), HashSecret(strings.TrimSpace(secret)))
@@ -117,8 +131,7 @@ func (s *Server) authenticate(w http.ResponseWriter, r *http.Request, need acces
 			writeError(w, http.StatusServiceUnavailable, "store", "token lookup failed", nil)
 			return nil, false
 		}
-		w.Header().Set("WWW-Authenticate", `Bearer realm="gpuscout", error="invalid_token"`)
-		writeError(w, http.StatusUnauthorized, "unauthorized", "unknown or revoked token", nil)
+		unauthorized(w, need, `, error="invalid_token"`, "unknown or revoked token")
 		return nil, false
 	}
 	if !allows(t.Scopes, need) {
@@ -127,6 +140,22 @@ func (s *Server) authenticate(w http.ResponseWriter, r *http.Request, need acces
 	}
 	s.touch(r.Context(), t)
 	return t, true
+}
+
+// unauthorized answers 401. An API route's challenge is Bearer (extra is
+// added to it); a dashboard page's is Basic, so that a browser asks for
+// the token, and its answer is a line of text saying how to sign in.
+func unauthorized(w http.ResponseWriter, need access, extra, msg string) {
+	if need != pageScope {
+		w.Header().Set("WWW-Authenticate", `Bearer realm="gpuscout"`+extra)
+		writeError(w, http.StatusUnauthorized, "unauthorized", msg, nil)
+		return
+	}
+	w.Header().Set("WWW-Authenticate", `Basic realm="gpuscout dashboard", charset="UTF-8"`)
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w.WriteHeader(http.StatusUnauthorized)
+	_, _ = io.WriteString(w, "401: the dashboard needs a read token ("+msg+"). Sign in with any user name and the token (gpuscout token create --scope read) as the password, or start serve with --read-open.\n")
 }
 
 // touch records a token's use, at most once a minute per token.

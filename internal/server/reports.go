@@ -148,6 +148,9 @@ func indexBench(d *store.Document) error {
 	if err := doc.Validate(); err != nil {
 		return err
 	}
+	if err := checkBounds(&doc); err != nil {
+		return err
+	}
 	if len(doc.GPUs) > 0 {
 		d.GPU = doc.GPUs[0].Name
 		if c := doc.GPUs[0].CanonicalGPU; c != nil {
@@ -158,6 +161,50 @@ func indexBench(d *store.Document) error {
 		d.Provider, d.InstanceType, d.Region, d.MatchedOffering = c.Provider, c.InstanceType, c.Region, c.MatchedOffering
 	}
 	d.Host, d.CreatedAt = doc.Host.Hostname, doc.CreatedAt.UTC()
+	return nil
+}
+
+// Upload bounds: the most a measured figure may be, by unit (a finite
+// number the schema allows but no machine measures: one such report, at
+// 1e308 TFLOP/s, took the top of the leaderboard and squashed the
+// price/performance chart); other units maxOtherValue. Efficiency (measured
+// over datasheet) at most maxEfficiency.
+var maxValue = map[string]float64{
+	"TFLOP/s":   1e5, // 100 PFLOP/s on one device; today's largest is about 10
+	"GB/s":      1e5, // 100 TB/s; HBM3e is about 8
+	"%":         100,
+	"W":         1e5,
+	"MHz":       1e5,
+	"samples/s": 1e9,
+}
+
+const (
+	maxOtherValue = 1e12
+	maxEfficiency = 10
+)
+
+// checkBounds refuses a bench report with a figure beyond maxValue or an
+// efficiency beyond maxEfficiency, naming it.
+func checkBounds(doc *benchreport.Document) error {
+	limit := func(unit string) float64 {
+		if v, ok := maxValue[unit]; ok {
+			return v
+		}
+		return maxOtherValue
+	}
+	for i, m := range doc.Measurements {
+		if m.Value != nil && *m.Value > limit(m.Unit) {
+			return fmt.Errorf("measurements[%d] (%s): value = %g %s; want at most %g %s", i, m.Name, *m.Value, m.Unit, limit(m.Unit), m.Unit)
+		}
+		if m.Efficiency != nil && *m.Efficiency > maxEfficiency {
+			return fmt.Errorf("measurements[%d] (%s): efficiency = %g; want at most %d (measured over datasheet)", i, m.Name, *m.Efficiency, maxEfficiency)
+		}
+	}
+	for i, w := range doc.Workloads {
+		if w.Value > limit(w.Unit) {
+			return fmt.Errorf("workloads[%d] (%s): value = %g %s; want at most %g %s", i, w.Name, w.Value, w.Unit, limit(w.Unit), w.Unit)
+		}
+	}
 	return nil
 }
 
@@ -186,9 +233,24 @@ func indexGeneric(d *store.Document) error {
 
 var listParams = []string{"kind", "gpu", "provider", "region", "host", "since", "limit", "offset"}
 
-func listFilter(r *http.Request) (store.Filter, []FieldError) {
+// listFilter reads the list filters. A gpu the catalog knows is taken as
+// the user means it, as the catalog queries do: a family or alias ("H100",
+// "H200") selects every variant it names (stored reports carry canonical
+// names such as H200-SXM-141GB); any other name must match exactly.
+func (s *Server) listFilter(r *http.Request) (store.Filter, []FieldError) {
 	v := r.URL.Query()
 	f := store.Filter{Kind: v.Get("kind"), GPU: v.Get("gpu"), Provider: v.Get("provider"), Region: v.Get("region"), Host: v.Get("host")}
+	if f.GPU != "" {
+		if gs, err := s.cfg.Catalog.LookupGPU(f.GPU); err == nil && len(gs) > 0 && len(gs) < store.MaxGPUs {
+			f.GPUs = []string{f.GPU} // a stored name that is itself an alias stays matched
+			for _, g := range gs {
+				if g.Name != f.GPU {
+					f.GPUs = append(f.GPUs, g.Name)
+				}
+			}
+			f.GPU = ""
+		}
+	}
 	bad := unknownParams(r, listParams)
 	if f.Kind != "" && f.Kind != store.KindBench && f.Kind != store.KindPlan && f.Kind != store.KindAgent {
 		bad = append(bad, FieldError{"kind", fmt.Sprintf("%q: want bench, plan or agent", f.Kind)})
@@ -217,7 +279,7 @@ func listFilter(r *http.Request) (store.Filter, []FieldError) {
 }
 
 func (s *Server) list(w http.ResponseWriter, r *http.Request, kind string) {
-	f, bad := listFilter(r)
+	f, bad := s.listFilter(r)
 	if kind != "" {
 		if f.Kind != "" && f.Kind != kind {
 			bad = append(bad, FieldError{"kind", "plans are kind plan"})

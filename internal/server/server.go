@@ -128,6 +128,7 @@ const (
 	readScope               // a read token, or none when ReadOpen
 	writeScope
 	adminScope
+	pageScope // a dashboard page: a read token (Bearer or Basic), or none when ReadOpen
 )
 
 // handle registers an API route: metrics, logging, auth, limits, then h.
@@ -155,11 +156,12 @@ func (s *Server) routes_() {
 	s.mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, "not_found", "no API route "+r.Method+" "+r.URL.Path+"; see docs/openapi.yaml", nil)
 	})
-	// The dashboard's pages are counted and logged under the route "/".
+	// The dashboard's pages are counted and logged under the route "/";
+	// they show what the API's reads show, so they need what those need.
 	if s.cfg.Dashboard != nil {
-		s.mux.Handle("/", s.wrap("/", open, s.cfg.Dashboard.ServeHTTP))
+		s.mux.Handle("/", s.wrap("/", pageScope, s.cfg.Dashboard.ServeHTTP))
 	} else {
-		s.mux.Handle("GET /{$}", s.wrap("/", open, landing))
+		s.mux.Handle("GET /{$}", s.wrap("/", open, landing)) // no data on it
 	}
 }
 

@@ -503,7 +503,7 @@ func TestOps(t *testing.T) {
 	d := newFixture(t, func(c *Config) {
 		c.Dashboard = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "dashboard "+r.URL.Path) })
 	})
-	if w := d.do(t, "GET", "/reports", "", nil); w.Code != 200 || w.Body.String() != "dashboard /reports" {
+	if w := d.do(t, "GET", "/reports", d.read, nil); w.Code != 200 || w.Body.String() != "dashboard /reports" {
 		t.Fatalf("dashboard mount: got %d %q", w.Code, w.Body)
 	}
 	if w := d.do(t, "GET", "/api/v1/gpus", "", nil); w.Code != 401 {

@@ -50,6 +50,8 @@ func CheckFilter(f *Filter) (limit int, err error) {
 		return 0, fmt.Errorf("limit %d: want 0 (default %d) to %d", f.Limit, DefaultLimit, MaxLimit)
 	case f.Offset < 0 || f.Offset > MaxOffset:
 		return 0, fmt.Errorf("offset %d: want 0 to %d", f.Offset, MaxOffset)
+	case len(f.GPUs) > MaxGPUs:
+		return 0, fmt.Errorf("gpus: %d names; want at most %d", len(f.GPUs), MaxGPUs)
 	case f.Limit == 0:
 		return DefaultLimit, nil
 	}

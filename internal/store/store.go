@@ -46,15 +46,20 @@ type Document struct {
 // Filter selects documents; empty fields match everything.
 type Filter struct {
 	Kind, GPU, Provider, Region, Host string
-	Since                             time.Time
-	Limit                             int // 0: DefaultLimit; at most MaxLimit
-	Offset                            int
+	// GPUs, when not empty, selects documents whose GPU is any of them
+	// (at most MaxGPUs names): a family name such as "H100" resolved to the
+	// catalog's variants.
+	GPUs   []string
+	Since  time.Time
+	Limit  int // 0: DefaultLimit; at most MaxLimit
+	Offset int
 }
 
 // List bounds.
 const (
 	DefaultLimit = 100
 	MaxLimit     = 1000
+	MaxGPUs      = 64
 )
 
 // Token is an API token: only the hash of its secret is stored.
@@ -85,6 +90,9 @@ type Store interface {
 	// ListDocuments returns documents matching f, newest first, without
 	// their bodies (Body nil) unless withBody.
 	ListDocuments(ctx context.Context, f Filter, withBody bool) ([]Document, error)
+	// CountDocuments returns how many documents of the kind are stored
+	// ("": of every kind).
+	CountDocuments(ctx context.Context, kind string) (int, error)
 	// CreateToken stores a token (ErrExists for a taken name).
 	CreateToken(ctx context.Context, t *Token) error
 	// TokenByHash returns the token with the hash (ErrNotFound).

@@ -11,6 +11,7 @@ import (
 	"html/template"
 	"io"
 	"log/slog"
+	"maps"
 	"net/http"
 	"slices"
 	"strings"
@@ -50,6 +51,7 @@ type dash struct {
 	// decoded keeps decoded bench reports by document ID.
 	decMu   sync.Mutex
 	decoded map[string]*benchreport.Document
+	gists   map[string]*planGist // plans' gists by document ID (under decMu)
 	// offers keeps matchOffering's answers by reference and day.
 	offMu  sync.Mutex
 	offers map[string]*pricedOffering
@@ -84,15 +86,18 @@ func New(c Config) *Handler {
 		w.Header().Set("X-Content-Type-Options", "nosniff")
 		_, _ = w.Write(dashCSS)
 	})
-	mux.HandleFunc("GET /{$}", d.storeCached(d.page(d.overview)))
-	mux.HandleFunc("GET /catalog", d.cached(d.page(d.catalogPage)))
-	mux.HandleFunc("GET /priceperf", d.storeCached(d.page(d.pricePerf)))
-	mux.HandleFunc("GET /leaderboard", d.storeCached(d.page(d.leaderboard)))
-	mux.HandleFunc("GET /reports", d.storeCached(d.page(d.reports)))
-	mux.HandleFunc("GET /reports/{id}", d.storeCached(d.page(d.report)))
-	mux.HandleFunc("GET /compare", d.storeCached(d.page(d.compare)))
+	// Each page names the query parameters it reads; any other is a 400.
+	mux.HandleFunc("GET /{$}", d.storeCached(d.page(only(d.overview))))
+	mux.HandleFunc("GET /catalog", d.cached(d.page(only(d.catalogPage, "gpu", "provider", "region", "max_price", "china", "spot", "limit"))))
+	mux.HandleFunc("GET /priceperf", d.storeCached(d.page(only(d.pricePerf))))
+	mux.HandleFunc("GET /leaderboard", d.storeCached(d.page(only(d.leaderboard, "page"))))
+	mux.HandleFunc("GET /reports", d.storeCached(d.page(only(d.reports, "gpu", "provider", "page"))))
+	mux.HandleFunc("GET /reports/{id}", d.storeCached(d.page(only(d.report))))
+	mux.HandleFunc("GET /compare", d.storeCached(d.page(only(d.compare, "ids"))))
+	mux.HandleFunc("GET /plans", d.storeCached(d.page(only(d.plans, "page"))))
+	mux.HandleFunc("GET /agents", d.storeCached(d.page(only(d.agents, "page"))))
 	mux.HandleFunc("GET /plans/{id}", d.cached(d.plan)) // a document never changes: its ID is its hash
-	mux.HandleFunc("GET /spot", d.cached(d.page(d.spotPage)))
+	mux.HandleFunc("GET /spot", d.cached(d.page(only(d.spotPage, "offering", "work", "deadline", "runs"))))
 	// Anything else: a page saying so, under the same headers.
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodGet && r.Method != http.MethodHead {
@@ -182,7 +187,7 @@ func tableHTML(t *render.Table, hrefs []string) *htmlTable {
 }
 
 var nav = []link{{"Overview", "/", ""}, {"Catalog", "/catalog", ""}, {"Price/performance", "/priceperf", ""},
-	{"Leaderboard", "/leaderboard", ""}, {"Reports", "/reports", ""}, {"Spot risk", "/spot", ""}}
+	{"Leaderboard", "/leaderboard", ""}, {"Reports", "/reports", ""}, {"Plans", "/plans", ""}, {"Agents", "/agents", ""}, {"Spot risk", "/spot", ""}}
 
 var pageTmpl = template.Must(template.New("page").Parse(`<!doctype html>
 <html lang="en"><head><meta charset="utf-8">
@@ -226,6 +231,26 @@ func badRequest(format string, args ...any) error {
 
 func notFound(format string, args ...any) error {
 	return &httpError{http.StatusNotFound, fmt.Sprintf(format, args...)}
+}
+
+// only wraps a page builder so that a query parameter the page does not
+// read is a 400 naming it and the ones the page reads: a filter silently
+// ignored (the API's max-price on the catalog, whose form says max_price;
+// gpu on the report list) would show an unfiltered page as if filtered.
+func only(build func(*http.Request) (*page, error), names ...string) func(*http.Request) (*page, error) {
+	return func(r *http.Request) (*page, error) {
+		q := r.URL.Query()
+		for _, k := range slices.Sorted(maps.Keys(q)) {
+			if !slices.Contains(names, k) {
+				reads := "no parameters"
+				if len(names) > 0 {
+					reads = strings.Join(names, ", ")
+				}
+				return nil, badRequest("%q: this page has no such parameter; it reads %s", k, reads)
+			}
+		}
+		return build(r)
+	}
 }
 
 // page adapts a page builder to a handler: it renders the page, or an

@@ -65,6 +65,37 @@ type entry struct {
 	perTFLOPh decimal.NullDecimal
 	perGBs    decimal.NullDecimal
 	sheet     decimal.NullDecimal // the same price over the datasheet's dense BF16
+	// byIdentity: the offering was found from the report's cloud identity
+	// (provider, instance type, region), bench having matched none.
+	byIdentity bool
+	// aboveSheet: the sustained figure is more than maxOverSheet times the
+	// datasheet's dense peak, which no node sustains: not ranked.
+	aboveSheet bool
+}
+
+// maxOverSheet is how far above the datasheet's dense bf16 peak a
+// sustained figure may be and still be ranked (clocks and rounding).
+const maxOverSheet = 1.1
+
+// ranked says whether the entry takes a place on the leaderboard.
+func (e *entry) ranked() bool { return e.perTFLOPh.Valid && !e.aboveSheet }
+
+// reportOffering is the catalog offering a report ran on: the one bench
+// matched, else (a node whose gpuscout's catalog lacked the offering) the
+// one its cloud identity names, in its own region only (byIdentity true);
+// nil when neither is in this catalog.
+func (d *dash) reportOffering(rep *benchreport.Document) (off *pricedOffering, byIdentity bool) {
+	c := rep.Cloud
+	switch {
+	case c == nil:
+		return nil, false
+	case c.MatchedOffering != "":
+		return d.matchOffering(c.MatchedOffering), false
+	case c.Provider == "" || c.InstanceType == "" || c.Region == "" || strings.Contains(c.Provider+c.InstanceType+c.Region, "/"):
+		return nil, false
+	}
+	off = d.matchOffering(c.Provider + "/" + c.InstanceType + "/" + c.Region)
+	return off, off != nil
 }
 
 func (d *dash) entries(docs []benchDoc) []entry {
@@ -72,9 +103,7 @@ func (d *dash) entries(docs []benchDoc) []entry {
 	for _, doc := range docs {
 		rep := doc.Report
 		e := entry{doc: doc}
-		if rep.Cloud != nil && rep.Cloud.MatchedOffering != "" {
-			e.off = d.matchOffering(rep.Cloud.MatchedOffering)
-		}
+		e.off, e.byIdentity = d.reportOffering(rep)
 		if len(rep.GPUs) > 0 && rep.GPUs[0].CanonicalGPU != nil {
 			e.gpu = d.Catalog.GPU(*rep.GPUs[0].CanonicalGPU)
 		}
@@ -85,18 +114,20 @@ func (d *dash) entries(docs []benchDoc) []entry {
 		e.perGBs = unitPrice(price, e.hbm)
 		if e.gpu != nil && e.gpu.BF16.Known {
 			e.sheet = unitPrice(price, e.gpu.BF16.Value)
+			e.aboveSheet = e.tflops > maxOverSheet*e.gpu.BF16.Value
 		}
 		out = append(out, e)
 	}
-	// Cheapest measured work first; reports that cannot be priced last.
+	// Cheapest measured work first; reports that cannot be priced, or
+	// whose figure is above the datasheet's peak, last.
 	slices.SortStableFunc(out, func(a, b entry) int {
-		if a.perTFLOPh.Valid != b.perTFLOPh.Valid {
-			if a.perTFLOPh.Valid {
+		if a.ranked() != b.ranked() {
+			if a.ranked() {
 				return -1
 			}
 			return 1
 		}
-		if a.perTFLOPh.Valid {
+		if a.ranked() {
 			return a.perTFLOPh.Decimal.Cmp(b.perTFLOPh.Decimal)
 		}
 		return cmp.Compare(b.doc.ReceivedAt.Unix(), a.doc.ReceivedAt.Unix())
@@ -107,7 +138,7 @@ func (d *dash) entries(docs []benchDoc) []entry {
 // leaderboard prices measured work: each uploaded report at the on-demand
 // price of the offering it ran on.
 func (d *dash) leaderboard(r *http.Request) (*page, error) {
-	docs, err := d.benchDocs(r.Context())
+	docs, capped, err := d.benchDocs(r.Context())
 	if err != nil {
 		return nil, err
 	}
@@ -130,11 +161,15 @@ func (d *dash) leaderboard(r *http.Request) (*page, error) {
 		"USD per GB/s-hour of HBM = price per GPU-hour ÷ the HBM copy bandwidth measured per GPU (hbm_copy, GB/s): what one hour of 1 GB/s of memory bandwidth costs.",
 		"The datasheet column divides the same price by the catalog's dense bf16 datasheet figure: it is NOT measured, shown only beside the measured figure for scale, and never ranked.",
 	}}
+	// The rank and the figure ranked come first, then what and where: a
+	// phone (or a laptop, for this wide table) shows the first columns
+	// without scrolling; the report and its date close the row.
 	t := &render.Table{Legend: true, Currency: "USD", Columns: []render.Column{
-		{Header: "#", Right: true}, {Header: "REPORT"}, {Header: "MEASURED"}, {Header: "GPU"}, {Header: "OFFERING"},
-		{Header: "USD/GPU-h", Right: true}, {Header: "SUSTAINED BF16 TFLOP/s", Right: true}, {Header: "USD/TFLOP-h (measured)", Right: true},
+		{Header: "#", Right: true}, {Header: "USD/TFLOP-h (measured)", Right: true}, {Header: "GPU"}, {Header: "OFFERING"},
+		{Header: "USD/GPU-h", Right: true}, {Header: "SUSTAINED BF16 TFLOP/s", Right: true},
 		{Header: "HBM GB/s", Right: true}, {Header: "USD per GB/s-h (measured)", Right: true},
 		{Header: "USD/TFLOP-h (datasheet)", Right: true}, {Header: "PRICE SOURCE"}, {Header: "PRICE AS OF"},
+		{Header: "MEASURED"}, {Header: "REPORT"},
 	}}
 	for i, e := range es {
 		gpu := render.Unknown
@@ -145,28 +180,43 @@ func (d *dash) leaderboard(r *http.Request) (*page, error) {
 		if e.off != nil {
 			o := e.off.Row.Offering
 			offer = o.Provider + "/" + o.InstanceType + "/" + o.Region
+			if e.byIdentity {
+				offer += " (by its cloud identity)"
+			}
 			src, asOf = orUnknown(e.off.Source), orUnknown(e.off.AsOf)
 		}
 		tf, hb := render.Unknown, render.Unknown
 		if e.tflops > 0 {
 			tf = figure(e.tflops)
+			if e.aboveSheet {
+				tf += " !"
+			}
 		}
 		if e.hbm > 0 {
 			hb = figure(e.hbm)
 		}
 		rank := fmt.Sprint(first + i + 1)
-		if !e.perTFLOPh.Valid {
+		if !e.ranked() {
 			rank = render.NotApplied
 		}
-		t.Rows = append(t.Rows, []string{rank, e.doc.ID[:12], day(e.doc.Report), gpu, offer, price(e.off.perGPUHour()), tf, sig(e.perTFLOPh), hb, sig(e.perGBs), sig(e.sheet), src, asOf})
+		t.Rows = append(t.Rows, []string{rank, sig(e.perTFLOPh), gpu, offer, price(e.off.perGPUHour()), tf, hb, sig(e.perGBs), sig(e.sheet), src, asOf, day(e.doc.Report), e.doc.ID[:12]})
 	}
-	// The link is on the report column: the table's first column is the rank.
+	// The link is on the report column, the last.
 	ht := tableHTML(t, nil)
 	for i, e := range es {
-		ht.Rows[i][1].Href = "/reports/" + e.doc.ID
+		ht.Rows[i][len(ht.Rows[i])-1].Href = "/reports/" + e.doc.ID
 	}
 	if unmatched > 0 {
 		ht.Notes = append(ht.Notes, fmt.Sprintf("%d report(s) name no catalog offering (bench found no cloud identity, or the catalog has no such offering): measured, but not priced.", unmatched))
+	}
+	if slices.ContainsFunc(es, func(e entry) bool { return e.aboveSheet }) {
+		ht.Notes = append(ht.Notes, fmt.Sprintf("! = a sustained figure more than %.0f%% above the GPU's dense bf16 datasheet peak, which no node sustains: not ranked; check the report (a wrong GPU identity, or a bad measurement).", (maxOverSheet-1)*100))
+	}
+	if slices.ContainsFunc(es, func(e entry) bool { return e.byIdentity }) {
+		ht.Notes = append(ht.Notes, "By its cloud identity: bench matched no offering (its catalog lacked it), and this catalog's offering of the provider, instance type and region the node reported prices it.")
+	}
+	if capped {
+		p.Intro = append(p.Intro, capNote)
 	}
 	if len(all) == 0 {
 		p.Intro = append(p.Intro, "No bench report has been uploaded yet: 'gpuscout bench --upload URL --token TOKEN' adds one.")

@@ -1,6 +1,7 @@
 package dashboard
 
 import (
+	"errors"
 	"fmt"
 	"net/http"
 
@@ -18,17 +19,13 @@ func (d *dash) overview(r *http.Request) (*page, error) {
 	}}
 	var counts []string
 	for _, k := range []struct{ kind, name string }{{store.KindBench, "Bench reports"}, {store.KindPlan, "Plans"}, {store.KindAgent, "Agent summaries"}} {
-		docs, err := d.Store.ListDocuments(ctx, store.Filter{Kind: k.kind, Limit: store.MaxLimit}, false)
+		n, err := d.Store.CountDocuments(ctx, k.kind)
 		if err != nil {
 			return nil, err
 		}
-		n := fmt.Sprint(len(docs))
-		if len(docs) == store.MaxLimit {
-			n = fmt.Sprintf("%d or more", store.MaxLimit)
-		}
-		counts = append(counts, k.name+": "+n)
+		counts = append(counts, fmt.Sprintf("%s: %d", k.name, n))
 	}
-	p.Blocks = append(p.Blocks, block{Heading: "Stored", Paras: counts})
+	p.Blocks = append(p.Blocks, block{Heading: "Stored", Paras: counts, Links: []link{{Text: "Reports", Href: "/reports"}, {Text: "Plans", Href: "/plans"}, {Text: "Agent summaries", Href: "/agents"}}})
 	reports, err := d.Store.ListDocuments(ctx, store.Filter{Kind: store.KindBench, Limit: overviewLatest}, false)
 	if err != nil {
 		return nil, err
@@ -47,10 +44,22 @@ func (d *dash) overview(r *http.Request) (*page, error) {
 	}
 	b = block{Heading: "Latest plans"}
 	for _, doc := range plans {
-		b.Links = append(b.Links, link{Text: doc.ID[:12], Href: "/plans/" + doc.ID, Note: docNote(doc)})
+		note := docNote(doc)
+		// What the plan asked and recommends, so that the list says which is which.
+		if g, err := d.planGist(ctx, doc.ID); err == nil {
+			note += " · " + g.Scenario + ", " + g.Work + " → " + g.Best
+			if g.Plans > 0 {
+				note += ", " + g.Total
+			}
+		} else if !errors.Is(err, errNotPlan) && !errors.Is(err, store.ErrNotFound) {
+			return nil, err
+		}
+		b.Links = append(b.Links, link{Text: doc.ID[:12], Href: "/plans/" + doc.ID, Note: note})
 	}
 	if len(plans) == 0 {
 		b.Paras = []string{"None yet: 'gpuscout advise ... --upload URL --token TOKEN' adds one."}
+	} else {
+		b.Links = append(b.Links, link{Text: "every plan", Href: "/plans"})
 	}
 	p.Blocks = append(p.Blocks, b)
 	return p, nil

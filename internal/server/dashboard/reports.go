@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 
@@ -47,15 +48,23 @@ func (d *dash) loadBench(ctx context.Context, id string) (*benchDoc, error) {
 }
 
 // benchDocs returns the newest stored bench reports (at most store.MaxLimit),
-// decoded; one that no longer decodes is logged and left out. A document
-// never changes (its ID is its hash), so each is decoded once and kept
-// (at most maxDecoded of them).
-func (d *dash) benchDocs(ctx context.Context) ([]benchDoc, error) {
+// decoded; one that no longer decodes is logged and left out. capped says
+// the store holds older ones, left out. A document never
+// changes (its ID is its hash), so each is decoded once and kept (at most
+// maxDecoded of them).
+func (d *dash) benchDocs(ctx context.Context) (out []benchDoc, capped bool, err error) {
 	docs, err := d.Store.ListDocuments(ctx, store.Filter{Kind: store.KindBench, Limit: store.MaxLimit}, false)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
-	out := make([]benchDoc, 0, len(docs))
+	if len(docs) == store.MaxLimit { // is there an older one?
+		more, err := d.Store.ListDocuments(ctx, store.Filter{Kind: store.KindBench, Limit: 1, Offset: store.MaxLimit}, false)
+		if err != nil {
+			return nil, false, err
+		}
+		capped = len(more) > 0
+	}
+	out = make([]benchDoc, 0, len(docs))
 	for _, doc := range docs {
 		d.decMu.Lock()
 		rep, ok := d.decoded[doc.ID]
@@ -66,7 +75,7 @@ func (d *dash) benchDocs(ctx context.Context) ([]benchDoc, error) {
 				continue // deleted since the listing
 			}
 			if err != nil {
-				return nil, err
+				return nil, false, err
 			}
 			if rep, err = benchreport.DecodeDocument(bytes.NewReader(full.Body)); err != nil {
 				d.Logger.Warn("dashboard: stored bench report does not decode", "id", doc.ID, "err", err)
@@ -81,8 +90,11 @@ func (d *dash) benchDocs(ctx context.Context) ([]benchDoc, error) {
 		}
 		out = append(out, benchDoc{Document: doc, Report: rep})
 	}
-	return out, nil
+	return out, capped, nil
 }
+
+// capNote says a page built from benchDocs left older reports out.
+var capNote = fmt.Sprintf("Built from the newest %d bench reports stored; older reports are left out.", store.MaxLimit)
 
 // maxDecoded bounds the decoded reports kept in memory.
 const maxDecoded = 4 * store.MaxLimit
@@ -128,13 +140,61 @@ func orUnknown(s string) string {
 
 func day(r *benchreport.Document) string { return r.CreatedAt.UTC().Format("2006-01-02 15:04Z") }
 
-// reports lists the uploaded bench reports, newest first, listPage a page.
+// reportFilter reads the report list's filters: gpu as the catalog takes
+// it (a family such as H200 selects every variant; a name the catalog does
+// not know matches exactly, as bench stores a GPU it could not name) and
+// provider (a known provider). It returns the filter, the form and the
+// query the pager keeps.
+func (d *dash) reportFilter(r *http.Request) (store.Filter, *form, url.Values, error) {
+	f := store.Filter{Kind: store.KindBench}
+	gpu, err := param(r, "gpu")
+	if err != nil {
+		return f, nil, nil, err
+	}
+	prov, err := param(r, "provider")
+	if err != nil {
+		return f, nil, nil, err
+	}
+	fm := &form{Action: "/reports", Fields: []field{
+		{Name: "gpu", Label: "GPU (e.g. H100)", Value: gpu, Kind: "text"},
+		{Name: "provider", Label: "Provider", Value: prov, Kind: "text"},
+	}}
+	keep := url.Values{}
+	if gpu != "" {
+		keep.Set("gpu", gpu)
+		if gs, err := d.Catalog.LookupGPU(gpu); err == nil && len(gs) < store.MaxGPUs {
+			f.GPUs = []string{gpu}
+			for _, g := range gs {
+				f.GPUs = append(f.GPUs, g.Name)
+			}
+		} else {
+			f.GPU = gpu
+		}
+	}
+	if prov != "" {
+		keep.Set("provider", prov)
+		pp := d.Catalog.Provider(prov)
+		if pp == nil {
+			return f, fm, nil, badRequest("provider %q is not a known provider; known: %s", prov, strings.Join(d.Catalog.ProviderNames(), ", "))
+		}
+		f.Provider = pp.Name
+	}
+	return f, fm, keep, nil
+}
+
+// reports lists the uploaded bench reports, newest first, listPage a page,
+// filtered by GPU and provider.
 func (d *dash) reports(r *http.Request) (*page, error) {
 	pg, err := pageParam(r)
 	if err != nil {
 		return nil, err
 	}
-	docs, err := d.Store.ListDocuments(r.Context(), store.Filter{Kind: store.KindBench, Limit: listPage + 1, Offset: (pg - 1) * listPage}, false)
+	f, fm, keep, err := d.reportFilter(r)
+	if err != nil {
+		return nil, err
+	}
+	f.Limit, f.Offset = listPage+1, (pg-1)*listPage
+	docs, err := d.Store.ListDocuments(r.Context(), f, false)
 	if err != nil {
 		return nil, err
 	}
@@ -146,21 +206,29 @@ func (d *dash) reports(r *http.Request) (*page, error) {
 	var hrefs []string
 	for _, doc := range docs {
 		where := doc.MatchedOffering
-		if where == "" {
+		switch {
+		case where != "":
+		case doc.Provider != "" && doc.InstanceType != "":
+			where = strings.TrimSuffix(doc.Provider+" "+doc.InstanceType+" "+doc.Region, " ")
+		default:
 			where = "host " + orUnknown(doc.Host)
 		}
 		t.Rows = append(t.Rows, []string{doc.ID[:12], doc.ReceivedAt.UTC().Format("2006-01-02 15:04Z"), orUnknown(doc.GPU), where, orDash(doc.TokenName), orDash(doc.SignedBy)})
 		hrefs = append(hrefs, "/reports/"+doc.ID)
 	}
-	p := &page{Title: "Bench reports", Intro: []string{"Reports uploaded by 'gpuscout bench --upload', newest first. Compare two or more at /compare?ids=ID,ID."}}
+	p := &page{Title: "Bench reports", Form: fm, Intro: []string{"Reports uploaded by 'gpuscout bench --upload', newest first. Compare two or more at /compare?ids=ID,ID."}}
 	if len(docs) == 0 {
-		p.Intro = append(p.Intro, "No report here: 'gpuscout bench --upload URL --token TOKEN' adds one.")
+		if len(keep) > 0 {
+			p.Intro = append(p.Intro, "No report matches these filters.")
+		} else {
+			p.Intro = append(p.Intro, "No report here: 'gpuscout bench --upload URL --token TOKEN' adds one.")
+		}
 		return p, nil
 	}
 	if len(docs) >= 2 {
 		p.Blocks = append(p.Blocks, block{Links: []link{{Text: "Compare the two newest on this page", Href: "/compare?ids=" + docs[0].ID + "," + docs[1].ID}}})
 	}
-	p.Blocks = append(p.Blocks, block{Heading: fmt.Sprintf("Reports %d to %d", (pg-1)*listPage+1, (pg-1)*listPage+len(docs)), Table: tableHTML(t, hrefs), Links: pager("/reports", pg, more)})
+	p.Blocks = append(p.Blocks, block{Heading: fmt.Sprintf("Reports %d to %d", (pg-1)*listPage+1, (pg-1)*listPage+len(docs)), Table: tableHTML(t, hrefs), Links: pager("/reports?"+keep.Encode(), pg, more)})
 	return p, nil
 }
 
@@ -183,14 +251,22 @@ func pageParam(r *http.Request) (int, error) {
 	return n, nil
 }
 
-// pager links the previous and next pages of a list.
+// pager links the previous and next pages of a list; path may carry a
+// query (the list's filters), kept on both links.
 func pager(path string, pg int, more bool) []link {
+	sep := "?"
+	switch {
+	case strings.HasSuffix(path, "?"):
+		sep = ""
+	case strings.Contains(path, "?"):
+		sep = "&"
+	}
 	var l []link
 	if pg > 1 {
-		l = append(l, link{Text: "previous page", Href: fmt.Sprintf("%s?page=%d", path, pg-1)})
+		l = append(l, link{Text: "previous page", Href: fmt.Sprintf("%s%spage=%d", path, sep, pg-1)})
 	}
 	if more {
-		l = append(l, link{Text: "next page", Href: fmt.Sprintf("%s?page=%d", path, pg+1)})
+		l = append(l, link{Text: "next page", Href: fmt.Sprintf("%s%spage=%d", path, sep, pg+1)})
 	}
 	return l
 }
@@ -215,6 +291,7 @@ func (d *dash) report(r *http.Request) (*page, error) {
 	if rep.Cloud != nil && rep.Cloud.MatchedOffering != "" {
 		p.Intro = append(p.Intro, "Matched offering: "+rep.Cloud.MatchedOffering+".")
 	}
+	p.Intro = append(p.Intro, d.reportPrice(rep))
 	// The table `gpuscout bench` prints.
 	t := &render.Table{Columns: []render.Column{
 		{Header: "DEVICE"}, {Header: "MEASUREMENT"}, {Header: "VALUE", Right: true, Mixed: true}, {Header: "UNIT"}, {Header: "EFFICIENCY", Right: true},
@@ -274,11 +351,46 @@ func (d *dash) report(r *http.Request) (*page, error) {
 	return p, nil
 }
 
-// figure writes a measured value with four significant digits.
+// reportPrice says what the report's measured work costs at the offering
+// it ran on, as the leaderboard prices it, or why it is not priced.
+func (d *dash) reportPrice(rep *benchreport.Document) string {
+	es := d.entries([]benchDoc{{Report: rep}})
+	e := es[0]
+	if e.off == nil {
+		return "Not priced: the report names no offering this catalog has (see the leaderboard)."
+	}
+	o := e.off.Row.Offering
+	s := fmt.Sprintf("Priced at %s USD per GPU-hour: %s/%s/%s on demand, %s as of %s", price(e.off.perGPUHour()), o.Provider, o.InstanceType, o.Region,
+		orUnknown(e.off.Source), orUnknown(e.off.AsOf))
+	if e.byIdentity {
+		s += " (found by its cloud identity)"
+	}
+	var per []string
+	if e.perTFLOPh.Valid {
+		w := sig(e.perTFLOPh) + " USD per sustained bf16 TFLOP-hour"
+		if e.aboveSheet {
+			w += " (not ranked: above the datasheet's peak)"
+		}
+		per = append(per, w)
+	}
+	if e.perGBs.Valid {
+		per = append(per, sig(e.perGBs)+" USD per GB/s-hour of HBM")
+	}
+	if len(per) > 0 {
+		s += "; " + strings.Join(per, ", ")
+	}
+	return s + "."
+}
+
+// figure writes a measured value with four significant digits: whole
+// numbers from 1000 to below 1e7, exponent form beyond (a stored figure of
+// 1e308 wrote 309 digits across the page).
 func figure(v float64) string {
 	switch {
 	case v == 0:
 		return "0"
+	case v >= 1e7 || v <= -1e7:
+		return strconv.FormatFloat(v, 'g', 4, 64)
 	case v >= 1000 || v <= -1000:
 		return strconv.FormatFloat(v, 'f', 0, 64)
 	}

@@ -2,6 +2,7 @@ package dashboard
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"os"
 	"strings"
@@ -32,6 +33,12 @@ func (s *countingStore) GetDocument(ctx context.Context, id string) (*store.Docu
 	s.reads.Add(1)
 	s.wait()
 	return s.Store.GetDocument(ctx, id)
+}
+
+func (s *countingStore) CountDocuments(ctx context.Context, kind string) (int, error) {
+	s.reads.Add(1)
+	s.wait()
+	return s.Store.CountDocuments(ctx, kind)
 }
 
 func (s *countingStore) ListDocuments(ctx context.Context, f store.Filter, withBody bool) ([]store.Document, error) {
@@ -109,9 +116,9 @@ func TestStorePagesAreServedFromCache(t *testing.T) {
 // The query is normalised: parameters in another order are the same page.
 func TestCacheKeyNormalisesTheQuery(t *testing.T) {
 	f, cs, _, _ := cachedFixture(t, 0)
-	get(t, f.h, "/reports?page=1&x=2")
+	get(t, f.h, "/reports?page=1")
 	before := cs.reads.Load()
-	get(t, f.h, "/reports?x=2&page=1")
+	get(t, f.h, "/reports?%70age=1") // the same query, escaped otherwise
 	if got := cs.reads.Load() - before; got != 0 {
 		t.Errorf("the same query reordered: %d store reads, want 0", got)
 	}
@@ -247,7 +254,7 @@ func TestCachedPagesStayEscaped(t *testing.T) {
 func TestCacheIsBounded(t *testing.T) {
 	f, _, _, h := cachedFixture(t, time.Hour)
 	for i := range maxStoreCached + 10 {
-		get(t, f.h, "/reports?page=1&n="+strings.Repeat("x", i%7)+string(rune('a'+i%26))+time.Duration(i).String())
+		get(t, f.h, fmt.Sprintf("/reports?page=%d", i+1))
 	}
 	h.d.store.mu.Lock()
 	n := len(h.d.store.pages)

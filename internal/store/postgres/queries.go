@@ -87,6 +87,19 @@ func (s *Store) GetDocument(ctx context.Context, id string) (*store.Document, er
 	return &d, nil
 }
 
+// CountDocuments returns how many documents of the kind are stored ("": all).
+func (s *Store) CountDocuments(ctx context.Context, kind string) (int, error) {
+	q, args := "SELECT count(*) FROM documents", []any{}
+	if kind != "" {
+		q, args = q+" WHERE kind = $1", append(args, kind)
+	}
+	var n int
+	if err := s.pool.QueryRow(ctx, q, args...).Scan(&n); err != nil {
+		return 0, fmt.Errorf("postgres: count documents: %w", err)
+	}
+	return n, nil
+}
+
 // ListDocuments returns the documents matching f, newest first.
 func (s *Store) ListDocuments(ctx context.Context, f store.Filter, withBody bool) ([]store.Document, error) {
 	limit, err := store.CheckFilter(&f)

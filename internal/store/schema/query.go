@@ -30,6 +30,13 @@ func ListQuery(f store.Filter, limit int, withBody bool, placeholder func(n int)
 			where = append(where, c.col+" = "+arg(c.v))
 		}
 	}
+	if len(f.GPUs) > 0 {
+		in := make([]string, len(f.GPUs))
+		for i, g := range f.GPUs {
+			in[i] = arg(g)
+		}
+		where = append(where, "gpu IN ("+strings.Join(in, ", ")+")")
+	}
 	if !f.Since.IsZero() {
 		where = append(where, "received_at >= "+arg(Micros(f.Since)))
 	}

@@ -73,7 +73,8 @@ func (m *memory) ListDocuments(ctx context.Context, f store.Filter, withBody boo
 		d := m.docs[m.order[i]]
 		if (f.Kind != "" && d.Kind != f.Kind) || (f.GPU != "" && d.GPU != f.GPU) ||
 			(f.Provider != "" && d.Provider != f.Provider) || (f.Region != "" && d.Region != f.Region) ||
-			(f.Host != "" && d.Host != f.Host) || (!f.Since.IsZero() && d.ReceivedAt.Before(f.Since)) {
+			(f.Host != "" && d.Host != f.Host) || (!f.Since.IsZero() && d.ReceivedAt.Before(f.Since)) ||
+			(len(f.GPUs) > 0 && !slices.Contains(f.GPUs, d.GPU)) {
 			continue
 		}
 		if withBody {
@@ -94,6 +95,18 @@ func (m *memory) ListDocuments(ctx context.Context, f store.Filter, withBody boo
 		out = out[:limit]
 	}
 	return out, nil
+}
+
+func (m *memory) CountDocuments(ctx context.Context, kind string) (int, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	n := 0
+	for _, d := range m.docs {
+		if kind == "" || d.Kind == kind {
+			n++
+		}
+	}
+	return n, nil
 }
 
 func (m *memory) CreateToken(ctx context.Context, t *store.Token) error {

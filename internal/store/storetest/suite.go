@@ -31,6 +31,7 @@ func Run(t *testing.T, open func() store.Store) {
 		{"ListNewestFirst", testListNewestFirst},
 		{"ListLimitOffset", testListLimitOffset},
 		{"ListWithBody", testListWithBody},
+		{"Count", testCount},
 		{"NotFound", testNotFound},
 		{"Tokens", testTokens},
 		{"TokenErrors", testTokenErrors},
@@ -246,6 +247,9 @@ func testListFilters(t *testing.T, s store.Store) {
 		{"since in another zone", store.Filter{Since: base.Add(3 * time.Minute).In(time.FixedZone("X", -5*3600))}, pick(4, 3)},
 		{"combined", store.Filter{Kind: store.KindAgent, Provider: "aws", Host: "n1"}, pick(3)},
 		{"no match", store.Filter{GPU: "B200"}, nil},
+		{"any of GPUs", store.Filter{GPUs: []string{"H100-SXM5-80GB", "L4", "B200"}}, pick(4, 2, 0)},
+		{"any of GPUs and kind", store.Filter{GPUs: []string{"H100-SXM5-80GB", "A100-SXM4-80GB"}, Kind: store.KindBench}, pick(1, 0)},
+		{"any of GPUs, SQL metacharacters", store.Filter{GPUs: []string{"x') OR ('1'='1", "%"}}, nil},
 		{"SQL metacharacters", store.Filter{GPU: "x' OR '1'='1", Provider: "%", Region: "_"}, nil},
 		{"case-sensitive", store.Filter{Provider: "AWS"}, nil},
 	} {
@@ -319,10 +323,30 @@ func testListLimitOffset(t *testing.T, s store.Store) {
 		}
 	}
 	for _, f := range []store.Filter{
-		{Limit: -1}, {Limit: store.MaxLimit + 1}, {Offset: -1}, {Offset: store.MaxOffset + 1},
+		{Limit: -1}, {Limit: store.MaxLimit + 1}, {Offset: -1}, {Offset: store.MaxOffset + 1}, {GPUs: make([]string, store.MaxGPUs+1)},
 	} {
 		if got, err := s.ListDocuments(ctx, f, false); err == nil {
-			t.Errorf("limit %d offset %d: %d documents, no error; want an error", f.Limit, f.Offset, len(got))
+			t.Errorf("limit %d offset %d gpus %d: %d documents, no error; want an error", f.Limit, f.Offset, len(f.GPUs), len(got))
+		}
+	}
+}
+
+// testCount: 3 bench reports, 2 plans and no agent summary give counts
+// 3, 2, 0 and 5 in all; a document put twice counts once.
+func testCount(t *testing.T, s store.Store) {
+	ctx := context.Background()
+	for i, kind := range []string{store.KindBench, store.KindPlan, store.KindBench, store.KindPlan, store.KindBench} {
+		put(t, s, doc(kind, i, base.Add(time.Duration(i)*time.Second)))
+	}
+	if _, err := s.PutDocument(ctx, doc(store.KindBench, 0, base)); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		kind string
+		want int
+	}{{store.KindBench, 3}, {store.KindPlan, 2}, {store.KindAgent, 0}, {"", 5}} {
+		if got, err := s.CountDocuments(ctx, c.kind); err != nil || got != c.want {
+			t.Errorf("CountDocuments(%q) = %d, %v; want %d", c.kind, got, err, c.want)
 		}
 	}
 }

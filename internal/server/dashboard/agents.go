@@ -1,0 +1,160 @@
+package dashboard
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/shopspring/decimal"
+
+	"github.com/gpuscout/gpuscout/internal/render"
+	"github.com/gpuscout/gpuscout/internal/store"
+)
+
+// agentSummary is the part of an agent's hourly summary (`gpuscout agent
+// --upload`, kind agent) the page reads.
+type agentSummary struct {
+	HourStart    time.Time        `json:"hour_start"`
+	HourEnd      time.Time        `json:"hour_end"`
+	Host         string           `json:"host"`
+	Provider     string           `json:"provider"`
+	InstanceType string           `json:"instance_type"`
+	Region       string           `json:"region"`
+	GPU          string           `json:"gpu"`
+	Samples      int              `json:"samples"`
+	UtilMean     *float64         `json:"gpu_utilization_mean"`
+	UtilMax      *float64         `json:"gpu_utilization_max"`
+	EgressBytes  float64          `json:"egress_bytes"`
+	Spend        *decimal.Decimal `json:"spend"`
+	Currency     string           `json:"currency"`
+}
+
+// agentListPage is the summaries the page shows at once (a node sends 24 a day).
+const agentListPage = 100
+
+// agents lists the agents' hourly summaries, newest first: each node's GPU
+// utilisation, egress and spend, hour by hour, and per node over the hours
+// listed, so that idle GPUs that cost money show.
+func (d *dash) agents(r *http.Request) (*page, error) {
+	pg, err := pageParam(r)
+	if err != nil {
+		return nil, err
+	}
+	docs, err := d.Store.ListDocuments(r.Context(), store.Filter{Kind: store.KindAgent, Limit: agentListPage + 1, Offset: (pg - 1) * agentListPage}, true)
+	if err != nil {
+		return nil, err
+	}
+	more := len(docs) > agentListPage
+	if more {
+		docs = docs[:agentListPage]
+	}
+	p := &page{Title: "Agent summaries", Intro: []string{
+		"What 'gpuscout agent --upload' sends each hour from each node: GPU utilisation (the mean over the hour's samples and the node's GPUs, and the highest reading), egress (bytes sent on the node's interfaces, an upper bound of billed egress) and spend (the node's price × its uptime; unknown without a price). Newest first.",
+	}}
+	if len(docs) == 0 {
+		p.Intro = append(p.Intro, "None here: 'gpuscout agent --config agent.yaml --upload URL --token TOKEN' sends one an hour.")
+		return p, nil
+	}
+	type node struct {
+		host, offering   string
+		hours            int
+		utilSum          float64
+		utilN            int
+		egress           float64
+		spend            decimal.Decimal
+		spendKnown       int
+		currency, mixing string
+	}
+	var order []string
+	nodes := map[string]*node{}
+	// The figures come before the offering and GPU names, so that a phone shows them.
+	t := &render.Table{Legend: true, Columns: []render.Column{{Header: "HOUR (UTC)"}, {Header: "HOST"}, {Header: "GPU UTIL MEAN", Right: true},
+		{Header: "SPEND", Right: true}, {Header: "MAX UTIL", Right: true}, {Header: "EGRESS GB", Right: true}, {Header: "OFFERING"}, {Header: "GPU"}, {Header: "SAMPLES", Right: true}}}
+	for _, doc := range docs {
+		var s agentSummary
+		if err := json.Unmarshal(doc.Body, &s); err != nil {
+			d.Logger.Warn("dashboard: stored agent summary does not decode", "id", doc.ID, "err", err)
+			continue
+		}
+		offering := render.Unknown
+		if s.Provider != "" && s.InstanceType != "" {
+			offering = strings.TrimSuffix(s.Provider+"/"+s.InstanceType+"/"+s.Region, "/")
+		}
+		spend := render.Unknown
+		if s.Spend != nil {
+			spend = s.Spend.StringFixed(2) + " " + orUnknown(s.Currency)
+		}
+		t.Rows = append(t.Rows, []string{hourSpan(s.HourStart, s.HourEnd), orUnknown(s.Host), percent(s.UtilMean), spend, percent(s.UtilMax),
+			strconv.FormatFloat(s.EgressBytes/1e9, 'f', 3, 64), offering, orUnknown(s.GPU), strconv.Itoa(s.Samples)})
+		key := s.Host + "\x00" + offering
+		n := nodes[key]
+		if n == nil {
+			n = &node{host: orUnknown(s.Host), offering: offering, currency: s.Currency}
+			nodes[key] = n
+			order = append(order, key)
+		}
+		n.hours++
+		if s.UtilMean != nil {
+			n.utilSum += *s.UtilMean
+			n.utilN++
+		}
+		n.egress += s.EgressBytes
+		if s.Spend != nil {
+			if s.Currency != n.currency {
+				n.mixing = "several currencies"
+			}
+			n.spend = n.spend.Add(*s.Spend)
+			n.spendKnown++
+		}
+	}
+	nt := &render.Table{Legend: true, Columns: []render.Column{{Header: "HOST"}, {Header: "GPU UTIL MEAN", Right: true}, {Header: "SPEND", Right: true},
+		{Header: "HOURS", Right: true}, {Header: "EGRESS GB", Right: true}, {Header: "OFFERING"}}}
+	for _, k := range order {
+		n := nodes[k]
+		util := render.Unknown
+		if n.utilN > 0 {
+			m := n.utilSum / float64(n.utilN)
+			util = percent(&m)
+		}
+		// A total is given only when every hour had a spend, in one currency:
+		// a sum of some hours would read as the whole.
+		spend := render.Unknown
+		if n.spendKnown == n.hours && n.mixing == "" {
+			spend = n.spend.StringFixed(2) + " " + orUnknown(n.currency)
+		}
+		nt.Rows = append(nt.Rows, []string{n.host, util, spend, strconv.Itoa(n.hours), strconv.FormatFloat(n.egress/1e9, 'f', 3, 64), n.offering})
+	}
+	nt.Notes = append(nt.Notes, "Over the hours listed on this page. SPEND is the sum of the hours' spend, unknown when an hour had none (no price) or the currencies differ.")
+	first := (pg-1)*agentListPage + 1
+	p.Blocks = append(p.Blocks,
+		block{Heading: "Per node", Table: tableHTML(nt, nil)},
+		block{Heading: fmt.Sprintf("Hours %d to %d", first, first+len(t.Rows)-1), Table: tableHTML(t, nil), Links: pager("/agents", pg, more)})
+	return p, nil
+}
+
+// hourSpan writes an hour's span: "2026-12-01 01:00–02:00".
+func hourSpan(start, end time.Time) string {
+	if start.IsZero() {
+		return render.Unknown
+	}
+	s := start.UTC().Format("2006-01-02 15:04")
+	if !end.IsZero() {
+		if end.UTC().Format("2006-01-02") == start.UTC().Format("2006-01-02") {
+			s += "–" + end.UTC().Format("15:04")
+		} else {
+			s += "–" + end.UTC().Format("2006-01-02 15:04")
+		}
+	}
+	return s
+}
+
+// percent writes a utilisation ratio (0 to 1) as a percentage; unknown for nil.
+func percent(v *float64) string {
+	if v == nil {
+		return render.Unknown
+	}
+	return strconv.FormatFloat(*v*100, 'f', 1, 64) + "%"
+}

@@ -1,0 +1,175 @@
+package dashboard
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/shopspring/decimal"
+
+	"github.com/gpuscout/gpuscout/internal/render"
+	"github.com/gpuscout/gpuscout/internal/store"
+)
+
+// planListPage is the rows the plan list shows a page: each row reads its
+// plan's body (an `advise -o json` is about 100 KiB), so fewer than the
+// report list's.
+const planListPage = 25
+
+// planGist is what a list says of an uploaded plan: the question it
+// answers and its first plan. Read from the plan's JSON once per document
+// (a document never changes: its ID is its hash).
+type planGist struct {
+	Scenario string // "cv-training"
+	Work     string // "4 × A100 for 7d", "672 GPU-h of A100-SXM4-40GB", "730 h/month of ..."
+	Best     string // "aws p5.48xlarge (us-west-2) spot", "" when no plan fit
+	Total    string // "278.87 USD", render.Unknown when the plan has no total
+	Hours    string // expected hours of the best plan
+	Plans    int    // how many plans fit
+}
+
+// planJSONGist is the part of `advise -o json` a gist reads.
+type planJSONGist struct {
+	Plans []struct {
+		Provider      string           `json:"provider"`
+		InstanceType  string           `json:"instance_type"`
+		Region        string           `json:"region"`
+		Instances     int              `json:"instances"`
+		PricingModel  string           `json:"pricing_model"`
+		TotalCost     *decimal.Decimal `json:"total_cost"`
+		Currency      string           `json:"currency"`
+		ExpectedHours float64          `json:"expected_hours"`
+	} `json:"plans"`
+	Inputs struct {
+		Scenario      string  `json:"scenario"`
+		ReferenceGPU  string  `json:"reference_gpu"`
+		WorkGPUHours  float64 `json:"work_gpu_hours"`
+		HoursPerMonth float64 `json:"hours_per_month"`
+		Bursty        bool    `json:"bursty"`
+		HorizonMonths float64 `json:"horizon_months"`
+		Ask           *struct {
+			GPU   string  `json:"gpu"`
+			Count float64 `json:"count"`
+			Hours float64 `json:"hours"`
+		} `json:"ask"`
+	} `json:"inputs"`
+}
+
+// gistOf reads a plan's gist from its JSON.
+func gistOf(body []byte) (*planGist, error) {
+	var u planJSONGist
+	if err := json.Unmarshal(body, &u); err != nil {
+		return nil, err
+	}
+	in := u.Inputs
+	g := &planGist{Scenario: orUnknown(in.Scenario), Plans: len(u.Plans), Best: "no plan fits", Total: render.NotApplied, Hours: render.NotApplied}
+	switch {
+	case in.Ask != nil && in.Ask.GPU != "":
+		g.Work = fmt.Sprintf("%s × %s for %s", fmtCount(in.Ask.Count), in.Ask.GPU, durationText(in.Ask.Hours))
+	case in.Bursty:
+		g.Work = "bursty load of " + orUnknown(in.ReferenceGPU)
+	case in.HoursPerMonth > 0:
+		g.Work = fmt.Sprintf("%s h/month of %s", fmtNum(in.HoursPerMonth), orUnknown(in.ReferenceGPU))
+	case in.WorkGPUHours > 0:
+		g.Work = fmt.Sprintf("%s GPU-h of %s", fmtNum(in.WorkGPUHours), orUnknown(in.ReferenceGPU))
+	default:
+		g.Work = render.Unknown
+	}
+	// A load's total is over its horizon: say how long, or the total reads as a month's.
+	if (in.Bursty || in.HoursPerMonth > 0) && in.HorizonMonths > 0 {
+		g.Work += fmt.Sprintf(" over %s months", fmtNum(in.HorizonMonths))
+	}
+	if len(u.Plans) > 0 {
+		b := u.Plans[0]
+		g.Best = strings.TrimSpace(fmt.Sprintf("%s %s (%s) %s", b.Provider, b.InstanceType, orDash(b.Region), b.PricingModel))
+		if b.Instances > 1 {
+			g.Best = fmt.Sprintf("%d × %s", b.Instances, g.Best)
+		}
+		g.Total = render.Unknown
+		if b.TotalCost != nil {
+			g.Total = b.TotalCost.StringFixed(2) + " " + orUnknown(b.Currency)
+		}
+		if b.ExpectedHours > 0 {
+			g.Hours = strconv.FormatFloat(b.ExpectedHours, 'f', 1, 64)
+		}
+	}
+	return g, nil
+}
+
+// errNotPlan marks a stored plan whose body gistOf cannot read.
+var errNotPlan = errors.New("not the JSON of 'gpuscout advise -o json'")
+
+// planGist returns a stored plan's gist, read once and kept (at most
+// maxDecoded of them); an error wrapping errNotPlan when the body is not a
+// plan, the store's error when it could not be read.
+func (d *dash) planGist(ctx context.Context, id string) (*planGist, error) {
+	d.decMu.Lock()
+	g, ok := d.gists[id]
+	d.decMu.Unlock()
+	if ok {
+		return g, nil
+	}
+	doc, err := d.Store.GetDocument(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if g, err = gistOf(doc.Body); err != nil {
+		return nil, fmt.Errorf("%w: %v", errNotPlan, err)
+	}
+	d.decMu.Lock()
+	if d.gists == nil || len(d.gists) >= maxDecoded {
+		d.gists = map[string]*planGist{}
+	}
+	d.gists[id] = g
+	d.decMu.Unlock()
+	return g, nil
+}
+
+// plans lists the uploaded plans, newest first, planListPage a page: what
+// each asked and the plan it recommends, at its total cost.
+func (d *dash) plans(r *http.Request) (*page, error) {
+	pg, err := pageParam(r)
+	if err != nil {
+		return nil, err
+	}
+	docs, err := d.Store.ListDocuments(r.Context(), store.Filter{Kind: store.KindPlan, Limit: planListPage + 1, Offset: (pg - 1) * planListPage}, false)
+	if err != nil {
+		return nil, err
+	}
+	more := len(docs) > planListPage
+	if more {
+		docs = docs[:planListPage]
+	}
+	p := &page{Title: "Plans", Intro: []string{"Plans uploaded by 'gpuscout advise ... --upload', newest first: the question each answers and the plan it ranks first, at the total cost and prices of the day it was made."}}
+	if len(docs) == 0 {
+		p.Intro = append(p.Intro, "No plan here: 'gpuscout advise ... --upload URL --token TOKEN' adds one.")
+		return p, nil
+	}
+	t := &render.Table{Legend: true, Columns: []render.Column{{Header: "PLAN"}, {Header: "RECEIVED"}, {Header: "SCENARIO"}, {Header: "WORK"},
+		{Header: "#1 PLAN"}, {Header: "TOTAL", Right: true}, {Header: "HOURS", Right: true}, {Header: "PLANS", Right: true}, {Header: "UPLOADED BY"}}}
+	var hrefs []string
+	for _, doc := range docs {
+		row := []string{doc.ID[:12], doc.ReceivedAt.UTC().Format("2006-01-02 15:04Z")}
+		g, err := d.planGist(r.Context(), doc.ID)
+		switch {
+		case errors.Is(err, store.ErrNotFound):
+			continue // deleted since the listing
+		case errors.Is(err, errNotPlan):
+			d.Logger.Warn("dashboard: stored plan does not decode", "id", doc.ID, "err", err)
+			row = append(row, render.Unknown, "does not decode", render.Unknown, render.Unknown, render.Unknown, render.Unknown)
+		case err != nil:
+			return nil, err
+		default:
+			row = append(row, g.Scenario, g.Work, g.Best, g.Total, g.Hours, strconv.Itoa(g.Plans))
+		}
+		t.Rows = append(t.Rows, append(row, orDash(doc.TokenName)))
+		hrefs = append(hrefs, "/plans/"+doc.ID)
+	}
+	first := (pg-1)*planListPage + 1
+	p.Blocks = append(p.Blocks, block{Heading: fmt.Sprintf("Plans %d to %d", first, first+len(t.Rows)-1), Table: tableHTML(t, hrefs), Links: pager("/plans", pg, more)})
+	return p, nil
+}
