@@ -145,7 +145,7 @@ func NewOutput(res *Result, req *Request, a *Advisor) Output {
 	}
 	sc := req.Scenario
 	out.Inputs = map[string]any{
-		"scenario": sc.Name, "reference_gpu": req.Ref.Name, "work_gpu_hours": req.WorkGPUHours, "hours_per_month": req.HoursPerMonth,
+		"scenario": sc.Name, "reference_gpu": req.Ref.Name, "reference_gpu_count": req.RefCount, "work_gpu_hours": req.WorkGPUHours, "hours_per_month": req.HoursPerMonth,
 		"bursty": req.Bursty, "horizon_months": req.HorizonMonths, "deadline_hours": req.Deadline, "objective": req.Objective,
 		"precision": sc.Precision, "bandwidth_weight": sc.BandwidthWeight, "comm_heavy": sc.CommHeavy, "min_gpu_memory_gib": sc.MinGPUMemoryGiB,
 		"reference_parameters": sc.ReferenceParameters, "samples_per_gpu_step": sc.SamplesPerGPUStep, "mfu": sc.MFU, "overlap": sc.Overlap,
@@ -157,6 +157,9 @@ func NewOutput(res *Result, req *Request, a *Advisor) Output {
 	out.Inputs["accelerators"] = req.AcceleratorChoice()
 	if req.Ask != nil {
 		out.Inputs["ask"] = map[string]any{"gpu": req.Ask.Name, "count": req.Ask.Count, "hours": req.Ask.Hours}
+	}
+	if req.SpotRegions > 1 {
+		out.Inputs["spot_regions"] = req.SpotRegions
 	}
 	if mi := ModelInputs(req); mi != nil {
 		out.Inputs["model"] = mi

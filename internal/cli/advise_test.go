@@ -367,3 +367,22 @@ func TestReportCitesCommitmentPrices(t *testing.T) {
 		t.Errorf("the report does not cite the reserved price's file and date")
 	}
 }
+
+// TestAdviseJSONInputsCount: a steady load's size is its GPU count times the
+// hours; -o json's inputs carry the count (they dropped it, so an uploaded
+// plan read "730 h/month of L4" for two L4s).
+func TestAdviseJSONInputsCount(t *testing.T) {
+	out, errOut, code := run(t, "advise", "--no-user-catalog", "--scenario", "inference-online", "--hours-per-month", "730", "--gpu", "L4:2", "--no-spot", "-o", "json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var res struct {
+		Inputs map[string]any `json:"inputs"`
+	}
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatal(err)
+	}
+	if got := res.Inputs["reference_gpu_count"]; got != 2.0 {
+		t.Errorf("reference_gpu_count = %v, want 2", got)
+	}
+}

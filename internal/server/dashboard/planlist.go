@@ -45,13 +45,14 @@ type planJSONGist struct {
 		ExpectedHours float64          `json:"expected_hours"`
 	} `json:"plans"`
 	Inputs struct {
-		Scenario      string  `json:"scenario"`
-		ReferenceGPU  string  `json:"reference_gpu"`
-		WorkGPUHours  float64 `json:"work_gpu_hours"`
-		HoursPerMonth float64 `json:"hours_per_month"`
-		Bursty        bool    `json:"bursty"`
-		HorizonMonths float64 `json:"horizon_months"`
-		Ask           *struct {
+		Scenario       string  `json:"scenario"`
+		ReferenceGPU   string  `json:"reference_gpu"`
+		ReferenceCount float64 `json:"reference_gpu_count"` // 0: an upload from before it was recorded
+		WorkGPUHours   float64 `json:"work_gpu_hours"`
+		HoursPerMonth  float64 `json:"hours_per_month"`
+		Bursty         bool    `json:"bursty"`
+		HorizonMonths  float64 `json:"horizon_months"`
+		Ask            *struct {
 			GPU   string  `json:"gpu"`
 			Count float64 `json:"count"`
 			Hours float64 `json:"hours"`
@@ -74,6 +75,9 @@ func gistOf(body []byte) (*planGist, error) {
 		g.Work = "bursty load of " + orUnknown(in.ReferenceGPU)
 	case in.HoursPerMonth > 0:
 		g.Work = fmt.Sprintf("%s h/month of %s", fmtNum(in.HoursPerMonth), orUnknown(in.ReferenceGPU))
+		if in.ReferenceCount > 1 {
+			g.Work = fmt.Sprintf("%s h/month of %s × %s", fmtNum(in.HoursPerMonth), fmtCount(in.ReferenceCount), orUnknown(in.ReferenceGPU))
+		}
 	case in.WorkGPUHours > 0:
 		g.Work = fmt.Sprintf("%s GPU-h of %s", fmtNum(in.WorkGPUHours), orUnknown(in.ReferenceGPU))
 	default:

@@ -20,6 +20,8 @@ func TestPlanGist(t *testing.T) {
 		{"a steady load over a year", `{"plans":[{"provider":"vast","instance_type":"1x-Tesla_V100-32-65536","region":"The Netherlands, NL, EU","instances":2,"pricing_model":"on-demand","total_cost":1576.8,"currency":"USD","expected_hours":0}],
 			"inputs":{"scenario":"inference-online","reference_gpu":"L4","hours_per_month":730,"horizon_months":12}}`,
 			planGist{"inference-online", "730 h/month of L4 over 12 months", "2 × vast 1x-Tesla_V100-32-65536 (The Netherlands, NL, EU) on-demand", "1576.80 USD", render.NotApplied, 1}},
+		{"a steady load of two GPUs", `{"plans":[],"inputs":{"scenario":"inference-online","reference_gpu":"L4","reference_gpu_count":2,"hours_per_month":730,"horizon_months":36}}`,
+			planGist{"inference-online", "730 h/month of 2 × L4 over 36 months", "no plan fits", render.NotApplied, render.NotApplied, 0}},
 		{"bursty", `{"plans":[],"inputs":{"scenario":"inference-online","reference_gpu":"L4","bursty":true,"horizon_months":6}}`,
 			planGist{"inference-online", "bursty load of L4 over 6 months", "no plan fits", render.NotApplied, render.NotApplied, 0}},
 		{"GPU-hours, total unknown", `{"plans":[{"provider":"alibaba","instance_type":"ecs.gn7i-c8g1.2xlarge","region":"","pricing_model":"on-demand","total_cost":null,"currency":"CNY"}],

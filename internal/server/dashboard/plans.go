@@ -29,17 +29,18 @@ type uploadedPlan struct {
 	Summary   []string          `json:"summary"`
 	Violation string            `json:"violation"`
 	Inputs    struct {
-		Scenario      string           `json:"scenario"`
-		ReferenceGPU  string           `json:"reference_gpu"`
-		WorkGPUHours  float64          `json:"work_gpu_hours"`
-		HoursPerMonth float64          `json:"hours_per_month"`
-		Bursty        bool             `json:"bursty"`
-		HorizonMonths float64          `json:"horizon_months"`
-		DeadlineHours float64          `json:"deadline_hours"`
-		Objective     string           `json:"objective"`
-		Currency      string           `json:"currency"`
-		Budget        *decimal.Decimal `json:"budget"`
-		Ask           *struct {
+		Scenario       string           `json:"scenario"`
+		ReferenceGPU   string           `json:"reference_gpu"`
+		ReferenceCount float64          `json:"reference_gpu_count"` // 0: an upload from before it was recorded
+		WorkGPUHours   float64          `json:"work_gpu_hours"`
+		HoursPerMonth  float64          `json:"hours_per_month"`
+		Bursty         bool             `json:"bursty"`
+		HorizonMonths  float64          `json:"horizon_months"`
+		DeadlineHours  float64          `json:"deadline_hours"`
+		Objective      string           `json:"objective"`
+		Currency       string           `json:"currency"`
+		Budget         *decimal.Decimal `json:"budget"`
+		Ask            *struct {
 			GPU   string  `json:"gpu"`
 			Count float64 `json:"count"`
 			Hours float64 `json:"hours"`
@@ -144,6 +145,9 @@ func (d *dash) rebuild(u *uploadedPlan) (*advise.Result, *advise.Request, []stri
 	req := &advise.Request{Scenario: &advise.Scenario{Name: in.Scenario}, Ref: d.gpuOrName(in.ReferenceGPU), RefCount: 1,
 		WorkGPUHours: in.WorkGPUHours, HoursPerMonth: in.HoursPerMonth, Bursty: in.Bursty, HorizonMonths: in.HorizonMonths,
 		Deadline: in.DeadlineHours, Objective: in.Objective}
+	if in.ReferenceCount > 0 && in.ReferenceCount <= advise.MaxGPUs {
+		req.RefCount = in.ReferenceCount
+	}
 	if in.Budget != nil {
 		req.Budget = decimal.NullDecimal{Decimal: *in.Budget, Valid: true}
 	}
