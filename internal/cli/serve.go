@@ -45,8 +45,10 @@ func newServeCmd(e *env) *cobra.Command {
 		Long: `Run the team server. It keeps benchmark reports, plans and agent summaries
 uploaded with --upload (bench, advise, agent), answers the JSON API under /api/v1
 (docs/openapi.yaml) and shows the dashboard at /. Writes need a token made with
-'gpuscout token create'; reads need one unless --read-open. /healthz and /metrics
-are for operations. SIGTERM or SIGINT stops it after requests in flight finish.`,
+'gpuscout token create'; reads need one unless --read-open: the API takes it as
+'Authorization: Bearer TOKEN', and a browser signs in to the dashboard with any
+user name and the token as the password ('gpuscout token create --name team
+--scope read' makes one). /healthz and /metrics are for operations. SIGTERM or SIGINT stops it after requests in flight finish.`,
 		Example: "  gpuscout serve\n  gpuscout serve --db postgres://user@host/gpuscout --listen :8080 --read-open",
 		Args:    cobra.NoArgs,
 	}
