@@ -21,6 +21,9 @@ import (
 // sample, and at each whole hour sends the server one document (kind
 // agent) with the hour's GPU utilisation, egress and spend. A summary that
 // cannot be sent waits in a queue and is retried every minute, oldest first.
+// When the agent stops, the hour so far is sent as a partial summary (its
+// hour_end the last sample's time), so that a node stopped mid-hour (the
+// idle stop, a spot interruption, a deploy) still reports its last minutes.
 
 // agentSummary is the uploaded document.
 type agentSummary struct {
@@ -29,6 +32,7 @@ type agentSummary struct {
 	CreatedAt     string `json:"created_at"`
 	HourStart     string `json:"hour_start"`
 	HourEnd       string `json:"hour_end"`
+	Partial       bool   `json:"partial,omitempty"` // the agent stopped before the hour ended
 	Host          string `json:"host"`
 	Provider      string `json:"provider,omitempty"`
 	InstanceType  string `json:"instance_type,omitempty"`
@@ -62,6 +66,7 @@ type summaryPart struct {
 
 	mu          sync.Mutex
 	start       time.Time // the hour being summed; zero before the first sample
+	last        time.Time // the last sample's time
 	samples     int
 	utilSum     float64
 	utilN       int
@@ -90,8 +95,9 @@ func (p *summaryPart) Tick(now time.Time, s *agent.Snapshot) {
 		p.start = hour
 	}
 	if hour.After(p.start) {
-		p.closeHour(hour)
+		p.closeHour(hour, p.start.Add(time.Hour), false)
 	}
+	p.last = now.UTC()
 	p.samples++
 	for _, se := range s.Get(agent.GPUUtilization) {
 		p.utilSum += se.Value
@@ -129,12 +135,12 @@ func (p *summaryPart) delta(metric string, se agent.Series) float64 {
 	return se.Value - last
 }
 
-// closeHour queues the summary of the hour that began at p.start and starts
+// closeHour queues the summary of the hour that began at p.start, up to end
+// (the hour's end, or the last sample's time for a partial one), and starts
 // the hour next.
-func (p *summaryPart) closeHour(next time.Time) {
-	end := p.start.Add(time.Hour)
+func (p *summaryPart) closeHour(next, end time.Time, partial bool) {
 	sum := agentSummary{SchemaVersion: 1, Kind: "agent_hourly", CreatedAt: end.Format(time.RFC3339), HourStart: p.start.Format(time.RFC3339),
-		HourEnd: end.Format(time.RFC3339), Host: p.host, Provider: p.node.Provider, InstanceType: p.node.InstanceType, Region: p.node.Region,
+		HourEnd: end.Format(time.RFC3339), Partial: partial, Host: p.host, Provider: p.node.Provider, InstanceType: p.node.InstanceType, Region: p.node.Region,
 		GPU: p.node.GPU, Samples: p.samples, EgressBytes: p.egress}
 	if p.utilN > 0 {
 		mean, mx := p.utilSum/float64(p.utilN), p.utilMax
@@ -157,7 +163,11 @@ func (p *summaryPart) closeHour(next time.Time) {
 	p.start, p.samples, p.utilSum, p.utilN, p.utilMax, p.egress, p.spend, p.spendSeen = next, 0, 0, 0, 0, 0, 0, false
 }
 
-// Run sends queued summaries when one is queued and every minute, until ctx ends.
+// stopFlush bounds the last try to send the queue when the agent stops.
+const stopFlush = 10 * time.Second
+
+// Run sends queued summaries when one is queued and every minute, until ctx
+// ends; then it queues the hour so far and tries once more to send the queue.
 func (p *summaryPart) Run(ctx context.Context) {
 	t := time.NewTicker(time.Minute)
 	defer t.Stop()
@@ -165,10 +175,23 @@ func (p *summaryPart) Run(ctx context.Context) {
 		p.flush(ctx)
 		select {
 		case <-ctx.Done():
+			p.stop()
+			last, cancel := context.WithTimeout(context.WithoutCancel(ctx), stopFlush)
+			defer cancel()
+			p.flush(last)
 			return
 		case <-p.wake:
 		case <-t.C:
 		}
+	}
+}
+
+// stop queues the hour so far as a partial summary.
+func (p *summaryPart) stop() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.samples > 0 {
+		p.closeHour(p.start, p.last, true)
 	}
 }
 

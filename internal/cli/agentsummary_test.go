@@ -83,3 +83,33 @@ func TestAgentHourlySummary(t *testing.T) {
 		t.Fatalf("summary: got %+v (spend %v)", s, s.Spend)
 	}
 }
+
+// TestAgentPartialHourOnStop: an agent stopped before the hour ends sends
+// the hour so far, marked partial, ending at its last sample (it sent nothing).
+func TestAgentPartialHourOnStop(t *testing.T) {
+	up := &fakeUploader{}
+	cfg := &agentconfig.Config{Node: agentconfig.Node{Provider: "aws", GPU: "H100-SXM5-80GB"}}
+	p := newSummaryPart(up, cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	h := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
+	p.Tick(h.Add(10*time.Minute), sample(t, h, 0.5, 1.0, 1000, 5, 10))
+	p.Tick(h.Add(20*time.Minute), sample(t, h, 0.0, 0.5, 4000, 50, 20))
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	p.Run(ctx)
+	if len(up.got) != 1 {
+		t.Fatalf("sent %d summaries on stop, want 1", len(up.got))
+	}
+	var s agentSummary
+	if err := json.Unmarshal(up.got[0], &s); err != nil {
+		t.Fatal(err)
+	}
+	// utilisation (0.5+1+0+0.5)/4 = 0.5; egress 3000; spend 10.
+	if !s.Partial || s.HourStart != "2026-12-01T10:00:00Z" || s.HourEnd != "2026-12-01T10:20:00Z" || s.Samples != 2 ||
+		*s.GPUUtilizationMean != 0.5 || s.EgressBytes != 3000 || s.Spend.String() != "10" {
+		t.Fatalf("partial summary: got %+v (spend %v)", s, s.Spend)
+	}
+	p.Run(ctx) // stopping twice sends nothing more
+	if len(up.got) != 1 {
+		t.Errorf("a second stop sent %d in all, want 1", len(up.got))
+	}
+}
