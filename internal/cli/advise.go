@@ -102,7 +102,7 @@ func newAdviseCmd(e *env) *cobra.Command {
 	fl.Var(&outPathValue{p: &f.report, exts: []string{".html", ".htm", ".md"}}, "report", "write a report with charts: FILE.html or FILE.md (charts as SVG files beside it)")
 	fl.StringVar(&f.export, "export", "", "print the best plan as: skypilot (a SkyPilot task YAML of the best plan SkyPilot can launch) or agent (gpuscout agent config)")
 	f.limit = 10
-	fl.Var(&intValue{n: &f.limit, min: 0, max: 1 << 20}, "limit", "show at most this many plans in the table (0: all)")
+	fl.Var(form.Int(&f.limit, 0, 1<<20), "limit", "show at most this many plans in the table (0: all)")
 	f.upload.register(cmd, "the result (advise -o json) as a plan")
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		format, err := getFormat()

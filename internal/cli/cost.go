@@ -18,6 +18,7 @@ import (
 	"github.com/shopspring/decimal"
 	"github.com/spf13/cobra"
 
+	"github.com/gpuscout/gpuscout/internal/advise/form"
 	"github.com/gpuscout/gpuscout/internal/catalog"
 	"github.com/gpuscout/gpuscout/internal/cost"
 	"github.com/gpuscout/gpuscout/internal/money"
@@ -138,14 +139,14 @@ func (f *costFlags) registerUsage(cmd *cobra.Command) {
 	fl.StringVar(&f.offering, "offering", "", "one instance type: provider/instance[/region], e.g. aws/p4d.24xlarge")
 	fl.StringVar(&f.usageFile, "usage", "", "usage file (YAML); a flag you set wins over the file")
 	fl.Var(newHours(&u.DurationHours, false, cost.MaxDurationHours), "for", "a job's duration run back to back: 90m, 168h, 7d, 3mo, 1y")
-	fl.Var(&floatValue{f: &u.HoursPerMonth, min: 0, max: catalog.HoursPerMonth, openMin: true, unit: " hours"}, "hours-per-month", "steady use per instance, hours a month (above 0, at most 730)")
+	fl.Var(form.Float(&u.HoursPerMonth, 0, catalog.HoursPerMonth, true, " hours"), "hours-per-month", "steady use per instance, hours a month (above 0, at most 730)")
 	fl.Var(newHours(&f.horizonHours, false, cost.MaxHorizonMonths*catalog.HoursPerMonth), "horizon", "planning window: 1y, 3y, 18mo, at most 10y (default: the job's duration, else 1y)")
-	fl.Var(newFraction(&u.DiscountRate, "0", "1"), "discount-rate", "yearly discount rate for NPV and break-even: 8% or 0.08, 0% to 100% (default 0)")
-	fl.Var(&intValue{n: &u.Instances, min: 1, max: cost.MaxInstances}, "instances", "number of instances, 1 to 100000 (default 1)")
-	fl.Var(&egressValue{m: &u.Egress}, "egress", "egress GB a month by path, PATH=GB (same-zone, cross-zone, cross-region, internet, internet-china); repeatable")
-	fl.Var(&creditValue{cs: &u.Credits}, "credit", "a credit, AMOUNT CUR[@provider,...][:EXPIRES], e.g. 1000USD@aws:6mo; repeatable; replaces the usage file's credits")
+	fl.Var(form.Fraction(&u.DiscountRate, decimal.Zero, decimal.NewFromInt(1)), "discount-rate", "yearly discount rate for NPV and break-even: 8% or 0.08, 0% to 100% (default 0)")
+	fl.Var(form.Int(&u.Instances, 1, cost.MaxInstances), "instances", "number of instances, 1 to 100000 (default 1)")
+	fl.Var(form.Egress(&u.Egress), "egress", "egress GB a month by path, PATH=GB (same-zone, cross-zone, cross-region, internet, internet-china); repeatable")
+	fl.Var(form.Credits(&u.Credits), "credit", "a credit, AMOUNT CUR[@provider,...][:EXPIRES], e.g. 1000USD@aws:6mo; repeatable; replaces the usage file's credits")
 	fl.StringVar(&u.License, "license", "", "OS licence: linux (default) or windows")
-	fl.Var(&bandValue{s: &u.Spot.Band}, "spot-band", "spot interruptions a month, e.g. 10-15% (default: the AWS Spot Advisor's, else 5-10%, an assumption)")
+	fl.Var(form.Band(&u.Spot.Band), "spot-band", "spot interruptions a month, e.g. 10-15% (default: the AWS Spot Advisor's, else 5-10%, an assumption)")
 	fl.Var(newHours(&u.Spot.CheckpointHours, false, cost.MaxDurationHours), "checkpoint", "spot: checkpoint interval (default 1h)")
 	fl.Var(newHours(&u.Spot.RestartHours, true, cost.MaxDurationHours), "restart", "spot: restart time after an interruption, 0 or more (default 10m)")
 }
@@ -722,7 +723,7 @@ cash flows at --discount-rate.`,
 	cf.register(cmd)
 	cmd.Flags().StringVar(&offering, "offering", "", "provider/instance[/region] (required)")
 	cmd.Flags().StringVar(&term, "term", "", "only this term: 1y, 3y, ...")
-	cmd.Flags().Var(newFraction(&discount, "0", "1"), "discount-rate", "yearly discount rate for the present-value variant: 8% or 0.08 (default 0)")
+	cmd.Flags().Var(form.Fraction(&discount, decimal.Zero, decimal.NewFromInt(1)), "discount-rate", "yearly discount rate for the present-value variant: 8% or 0.08 (default 0)")
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		format, err := getFormat()
 		if err != nil {

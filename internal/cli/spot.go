@@ -16,6 +16,7 @@ import (
 	"github.com/shopspring/decimal"
 	"github.com/spf13/cobra"
 
+	"github.com/gpuscout/gpuscout/internal/advise/form"
 	"github.com/gpuscout/gpuscout/internal/catalog"
 	"github.com/gpuscout/gpuscout/internal/cost"
 	"github.com/gpuscout/gpuscout/internal/money"
@@ -152,30 +153,30 @@ func spotJob(f *spotFlags, changed func(string) bool) (spot.Job, error) {
 	var job spot.Job
 	switch {
 	case changed("work") && changed("work-runs"):
-		return job, usagef("--work %s and --work-runs: give one, the work or the past runs' lengths", f.work.text)
+		return job, usagef("--work %s and --work-runs: give one, the work or the past runs' lengths", f.work.Text)
 	case !changed("work") && !changed("work-runs"):
 		return job, usagef("--work is required: the hours of compute the job needs, e.g. --work 72h, or a range --work 40h..56h, or past runs --work-runs 41h,44h,52h")
 	case changed("plan-quantile") && !f.workLen.ranged && !changed("work-runs"):
 		return job, usagef("--plan-quantile %g needs an uncertain length: --work MIN..MAX or --work-runs", f.planQ)
 	}
-	job.Work, job.Nodes = *f.work.h, f.nodes
+	job.Work, job.Nodes = *f.work.P, f.nodes
 	if f.workLen.ranged || changed("work-runs") {
 		job.Length, job.PlanQuantile = &spot.Length{Lo: f.workLen.lo, Hi: f.workLen.hi, Runs: f.workRuns}, f.planQ
 		job.Work = job.Length.Quantile(f.planQ) // what the policies plan on
-		f.work.text = fmt.Sprintf("%s (its %g quantile, %s)", f.workLen.h.text, f.planQ, humanHours(job.Work))
+		f.work.Text = fmt.Sprintf("%s (its %g quantile, %s)", f.workLen.h.Text, f.planQ, humanHours(job.Work))
 		if changed("work-runs") {
-			f.work.text = fmt.Sprintf("the %g quantile of --work-runs, %s", f.planQ, cost.FormatHours(job.Work))
+			f.work.Text = fmt.Sprintf("the %g quantile of --work-runs, %s", f.planQ, cost.FormatHours(job.Work))
 		}
 	}
-	job.Restart, job.CheckpointCost = *f.restart.h, *f.ckptCost.h
+	job.Restart, job.CheckpointCost = *f.restart.P, *f.ckptCost.P
 	job.Startup = job.Restart // the first launch pays it too, as in Can't Be Late
 	if changed("deadline") {
-		job.Deadline = *f.deadline.h
+		job.Deadline = *f.deadline.P
 		if job.Deadline < job.Work {
-			return job, usagef("--deadline %s is shorter than --work %s: even on-demand cannot meet it", f.deadline.text, f.work.text)
+			return job, usagef("--deadline %s is shorter than --work %s: even on-demand cannot meet it", f.deadline.Text, f.work.Text)
 		}
 		if job.Deadline < job.Work+job.Startup {
-			return job, usagef("--deadline %s is shorter than --work %s plus one --restart %s (the first launch's start-up): even on-demand cannot meet it", f.deadline.text, f.work.text, f.restart.text)
+			return job, usagef("--deadline %s is shorter than --work %s plus one --restart %s (the first launch's start-up): even on-demand cannot meet it", f.deadline.Text, f.work.Text, f.restart.Text)
 		}
 	}
 	return job, nil
@@ -202,30 +203,30 @@ func newSpotCmd(e *env) *cobra.Command {
 	fl := cmd.Flags()
 	fl.Var(f.workLen, "work", "hours of compute the job needs, e.g. 72h or 3d, or an uncertain length as a uniform range, 40h..56h (required unless --work-runs)")
 	fl.Var(&durationsValue{hs: &f.workRuns, max: cost.MaxDurationHours, maxN: spot.MaxLengthRuns}, "work-runs", "an uncertain length as past runs' lengths, e.g. 41h,44h,52h (each run draws one)")
-	fl.Var(&floatValue{f: &f.planQ, min: 0, max: 1, openMin: true}, "plan-quantile", "with an uncertain length: the policies plan on this quantile of it, above 0 and at most 1 (default 1: the longest)")
+	fl.Var(form.Float(&f.planQ, 0, 1, true, ""), "plan-quantile", "with an uncertain length: the policies plan on this quantile of it, above 0 and at most 1 (default 1: the longest)")
 	fl.Var(f.deadline, "deadline", "time from the start by which the job must finish")
-	fl.Var(&intValue{n: &f.nodes, min: 1, max: 100000}, "nodes", "nodes the job needs at once (gang), 1 to 100000")
-	fl.Var(&bandValue{s: &f.band}, "band", "AWS Spot Advisor interruption band per month: <5%, 5-10%, 10-15%, 15-20%, >20%")
-	fl.Var(&floatValue{f: &f.hazard, min: 0, max: 1000, openMin: true}, "hazard", "interruptions per hour per instance (above 0, at most 1000)")
+	fl.Var(form.Int(&f.nodes, 1, 100000), "nodes", "nodes the job needs at once (gang), 1 to 100000")
+	fl.Var(form.Band(&f.band), "band", "AWS Spot Advisor interruption band per month: <5%, 5-10%, 10-15%, 15-20%, >20%")
+	fl.Var(form.Float(&f.hazard, 0, 1000, true, ""), "hazard", "interruptions per hour per instance (above 0, at most 1000)")
 	fl.Var(f.mtbf, "mtbf", "mean time between interruptions per instance, e.g. 300h")
 	fl.Var(f.down, "down", "mean time spot stays unavailable after an interruption (with --band/--hazard/--mtbf); 0 allowed")
 	fl.StringSliceVar(&f.traces, "trace", nil, "availability trace(s) (Can't Be Late JSON) to replay: files or folders, comma-separated or repeated")
 	fl.StringVar(&f.traceMode, "trace-mode", "replay", "replay the trace, or fit a two-state model to it")
 	fl.StringVar(&f.offsets, "offsets", "", "replay from these start times, one run each, into each trace: 0h,12.5h,... or @FILE (one per line); JSON then lists every run")
 	fl.StringVar(&f.offering, "offering", "", "prices (and Spot Advisor band) from an offering: provider/instance[/region]")
-	fl.Var(&floatValue{f: &f.spotPrice, min: 0, max: maxHourlyPrice, openMin: true}, "spot-price", "spot price per node-hour (in --currency)")
-	fl.Var(&floatValue{f: &f.odPrice, min: 0, max: maxHourlyPrice, openMin: true}, "od-price", "on-demand price per node-hour (in --currency)")
+	fl.Var(form.Float(&f.spotPrice, 0, maxHourlyPrice, true, ""), "spot-price", "spot price per node-hour (in --currency)")
+	fl.Var(form.Float(&f.odPrice, 0, maxHourlyPrice, true, ""), "od-price", "on-demand price per node-hour (in --currency)")
 	fl.StringVar(&f.checkpoint, "checkpoint", "auto", "checkpoint interval: a duration, auto (Daly's optimum), none, or continuous")
 	fl.Var(f.ckptCost, "checkpoint-cost", "time to write one checkpoint (default 5m; 0 allowed)")
 	fl.Var(f.restart, "restart", "changeover delay: from an interruption or switch to progress again (default 10m; 0 allowed)")
 	fl.StringVar(&f.policy, "policy", "all", "policies: "+strings.Join(spot.PolicyNames(), ", ")+", or all; optimal adds the hindsight optimum and each policy's regret over it")
-	fl.Var(&intValue{n: &f.runs, min: 1, max: 10_000_000}, "runs", fmt.Sprintf("simulated runs per policy, 1 to 10000000 (default %d; a trace: %d start offsets per trace unless set)", spot.DefaultRuns, spot.DefaultOffsetRuns))
+	fl.Var(form.Int(&f.runs, 1, 10_000_000), "runs", fmt.Sprintf("simulated runs per policy, 1 to 10000000 (default %d; a trace: %d start offsets per trace unless set)", spot.DefaultRuns, spot.DefaultOffsetRuns))
 	fl.Uint64Var(&f.seed, "seed", f.seed, "random seed (the same seed gives the same results)")
-	fl.Var(&intValue{n: &f.odBase, min: 0, max: 100000}, "od-base", "asg-mix: on-demand base capacity (nodes)")
-	fl.Var(&floatValue{f: &f.odPercent, min: 0, max: 100}, "od-percent", "asg-mix: on-demand percentage above the base, 0 to 100")
+	fl.Var(form.Int(&f.odBase, 0, 100000), "od-base", "asg-mix: on-demand base capacity (nodes)")
+	fl.Var(form.Float(&f.odPercent, 0, 100, false, ""), "od-percent", "asg-mix: on-demand percentage above the base, 0 to 100")
 	fl.StringVar(&f.regions, "regions", "", "several zones: one --trace per zone, and the multi-zone policies: "+strings.Join(spot.ZonePolicyNames(), ", ")+", all, or optimal (the optimum across zones)")
-	fl.Var(&floatValue{f: &f.moveGB, min: 0, max: maxMoveGB}, "move-gb", fmt.Sprintf("with --regions: GB of job state each move between zones copies, 0 to %g (default 0: moves pay only their restart delay)", float64(maxMoveGB)))
-	fl.Var(&floatValue{f: &f.movePrice, min: 0, max: maxMovePrice}, "move-price", fmt.Sprintf("with --move-gb: price per GB moved (in --currency), 0 to %d; default: the catalog's transfer prices for AWS zones", maxMovePrice))
+	fl.Var(form.Float(&f.moveGB, 0, maxMoveGB, false, ""), "move-gb", fmt.Sprintf("with --regions: GB of job state each move between zones copies, 0 to %g (default 0: moves pay only their restart delay)", float64(maxMoveGB)))
+	fl.Var(form.Float(&f.movePrice, 0, maxMovePrice, false, ""), "move-price", fmt.Sprintf("with --move-gb: price per GB moved (in --currency), 0 to %d; default: the catalog's transfer prices for AWS zones", maxMovePrice))
 	fl.BoolVar(&f.explain, "explain", false, "print the timeline of one run of each policy")
 	fl.Int64Var(&f.maxEvents, "max-events", f.maxEvents, "stop with an error beyond this many simulation events (checkpoints, availability changes), all runs together: 1000 to 10000000000")
 	fl.Var(&outPathValue{p: &f.chart, exts: []string{".svg"}}, "chart", "write a strip chart of the run costs per policy, with P(meet the deadline), as SVG to this file (.svg)")
@@ -401,7 +402,7 @@ func (f *spotFlags) prepare(changed func(string) bool) (*spotInputs, error) {
 	case !changed("regions") && (changed("move-gb") || changed("move-price")):
 		return nil, usagef("--move-gb and --move-price need --regions: moves happen only between several zones")
 	}
-	down := *f.down.h
+	down := *f.down.P
 	switch {
 	case len(f.traces) > 0:
 		paths, err := expandTraces(f.traces)
@@ -480,12 +481,12 @@ func (f *spotFlags) prepare(changed func(string) bool) (*spotInputs, error) {
 		in.hazard = f.hazard
 		in.cfg.Model = spot.Hazard{PerHour: f.hazard, Down: down, Origin: "--hazard"}
 	case changed("mtbf"):
-		m := *f.mtbf.h
+		m := *f.mtbf.P
 		if err != nil {
 			return nil, err
 		}
 		in.hazard = 1 / m
-		in.cfg.Model = spot.Hazard{PerHour: 1 / m, Down: down, Origin: "--mtbf " + f.mtbf.text}
+		in.cfg.Model = spot.Hazard{PerHour: 1 / m, Down: down, Origin: "--mtbf " + f.mtbf.Text}
 	default:
 		label, origin := f.band, "--band "+f.band
 		if label == "" && band != nil {
@@ -512,7 +513,7 @@ func (f *spotFlags) prepare(changed func(string) bool) (*spotInputs, error) {
 	}
 	switch f.checkpoint {
 	case "auto":
-		job.Checkpoint, in.ckptMode = autoCheckpoint(job, mtbf, f.ckptCost.text)
+		job.Checkpoint, in.ckptMode = autoCheckpoint(job, mtbf, f.ckptCost.Text)
 		if in.zones != nil {
 			in.ckptMode = strings.Replace(in.ckptMode, "job MTBF", "job MTBF pooled across the zones", 1)
 		}
@@ -540,7 +541,7 @@ func (f *spotFlags) prepare(changed func(string) bool) (*spotInputs, error) {
 	in.cfg.MaxEvents = f.maxEvents
 	if c := job.Checkpoint; c > 0 && !math.IsInf(c, 1) && c <= job.CheckpointCost {
 		return nil, usagef("--checkpoint %s (%.4g h) is at or below --checkpoint-cost %s (%.4g h): the job would spend at least half its time writing checkpoints; want an interval above the cost, or --checkpoint auto for Daly's optimum",
-			f.checkpoint, c, f.ckptCost.text, job.CheckpointCost)
+			f.checkpoint, c, f.ckptCost.Text, job.CheckpointCost)
 	}
 	asg := spot.ASGMix{OnDemandBase: f.odBase, OnDemandPercent: f.odPercent}
 	if in.zones != nil {
@@ -574,7 +575,7 @@ func (f *spotFlags) prepare(changed func(string) bool) (*spotInputs, error) {
 		c := in.cfg
 		c.Model = m
 		if f.checkpoint == "auto" {
-			c.Job.Checkpoint, _ = autoCheckpoint(&c.Job, m.MTBF(job.Nodes), f.ckptCost.text)
+			c.Job.Checkpoint, _ = autoCheckpoint(&c.Job, m.MTBF(job.Nodes), f.ckptCost.Text)
 			lo, hi = math.Min(lo, c.Job.Checkpoint), math.Max(hi, c.Job.Checkpoint)
 		}
 		in.cfgs = append(in.cfgs, c)

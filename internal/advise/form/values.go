@@ -183,24 +183,56 @@ func ParseContext(s string) (int, error) {
 	return int(n), nil
 }
 
-// hoursValue is a duration input (ParseHours).
-type hoursValue struct {
-	h      *float64
-	zeroOK bool
-	max    float64
-	text   string
+// Hours is a duration value read as hours (ParseHours): the flags and
+// inputs of advise, cost and spot. Text keeps what was typed, for messages.
+type Hours struct {
+	P      *float64
+	ZeroOK bool // 0 is allowed
+	Max    float64
+	Text   string
 }
 
-func (v *hoursValue) String() string { return v.text }
-func (v *hoursValue) Type() string   { return "duration" }
-func (v *hoursValue) Set(s string) error {
-	h, err := ParseHours(s, v.zeroOK, v.max)
+// NewHours is a duration value stored in p.
+func NewHours(p *float64, zeroOK bool, max float64) *Hours {
+	return &Hours{P: p, ZeroOK: zeroOK, Max: max}
+}
+
+func (v *Hours) String() string { return v.Text }
+func (v *Hours) Type() string   { return "duration" }
+func (v *Hours) Set(s string) error {
+	h, err := ParseHours(s, v.ZeroOK, v.Max)
 	if err != nil {
 		return err
 	}
-	*v.h, v.text = h, s
+	*v.P, v.Text = h, s
 	return nil
 }
+
+// The other shared values, for the commands whose flags are not a form's
+// (cost, spot): the same syntax and bounds as the form's inputs.
+
+// Fraction is a rate or share in [min, max], "8%" or "0.08", stored in p.
+func Fraction(p *decimal.Decimal, min, max decimal.Decimal) pflag.Value {
+	return &fractionValue{d: p, min: min, max: max}
+}
+
+// Int is a whole number in [min, max] stored in p.
+func Int(p *int, min, max int) pflag.Value { return &intValue{n: p, min: min, max: max} }
+
+// Float is a finite number in [min, max] (above min if openMin) stored in
+// p; unit is appended to the bounds in messages (" GB").
+func Float(p *float64, min, max float64, openMin bool, unit string) pflag.Value {
+	return &floatValue{f: p, min: min, max: max, openMin: openMin, unit: unit}
+}
+
+// Egress collects repeated PATH=GB into m.
+func Egress(m *map[string]float64) pflag.Value { return &egressValue{m: m} }
+
+// Credits collects repeated credits into cs.
+func Credits(cs *[]cost.Credit) pflag.Value { return &creditValue{cs: cs} }
+
+// Band is a monthly spot interruption band (ParseBand) stored in s.
+func Band(s *string) pflag.Value { return &bandValue{s: s} }
 
 // fractionValue is a rate input (ParseFraction).
 type fractionValue struct {
@@ -244,7 +276,12 @@ type intValue struct {
 	min, max int
 }
 
-func (v *intValue) String() string { return strconv.Itoa(*v.n) }
+func (v *intValue) String() string {
+	if v.n == nil {
+		return "0"
+	}
+	return strconv.Itoa(*v.n)
+}
 func (v *intValue) Type() string   { return "int" }
 func (v *intValue) Set(s string) error {
 	n, err := ParseInt(s, v.min, v.max)
@@ -264,7 +301,7 @@ type floatValue struct {
 }
 
 func (v *floatValue) String() string {
-	if *v.f == 0 {
+	if v.f == nil || *v.f == 0 {
 		return ""
 	}
 	return strconv.FormatFloat(*v.f, 'g', -1, 64)
@@ -365,7 +402,7 @@ func (v *boolValue) Set(s string) error {
 type repeatable interface{ repeatable() }
 
 var (
-	_ pflag.Value = (*hoursValue)(nil)
+	_ pflag.Value = (*Hours)(nil)
 	_ pflag.Value = (*fractionValue)(nil)
 	_ pflag.Value = (*amountValue)(nil)
 	_ pflag.Value = (*intValue)(nil)
