@@ -282,7 +282,7 @@ func (v *intValue) String() string {
 	}
 	return strconv.Itoa(*v.n)
 }
-func (v *intValue) Type() string   { return "int" }
+func (v *intValue) Type() string { return "int" }
 func (v *intValue) Set(s string) error {
 	n, err := ParseInt(s, v.min, v.max)
 	if err != nil {
