@@ -269,16 +269,39 @@ func (m *sim) pay(a, dt float64) {
 }
 
 // advance moves time forward by dt (or until the job completes).
-func (m *sim) advance(dt float64) {
-	s := &m.s
-	j := m.job
-	clock := func(x float64) { m.runLeft -= x }
+func (m *sim) advance(dt float64) { advanceJob(&m.s, m.job, &m.ckpt, dt, m) }
+
+// clock runs the availability clock by x hours; overhead: x was changeover
+// time, during which a memoryless source's up-run clock waits on spot.
+func (m *sim) clock(x float64, overhead bool) {
+	if overhead && m.src.memoryless() && m.s.Mode == OnSpot {
+		return
+	}
+	m.runLeft -= x
+}
+
+// meter is what advanceJob needs of a simulator (one zone or several):
+// billing a stretch in the current mode, its availability clocks, and the
+// timeline.
+type meter interface {
+	pay(a, dt float64)
+	clock(x float64, overhead bool)
+	log(what, format string, a ...any)
+}
+
+// advanceJob moves a job forward by dt hours (or until it completes), the
+// one place that decides what time on an instance buys: changeover time is
+// billed without progress; so is writing a checkpoint, which then saves the
+// pending work; work on on-demand, or on spot with continuous checkpoints,
+// is durable at once, otherwise pending until the next periodic
+// checkpoint (lost if interrupted). Idle time is billed at the idle rate.
+func advanceJob(s *State, j *Job, ckpt *float64, dt float64, m meter) {
 	for dt > eps {
 		t0 := s.T
 		if s.Mode == Idle {
 			m.pay(t0, dt)
 			s.T += dt
-			clock(dt)
+			m.clock(dt, false)
 			return
 		}
 		if s.overLeft > 0 { // changeover: billed, no progress
@@ -287,20 +310,18 @@ func (m *sim) advance(dt float64) {
 			s.T += x
 			s.overLeft -= x
 			dt -= x
-			if !(m.src.memoryless() && s.Mode == OnSpot) {
-				clock(x)
-			}
+			m.clock(x, true)
 			continue
 		}
-		if m.ckpt > 0 { // writing a checkpoint: billed, no progress
-			x := math.Min(dt, m.ckpt)
+		if *ckpt > 0 { // writing a checkpoint: billed, no progress
+			x := math.Min(dt, *ckpt)
 			m.pay(t0, x)
 			s.T += x
-			m.ckpt -= x
+			*ckpt -= x
 			dt -= x
-			clock(x)
-			if m.ckpt <= eps {
-				m.ckpt = 0
+			m.clock(x, false)
+			if *ckpt <= eps {
+				*ckpt = 0
 				s.Durable += s.Pending
 				s.Pending = 0
 				m.log("checkpoint", "saved: %.2f h of %.2f h done", s.Durable, j.Work)
@@ -316,7 +337,7 @@ func (m *sim) advance(dt float64) {
 		m.pay(t0, x)
 		s.T += x
 		dt -= x
-		clock(x)
+		m.clock(x, false)
 		switch {
 		case s.Mode == OnDemand || (s.Mode == OnSpot && j.Checkpoint == 0):
 			s.Durable += x // on-demand is never interrupted; continuous checkpoints lose nothing
@@ -330,7 +351,7 @@ func (m *sim) advance(dt float64) {
 		}
 		if periodic && s.Pending >= j.Checkpoint-eps {
 			if j.CheckpointCost > 0 {
-				m.ckpt = j.CheckpointCost
+				*ckpt = j.CheckpointCost
 			} else {
 				s.Durable += s.Pending
 				s.Pending = 0

@@ -295,72 +295,9 @@ func (m *zsim) clock(x float64, overhead bool) {
 	}
 }
 
-// advance moves time forward by dt (or until the job completes), as sim's.
-func (m *zsim) advance(dt float64) {
-	s := &m.s
-	j := m.job
-	for dt > eps {
-		t0 := s.T
-		if s.Mode == Idle {
-			s.T += dt
-			m.clock(dt, false)
-			return
-		}
-		if s.overLeft > 0 {
-			x := math.Min(dt, s.overLeft)
-			m.pay(t0, x)
-			s.T += x
-			s.overLeft -= x
-			dt -= x
-			m.clock(x, true)
-			continue
-		}
-		if m.ckpt > 0 {
-			x := math.Min(dt, m.ckpt)
-			m.pay(t0, x)
-			s.T += x
-			m.ckpt -= x
-			dt -= x
-			m.clock(x, false)
-			if m.ckpt <= eps {
-				m.ckpt = 0
-				s.Durable += s.Pending
-				s.Pending = 0
-				m.log("checkpoint", "saved: %.2f h of %.2f h done", s.Durable, j.Work)
-			}
-			continue
-		}
-		rem := j.Work - s.Durable - s.Pending
-		x := math.Min(dt, rem)
-		periodic := s.Mode == OnSpot && j.Checkpoint > 0 && !math.IsInf(j.Checkpoint, 1)
-		if periodic {
-			x = math.Min(x, j.Checkpoint-s.Pending)
-		}
-		m.pay(t0, x)
-		s.T += x
-		dt -= x
-		m.clock(x, false)
-		switch {
-		case s.Mode == OnDemand || (s.Mode == OnSpot && j.Checkpoint == 0):
-			s.Durable += x
-		default:
-			s.Pending += x
-		}
-		if s.Durable+s.Pending >= j.Work-eps {
-			s.Durable += s.Pending
-			s.Pending = 0
-			return
-		}
-		if periodic && s.Pending >= j.Checkpoint-eps {
-			if j.CheckpointCost > 0 {
-				m.ckpt = j.CheckpointCost
-			} else {
-				s.Durable += s.Pending
-				s.Pending = 0
-			}
-		}
-	}
-}
+// advance moves time forward by dt (or until the job completes), by the
+// single-zone simulator's rules (advanceJob).
+func (m *zsim) advance(dt float64) { advanceJob(&m.s.State, m.job, &m.ckpt, dt, m) }
 
 func orNone(names []string) string {
 	if len(names) == 0 {
