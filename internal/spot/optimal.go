@@ -219,7 +219,7 @@ func (b *optBuf) solve(g *grid) (float64, int) {
 		}
 	}
 	launchable := func(t int) bool { return t >= 0 && t < n && t+ch <= n && upRun[t] >= ch && (ch > 0 || g.up[t]) }
-	tol := func(x float64) float64 { return 1e-12 * math.Max(math.Abs(x), 1e-300) }
+	tol := func(x float64) float64 { return 1e-9 * math.Abs(x) }
 
 	// Running costs by lag (value at step t: sp[L] + ss[t], on[L] + od·t),
 	// idle costs by progress, and the start-up quirk's costs by step.
@@ -336,7 +336,11 @@ func (b *optBuf) solve(g *grid) (float64, int) {
 		s.od = s.od || !onSpot
 		low := l2 < t2
 		s.low = s.low || low
-		s.odLow = s.odLow || (low && !onSpot)
+		// An on-demand landing at progress ≥ 1 may switch to spot at once,
+		// unless spot launched instead at step t would have been there by
+		// then, no dearer (and further on).
+		coverable := upRun[t] >= d && ss[t2]-ss[t] <= float64(d)*od
+		s.odLow = s.odLow || (low && !onSpot && !coverable)
 	}
 
 	fin := growInf(&b.fin, n+1)
