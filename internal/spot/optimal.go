@@ -96,20 +96,6 @@ func newGrid(j *Job, r rates, src source, h float64) *grid {
 	return g
 }
 
-// Optimum modes on the grid: not yet launched, idle, running on spot,
-// running on on-demand, and idle having just left a first launch on spot or
-// on-demand before its start-up was over (it may not relaunch the same mode
-// at the same instant: a schedule changes mode at most once per boundary).
-const (
-	gFresh = iota
-	gIdle
-	gSpot
-	gOD
-	gLeftSpot
-	gLeftOD
-	gModes
-)
-
 // optimum returns the least cost of finishing g.work steps of work within
 // the grid (+Inf: impossible) and the steps taken: the same dynamic
 // programme over steps × progress × mode as the reference (every transition
@@ -131,14 +117,17 @@ const (
 //   - launches land (from a ring of pending launches) and a launch changes
 //     the running vectors;
 //   - launches from idle, only where a launch cannot be moved one step
-//     earlier at no extra cost (the first step of an up-run from which spot
-//     can be launched, a step after a dearer one in the same up-run, a step
-//     after a spot step dearer than on-demand, a step where on-demand
-//     launches land), and launches of on-demand from spot, only where
-//     staying on spot one more step is not cheaper (spot ends, or costs more
-//     than on-demand). The other launches are dominated: an on-demand run
-//     costs the same wherever it lies between the spot runs, and a spot run
-//     in an up-run of constant price costs the same at its earliest start.
+//     earlier at no extra cost: the first step of an up-run from which spot
+//     can be launched, a step after a spot step dearer than a later one of
+//     the same up-run or than on-demand, a step where on-demand launches
+//     land that spot launched instead would not have covered; and launches
+//     of on-demand from spot, only where staying on spot one more step is
+//     not cheaper (spot ends, or costs more than on-demand). The other
+//     launches are dominated by one of these at no more cost and with the
+//     same finish: an on-demand run costs the same wherever it lies between
+//     the spot runs, and a spot run in an up-run of constant price costs the
+//     same at its earliest start. The equality tests (optimal_*_test.go)
+//     hold it to the reference on every shared trace and on random grids.
 //
 // Progress 0 (not launched yet, the start-up quirk, a first launch left
 // early) is one cell per step and done in full.
@@ -167,9 +156,9 @@ type optBuf struct {
 
 // pendSlot says what launches land at one step of the ring.
 type pendSlot struct {
-	lo, hi             int  // lags written
-	any, spot, od, low bool // any landing; on spot; on on-demand; at progress ≥ 1
-	odLow              bool // an on-demand landing at progress ≥ 1
+	lo, hi         int  // lags written
+	any, spot, low bool // any landing; one on spot; one at progress ≥ 1
+	odLow          bool // an on-demand landing at progress ≥ 1 that may switch to spot at once
 }
 
 var optPool = sync.Pool{New: func() any { return new(optBuf) }}
@@ -333,7 +322,6 @@ func (b *optBuf) solve(g *grid) (float64, int) {
 		}
 		s.lo, s.hi = min(s.lo, l2), max(s.hi, l2)
 		s.spot = s.spot || onSpot
-		s.od = s.od || !onSpot
 		low := l2 < t2
 		s.low = s.low || low
 		// An on-demand landing at progress ≥ 1 may switch to spot at once,
