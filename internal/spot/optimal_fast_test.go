@@ -110,13 +110,13 @@ func sharedTraces(t testing.TB) []string {
 }
 
 // TestOptimumFastTraces: the fast optimum equals the reference on the
-// shared traces. By default a short job (8 h of work in 10 h) at 3 offsets
+// shared traces. By default a short job (a 4 h window) at one offset
 // per trace and job shape; with -optimum-all the 48 h job of the validation
 // and every job shape scaled to 52 h, at 20 offsets per trace.
 func TestOptimumFastTraces(t *testing.T) {
 	paths := sharedTraces(t)
 	rng := rand.New(rand.NewPCG(15, 5))
-	offsets, hours := 3, 10.0
+	offsets, hours := 1, 4.0
 	if *optimumAll {
 		offsets, hours = 20, 52
 	}
