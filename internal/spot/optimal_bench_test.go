@@ -56,9 +56,14 @@ func BenchmarkOptimal30sReference(b *testing.B) {
 }
 
 // BenchmarkAllTraces is the issue's sweep: every shared trace × 300 offsets ×
-// every policy and the optimum, through SimulateMany (skipped without
-// ../shared/data/spot-traces; run it alone: it takes seconds per iteration).
+// every policy and the optimum, through SimulateMany on GOMAXPROCS workers
+// (issue 15: ≤ 30 s). It takes seconds an iteration, so it runs only with
+// -validate (go test -run '^$' -bench AllTraces -benchtime 1x -validate),
+// and skips without ../shared/data/spot-traces.
 func BenchmarkAllTraces(b *testing.B) {
+	if !*validate {
+		b.Skip("the whole sweep runs with -validate")
+	}
 	paths := sharedTraces(b)
 	pols, _ := Policies([]string{"all", "optimal"}, ASGMix{})
 	job := Job{Work: 48, Deadline: 52, Nodes: 1, Restart: 0.2, Startup: 0.2, SpotPrice: 0.918, ODPrice: 3.06}
