@@ -152,3 +152,24 @@ func TestOptimumFastTraces(t *testing.T) {
 		}
 	}
 }
+
+// TestOptimumFastModels: the fast optimum equals the reference on the
+// 0.1 h grid of paths drawn from random models (Poisson with down times,
+// two-state), with random delays and slack.
+func TestOptimumFastModels(t *testing.T) {
+	for seed := range 120 {
+		rng := rand.New(rand.NewPCG(uint64(seed), 77))
+		job := Job{Work: 10 + 30*rng.Float64(), Nodes: 1, Restart: 0.1 * float64(rng.IntN(5)), Startup: 0.1 * float64(rng.IntN(5)), SpotPrice: 0.3 + rng.Float64(), ODPrice: 1}
+		job.Deadline = job.Work + job.Startup + 8*rng.Float64()
+		var m Model = Hazard{PerHour: 0.05 + rng.Float64(), Down: rng.Float64()}
+		if seed%2 == 1 {
+			m = TwoState{MeanUp: 0.5 + 5*rng.Float64(), MeanDown: 0.2 + 2*rng.Float64()}
+		}
+		g := newGrid(&job, defaultRates(&job), m.source(rng, 1), DefaultOptimalStep)
+		gc, ga := g.optimum()
+		wc, wa := referenceOptimum(g)
+		if math.IsInf(gc, 1) != math.IsInf(wc, 1) || (!math.IsInf(wc, 1) && math.Abs(gc-wc) > 1e-9*math.Max(1, wc)) || ga != wa {
+			t.Errorf("seed %d: got %v@%d want %v@%d", seed, gc, ga, wc, wa)
+		}
+	}
+}
