@@ -288,8 +288,10 @@ func (b *optBuf) solve(g *grid) (float64, int) {
 		}
 	}
 	// land records a launch at step t from lag l arriving d steps later
-	// with cost v (on spot or on-demand); d = 0 lands at once.
-	land := func(t, l, d int, v float64, onSpot bool) {
+	// with cost v (on spot or on-demand); d = 0 lands at once. pinned: the
+	// state launched from may not launch spot at step t instead (a first
+	// launch on spot just left).
+	land := func(t, l, d int, v float64, onSpot, pinned bool) {
 		t2, l2 := t+d, l+d
 		if l2 > slack || v == inf {
 			return
@@ -304,8 +306,10 @@ func (b *optBuf) solve(g *grid) (float64, int) {
 				sp[l2] = math.Min(sp[l2], v-ss[t2])
 			} else {
 				on[l2] = math.Min(on[l2], v-od*float64(t2))
-				// Landed after step t's leaves: it can first switch to spot at t+1.
-				odInline = true
+				// Landed after step t's leaves, it can first switch to spot
+				// at t+1, one step on: unless spot launched instead at step
+				// t would be there by then, no dearer (and further on).
+				odInline = odInline || pinned || !(upRun[t] >= 1 && g.spot[t] <= od)
 			}
 			return
 		}
@@ -327,8 +331,41 @@ func (b *optBuf) solve(g *grid) (float64, int) {
 		// An on-demand landing at progress ≥ 1 may switch to spot at once,
 		// unless spot launched instead at step t would have been there by
 		// then, no dearer (and further on).
-		coverable := upRun[t] >= d && ss[t2]-ss[t] <= float64(d)*od
+		coverable := !pinned && upRun[t] >= d && ss[t2]-ss[t] <= float64(d)*od
 		s.odLow = s.odLow || (low && !onSpot && !coverable)
+	}
+
+	// landIdle is land for the launches of spot and on-demand from idle at
+	// step t, lags lo..hi (progress ≥ 1), delay ch > 0, in one sweep.
+	landIdle := func(t, lo, hi int) {
+		hi = min(hi, slack-ch)
+		if lo > hi {
+			return
+		}
+		t2 := t + ch
+		o := (t2%span)*nl + ch
+		po, ps := pendO[o+lo:o+hi+1], pendS[o+lo:o+hi+1]
+		odc, spc := float64(ch)*od, ss[t2]-ss[t]
+		found := false
+		for i := range po {
+			iv := idle[t-lo-i]
+			if iv == inf {
+				continue
+			}
+			found = true
+			po[i] = math.Min(po[i], iv+odc)
+			ps[i] = math.Min(ps[i], iv+spc)
+		}
+		if !found {
+			return
+		}
+		s := &slots[t2%span]
+		if !s.any {
+			s.any, s.lo, s.hi = true, lo+ch, hi+ch
+		}
+		s.lo, s.hi = min(s.lo, lo+ch), max(s.hi, hi+ch)
+		s.spot, s.low = true, true
+		s.odLow = s.odLow || !(upRun[t] >= ch && spc <= odc)
 	}
 
 	fin := growInf(&b.fin, n+1)
@@ -384,9 +421,9 @@ func (b *optBuf) solve(g *grid) (float64, int) {
 				d int
 			}{{0, st}, {iv, ch}} {
 				if x.v < inf && t+x.d <= n {
-					land(t, t, x.d, x.v+float64(x.d)*od, false)
+					land(t, t, x.d, x.v+float64(x.d)*od, false, false)
 					if spotOK(x.d) {
-						land(t, t, x.d, x.v+ss[t+x.d]-ss[t], true)
+						land(t, t, x.d, x.v+ss[t+x.d]-ss[t], true, false)
 					}
 				}
 			}
@@ -397,9 +434,9 @@ func (b *optBuf) solve(g *grid) (float64, int) {
 				}
 			}
 			if t+ch <= n {
-				land(t, t, ch, leftS[t]+float64(ch)*od, false)
+				land(t, t, ch, leftS[t]+float64(ch)*od, false, true)
 				if spotOK(ch) {
-					land(t, t, ch, leftO[t]+ss[t+ch]-ss[t], true)
+					land(t, t, ch, leftO[t]+ss[t+ch]-ss[t], true, false)
 				}
 			}
 			idle[0] = math.Min(idle[0], math.Min(leftS[t], leftO[t]))
@@ -411,19 +448,23 @@ func (b *optBuf) solve(g *grid) (float64, int) {
 		case lo > hi:
 		case full:
 			flushTo(t)
+			if ch > 0 {
+				landIdle(t, lo, hi)
+				break
+			}
 			for l := lo; l <= hi; l++ {
 				iv := idle[t-l]
 				if iv == inf {
 					continue
 				}
-				land(t, l, ch, iv+float64(ch)*od, false)
-				land(t, l, ch, iv+ss[t+ch]-ss[t], true)
+				land(t, l, ch, iv+float64(ch)*od, false, false)
+				land(t, l, ch, iv+ss[t+ch]-ss[t], true, false)
 			}
 		case spotAlive && t+ch <= n && (!g.up[t] || g.spot[t] > od):
 			// Leave spot for on-demand.
 			for l := lo; l <= hi; l++ {
 				if v := sp[l]; v < inf {
-					land(t, l, ch, v+ss[t]+float64(ch)*od, false)
+					land(t, l, ch, v+ss[t]+float64(ch)*od, false, false)
 				}
 			}
 		}
