@@ -96,6 +96,20 @@ func newGrid(j *Job, r rates, src source, h float64) *grid {
 	return g
 }
 
+// Optimum modes on the grid: not yet launched, idle, running on spot,
+// running on on-demand, and idle having just left a first launch on spot or
+// on-demand before its start-up was over (it may not relaunch the same mode
+// at the same instant: a schedule changes mode at most once per boundary).
+const (
+	gFresh = iota
+	gIdle
+	gSpot
+	gOD
+	gLeftSpot
+	gLeftOD
+	gModes
+)
+
 // optimum returns the least cost of finishing g.work steps of work within
 // the grid (+Inf: impossible) and the steps taken: the same dynamic
 // programme over steps × progress × mode as the reference (every transition

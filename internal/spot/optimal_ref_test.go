@@ -2,20 +2,6 @@ package spot
 
 import "math"
 
-// Optimum modes on the grid: not yet launched, idle, running on spot,
-// running on on-demand, and idle having just left a first launch on spot or
-// on-demand before its start-up was over (it may not relaunch the same mode
-// at the same instant: a schedule changes mode at most once per boundary).
-const (
-	gFresh = iota
-	gIdle
-	gSpot
-	gOD
-	gLeftSpot
-	gLeftOD
-	gModes
-)
-
 // referenceOptimum is the straightforward dynamic programme the optimum was
 // first written as, kept as the reference that the fast one (grid.optimum)
 // must equal: the least cost of finishing g.work steps of work within the
