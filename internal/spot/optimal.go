@@ -218,7 +218,7 @@ func (b *optBuf) solve(g *grid) (float64, int) {
 	suf := growInf(&b.sufMin, n+1)
 	for k := n - 1; k >= 0; k-- {
 		if g.up[k] {
-			suf[k] = math.Min(g.spot[k], suf[k+1])
+			suf[k] = lower(g.spot[k], suf[k+1])
 		}
 	}
 	launchable := func(t int) bool { return t >= 0 && t < n && t+ch <= n && upRun[t] >= ch && (ch > 0 || g.up[t]) }
@@ -317,9 +317,9 @@ func (b *optBuf) solve(g *grid) (float64, int) {
 			}
 			if onSpot {
 				reviveSpot(t)
-				sp[l2] = math.Min(sp[l2], v-ss[t2])
+				sp[l2] = lower(sp[l2], v-ss[t2])
 			} else {
-				on[l2] = math.Min(on[l2], v-od*float64(t2))
+				on[l2] = lower(on[l2], v-od*float64(t2))
 				// Landed after step t's leaves, it can first switch to spot
 				// at t+1, one step on: unless spot launched instead at step
 				// t would be there by then, no dearer (and further on).
@@ -367,8 +367,8 @@ func (b *optBuf) solve(g *grid) (float64, int) {
 				continue
 			}
 			found = true
-			po[i] = math.Min(po[i], iv+odc)
-			ps[i] = math.Min(ps[i], iv+spc)
+			po[i] = lower(po[i], iv+odc)
+			ps[i] = lower(ps[i], iv+spc)
 		}
 		if !found {
 			return
@@ -397,11 +397,11 @@ func (b *optBuf) solve(g *grid) (float64, int) {
 			o := (t % span) * nl
 			for l := s.lo; l <= s.hi; l++ {
 				if v := pendS[o+l]; v < inf {
-					sp[l] = math.Min(sp[l], v-ss[t])
+					sp[l] = lower(sp[l], v-ss[t])
 					pendS[o+l] = inf
 				}
 				if v := pendO[o+l]; v < inf {
-					on[l] = math.Min(on[l], v-od*float64(t))
+					on[l] = lower(on[l], v-od*float64(t))
 					pendO[o+l] = inf
 				}
 			}
@@ -414,7 +414,7 @@ func (b *optBuf) solve(g *grid) (float64, int) {
 		if l := t - w; l >= 0 && l <= slack {
 			v := on[l] + od*float64(t)
 			if spotAlive {
-				v = math.Min(v, sp[l]+ss[t])
+				v = lower(v, sp[l]+ss[t])
 			}
 			fin[t] = v
 		}
@@ -425,9 +425,9 @@ func (b *optBuf) solve(g *grid) (float64, int) {
 			// Progress 0, lag t: the reference's cell in full.
 			v := on[t] + od*float64(t)
 			if spotAlive {
-				v = math.Min(v, sp[t]+ss[t])
+				v = lower(v, sp[t]+ss[t])
 			}
-			iv := math.Min(idle[0], v)
+			iv := lower(idle[0], v)
 			idle[0] = iv
 			spotOK := func(d int) bool { return upRun[t] >= d && (d > 0 || g.up[t]) }
 			for _, x := range [2]struct {
@@ -442,9 +442,9 @@ func (b *optBuf) solve(g *grid) (float64, int) {
 				}
 			}
 			for u := 1; u < st && t+u <= n; u++ {
-				leftO[t+u] = math.Min(leftO[t+u], float64(u)*od)
+				leftO[t+u] = lower(leftO[t+u], float64(u)*od)
 				if upRun[t] >= u {
-					leftS[t+u] = math.Min(leftS[t+u], ss[t+u]-ss[t])
+					leftS[t+u] = lower(leftS[t+u], ss[t+u]-ss[t])
 				}
 			}
 			if t+ch <= n {
@@ -453,7 +453,7 @@ func (b *optBuf) solve(g *grid) (float64, int) {
 					land(t, t, ch, leftO[t]+ss[t+ch]-ss[t], true, false)
 				}
 			}
-			idle[0] = math.Min(idle[0], math.Min(leftS[t], leftO[t]))
+			idle[0] = lower(idle[0], lower(leftS[t], leftO[t]))
 		}
 		// Progress ≥ 1: lags lo..hi.
 		lo, hi := max(0, t-w+1), min(t-1, slack)
@@ -491,6 +491,15 @@ func (b *optBuf) solve(g *grid) (float64, int) {
 		}
 	}
 	return earliestLeast(fin)
+}
+
+// lower is the lesser of two costs (never NaN here; math.Min is a call,
+// this inlines in the optimum's inner loops).
+func lower(x, y float64) float64 {
+	if y < x {
+		return y
+	}
+	return x
 }
 
 // earliestLeast returns the least of the costs of finishing at each step
