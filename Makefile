@@ -22,7 +22,7 @@ fuzz:
 # hindsight optimum against brute force and every policy, the reference
 # simulator's recorded behaviour; prints a table (not part of make test).
 validate-spot:
-	go test ./internal/spot -run '^TestValidate$$' -count=1 -v -validate
+	go test ./internal/spot -run '^TestValidate$$' -count=1 -v -timeout 30m -validate
 
 # Rewrite the CLI golden files after an intended output change.
 golden:

@@ -3,6 +3,7 @@ package spot
 import (
 	"fmt"
 	"math"
+	"sync"
 )
 
 // Optimal is the hindsight optimum: for each run, the cheapest schedule that
@@ -110,133 +111,415 @@ const (
 )
 
 // optimum returns the least cost of finishing g.work steps of work within
-// the grid (+Inf: impossible) and the steps taken, by dynamic programming over
-// steps × progress × mode. Launch delays jump ahead by several steps, so a
-// ring of layers holds the costs of the next max(delay)+1 steps.
+// the grid (+Inf: impossible) and the steps taken: the same dynamic
+// programme over steps × progress × mode as the reference (every transition
+// at every step, kept in optimal_ref_test.go), computed without its
+// per-step sweep over progress.
+//
+// It works in lag space, lag = steps elapsed − progress, bounded by the
+// slack (grid steps − work steps): running keeps the lag, so the costs of
+// running on spot and on on-demand are vectors over the lag that never move,
+// their entries stored less the running price's prefix sum (running is then
+// free to apply); idling keeps the progress, so the idle costs are a vector
+// over progress that never moves either. What remains per step is O(1),
+// except at a few kinds of steps, which cost O(slack) each:
+//   - leaving (idle takes the least of the idle, spot and on-demand costs at
+//     the same progress) is applied lazily: over a window of steps in which
+//     the prices are constant, the cost of leaving at progress p is a sliding
+//     minimum over the lags, done when the idle costs are next read or a
+//     running vector changes other than by its price;
+//   - launches land (from a ring of pending launches) and a launch changes
+//     the running vectors;
+//   - launches from idle, only where a launch cannot be moved one step
+//     earlier at no extra cost: the first step of an up-run from which spot
+//     can be launched, a step after a spot step dearer than a later one of
+//     the same up-run or than on-demand, a step where on-demand launches
+//     land that spot launched instead would not have covered; and launches
+//     of on-demand from spot, only where staying on spot one more step is
+//     not cheaper (spot ends, or costs more than on-demand). The other
+//     launches are dominated by one of these at no more cost and with the
+//     same finish: an on-demand run costs the same wherever it lies between
+//     the spot runs, and a spot run in an up-run of constant price costs the
+//     same at its earliest start. The equality tests (optimal_*_test.go)
+//     hold it to the reference on every shared trace and on random grids.
+//
+// Progress 0 (not launched yet, the start-up quirk, a first launch left
+// early) is one cell per step and done in full.
 func (g *grid) optimum() (cost float64, at int) {
 	n, w := len(g.up), g.work
 	if w == 0 {
 		return 0, 0
 	}
-	span := max(g.start, g.change) + 2 // layers t .. t+delay, and t+1 distinct from t
-	width := (w + 1) * gModes
-	ring := make([]float64, span*width)
-	for i := range ring {
-		ring[i] = math.Inf(1)
+	if n < w {
+		return math.Inf(1), -1
 	}
-	layer := func(t int) []float64 { o := (t % span) * width; return ring[o : o+width] }
-	layer(0)[gFresh] = 0
-	best, bestAt := math.Inf(1), -1
-	// upRun[k]: spot is up in steps k..k+upRun[k]-1.
-	upRun := make([]int, n+1)
+	b := optPool.Get().(*optBuf)
+	defer optPool.Put(b)
+	return b.solve(g)
+}
+
+// optBuf holds one optimum's working memory, reused across runs (a pool:
+// SimulateMany runs several at once).
+type optBuf struct {
+	upRun, dq                    []int
+	spotSum, sufMin              []float64
+	spot, od, idle, leftS, leftO []float64
+	pendS, pendO, dv, fin        []float64
+	slots                        []pendSlot
+}
+
+// pendSlot says what launches land at one step of the ring.
+type pendSlot struct {
+	lo, hi         int  // lags written
+	any, spot, low bool // any landing; one on spot; one at progress ≥ 1
+	odLow          bool // an on-demand landing at progress ≥ 1 that may switch to spot at once
+}
+
+var optPool = sync.Pool{New: func() any { return new(optBuf) }}
+
+func growInts(b *[]int, n int) []int {
+	if cap(*b) < n {
+		*b = make([]int, n)
+	}
+	return (*b)[:n]
+}
+
+func growInf(b *[]float64, n int) []float64 {
+	if cap(*b) < n {
+		*b = make([]float64, n)
+	}
+	s := (*b)[:n]
+	for i := range s {
+		s[i] = math.Inf(1)
+	}
+	return s
+}
+
+func (b *optBuf) solve(g *grid) (float64, int) {
+	inf := math.Inf(1)
+	n, w := len(g.up), g.work
+	slack := n - w
+	nl := slack + 1
+	st, ch, od := g.start, g.change, g.od
+	upRun := growInts(&b.upRun, n+1)
+	upRun[n] = 0
 	for k := n - 1; k >= 0; k-- {
+		upRun[k] = 0
 		if g.up[k] {
 			upRun[k] = upRun[k+1] + 1
 		}
 	}
-	// spotSum[k]: prefix sums of the spot step costs.
-	spotSum := make([]float64, n+1)
+	ss := growInf(&b.spotSum, n+1)
+	ss[0] = 0
 	for k := 0; k < n; k++ {
-		spotSum[k+1] = spotSum[k] + g.spot[k]
+		ss[k+1] = ss[k] + g.spot[k]
 	}
-	for t := 0; t <= n; t++ {
-		cur := layer(t)
-		if v := cur[w*gModes+gSpot]; v < best {
-			best, bestAt = v, t
+	// sufMin[k]: the cheapest spot step from k to the end of its up-run.
+	suf := growInf(&b.sufMin, n+1)
+	for k := n - 1; k >= 0; k-- {
+		if g.up[k] {
+			suf[k] = lower(g.spot[k], suf[k+1])
 		}
-		if v := cur[w*gModes+gOD]; v < best {
-			best, bestAt = v, t
+	}
+	launchable := func(t int) bool { return t >= 0 && t < n && t+ch <= n && upRun[t] >= ch && (ch > 0 || g.up[t]) }
+	tol := func(x float64) float64 { return 1e-9 * math.Abs(x) }
+
+	// Running costs by lag (value at step t: sp[L] + ss[t], on[L] + od·t),
+	// idle costs by progress, and the start-up quirk's costs by step.
+	sp, on := growInf(&b.spot, nl), growInf(&b.od, nl)
+	idle := growInf(&b.idle, w)
+	leftS, leftO := growInf(&b.leftS, n+1), growInf(&b.leftO, n+1)
+	span := max(st, ch) + 1
+	pendS, pendO := growInf(&b.pendS, span*nl), growInf(&b.pendO, span*nl)
+	if cap(b.slots) < span {
+		b.slots = make([]pendSlot, span)
+	}
+	slots := b.slots[:span]
+	clear(slots)
+	dq := growInts(&b.dq, nl)
+	dv := growInf(&b.dv, nl)
+	spotAlive, odInline := false, false
+
+	// Lazy leaving: the leaves of steps a..t not yet applied to idle; the
+	// spot price of the steps in that window is piS.
+	a, piS := 0, 0.0
+	// leaveInto lowers idle[p] (1 ≤ p ≤ w−1) by the least cost of leaving
+	// arr's mode at progress p at a step t0 in [a, u]: arr[t0−p] + base + slope·t0.
+	leaveInto := func(arr []float64, slope, base float64, u int) {
+		pLo, pHi := max(1, a-slack), min(u, w-1)
+		if u == a {
+			for p := pLo; p <= pHi; p++ {
+				if v := arr[a-p] + base + slope*float64(a); v < idle[p] {
+					idle[p] = v
+				}
+			}
+			return
+		}
+		// Sliding minimum of f(L) = arr[L] + slope·L over the lags
+		// max(0, a−p) .. min(u−p, slack), p from high to low.
+		head, tail, next := 0, 0, max(0, a-pHi)
+		for p := pHi; p >= pLo; p-- {
+			for hiL := min(u-p, slack); next <= hiL; next++ {
+				if arr[next] == inf {
+					continue
+				}
+				f := arr[next] + slope*float64(next)
+				for tail > head && dv[tail-1] >= f {
+					tail--
+				}
+				dq[tail], dv[tail] = next, f
+				tail++
+			}
+			for loL := max(0, a-p); head < tail && dq[head] < loL; head++ {
+			}
+			if head < tail {
+				if v := dv[head] + base + slope*float64(p); v < idle[p] {
+					idle[p] = v
+				}
+			}
+		}
+	}
+	flushTo := func(u int) {
+		if u < a {
+			return
+		}
+		leaveInto(on, od, 0, u)
+		if spotAlive {
+			leaveInto(sp, piS, ss[a]-piS*float64(a), u)
+		}
+		a = u + 1
+	}
+	reviveSpot := func(t int) {
+		if !spotAlive {
+			flushTo(t - 1)
+			for i := range sp {
+				sp[i] = inf
+			}
+			spotAlive = true
+			if a == t && t < n {
+				piS = g.spot[t]
+			}
+		}
+	}
+	// land records a launch at step t from lag l arriving d steps later
+	// with cost v (on spot or on-demand); d = 0 lands at once. pinned: the
+	// state launched from may not launch spot at step t instead (a first
+	// launch on spot just left).
+	land := func(t, l, d int, v float64, onSpot, pinned bool) {
+		t2, l2 := t+d, l+d
+		if l2 > slack || v == inf {
+			return
+		}
+		if d == 0 {
+			if l2 < t2 {
+				// The leaves of step t did not see this launch: apply them first.
+				flushTo(t)
+			}
+			if onSpot {
+				reviveSpot(t)
+				sp[l2] = lower(sp[l2], v-ss[t2])
+			} else {
+				on[l2] = lower(on[l2], v-od*float64(t2))
+				// Landed after step t's leaves, it can first switch to spot
+				// at t+1, one step on: unless spot launched instead at step
+				// t would be there by then, no dearer (and further on).
+				odInline = odInline || pinned || !(upRun[t] >= 1 && g.spot[t] <= od)
+			}
+			return
+		}
+		s := &slots[t2%span]
+		buf := pendO
+		if onSpot {
+			buf = pendS
+		}
+		if i := (t2%span)*nl + l2; v < buf[i] {
+			buf[i] = v
+		}
+		if !s.any {
+			s.any, s.lo, s.hi = true, l2, l2
+		}
+		s.lo, s.hi = min(s.lo, l2), max(s.hi, l2)
+		s.spot = s.spot || onSpot
+		low := l2 < t2
+		s.low = s.low || low
+		// An on-demand landing at progress ≥ 1 may switch to spot at once,
+		// unless spot launched instead at step t would have been there by
+		// then, no dearer (and further on).
+		coverable := !pinned && upRun[t] >= d && ss[t2]-ss[t] <= float64(d)*od
+		s.odLow = s.odLow || (low && !onSpot && !coverable)
+	}
+
+	// landIdle is land for the launches of spot and on-demand from idle at
+	// step t, lags lo..hi (progress ≥ 1), delay ch > 0, in one sweep.
+	landIdle := func(t, lo, hi int) {
+		hi = min(hi, slack-ch)
+		if lo > hi {
+			return
+		}
+		t2 := t + ch
+		o := (t2%span)*nl + ch
+		po, ps := pendO[o+lo:o+hi+1], pendS[o+lo:o+hi+1]
+		odc, spc := float64(ch)*od, ss[t2]-ss[t]
+		found := false
+		for i := range po {
+			iv := idle[t-lo-i]
+			if iv == inf {
+				continue
+			}
+			found = true
+			po[i] = lower(po[i], iv+odc)
+			ps[i] = lower(ps[i], iv+spc)
+		}
+		if !found {
+			return
+		}
+		s := &slots[t2%span]
+		if !s.any {
+			s.any, s.lo, s.hi = true, lo+ch, hi+ch
+		}
+		s.lo, s.hi = min(s.lo, lo+ch), max(s.hi, hi+ch)
+		s.spot, s.low = true, true
+		s.odLow = s.odLow || !(upRun[t] >= ch && spc <= odc)
+	}
+
+	fin := growInf(&b.fin, n+1)
+	for t := 0; t <= n; t++ {
+		// Launches landing now.
+		odLanded := odInline
+		odInline = false
+		if s := &slots[t%span]; s.any {
+			if s.low {
+				flushTo(t - 1)
+			}
+			if s.spot {
+				reviveSpot(t)
+			}
+			o := (t % span) * nl
+			for l := s.lo; l <= s.hi; l++ {
+				if v := pendS[o+l]; v < inf {
+					sp[l] = lower(sp[l], v-ss[t])
+					pendS[o+l] = inf
+				}
+				if v := pendO[o+l]; v < inf {
+					on[l] = lower(on[l], v-od*float64(t))
+					pendO[o+l] = inf
+				}
+			}
+			odLanded = odLanded || s.odLow
+			*s = pendSlot{}
+		}
+		if a == t && t < n {
+			piS = g.spot[t]
+		}
+		if l := t - w; l >= 0 && l <= slack {
+			v := on[l] + od*float64(t)
+			if spotAlive {
+				v = lower(v, sp[l]+ss[t])
+			}
+			fin[t] = v
 		}
 		if t == n {
 			break
 		}
-		next := layer(t + 1)
-		// Progress at step t is at most t, and at least what still fits
-		// before the deadline: w − (n − t).
-		for p := max(0, w-(n-t)); p < min(t+1, w); p++ {
-			c := cur[p*gModes : (p+1)*gModes]
-			// Leaving spot or on-demand is free: idle takes the best of them.
-			c[gIdle] = math.Min(c[gIdle], math.Min(c[gSpot], c[gOD]))
-			// Launches: from idle the restart, from fresh the start-up.
-			for _, from := range [2]int{gFresh, gIdle} {
-				v := c[from]
-				if math.IsInf(v, 1) {
+		if t <= slack {
+			// Progress 0, lag t: the reference's cell in full.
+			v := on[t] + od*float64(t)
+			if spotAlive {
+				v = lower(v, sp[t]+ss[t])
+			}
+			iv := lower(idle[0], v)
+			idle[0] = iv
+			spotOK := func(d int) bool { return upRun[t] >= d && (d > 0 || g.up[t]) }
+			for _, x := range [2]struct {
+				v float64
+				d int
+			}{{0, st}, {iv, ch}} {
+				if x.v < inf && t+x.d <= n {
+					land(t, t, x.d, x.v+float64(x.d)*od, false, false)
+					if spotOK(x.d) {
+						land(t, t, x.d, x.v+ss[t+x.d]-ss[t], true, false)
+					}
+				}
+			}
+			for u := 1; u < st && t+u <= n; u++ {
+				leftO[t+u] = lower(leftO[t+u], float64(u)*od)
+				if upRun[t] >= u {
+					leftS[t+u] = lower(leftS[t+u], ss[t+u]-ss[t])
+				}
+			}
+			if t+ch <= n {
+				land(t, t, ch, leftS[t]+float64(ch)*od, false, true)
+				if spotOK(ch) {
+					land(t, t, ch, leftO[t]+ss[t+ch]-ss[t], true, false)
+				}
+			}
+			idle[0] = lower(idle[0], lower(leftS[t], leftO[t]))
+		}
+		// Progress ≥ 1: lags lo..hi.
+		lo, hi := max(0, t-w+1), min(t-1, slack)
+		full := launchable(t) && (!launchable(t-1) || g.spot[t-1] > suf[t]+tol(suf[t]) || g.spot[t-1] > od || odLanded)
+		switch {
+		case lo > hi:
+		case full:
+			flushTo(t)
+			if ch > 0 {
+				landIdle(t, lo, hi)
+				break
+			}
+			for l := lo; l <= hi; l++ {
+				iv := idle[t-l]
+				if iv == inf {
 					continue
 				}
-				d := g.change
-				if from == gFresh {
-					d = g.start
-				}
-				if t+d <= n {
-					dst := layer(t + d)[p*gModes:]
-					if v+float64(d)*g.od < dst[gOD] {
-						dst[gOD] = v + float64(d)*g.od
-					}
-					if upRun[t] >= d && (d > 0 || g.up[t]) {
-						if s := v + spotSum[t+d] - spotSum[t]; s < dst[gSpot] {
-							dst[gSpot] = s
-						}
-					}
-				}
+				land(t, l, ch, iv+float64(ch)*od, false, false)
+				land(t, l, ch, iv+ss[t+ch]-ss[t], true, false)
 			}
-			if p == 0 && !math.IsInf(c[gFresh], 1) {
-				// The simulator forgives the rest of the start-up once the first
-				// launch is left or interrupted: launch, leave after u < start
-				// steps, and later launches cost only the restart.
-				for u := 1; u < g.start && t+u <= n; u++ {
-					dst := layer(t + u)
-					if v := c[gFresh] + float64(u)*g.od; v < dst[gLeftOD] {
-						dst[gLeftOD] = v
-					}
-					if upRun[t] >= u {
-						if v := c[gFresh] + spotSum[t+u] - spotSum[t]; v < dst[gLeftSpot] {
-							dst[gLeftSpot] = v
-						}
-					}
+		case spotAlive && t+ch <= n && (!g.up[t] || g.spot[t] > od):
+			// Leave spot for on-demand.
+			for l := lo; l <= hi; l++ {
+				if v := sp[l]; v < inf {
+					land(t, l, ch, v+ss[t]+float64(ch)*od, false, false)
 				}
-				// Just left a first launch: wait, or launch the other mode.
-				if t+g.change <= n {
-					dst := layer(t + g.change)
-					if v := c[gLeftSpot] + float64(g.change)*g.od; v < dst[gOD] {
-						dst[gOD] = v
-					}
-					if upRun[t] >= g.change && (g.change > 0 || g.up[t]) {
-						if v := c[gLeftOD] + spotSum[t+g.change] - spotSum[t]; v < dst[gSpot] {
-							dst[gSpot] = v
-						}
-					}
-				}
-				if v := math.Min(c[gLeftSpot], c[gLeftOD]); v < next[gIdle] {
-					next[gIdle] = v
-				}
-			}
-			// Running: one step of progress.
-			nx := next[(p+1)*gModes:]
-			if v := c[gOD] + g.od; v < nx[gOD] {
-				nx[gOD] = v
-			}
-			if g.up[t] {
-				if v := c[gSpot] + g.spot[t]; v < nx[gSpot] {
-					nx[gSpot] = v
-				}
-			}
-			// Idle: wait a step.
-			ni := next[p*gModes:]
-			if c[gIdle] < ni[gIdle] {
-				ni[gIdle] = c[gIdle]
-			}
-			if c[gFresh] < ni[gFresh] {
-				ni[gFresh] = c[gFresh]
 			}
 		}
-		// Layer t is done: reset it for reuse as layer t+span. Only progress
-		// lo..min(t, w) can have been written and be read again (below lo
-		// no later step reads; above t nothing is reachable by step t).
-		for i := max(0, w-(n-t)) * gModes; i < (min(t, w)+1)*gModes; i++ {
-			cur[i] = math.Inf(1)
+		// Close the leaving window where spot ends or changes price.
+		if spotAlive && !g.up[t] {
+			flushTo(t)
+			spotAlive = false
+		} else if spotAlive && a <= t && math.Abs(g.spot[t]-piS) > tol(piS) {
+			flushTo(t)
 		}
 	}
-	return best, bestAt
+	return earliestLeast(fin)
+}
+
+// lower is the lesser of two costs (never NaN here; math.Min is a call,
+// this inlines in the optimum's inner loops).
+func lower(x, y float64) float64 {
+	if y < x {
+		return y
+	}
+	return x
+}
+
+// earliestLeast returns the least of the costs of finishing at each step
+// and the first step whose cost is within rounding (1e-10 relative) of it:
+// schedules of equal cost summed in a different order differ in their last
+// bits, and the earliest of them should not lose to a later one by that.
+func earliestLeast(fin []float64) (float64, int) {
+	best := math.Inf(1)
+	for _, v := range fin {
+		best = math.Min(best, v)
+	}
+	if math.IsInf(best, 1) {
+		return best, -1
+	}
+	for t, v := range fin {
+		if v <= best+1e-10*math.Max(1, math.Abs(best)) {
+			return best, t
+		}
+	}
+	return best, -1
 }
 
 // runOptimal computes the optimum of one run.

@@ -261,9 +261,12 @@ func gangNodes(p Policy, nodes int) int {
 
 // SimulateMany runs every config (one per trace, say) and summarises each
 // policy over all their runs together; progress, if set, is called now and
-// then with the number of runs done and the total, all policies together.
-// The work is bounded by the first config's MaxEvents: beyond it SimulateMany
-// returns a *BudgetError.
+// then with the number of runs done and the total, all policies together
+// (never less than before; last with the total). The runs are spread over
+// GOMAXPROCS workers; each has its own seeded generator, so the results are
+// those of running them one by one, in the same order. The work is bounded
+// by the first config's MaxEvents, spent run by run in that order: beyond it
+// SimulateMany returns a *BudgetError naming the same run as one by one.
 func SimulateMany(cfgs []Config, pols []Policy, progress func(done, total int)) ([]Summary, error) {
 	if len(cfgs) == 0 {
 		return nil, fmt.Errorf("nothing to simulate")
@@ -304,33 +307,32 @@ func SimulateMany(cfgs []Config, pols []Policy, progress func(done, total int)) 
 	}
 	stats := make([][]runStat, len(pols))
 	minSpot := math.Inf(1)
-	done := 0
-	var spent int64
-	for _, cfg := range cfgs {
-		n := cfg.runs()
-		minSpot = math.Min(minSpot, minSpotPrice(cfg))
+	nodes := make([]int, len(pols))
+	for pi, p := range pols {
+		nodes[pi] = gangNodes(p, job.Nodes)
+	}
+	tasks := make([]runTask, 0, total)
+	for k := range cfgs {
+		cfg := &cfgs[k]
+		minSpot = math.Min(minSpot, minSpotPrice(*cfg))
 		for pi, p := range pols {
 			if p.NeedsDeadline() && job.Deadline == 0 {
 				continue
 			}
-			nodes := gangNodes(p, job.Nodes)
-			for i := 0; i < n; i++ {
-				rng := rand.New(rand.NewPCG(cfg.Seed, uint64(i)))
-				plan := cfg.Job.planned()
-				r, steps, exhausted := simulate(&plan, cfg.Job.trueWork(cfg.Seed, i), p, runSource(cfg, rng, nodes, i), false, budget-spent)
-				spent += steps
-				if exhausted {
-					return nil, &BudgetError{Budget: budget, Done: done, Total: total, Policy: p.Name()}
-				}
-				tj := plan
-				tj.Work = cfg.Job.trueWork(cfg.Seed, i)
-				stats[pi] = append(stats[pi], runStat{r.Cost, r.Hours, r.Wasted, r.Interruptions, r.Switches, r.Met, tj.ODCost()})
-				done++
-				if progress != nil && done%256 == 0 {
-					progress(done, total)
-				}
+			if rp, ok := cfg.Model.(*Replay); ok {
+				rp.runsFor(nodes[pi]) // fill the cache before the workers read it
+			}
+			for i := range cfg.runs() {
+				tasks = append(tasks, runTask{int32(k), int32(pi), int32(i)})
 			}
 		}
+	}
+	outs, err := runParallel(cfgs, pols, nodes, tasks, budget, progress)
+	if err != nil {
+		return nil, err
+	}
+	for j, tk := range tasks {
+		stats[tk.pol] = append(stats[tk.pol], outs[j].stat)
 	}
 	if progress != nil {
 		progress(total, total)
