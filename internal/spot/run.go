@@ -165,14 +165,25 @@ func (c *Config) runs() int {
 	case c.Runs > 0:
 		return c.Runs
 	}
-	if _, ok := c.Model.(*Replay); ok {
+	m := c.Model
+	if c.multiZone() {
+		m = c.Zones[0].Model
+	}
+	if _, ok := m.(*Replay); ok {
 		return DefaultOffsetRuns
 	}
 	return DefaultRuns
 }
 
-// checkOffsets: start offsets need a trace to start into, inside it.
+// checkOffsets: start offsets need a trace to start into, inside it (in
+// every zone); several zones are checked first.
 func (c *Config) checkOffsets() error {
+	if c.multiZone() {
+		if err := c.checkZones(); err != nil {
+			return err
+		}
+		return c.checkZoneOffsets()
+	}
 	if len(c.Offsets) == 0 {
 		return nil
 	}
@@ -211,6 +222,9 @@ func (e *BudgetError) Error() string {
 // estimateEvents is roughly the events one run of at least the job's work
 // sees: its checkpoints and, for a trace, its availability changes.
 func estimateEvents(c *Config) float64 {
+	if c.multiZone() {
+		return estimateZoneEvents(c)
+	}
 	pj := c.Job.planned()
 	if c.Job.Length != nil {
 		pj.Work = c.Job.Length.Max()
@@ -246,7 +260,9 @@ type runStat struct {
 	cost, hours, wasted     float64
 	interruptions, switches int
 	met                     bool
-	od                      float64 // the run's on-demand cost (its true length on on-demand alone)
+	od                      float64 // the run's on-demand cost (its true length on on-demand alone, in the cheapest zone)
+	moves                   int     // moves between zones
+	moveCost                float64 // their transfer money
 }
 
 // gangNodes is the number of nodes that must find spot at once under p.
@@ -271,10 +287,12 @@ func SimulateMany(cfgs []Config, pols []Policy, progress func(done, total int)) 
 	if len(cfgs) == 0 {
 		return nil, fmt.Errorf("nothing to simulate")
 	}
-	if cfgs[0].multiZone() {
-		return simulateZones(cfgs, pols, progress)
-	}
 	cfgs = oneZoneConfigs(cfgs)
+	for k := range cfgs {
+		if cfgs[k].multiZone() != cfgs[0].multiZone() {
+			return nil, fmt.Errorf("config %d: one zone among configs of several; give every config its zones", k+1)
+		}
+	}
 	if err := cfgs[0].Job.Validate(); err != nil {
 		return nil, err
 	}
@@ -306,7 +324,7 @@ func SimulateMany(cfgs []Config, pols []Policy, progress func(done, total int)) 
 		return nil, &BudgetError{Budget: budget, Estimate: estimate, Total: total}
 	}
 	stats := make([][]runStat, len(pols))
-	minSpot := math.Inf(1)
+	minSpot, minOD := math.Inf(1), math.Inf(1)
 	nodes := make([]int, len(pols))
 	for pi, p := range pols {
 		nodes[pi] = gangNodes(p, job.Nodes)
@@ -314,13 +332,16 @@ func SimulateMany(cfgs []Config, pols []Policy, progress func(done, total int)) 
 	tasks := make([]runTask, 0, total)
 	for k := range cfgs {
 		cfg := &cfgs[k]
-		minSpot = math.Min(minSpot, minSpotPrice(*cfg))
+		sp, od := cfg.minPrices()
+		minSpot, minOD = math.Min(minSpot, sp), math.Min(minOD, od)
 		for pi, p := range pols {
 			if p.NeedsDeadline() && job.Deadline == 0 {
 				continue
 			}
-			if rp, ok := cfg.Model.(*Replay); ok {
-				rp.runsFor(nodes[pi]) // fill the cache before the workers read it
+			for _, m := range cfg.models() {
+				if rp, ok := m.(*Replay); ok {
+					rp.runsFor(nodes[pi]) // fill the cache before the workers read it
+				}
 			}
 			for i := range cfg.runs() {
 				tasks = append(tasks, runTask{int32(k), int32(pi), int32(i)})
@@ -338,13 +359,21 @@ func SimulateMany(cfgs []Config, pols []Policy, progress func(done, total int)) 
 		progress(total, total)
 	}
 	out := make([]Summary, len(pols))
+	od := cfgs[0].odCost(job.Work)
 	for pi, p := range pols {
 		if p.NeedsDeadline() && job.Deadline == 0 {
 			out[pi] = Summary{Policy: p.Name(), Note: "needs --deadline"}
 			continue
 		}
-		out[pi] = summarize(p.Name(), stats[pi], job.ODCost())
-		out[pi].MaxSavings = 1 - minSpot/job.ODPrice
+		out[pi] = summarize(p.Name(), stats[pi], od)
+		out[pi].MaxSavings = 1 - minSpot/minOD
+		if n := float64(len(stats[pi])); n > 0 && cfgs[0].multiZone() {
+			var moves, money float64
+			for _, st := range stats[pi] {
+				moves, money = moves+float64(st.moves), money+st.moveCost
+			}
+			out[pi].MovesMean, out[pi].MoveCostMean = moves/n, money/n
+		}
 	}
 	for oi, p := range pols {
 		if _, ok := p.(Optimal); ok && len(stats[oi]) > 0 {
@@ -451,6 +480,37 @@ func minSpotPrice(cfg Config) float64 {
 		return rp.runsFor(1).prices.min()
 	}
 	return cfg.Job.SpotPrice
+}
+
+// minPrices are the lowest spot and on-demand prices per node-hour the
+// config offers (in any of its zones).
+func (c *Config) minPrices() (spot, od float64) {
+	if c.multiZone() {
+		return c.zoneMinPrices()
+	}
+	return minSpotPrice(*c), c.Job.ODPrice
+}
+
+// odCost is a job of work hours on on-demand alone (in the cheapest zone).
+func (c *Config) odCost(work float64) float64 {
+	if c.multiZone() {
+		return c.odCostZones(work)
+	}
+	j := c.Job
+	j.Work = work
+	return j.ODCost()
+}
+
+// models are the config's availability models: one per zone.
+func (c *Config) models() []Model {
+	if !c.multiZone() {
+		return []Model{c.Model}
+	}
+	ms := make([]Model, len(c.Zones))
+	for i := range c.Zones {
+		ms[i] = c.Zones[i].Model
+	}
+	return ms
 }
 
 // quantile of sorted xs by linear interpolation.

@@ -19,16 +19,33 @@ type runOut struct {
 	ran       bool
 }
 
-// oneRun simulates run i of cfg under p (gang nodes on spot) with at most budget events.
+// oneRun simulates run i of cfg under p (gang nodes on spot) with at most
+// budget events. With several zones, the zone policies and the optimum
+// choose among them and the other policies run in the first zone alone.
 func oneRun(cfg *Config, p Policy, nodes, i int, budget int64) (runStat, int64, bool) {
 	rng := rand.New(rand.NewPCG(cfg.Seed, uint64(i)))
 	plan := cfg.Job.planned()
 	work := cfg.Job.trueWork(cfg.Seed, i)
-	r, steps, exhausted := simulate(&plan, work, p, runSource(*cfg, rng, nodes, i), false, budget)
-	tj := plan
-	tj.Work = work
-	return runStat{r.Cost, r.Hours, r.Wasted, r.Interruptions, r.Switches, r.Met, tj.ODCost()}, steps, exhausted
+	var r Result
+	var steps int64
+	var exhausted bool
+	switch zp, isZone := p.(zonePolicy); {
+	case !cfg.multiZone():
+		r, steps, exhausted = simulate(&plan, work, p, runSource(*cfg, rng, nodes, i), false, budget)
+	case isOptimal(p):
+		r, steps = runOptimalZones(cfg, &plan, work, p.(Optimal), zoneSources(cfg, rng, nodes, i), false), 1
+	case isZone:
+		r, steps, exhausted = simulateZone(cfg, &plan, work, zp, zoneSources(cfg, rng, nodes, i), nil, false, budget)
+	default:
+		first := cfg.firstZone()
+		fplan := first.Job.planned()
+		r, steps, exhausted = simulate(&fplan, work, p, runSource(first, rng, nodes, i), false, budget)
+	}
+	return runStat{cost: r.Cost, hours: r.Hours, wasted: r.Wasted, interruptions: r.Interruptions, switches: r.Switches, met: r.Met,
+		od: cfg.odCost(work), moves: r.Moves, moveCost: r.MoveCost}, steps, exhausted
 }
+
+func isOptimal(p Policy) bool { _, ok := p.(Optimal); return ok }
 
 // runParallel runs the tasks on GOMAXPROCS workers and returns their
 // outcomes in task order, or the *BudgetError a one-by-one run would give.
