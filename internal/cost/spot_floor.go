@@ -7,19 +7,24 @@ import (
 	"github.com/gpuscout/gpuscout/internal/spot"
 )
 
-// Bounds of the hindsight optimum a spot estimate computes (SimModel.Floor).
-// The optimum is a dynamic programme over grid steps × steps of work per
-// run (spot.Optimal), so its cost grows with the square of the grid's
-// fineness: these keep it to about a tenth of a second per job shape on a
-// slow machine (measured: some 40 ns per cell).
+// Bounds of the hindsight optimum a spot estimate computes (SimModel.Floor),
+// to keep it to about a tenth of a second per job shape on a slow machine.
+// In one zone the optimum (spot.Optimal) costs about its grid steps (it
+// works in lag space: measured 0.4 µs a step on the 2-core dev box, 87,600
+// steps in 35 ms); across zones it is a programme over steps × steps of
+// work × zone states (some 40 ns a cell).
 const (
 	// FloorMaxRuns is the most runs the optimum is computed on: a tenth of
 	// the estimate's runs (the first ones, which face the same
 	// availability), at least FloorMinRuns (or all where fewer), at most this.
 	FloorMaxRuns = 100
 	FloorMinRuns = 20
-	// FloorCellsPerRun bounds the optimum's grid cells per run (steps to the
-	// deadline × steps of work): some 1.6 ms a run.
+	// FloorStepsPerRun bounds the one-zone optimum's grid steps per run
+	// (deadline ÷ step): some 2 ms a run.
+	FloorStepsPerRun = 5000.0
+	// FloorCellsPerRun bounds the several-zone optimum's grid cells per run
+	// (steps to the deadline × steps of work, for one zone's six states):
+	// some 1.6 ms a run.
 	FloorCellsPerRun = 40000.0
 	// FloorMaxStep is the coarsest grid, hours: the optimum rounds each
 	// launch's delay up to whole steps, so a coarser grid would overstate it.
@@ -28,8 +33,9 @@ const (
 
 // FloorGrid is the grid, in hours, and the number of runs of the hindsight
 // optimum of a job of work hours with a deadline, for an estimate of runs
-// runs: n runs (a tenth, at least FloorMinRuns or all, at most
-// FloorMaxRuns) get a budget of n × FloorCellsPerRun cells; the grid is
+// runs in zones zones: n runs (a tenth, at least FloorMinRuns or all, at
+// most FloorMaxRuns) get a budget of n × FloorStepsPerRun steps (one zone)
+// or n × FloorCellsPerRun cells (several); the grid is
 // spot.DefaultOptimalStep where that allows, else coarser up to
 // FloorMaxStep, else the runs are fewer; n = 0 where fewer than
 // FloorMinRuns (or all) would fit. The step is then shortened so that the
@@ -40,15 +46,22 @@ const (
 // plus z² moves: the budget is divided by (1 + 3z + z²)/6.
 func FloorGrid(work, deadline float64, runs, zones int) (step float64, n int) {
 	n = min(runs, max(runs/10, FloorMinRuns), FloorMaxRuns)
-	perRun := FloorCellsPerRun
-	if zones >= 2 {
-		perRun = FloorCellsPerRun * 6 / float64(1+3*zones+zones*zones)
-	}
-	budget := float64(n) * perRun
-	h := math.Max(spot.DefaultOptimalStep, math.Sqrt(deadline*work/perRun))
-	if h > FloorMaxStep {
-		h = FloorMaxStep
-		n = min(n, int(budget*h*h/(deadline*work)))
+	var h float64
+	if zones < 2 {
+		budget := float64(n) * FloorStepsPerRun
+		h = math.Max(spot.DefaultOptimalStep, deadline/FloorStepsPerRun)
+		if h > FloorMaxStep {
+			h = FloorMaxStep
+			n = min(n, int(budget*h/deadline))
+		}
+	} else {
+		perRun := FloorCellsPerRun * 6 / float64(1+3*zones+zones*zones)
+		budget := float64(n) * perRun
+		h = math.Max(spot.DefaultOptimalStep, math.Sqrt(deadline*work/perRun))
+		if h > FloorMaxStep {
+			h = FloorMaxStep
+			n = min(n, int(budget*h*h/(deadline*work)))
+		}
 	}
 	if n < 1 || n < min(runs, FloorMinRuns) {
 		return 0, 0
@@ -71,8 +84,8 @@ func (m *SimModel) floor(est *SpotEstimate, cfg spot.Config, pol spot.Policy, ru
 	}
 	step, n := FloorGrid(job.Work, job.Deadline, runs, len(cfg.Zones))
 	if n == 0 {
-		est.FloorNote = fmt.Sprintf("no hindsight optimum: %s of work within %s would need a grid coarser than %g h or fewer than %d runs to stay within its time budget (%.0f cells a run)",
-			FormatHours(job.Work), FormatHours(job.Deadline), FloorMaxStep, FloorMinRuns, FloorCellsPerRun)
+		est.FloorNote = fmt.Sprintf("no hindsight optimum: %s of work within %s would need a grid coarser than %g h or fewer than %d runs to stay within its time budget",
+			FormatHours(job.Work), FormatHours(job.Deadline), FloorMaxStep, FloorMinRuns)
 		return nil
 	}
 	cfg.Runs = n

@@ -12,20 +12,24 @@ import (
 func TestFloorGrid(t *testing.T) {
 	for _, c := range []struct {
 		work, deadline float64
-		runs           int
+		runs, zones    int
 		step           float64
 		n              int
 	}{
-		{10, 20, 1000, 0.1, 100},            // 200 × 100 cells: the default grid
-		{29.75, 216, 1000, 29.75 / 75, 100}, // √(216·29.75/40000) = 0.40 h, shortened to 75 steps of work
-		{10, 20, 200, 0.1, 20},              // a tenth of the runs, at least 20
-		{10, 20, 5, 0.1, 5},                 // all of a few runs
-		{426, 720, 1000, 0, 0},              // √(720·426/40000) = 2.8 h: beyond 0.5 h
-		{50, 200, 1000, 0.5, 100},           // √(200·50/40000) = 0.5 h exactly: the coarsest allowed
+		{10, 20, 1000, 1, 0.1, 100},             // 200 steps: the default grid
+		{29.75, 216, 1000, 1, 29.75 / 298, 100}, // 0.1 h, shortened to 298 steps of work
+		{10, 20, 200, 1, 0.1, 20},               // a tenth of the runs, at least 20
+		{10, 20, 5, 1, 0.1, 5},                  // all of a few runs
+		{426, 720, 1000, 1, 426.0 / 2959, 100},  // 720/5000 = 0.144 h: 2959 steps of work
+		{6000, 8760, 1000, 1, 0.5, 28},          // 8760/5000 = 1.75 h: 0.5 h and 100·5000·0.5/8760 = 28 runs
+		{6000, 87600, 1000, 1, 0, 0},            // 2 runs would fit: none
+		{29.75, 216, 1000, 3, 29.75 / 60, 49},   // 3 zones: √(216·29.75/12632) = 0.71 h → 0.5 h, 49 runs
+		{10, 20, 1000, 3, 0.125, 100},           // 3 zones: √(20·10/12632) = 0.126 h → 80 steps of work
+		{426, 720, 1000, 3, 0, 0},               // 3 zones: √(720·426/12632) = 4.9 h: beyond 0.5 h
 	} {
-		step, n := FloorGrid(c.work, c.deadline, c.runs, 1)
+		step, n := FloorGrid(c.work, c.deadline, c.runs, c.zones)
 		if math.Abs(step-c.step) > 1e-12 || n != c.n {
-			t.Errorf("FloorGrid(%g, %g, %d) = %g h, %d runs; want %g h, %d runs", c.work, c.deadline, c.runs, step, n, c.step, c.n)
+			t.Errorf("FloorGrid(%g, %g, %d, %d zones) = %g h, %d runs; want %g h, %d runs", c.work, c.deadline, c.runs, c.zones, step, n, c.step, c.n)
 		}
 	}
 }
