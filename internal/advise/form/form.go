@@ -54,13 +54,17 @@ func (f *Form) Changed(name string) bool {
 // repeatable input (credits, egress, provider, region) gains one item per
 // call. The error is an *InputError.
 func (f *Form) Set(name, text string) error {
-	if f.fs.Lookup(name) == nil {
+	fl := f.fs.Lookup(name)
+	if fl == nil {
 		return f.unknown(name)
 	}
 	if len(text) > MaxTextLen {
 		return inputErrorf(name, "--%s: %d characters; at most %d", name, len(text), MaxTextLen)
 	}
 	if err := f.fs.Set(name, text); err != nil {
+		if fl.Value.Type() == "bool" { // pflag's own bool says strconv.ParseBool: parsing ...
+			err = fmt.Errorf("invalid argument %q for \"--%s\" flag: want true or false", text, name)
+		}
 		return &InputError{Name: name, Err: err} // pflag's words: invalid argument "x" for "--name" flag: ...
 	}
 	return nil

@@ -9,6 +9,7 @@ import (
 
 	"github.com/shopspring/decimal"
 
+	inputs "github.com/gpuscout/gpuscout/internal/advise/form"
 	"github.com/gpuscout/gpuscout/internal/catalog"
 	"github.com/gpuscout/gpuscout/internal/money"
 	"github.com/gpuscout/gpuscout/internal/render"
@@ -30,86 +31,53 @@ func param(r *http.Request, name string) (string, error) {
 	return v, nil
 }
 
+// catalogParams are the catalog page's inputs: offers' flags by their names
+// (gpu, provider, region, max-price, china, no-china, spot, sort, limit and
+// the rest of offers' inputs), read by the same definitions as `gpuscout
+// offers` and GET /api/v1/offerings (internal/advise/form).
+var catalogParams = []string{"gpu", "provider", "region", "max-price", "china", "no-china", "spot", "sort", "limit"}
+
 // catalogQuery reads the catalog form into a catalog query, as `gpuscout
-// offers` reads its flags: gpu (NAME[:COUNT]), provider (comma list), region,
-// spot, china (only/exclude), max_price (USD per hour) and limit.
+// offers` reads its flags: prices in USD, defaultCatalogRows rows unless
+// limit says (1 to maxCatalogRows: a page, not the whole catalog).
 func (d *dash) catalogQuery(r *http.Request) (catalog.Query, *form, error) {
-	q := catalog.Query{Currency: money.USD, Sort: catalog.SortPrice, Limit: defaultCatalogRows}
-	f := &form{Action: "/catalog"}
-	get := func(name string) string {
-		v, _ := param(r, name)
-		return v
-	}
-	for _, n := range []string{"gpu", "provider", "region", "china", "max_price", "limit"} {
-		if _, err := param(r, n); err != nil {
-			return q, nil, err
-		}
-	}
-	gpu, prov, region, china, maxPrice, limit := get("gpu"), get("provider"), get("region"), get("china"), get("max_price"), get("limit")
-	spot := get("spot") != ""
-	f.Fields = []field{
-		{Name: "gpu", Label: "GPU[:count]", Value: gpu, Kind: "text"},
-		{Name: "provider", Label: "Providers (comma-separated)", Value: prov, Kind: "text"},
-		{Name: "region", Label: "Region", Value: region, Kind: "text"},
-		{Name: "max_price", Label: "Max USD/h", Value: maxPrice, Kind: "text"},
-		{Name: "china", Label: "Mainland China", Value: china, Kind: "select", Options: []string{"", "only", "exclude"}},
-		{Name: "spot", Label: "Spot price only", Kind: "checkbox", Checked: spot},
-		{Name: "limit", Label: "Rows", Value: limit, Kind: "text"},
-	}
-	q.Spot = spot
-	if gpu != "" {
-		name, count, hasCount := strings.Cut(gpu, ":")
-		gs, err := d.Catalog.LookupGPU(strings.TrimSpace(name))
-		if err != nil {
-			return q, f, badRequest("gpu %q: %v", gpu, err)
-		}
-		q.GPUs = gs
-		if hasCount {
-			n, err := strconv.ParseFloat(strings.TrimSpace(count), 64)
-			if err != nil || !(n > 0) || n > 1024 {
-				return q, f, badRequest("gpu %q: count %q: want a number more than 0 and at most 1024", gpu, count)
+	v := r.URL.Query()
+	for k, vals := range v {
+		for _, x := range vals {
+			if len(x) > maxParamLen {
+				return catalog.Query{}, nil, badRequest("%s: %d characters; at most %d are allowed", k, len(x), maxParamLen)
 			}
-			q.GPUCount = n
 		}
 	}
-	for _, p := range strings.Split(prov, ",") {
-		if p = strings.TrimSpace(p); p == "" {
-			continue
-		}
-		pp := d.Catalog.Provider(p)
-		if pp == nil {
-			return q, f, badRequest("provider %q is not a known provider; known: %s", p, strings.Join(d.Catalog.ProviderNames(), ", "))
-		}
-		q.Providers = append(q.Providers, pp.Name)
+	f := &form{Action: "/catalog"}
+	f.Fields = []field{
+		{Name: "gpu", Label: "GPU[:count]", Value: v.Get("gpu"), Kind: "text"},
+		{Name: "provider", Label: "Providers (comma-separated)", Value: v.Get("provider"), Kind: "text"},
+		{Name: "region", Label: "Region", Value: v.Get("region"), Kind: "text"},
+		{Name: "max-price", Label: "Max USD/h", Value: v.Get("max-price"), Kind: "text"},
+		{Name: "sort", Label: "Rank by", Value: v.Get("sort"), Kind: "select", Options: []string{"", "price", "gpu-hour", "gpu-memory", "bf16-pflop"}},
+		{Name: "china", Label: "Mainland China only", Kind: "checkbox", Checked: v.Has("china") && v.Get("china") != "false"},
+		{Name: "no-china", Label: "Without mainland China", Kind: "checkbox", Checked: v.Has("no-china") && v.Get("no-china") != "false"},
+		{Name: "spot", Label: "Spot price only", Kind: "checkbox", Checked: v.Has("spot") && v.Get("spot") != "false"},
+		{Name: "limit", Label: "Rows", Value: v.Get("limit"), Kind: "text"},
 	}
-	if region != "" {
-		rs := d.Catalog.ResolveRegion(region)
-		if len(rs) == 0 {
-			return q, f, badRequest("region %q is not a known region; closest: %s", region, strings.Join(catalog.Closest(region, d.Catalog.Regions(""), 5), ", "))
+	in := inputs.NewOffers()
+	for k := range v { // only() has refused parameters the page does not read
+		if v.Get(k) == "" { // an empty text box of the form: not given
+			delete(v, k)
 		}
-		q.Regions = rs
 	}
-	switch china {
-	case "":
-	case "only", "exclude":
-		v := china == "only"
-		q.China = &v
-	default:
-		return q, f, badRequest("china %q: want only, exclude or nothing", china)
+	if bad := in.SetQuery(v); len(bad) > 0 {
+		return catalog.Query{}, f, badRequest("%v", bad[0])
 	}
-	if maxPrice != "" {
-		v, err := money.ParseDecimal(maxPrice)
-		if err != nil || v.IsNegative() || v.GreaterThan(money.MaxHourly) {
-			return q, f, badRequest("max_price %q: want a price per hour from 0 to %s USD", maxPrice, money.Grouped(money.MaxHourly, 0))
-		}
-		q.MaxPrice = decimal.NullDecimal{Decimal: v, Valid: true}
+	q, err := in.Query(d.Catalog, nil, money.USD)
+	if err != nil {
+		return q, f, badRequest("%v", err)
 	}
-	if limit != "" {
-		n, err := strconv.Atoi(limit)
-		if err != nil || n < 1 || n > maxCatalogRows {
-			return q, f, badRequest("limit %q: want a whole number from 1 to %d", limit, maxCatalogRows)
-		}
-		q.Limit = n
+	if !in.Changed("limit") {
+		q.Limit = defaultCatalogRows
+	} else if q.Limit < 1 || q.Limit > maxCatalogRows {
+		return q, f, badRequest("limit %q: want a whole number from 1 to %d", v.Get("limit"), maxCatalogRows)
 	}
 	return q, f, nil
 }

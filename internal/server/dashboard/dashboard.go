@@ -88,7 +88,7 @@ func New(c Config) *Handler {
 	})
 	// Each page names the query parameters it reads; any other is a 400.
 	mux.HandleFunc("GET /{$}", d.storeCached(d.page(only(d.overview))))
-	mux.HandleFunc("GET /catalog", d.cached(d.page(only(d.catalogPage, "gpu", "provider", "region", "max_price", "china", "spot", "limit"))))
+	mux.HandleFunc("GET /catalog", d.cached(d.page(only(d.catalogPage, catalogParams...))))
 	mux.HandleFunc("GET /priceperf", d.storeCached(d.page(only(d.pricePerf))))
 	mux.HandleFunc("GET /leaderboard", d.storeCached(d.page(only(d.leaderboard, "page"))))
 	mux.HandleFunc("GET /reports", d.storeCached(d.page(only(d.reports, "gpu", "provider", "page"))))
@@ -235,7 +235,7 @@ func notFound(format string, args ...any) error {
 
 // only wraps a page builder so that a query parameter the page does not
 // read is a 400 naming it and the ones the page reads: a filter silently
-// ignored (the API's max-price on the catalog, whose form says max_price;
+// ignored (max_price on the catalog, which reads offers' max-price;
 // gpu on the report list) would show an unfiltered page as if filtered.
 func only(build func(*http.Request) (*page, error), names ...string) func(*http.Request) (*page, error) {
 	return func(r *http.Request) (*page, error) {

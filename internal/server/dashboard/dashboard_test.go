@@ -164,11 +164,11 @@ func TestCSPHashesInlineStyles(t *testing.T) {
 func TestBadInputIsA400NamingTheParameter(t *testing.T) {
 	f := newFixture(t)
 	for _, tc := range []struct{ path, want string }{
-		{"/catalog?gpu=NOPE-9000", "gpu &#34;NOPE-9000&#34;"},
+		{"/catalog?gpu=NOPE-9000", "--gpu: unknown GPU &#34;NOPE-9000&#34;"},
 		{"/catalog?provider=nocloud", "provider &#34;nocloud&#34; is not a known provider"},
-		{"/catalog?max_price=-1", "max_price &#34;-1&#34;: want a price per hour from 0"},
+		{"/catalog?max-price=-1", "--max-price &#34;-1&#34;: want a price per hour from 0"},
 		{"/catalog?limit=0", "limit &#34;0&#34;: want a whole number from 1 to 1000"},
-		{"/catalog?china=maybe", "china &#34;maybe&#34;"},
+		{"/catalog?china=maybe", "invalid argument &#34;maybe&#34; for &#34;--china&#34; flag: want true or false"},
 		{"/catalog?region=%27%3B+DROP+TABLE+documents%3B--", "is not a known region"},
 		{"/reports/zz", "report id &#34;zz&#34;: want the 64 hex digits"},
 		{"/compare?ids=", "want 1 to 8 report ids"},
@@ -180,7 +180,8 @@ func TestBadInputIsA400NamingTheParameter(t *testing.T) {
 		{"/spot?offering=aws/nope", "offering aws/nope"},
 		// A parameter the page does not read is refused, not ignored: the
 		// page would look filtered and be whole.
-		{"/catalog?max-price=1", "&#34;max-price&#34;: this page has no such parameter; it reads gpu, provider, region, max_price, china, spot, limit"},
+		{"/catalog?max_price=1", "&#34;max_price&#34;: this page has no such parameter; it reads gpu, provider, region, max-price, china, no-china, spot, sort, limit"},
+		{"/catalog?sort=cheapest", "sort"},
 		{"/reports?host=node-1", "&#34;host&#34;: this page has no such parameter; it reads gpu, provider, page"},
 		{"/reports?provider=nocloud", "provider &#34;nocloud&#34; is not a known provider"},
 		{"/leaderboard?page=1&sort=price", "&#34;sort&#34;: this page has no such parameter; it reads page"},
