@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"encoding/json"
 	"fmt"
 	"maps"
 	"math"
@@ -81,7 +80,7 @@ Tencent Cloud publish no GPU list price we could source): supply your own with
 		if err != nil {
 			return asUsage(err)
 		}
-		return e.writeFitted(format, offersTable(l, q, rows), offersJSON(rows, q), *wide)
+		return e.writeFitted(format, offersTable(l, q, rows), catalog.RowsJSON(rows, q.Currency), *wide)
 	}
 	return cmd
 }
@@ -250,71 +249,6 @@ func offersTable(l *loadedCatalog, q catalog.Query, rows []catalog.Row) *render.
 	t.Notes = append(t.Notes, l.refreshNotes(offs, clock())...)
 	t.Legend = true
 	return t
-}
-
-// offerJSON is the JSON contract of `gpuscout offers -o json`.
-type offerJSON struct {
-	Provider         string       `json:"provider"`
-	InstanceType     string       `json:"instance_type"`
-	Region           string       `json:"region"`
-	Zone             string       `json:"zone"`
-	China            bool         `json:"china"`
-	GPU              string       `json:"gpu"`
-	GPUCount         float64      `json:"gpu_count"`
-	GPUMemoryGiB     float64      `json:"gpu_memory_gib"`
-	VCPUs            float64      `json:"vcpus"`
-	MemoryGiB        float64      `json:"memory_gib"`
-	LocalDiskGB      *float64     `json:"local_disk_gb"`
-	Interconnect     string       `json:"interconnect"`
-	NetworkGbps      *float64     `json:"network_gbps"`
-	PricePerHour     *json.Number `json:"price_per_hour"`
-	SpotPricePerHour *json.Number `json:"spot_price_per_hour"`
-	SpotZone         string       `json:"spot_zone,omitempty"`
-	PricePerGPUHour  *json.Number `json:"price_per_gpu_hour"`
-	Currency         string       `json:"currency"`
-	ConvertedFrom    string       `json:"converted_from,omitempty"`
-	PriceSource      string       `json:"price_source"`
-	PriceAsOf        string       `json:"price_as_of"`
-	SpotSource       string       `json:"spot_source,omitempty"`
-	SpotAsOf         string       `json:"spot_as_of,omitempty"`
-	PriceNote        string       `json:"price_note,omitempty"`
-	SpecSource       string       `json:"spec_source,omitempty"`
-	Retired          string       `json:"retired,omitempty"`        // YYYY-MM-DD the provider retired the size (--include-retired)
-	RetiredSource    string       `json:"retired_source,omitempty"` // the retirement notice
-}
-
-// jsonNum writes a price the one way every command does (money.Number: at
-// most 6 decimals); converted says nothing about the format any more, the
-// row's converted_from does.
-func jsonNum(d decimal.NullDecimal, _ bool) *json.Number { return money.NullNumber(d) }
-
-func optNum(f float64) *float64 {
-	if f == 0 {
-		return nil
-	}
-	return &f
-}
-
-func offersJSON(rows []catalog.Row, q catalog.Query) []offerJSON {
-	out := make([]offerJSON, 0, len(rows))
-	for _, r := range rows {
-		o := r.Offering
-		j := offerJSON{
-			Provider: o.Provider, InstanceType: o.InstanceType, Region: o.Region, Zone: r.Zone, China: o.China,
-			GPU: o.GPU.Name, GPUCount: o.GPUCount, GPUMemoryGiB: o.GPUMemoryGiB, VCPUs: o.VCPUs, MemoryGiB: o.MemoryGiB,
-			LocalDiskGB: optNum(o.LocalDiskGB), Interconnect: o.Interconnect, NetworkGbps: optNum(o.NetworkGbps),
-			PricePerHour: jsonNum(r.Price, r.Converted), SpotPricePerHour: jsonNum(r.Spot, r.Converted), SpotZone: r.SpotZone,
-			PricePerGPUHour: jsonNum(r.PerGPU, true),
-			Currency:        string(q.Currency), PriceSource: o.OnDemand.Source, PriceAsOf: o.OnDemand.AsOf,
-			SpotSource: o.Spot.Source, SpotAsOf: o.Spot.AsOf, PriceNote: o.OnDemand.Note, SpecSource: o.SpecSource,
-			Retired: o.Retired, RetiredSource: o.RetiredSource,
-		}
-		if r.Converted {
-			j.ConvertedFrom = string(o.OnDemand.Currency)
-		}
-		out = append(out, j)
-	}
-	return out
 }
 
 // sourceRef names a source by id and, where known, its URL.

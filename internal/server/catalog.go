@@ -45,27 +45,6 @@ func (s *Server) getGPUs(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, map[string]any{"gpus": out})
 }
 
-// offeringJSON is one row of GET /api/v1/offerings (the fields of `offers -o json`).
-type offeringJSON struct {
-	Provider         string       `json:"provider"`
-	InstanceType     string       `json:"instance_type"`
-	Region           string       `json:"region"`
-	Zone             string       `json:"zone"`
-	China            bool         `json:"china"`
-	GPU              string       `json:"gpu"`
-	GPUCount         float64      `json:"gpu_count"`
-	GPUMemoryGiB     float64      `json:"gpu_memory_gib"`
-	VCPUs            float64      `json:"vcpus"`
-	MemoryGiB        float64      `json:"memory_gib"`
-	PricePerHour     *json.Number `json:"price_per_hour"`
-	SpotPricePerHour *json.Number `json:"spot_price_per_hour"`
-	PricePerGPUHour  *json.Number `json:"price_per_gpu_hour"`
-	Currency         string       `json:"currency"`
-	PriceSource      string       `json:"price_source"`
-	PriceAsOf        string       `json:"price_as_of"`
-	SpotSource       string       `json:"spot_source,omitempty"`
-}
-
 // defaultOfferingsLimit is GET /api/v1/offerings' limit when none is
 // given (the CLI's is all rows); limit=0 asks for all.
 const defaultOfferingsLimit = "100"
@@ -118,14 +97,7 @@ func (s *Server) getOfferings(w http.ResponseWriter, r *http.Request) {
 		badRequest(w, FieldError{"query", err.Error()})
 		return
 	}
-	out := make([]offeringJSON, 0, len(rows))
-	for _, row := range rows {
-		o := row.Offering
-		out = append(out, offeringJSON{Provider: o.Provider, InstanceType: o.InstanceType, Region: o.Region, Zone: row.Zone, China: o.China,
-			GPU: o.GPU.Name, GPUCount: o.GPUCount, GPUMemoryGiB: o.GPUMemoryGiB, VCPUs: o.VCPUs, MemoryGiB: o.MemoryGiB,
-			PricePerHour: money.NullNumber(row.Price), SpotPricePerHour: money.NullNumber(row.Spot), PricePerGPUHour: money.NullNumber(row.PerGPU),
-			Currency: string(q.Currency), PriceSource: o.OnDemand.Source, PriceAsOf: o.OnDemand.AsOf, SpotSource: o.Spot.Source})
-	}
+	out := catalog.RowsJSON(rows, q.Currency)
 	writeJSON(w, http.StatusOK, map[string]any{"offerings": out})
 }
 

@@ -450,7 +450,7 @@ func TestCatalogEndpoints(t *testing.T) {
 		t.Fatalf("catalog query: %d rows, %v", len(rows), err)
 	}
 	w = f.do(t, "GET", "/api/v1/offerings?gpu=H100&provider=aws", "", nil)
-	var got struct{ Offerings []offeringJSON }
+	var got struct{ Offerings []catalog.RowJSON }
 	decode(t, w, &got)
 	if w.Code != 200 || len(got.Offerings) != len(rows) {
 		t.Fatalf("offerings: got %d %d rows, want %d", w.Code, len(got.Offerings), len(rows))
