@@ -125,7 +125,7 @@ func (s *Server) authenticate(w http.ResponseWriter, r *http.Request, need acces
 		unauthorized(w, need, "", "Authorization: want \"Bearer <token>\"")
 		return nil, false
 	}
-	t, err := s.cfg.Store.TokenByHash(r.Context(), HashSecret(strings.TrimSpace(secret)))
+	t, err := s.tokens.lookup(r.Context(), s.cfg.Store, HashSecret(strings.TrimSpace(secret)), s.cfg.Now())
 	if err != nil || t.Revoked {
 		if err != nil && !errors.Is(err, store.ErrNotFound) {
 			writeError(w, http.StatusServiceUnavailable, "store", "token lookup failed", nil)

@@ -66,6 +66,7 @@ type Server struct {
 	// scenarios are advise's workload scenarios (embedded), loaded once.
 	scenarios *advise.Scenarios
 
+	tokens  tokenCache
 	touchMu sync.Mutex
 	touched map[string]time.Time // token id → last recorded use
 }

@@ -624,3 +624,34 @@ func TestCost(t *testing.T) {
 		}
 	}
 }
+
+// TestTokenCacheRevokedElsewhere: a token lookup is cached for
+// tokenCacheTTL; a token revoked in the store by another server stops
+// working here once that time has passed, and one revoked here at once.
+func TestTokenCacheRevokedElsewhere(t *testing.T) {
+	now := time.Date(2026, 12, 1, 3, 0, 0, 0, time.UTC)
+	f := newFixture(t, func(c *Config) { c.Now = func() time.Time { return now } })
+	if w := f.do(t, "GET", "/api/v1/reports", f.read, nil); w.Code != 200 {
+		t.Fatalf("read: got %d %s", w.Code, w.Body)
+	}
+	if err := f.st.RevokeToken(context.Background(), "t-read"); err != nil { // another server's revocation
+		t.Fatal(err)
+	}
+	if w := f.do(t, "GET", "/api/v1/reports", f.read, nil); w.Code != 200 {
+		t.Errorf("within %s of the last lookup: got %d, want 200 (cached)", tokenCacheTTL, w.Code)
+	}
+	now = now.Add(tokenCacheTTL)
+	if w := f.do(t, "GET", "/api/v1/reports", f.read, nil); w.Code != 401 {
+		t.Errorf("%s later: got %d, want 401 (revoked in the store)", tokenCacheTTL, w.Code)
+	}
+	// Revoked through this server: refused at once, though it was cached.
+	if w := f.do(t, "POST", "/api/v1/reports", f.write, report(t)); w.Code != 201 && w.Code != 200 {
+		t.Fatalf("upload: got %d %s", w.Code, w.Body)
+	}
+	if w := f.do(t, "DELETE", "/api/v1/tokens/t-write", f.admin, nil); w.Code != 204 {
+		t.Fatalf("revoke: got %d %s", w.Code, w.Body)
+	}
+	if w := f.do(t, "POST", "/api/v1/reports", f.write, report(t)); w.Code != 401 {
+		t.Errorf("after revoking here: got %d, want 401", w.Code)
+	}
+}

@@ -102,6 +102,7 @@ func (s *Server) listTokens(w http.ResponseWriter, r *http.Request) {
 func (s *Server) deleteToken(w http.ResponseWriter, r *http.Request) {
 	name := r.PathValue("name")
 	err := s.cfg.Store.RevokeToken(r.Context(), name)
+	s.tokens.forget() // whatever happened, no cached token outlives a revocation here
 	if errors.Is(err, store.ErrNotFound) {
 		writeError(w, http.StatusNotFound, "not_found", "no token named "+name, nil)
 		return
