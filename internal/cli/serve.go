@@ -101,7 +101,9 @@ user name and the token as the password ('gpuscout token create --name team
 			return err
 		}
 		defer st.Close()
-		log := slog.New(slog.NewJSONHandler(e.stderr, nil))
+		logs := server.NewLogBuffer(e.stderr, 200*time.Millisecond)
+		defer logs.Close()
+		log := slog.New(slog.NewJSONHandler(logs, nil))
 		srv, err := server.New(server.Config{Store: st, Catalog: l.cat, FX: l.fx, Keys: keys, ReadOpen: f.readOpen, MaxBody: f.maxBody, RatePerToken: f.rate,
 			Logger: log, Now: e.now, Dashboard: dashboard.New(dashboard.Config{Store: st, Catalog: l.cat, Now: e.now, Logger: log, CacheTTL: cacheTTL})})
 		if err != nil {
