@@ -46,7 +46,7 @@ var usageFlagFields = map[string]cost.Field{
 	"for": cost.FieldDuration, "hours-per-month": cost.FieldHoursPerMonth, "horizon": cost.FieldHorizon,
 	"discount-rate": cost.FieldDiscountRate, "instances": cost.FieldInstances, "license": cost.FieldLicense,
 	"egress": cost.FieldEgress, "credit": cost.FieldCredits, "spot-band": cost.FieldSpotBand,
-	"checkpoint": cost.FieldCheckpoint, "restart": cost.FieldRestart,
+	"checkpoint": cost.FieldCheckpoint, "restart": cost.FieldRestart, "spot-outage": cost.FieldOutage,
 }
 
 const costLong = `Price the whole bill of a workload on every matching offering under every
@@ -149,6 +149,7 @@ func (f *costFlags) registerUsage(cmd *cobra.Command) {
 	fl.Var(form.Band(&u.Spot.Band), "spot-band", "spot interruptions a month, e.g. 10-15% (default: the AWS Spot Advisor's, else 5-10%, an assumption)")
 	fl.Var(newHours(&u.Spot.CheckpointHours, false, cost.MaxDurationHours), "checkpoint", "spot: checkpoint interval (default 1h)")
 	fl.Var(newHours(&u.Spot.RestartHours, true, cost.MaxDurationHours), "restart", "spot: restart time after an interruption, 0 or more (default 10m)")
+	fl.Var(newHours(&u.Spot.OutageHours, true, cost.MaxSpotOutageHours), "spot-outage", "spot: mean time capacity stays short after an interruption, 0 to 30d, e.g. 2h (default 0: back at once; an assumption)")
 }
 
 // costUsage turns the usage flags, and the usage file when there is one, into

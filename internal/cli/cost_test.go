@@ -168,6 +168,8 @@ func TestCostBadInput(t *testing.T) {
 	os.WriteFile(bothUsage, []byte("gpu: A100\nduration: 7d\nhours_per_month: 100\n"), 0o644)
 	bandUsage := filepath.Join(dir, "band.yaml")
 	os.WriteFile(bandUsage, []byte("gpu: A100\nspot: {band: 200%}\n"), 0o644)
+	outageUsage := filepath.Join(dir, "outage.yaml")
+	os.WriteFile(outageUsage, []byte("gpu: A100\nduration: 5d\nspot: {outage: 40d}\n"), 0o644)
 	for _, tc := range []struct {
 		args []string
 		want string
@@ -182,6 +184,10 @@ func TestCostBadInput(t *testing.T) {
 		{[]string{"cost", "--gpu", "A100:4", "--credit", "1e300USD@aws"}, `"1e300USD@aws" for "--credit" flag`},
 		{[]string{"cost", "--gpu", "A100:4", "--fx", "CNY=1e309"}, `--fx "CNY=1e309": rate is out of range: allowed 0.00000001 to 100 USD per CNY`},
 		{[]string{"cost", "--gpu", "A100:4", "--spot-band", "200%"}, `"200%" for "--spot-band" flag: band "200%"`},
+		{[]string{"cost", "--gpu", "A100:4", "--spot-outage", "31d"}, `"31d" for "--spot-outage" flag: 31d is too long: at most 30d`},
+		{[]string{"cost", "--gpu", "A100:4", "--spot-outage", "-2h"}, `"-2h" for "--spot-outage" flag`},
+		{[]string{"advise", "--scenario", "cv-training", "--gpu", "A100:4", "--for", "7d", "--spot-outage", "1y"}, `"1y" for "--spot-outage" flag`},
+		{[]string{"cost", "--usage", outageUsage}, "spot outage 960 h: want 0 to 720 h"},
 		{[]string{"cost", "--gpu", "A100:4", "--for", "0m"}, `"0m" for "--for" flag: must be longer than zero`},
 		{[]string{"cost", "--gpu", "A100:4", "--for", "7d", "--hours-per-month", "100"}, "--for and --hours-per-month describe different loads"},
 		{[]string{"cost", "--usage", bothUsage}, "both.yaml:2: field duration: and hours_per_month both given"},

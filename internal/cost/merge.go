@@ -22,6 +22,7 @@ const (
 	FieldSpotBand      Field = "spot.band"
 	FieldCheckpoint    Field = "spot.checkpoint"
 	FieldRestart       Field = "spot.restart"
+	FieldOutage        Field = "spot.outage"
 )
 
 // Merge returns u (from a usage file, say) with the given fields taken from
@@ -70,6 +71,8 @@ func (u Usage) Merge(over Usage, fields ...Field) Usage {
 			out.Spot.CheckpointHours = over.Spot.CheckpointHours
 		case FieldRestart:
 			out.Spot.RestartHours = over.Spot.RestartHours
+		case FieldOutage:
+			out.Spot.OutageHours = over.Spot.OutageHours
 		}
 	}
 	return out

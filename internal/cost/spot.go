@@ -108,7 +108,7 @@ type SimModel struct {
 }
 
 type simKey struct {
-	lambda, work, ckpt, restart, deadline, odRatio float64
+	lambda, work, ckpt, restart, outage, deadline, odRatio float64
 	nodes                                          int
 	failover                                       string // SpotFailover.key; "": one region
 }
@@ -148,7 +148,7 @@ func (m *SimModel) Estimate(o *catalog.Offering, in SpotInput, u *Usage) (SpotEs
 	if pol.Name() == (spot.SpotOnly{}).Name() {
 		keyRatio = 0 // spot-only never pays on-demand: one simulation serves every price ratio
 	}
-	key := simKey{lambda, work, u.Spot.CheckpointHours, u.Spot.RestartHours, deadline, keyRatio, u.Instances, ""}
+	key := simKey{lambda, work, u.Spot.CheckpointHours, u.Spot.RestartHours, u.Spot.OutageHours, deadline, keyRatio, u.Instances, ""}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if est, ok := m.cache[key]; ok {
@@ -164,7 +164,7 @@ func (m *SimModel) Estimate(o *catalog.Offering, in SpotInput, u *Usage) (SpotEs
 	// Prices per node-hour in units of the spot price: the mean cost is then
 	// spot-price hours, and scales exactly to any currency.
 	job := spot.Job{Work: work, Deadline: deadline, Nodes: u.Instances, Checkpoint: u.Spot.CheckpointHours, Restart: u.Spot.RestartHours, SpotPrice: 1, ODPrice: ratio}
-	cfg := spot.Config{Job: job, Model: spot.Hazard{PerHour: lambda}, Runs: runs, Seed: m.Seed + 1}
+	cfg := spot.Config{Job: job, Model: spot.Hazard{PerHour: lambda, Down: u.Spot.OutageHours}, Runs: runs, Seed: m.Seed + 1}
 	sums, err := spot.Simulate(cfg, []spot.Policy{pol})
 	if err != nil {
 		return SpotEstimate{}, err
@@ -193,12 +193,21 @@ func (m *SimModel) Estimate(o *catalog.Offering, in SpotInput, u *Usage) (SpotEs
 			return SpotEstimate{}, err
 		}
 	}
-	est.Explanation = fmt.Sprintf("interruptions %s a month ({origin}) → λ = −ln(1−%.3g)/730 = %.3g/h per instance at the %s; simulated %d runs of %s with checkpoints every %s and %s restarts: %.2f interruptions on average, %s",
-		label, p, lambda, note, runs, FormatHours(work), FormatHours(u.Spot.CheckpointHours), FormatHours(u.Spot.RestartHours), s.InterruptionsMean, what)
+	est.Explanation = fmt.Sprintf("interruptions %s a month ({origin}) → λ = −ln(1−%.3g)/730 = %.3g/h per instance at the %s%s; simulated %d runs of %s with checkpoints every %s and %s restarts: %.2f interruptions on average, %s",
+		label, p, lambda, note, outageText(u.Spot.OutageHours), runs, FormatHours(work), FormatHours(u.Spot.CheckpointHours), FormatHours(u.Spot.RestartHours), s.InterruptionsMean, what)
 	if m.cache == nil {
 		m.cache = map[simKey]SpotEstimate{}
 	}
 	m.cache[key] = est
 	est.Explanation = strings.Replace(est.Explanation, "{origin}", origin, 1)
 	return est, nil
+}
+
+// outageText says how long spot stays short after an interruption in the
+// simulation: nothing where it is back at once (the bands' reading).
+func outageText(h float64) string {
+	if h == 0 {
+		return ""
+	}
+	return fmt.Sprintf(", spot then unavailable for %s on average (--spot-outage, an assumption)", FormatHours(h))
 }

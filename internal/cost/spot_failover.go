@@ -51,8 +51,9 @@ func (f *SpotFailover) key() string {
 // zones turns the failover into the simulator's zones and move costs, in
 // units of the first region's spot price per instance-hour (Job.SpotPrice
 // 1), with each region's interruptions (a Poisson rate from its band, spot
-// back at once after each) and a line saying where each rate comes from.
-func (f *SpotFailover) zones() ([]spot.Zone, [][]float64, []string, error) {
+// then short for an exponential time of mean outage hours: 0, back at once)
+// and a line saying where each rate comes from.
+func (f *SpotFailover) zones(outage float64) ([]spot.Zone, [][]float64, []string, error) {
 	sp := f.Regions[0].Spot
 	if !sp.IsPositive() {
 		return nil, nil, nil, fmt.Errorf("failover: %s's spot price %s is not above zero", f.Regions[0].Name, sp)
@@ -72,7 +73,7 @@ func (f *SpotFailover) zones() ([]spot.Zone, [][]float64, []string, error) {
 		if !r.OnDemand.IsPositive() || !r.Spot.IsPositive() {
 			return nil, nil, nil, fmt.Errorf("failover region %s: spot %s and on-demand %s must be above zero", r.Name, r.Spot, r.OnDemand)
 		}
-		zones[i] = spot.Zone{Name: r.Name, Region: r.Name, Model: spot.Hazard{PerHour: lambda}, SpotPrice: unit(r.Spot), ODPrice: unit(r.OnDemand)}
+		zones[i] = spot.Zone{Name: r.Name, Region: r.Name, Model: spot.Hazard{PerHour: lambda, Down: outage}, SpotPrice: unit(r.Spot), ODPrice: unit(r.OnDemand)}
 		moves[i] = make([]float64, len(f.Regions))
 		for j, c := range f.MoveCost[i] {
 			moves[i][j] = unit(c)
@@ -98,7 +99,7 @@ func (m *SimModel) estimateFailover(in SpotInput, u *Usage) (SpotEstimate, error
 	} else {
 		deadline = m.Deadline
 	}
-	zones, moves, bands, err := f.zones()
+	zones, moves, bands, err := f.zones(u.Spot.OutageHours)
 	if err != nil {
 		return SpotEstimate{}, err
 	}
@@ -106,7 +107,7 @@ func (m *SimModel) estimateFailover(in SpotInput, u *Usage) (SpotEstimate, error
 	if deadline > 0 {
 		pol = spot.FailoverDeadline{}
 	}
-	key := simKey{work: work, ckpt: u.Spot.CheckpointHours, restart: u.Spot.RestartHours, deadline: deadline, nodes: u.Instances, failover: f.key()}
+	key := simKey{work: work, ckpt: u.Spot.CheckpointHours, restart: u.Spot.RestartHours, outage: u.Spot.OutageHours, deadline: deadline, nodes: u.Instances, failover: f.key()}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if est, ok := m.cache[key]; ok {
@@ -145,13 +146,15 @@ func (m *SimModel) estimateFailover(in SpotInput, u *Usage) (SpotEstimate, error
 	if deadline > 0 {
 		what = fmt.Sprintf("policy %s (after an interruption, spot in the cheapest region with spot up, moving the job's state there; on-demand where the rest costs least when behind the deadline's progress line)", pol.Name())
 	}
-	est.Explanation = fmt.Sprintf("interruptions %s; simulated %d runs of %s with checkpoints every %s and %s restarts (a move is a restart elsewhere): %.2f interruptions and %.2f moves on average, %s: cost %.3f× the work at %s's spot price (spot and on-demand hours at each region's price, and the moves' transfer), finishes in %.1f h on average (p95 %.1f h)",
-		strings.Join(bands, "; "), runs, FormatHours(work), FormatHours(u.Spot.CheckpointHours), FormatHours(u.Spot.RestartHours), s.InterruptionsMean, s.MovesMean,
+	est.Explanation = fmt.Sprintf("interruptions %s%s; simulated %d runs of %s with checkpoints every %s and %s restarts (a move is a restart elsewhere): %.2f interruptions and %.2f moves on average, %s: cost %.3f× the work at %s's spot price (spot and on-demand hours at each region's price, and the moves' transfer), finishes in %.1f h on average (p95 %.1f h)",
+		strings.Join(bands, "; "), outageText(u.Spot.OutageHours), runs, FormatHours(work), FormatHours(u.Spot.CheckpointHours), FormatHours(u.Spot.RestartHours), s.InterruptionsMean, s.MovesMean,
 		what, factor, f.Regions[0].Name, s.CompletionMean, s.CompletionP95)
 	if deadline > 0 {
 		est.Explanation += fmt.Sprintf(", misses the %s deadline in %.1f%% of runs", FormatHours(deadline), 100*est.PMissDeadline)
 	}
-	est.Explanation += "; the bands give how often spot is interrupted, not how long capacity stays short, so spot is taken to be back at once after each interruption: a move pays here only where another region is cheaper (replay traces with gpuscout spot --trace A,B --regions failover for real outages)"
+	if u.Spot.OutageHours == 0 {
+		est.Explanation += "; the bands give how often spot is interrupted, not how long capacity stays short, so spot is taken to be back at once after each interruption: a move pays here only where another region is cheaper (give --spot-outage for the time capacity stays short, or replay traces with gpuscout spot --trace A,B --regions failover)"
+	}
 	if m.Floor {
 		if err := m.floor(&est, cfg, pol, runs); err != nil {
 			return SpotEstimate{}, err

@@ -21,7 +21,7 @@ func TestFailoverZones(t *testing.T) {
 		{Name: "r1", Spot: dec("0.5"), OnDemand: dec("4"), Band: band},
 		{Name: "r2", Spot: dec("1"), OnDemand: dec("2"), Band: band},
 	}, MoveCost: [][]decimal.Decimal{{dec("0"), dec("1.5")}, {dec("2"), dec("0")}}}
-	zones, moves, bands, err := f.zones()
+	zones, moves, bands, err := f.zones(0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -34,7 +34,7 @@ func TestFailoverZones(t *testing.T) {
 	}
 	bad := *f
 	bad.MoveCost = bad.MoveCost[:1]
-	if _, _, _, err := bad.zones(); err == nil {
+	if _, _, _, err := bad.zones(0); err == nil {
 		t.Error("one row of move costs for two regions: no error")
 	}
 }
@@ -57,7 +57,7 @@ func TestSimModelFailoverIsTheSimulators(t *testing.T) {
 	if est.Policy != "failover-deadline" || strings.Join(est.Regions, ",") != "r1,r2" {
 		t.Fatalf("policy %s regions %v", est.Policy, est.Regions)
 	}
-	zones, moves, _, _ := f.zones()
+	zones, moves, _, _ := f.zones(0)
 	job := spot.Job{Work: 100, Deadline: 104, Nodes: 4, Checkpoint: DefaultSpot.CheckpointHours, Restart: DefaultSpot.RestartHours, SpotPrice: 1, ODPrice: 8}
 	s, err := spot.Simulate(spot.Config{Job: job, Zones: zones, MoveCost: moves, Runs: 400, Seed: 1}, []spot.Policy{spot.FailoverDeadline{}})
 	if err != nil {
@@ -76,5 +76,46 @@ func TestSimModelFailoverIsTheSimulators(t *testing.T) {
 	}
 	if !strings.Contains(est.Explanation, "r2 >20% a month (test)") || !strings.Contains(est.Explanation, "moves on average") {
 		t.Errorf("explanation %q", est.Explanation)
+	}
+}
+
+// TestSpotOutageMakesFailoverPay: with spot short for 6 h after each
+// interruption (--spot-outage), a job that may fail over to a second region
+// of the same prices moves there and costs less than one that waits in its
+// one region (on the same seeds); with spot back at once (the bands'
+// reading) there is nothing to move for. The outage reaches the simulator
+// as the Hazard model's Down.
+func TestSpotOutageMakesFailoverPay(t *testing.T) {
+	band := catalog.BandChoice{Label: ">20%", Origin: "test"}
+	two := &SpotFailover{Currency: money.USD, Regions: []SpotRegion{
+		{Name: "r1", Spot: dec("1"), OnDemand: dec("3"), Band: band},
+		{Name: "r2", Spot: dec("1"), OnDemand: dec("3"), Band: band},
+	}, MoveCost: [][]decimal.Decimal{{dec("0"), dec("0.5")}, {dec("0.5"), dec("0")}}}
+	od := catalog.Price{Known: true, Amount: money.New(dec("3"), money.USD)}
+	sp := catalog.Price{Known: true, Amount: money.New(dec("1"), money.USD)}
+	for _, tc := range []struct {
+		outage    float64
+		wantMoves bool
+	}{{0, false}, {6, true}} {
+		u := &Usage{DurationHours: 200, Instances: 8, Spot: DefaultSpot}
+		u.Spot.OutageHours = tc.outage
+		m := &SimModel{Runs: 300, Deadline: 260}
+		one, err := m.Estimate(&catalog.Offering{OnDemand: od}, SpotInput{Price: sp, Band: band}, u)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fo, err := m.Estimate(&catalog.Offering{OnDemand: od}, SpotInput{Price: sp, Band: band, Failover: two}, u)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := fo.MovesMean > 0.5; got != tc.wantMoves {
+			t.Errorf("outage %g h: %.2f moves a run; want moves: %v", tc.outage, fo.MovesMean, tc.wantMoves)
+		}
+		if tc.outage > 0 && !(fo.HoursFactor < one.HoursFactor) {
+			t.Errorf("outage %g h: failover costs %.4f× the work at the spot price, one region %.4f×; want failover cheaper", tc.outage, fo.HoursFactor, one.HoursFactor)
+		}
+		if tc.outage > 0 && !strings.Contains(one.Explanation, "unavailable for 6 h on average (--spot-outage") {
+			t.Errorf("explanation does not state the outage: %q", one.Explanation)
+		}
 	}
 }

@@ -80,6 +80,11 @@ type SpotAssumptions struct {
 	Band            string  // interruption band per month, e.g. "10-15%"; empty: the Spot Advisor's, else the default
 	CheckpointHours float64 // work lost per interruption is half of this, plus the restart
 	RestartHours    float64
+	// OutageHours is the mean time spot capacity stays short after an
+	// interruption (exponential; 0: back at once). No band sources it: it
+	// is the user's assumption (--spot-outage), and what makes failing over
+	// to other regions pay.
+	OutageHours float64
 }
 
 // DefaultSpot are the spot assumptions when the user gives none.
@@ -91,6 +96,9 @@ const (
 	MaxHorizonMonths  = 120 // 10 years
 	MaxEgressGBMonth  = 1e12
 	MaxStorageGBMonth = 1e12
+	// MaxSpotOutageHours bounds the mean time spot stays short after an
+	// interruption (--spot-outage): a month; longer is no spot at all.
+	MaxSpotOutageHours = 30 * 24
 )
 
 // WithDefaults returns u with every unset field given its default: one
@@ -199,6 +207,9 @@ func (u *Usage) Validate() error {
 	}
 	if !(u.Spot.RestartHours >= 0 && u.Spot.RestartHours <= MaxDurationHours) {
 		return fmt.Errorf("spot restart time %s: want 0 or more", FormatHours(u.Spot.RestartHours))
+	}
+	if !(u.Spot.OutageHours >= 0 && u.Spot.OutageHours <= MaxSpotOutageHours) {
+		return fmt.Errorf("spot outage %s: want 0 to %s", FormatHours(u.Spot.OutageHours), FormatHours(MaxSpotOutageHours))
 	}
 	return nil
 }

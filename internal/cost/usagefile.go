@@ -213,6 +213,7 @@ func ParseSpec(path string, b []byte) (*Spec, error) {
 				},
 				"checkpoint": func(v *yaml.Node) (err error) { u.Spot.CheckpointHours, err = dur(v, "spot.checkpoint"); return },
 				"restart":    func(v *yaml.Node) (err error) { u.Spot.RestartHours, err = dur(v, "spot.restart"); return },
+				"outage":     func(v *yaml.Node) (err error) { u.Spot.OutageHours, err = dur(v, "spot.outage"); return },
 			})
 		},
 	})

@@ -67,3 +67,20 @@ func FuzzParseSpec(f *testing.F) {
 		}
 	})
 }
+
+// TestSpecSpotOutage: spot.outage reads as hours, like the other spot
+// durations, and a merge takes the flag's value over the file's.
+func TestSpecSpotOutage(t *testing.T) {
+	spec, err := ParseSpec("u.yaml", []byte("gpu: A100\nduration: 5d\nspot: {outage: 90m, restart: 5m}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if spec.Usage.Spot.OutageHours != 1.5 || spec.Usage.Spot.RestartHours != 5.0/60 {
+		t.Errorf("spot %+v, want outage 1.5 h and restart 5 min", spec.Usage.Spot)
+	}
+	var over Usage
+	over.Spot.OutageHours = 4
+	if got := spec.Usage.Merge(over, FieldOutage).Spot.OutageHours; got != 4 {
+		t.Errorf("merged outage %g h, want the flag's 4 h", got)
+	}
+}
