@@ -109,8 +109,8 @@ type SimModel struct {
 
 type simKey struct {
 	lambda, work, ckpt, restart, outage, deadline, odRatio float64
-	nodes                                          int
-	failover                                       string // SpotFailover.key; "": one region
+	nodes                                                  int
+	failover                                               string // SpotFailover.key; "": one region
 }
 
 // ODRatio returns the on-demand price over the spot price, and whether both
