@@ -531,18 +531,17 @@ func Explain(cfg Config, p Policy) (Result, error) {
 	if err := cfg.Job.Validate(); err != nil {
 		return Result{}, err
 	}
-	if cfg.multiZone() {
-		return explainZones(cfg, p)
-	}
 	cfg = cfg.oneZone()
-	nodes := gangNodes(p, cfg.Job.Nodes)
-	rng := rand.New(rand.NewPCG(cfg.Seed, 0))
+	if cfg.multiZone() {
+		if err := cfg.checkOffsets(); err != nil {
+			return Result{}, err
+		}
+	}
 	budget := cfg.MaxEvents
 	if budget <= 0 {
 		budget = DefaultMaxEvents
 	}
-	plan := cfg.Job.planned()
-	r, _, exhausted := simulate(&plan, cfg.Job.trueWork(cfg.Seed, 0), p, runSource(cfg, rng, nodes, 0), true, budget)
+	r, _, exhausted := runOnce(&cfg, p, gangNodes(p, cfg.Job.Nodes), 0, true, budget)
 	if exhausted {
 		return r, &BudgetError{Budget: budget, Total: 1, Policy: p.Name()}
 	}

@@ -20,29 +20,37 @@ type runOut struct {
 }
 
 // oneRun simulates run i of cfg under p (gang nodes on spot) with at most
-// budget events. With several zones, the zone policies and the optimum
-// choose among them and the other policies run in the first zone alone.
+// budget events.
 func oneRun(cfg *Config, p Policy, nodes, i int, budget int64) (runStat, int64, bool) {
+	r, steps, exhausted := runOnce(cfg, p, nodes, i, false, budget)
+	return runStat{cost: r.Cost, hours: r.Hours, wasted: r.Wasted, interruptions: r.Interruptions, switches: r.Switches, met: r.Met,
+		od: cfg.odCost(cfg.Job.trueWork(cfg.Seed, i)), moves: r.Moves, moveCost: r.MoveCost}, steps, exhausted
+}
+
+// runOnce is run i of cfg under p, with its timeline if trace: the one
+// place that picks the simulator. With several zones, the zone policies and
+// the optimum choose among them and the other policies run in the first
+// zone alone.
+func runOnce(cfg *Config, p Policy, nodes, i int, trace bool, budget int64) (r Result, steps int64, exhausted bool) {
 	rng := rand.New(rand.NewPCG(cfg.Seed, uint64(i)))
 	plan := cfg.Job.planned()
 	work := cfg.Job.trueWork(cfg.Seed, i)
-	var r Result
-	var steps int64
-	var exhausted bool
+	var names []string
+	if trace {
+		names = cfg.zoneNames()
+	}
 	switch zp, isZone := p.(zonePolicy); {
 	case !cfg.multiZone():
-		r, steps, exhausted = simulate(&plan, work, p, runSource(*cfg, rng, nodes, i), false, budget)
+		return simulate(&plan, work, p, runSource(*cfg, rng, nodes, i), trace, budget)
 	case isOptimal(p):
-		r, steps = runOptimalZones(cfg, &plan, work, p.(Optimal), zoneSources(cfg, rng, nodes, i), false), 1
+		return runOptimalZones(cfg, &plan, work, p.(Optimal), zoneSources(cfg, rng, nodes, i), trace), 1, false
 	case isZone:
-		r, steps, exhausted = simulateZone(cfg, &plan, work, zp, zoneSources(cfg, rng, nodes, i), nil, false, budget)
+		return simulateZone(cfg, &plan, work, zp, zoneSources(cfg, rng, nodes, i), names, trace, budget)
 	default:
 		first := cfg.firstZone()
 		fplan := first.Job.planned()
-		r, steps, exhausted = simulate(&fplan, work, p, runSource(first, rng, nodes, i), false, budget)
+		return simulate(&fplan, work, p, runSource(first, rng, nodes, i), trace, budget)
 	}
-	return runStat{cost: r.Cost, hours: r.Hours, wasted: r.Wasted, interruptions: r.Interruptions, switches: r.Switches, met: r.Met,
-		od: cfg.odCost(work), moves: r.Moves, moveCost: r.MoveCost}, steps, exhausted
 }
 
 func isOptimal(p Policy) bool { _, ok := p.(Optimal); return ok }

@@ -221,18 +221,7 @@ func (m *sim) finish() Result {
 // delay, the very first launch its start-up delay.
 func (m *sim) switchTo(to Mode) {
 	s := &m.s
-	if s.Mode == OnSpot || s.Mode == OnDemand {
-		s.Durable += s.Pending
-		s.Pending, m.ckpt = 0, 0
-	}
-	s.overLeft = 0
-	if to != Idle {
-		s.overLeft = m.job.Restart
-		if m.first {
-			s.overLeft = m.job.Startup
-		}
-		m.first = false
-	}
+	changeMode(s, m.job, &m.ckpt, &m.first, to)
 	m.res.Switches++
 	m.log("switch", "%s → %s", s.Mode, to)
 	s.Mode = to
@@ -278,6 +267,25 @@ func (m *sim) clock(x float64, overhead bool) {
 		return
 	}
 	m.runLeft -= x
+}
+
+// changeMode applies what a change of mode to `to` does to the job (one
+// zone or several): leaving an instance on purpose saves the work in
+// progress (a graceful stop); a launch pays the changeover delay, the very
+// first one its start-up delay.
+func changeMode(s *State, j *Job, ckpt *float64, first *bool, to Mode) {
+	if s.Mode == OnSpot || s.Mode == OnDemand {
+		s.Durable += s.Pending
+		s.Pending, *ckpt = 0, 0
+	}
+	s.overLeft = 0
+	if to != Idle {
+		s.overLeft = j.Restart
+		if *first {
+			s.overLeft = j.Startup
+		}
+		*first = false
+	}
 }
 
 // meter is what advanceJob needs of a simulator (one zone or several):

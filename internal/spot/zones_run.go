@@ -3,7 +3,6 @@ package spot
 import (
 	"fmt"
 	"math"
-	"math/rand/v2"
 )
 
 // firstZone is the config of the first zone alone: where the policies that
@@ -90,38 +89,4 @@ func (c *Config) zoneMinPrices() (spot, od float64) {
 		spot = math.Min(spot, z.spotPrice(&c.Job))
 	}
 	return spot, od
-}
-
-// explainZones is Explain for a config of several zones.
-func explainZones(cfg Config, p Policy) (Result, error) {
-	if err := cfg.checkZones(); err != nil {
-		return Result{}, err
-	}
-	if err := cfg.checkZoneOffsets(); err != nil {
-		return Result{}, err
-	}
-	nodes := gangNodes(p, cfg.Job.Nodes)
-	rng := rand.New(rand.NewPCG(cfg.Seed, 0))
-	budget := cfg.MaxEvents
-	if budget <= 0 {
-		budget = DefaultMaxEvents
-	}
-	plan := cfg.Job.planned()
-	work := cfg.Job.trueWork(cfg.Seed, 0)
-	var r Result
-	var exhausted bool
-	switch zp := p.(type) {
-	case Optimal:
-		r = runOptimalZones(&cfg, &plan, work, zp, zoneSources(&cfg, rng, nodes, 0), true)
-	case zonePolicy:
-		r, _, exhausted = simulateZone(&cfg, &plan, work, zp, zoneSources(&cfg, rng, nodes, 0), cfg.zoneNames(), true, budget)
-	default:
-		first := cfg.firstZone()
-		fplan := first.Job.planned()
-		r, _, exhausted = simulate(&fplan, work, p, runSource(first, rng, nodes, 0), true, budget)
-	}
-	if exhausted {
-		return r, &BudgetError{Budget: budget, Total: 1, Policy: p.Name()}
-	}
-	return r, nil
 }

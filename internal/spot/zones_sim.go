@@ -224,17 +224,8 @@ func (m *zsim) finish() Result {
 // state is a move: it pays the move's transfer money too.
 func (m *zsim) switchTo(to Mode, z int) {
 	s := &m.s
-	if s.Mode == OnSpot || s.Mode == OnDemand {
-		s.Durable += s.Pending
-		s.Pending, m.ckpt = 0, 0
-	}
-	s.overLeft = 0
+	changeMode(&s.State, m.job, &m.ckpt, &m.first, to)
 	if to != Idle {
-		s.overLeft = m.job.Restart
-		if m.first {
-			s.overLeft = m.job.Startup
-		}
-		m.first = false
 		if s.zone >= 0 && z != s.zone {
 			c := m.cfg.moveCost(s.zone, z)
 			m.res.Moves++
