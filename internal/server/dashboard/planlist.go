@@ -44,20 +44,7 @@ type planJSONGist struct {
 		Currency      string           `json:"currency"`
 		ExpectedHours float64          `json:"expected_hours"`
 	} `json:"plans"`
-	Inputs struct {
-		Scenario       string  `json:"scenario"`
-		ReferenceGPU   string  `json:"reference_gpu"`
-		ReferenceCount float64 `json:"reference_gpu_count"` // 0: an upload from before it was recorded
-		WorkGPUHours   float64 `json:"work_gpu_hours"`
-		HoursPerMonth  float64 `json:"hours_per_month"`
-		Bursty         bool    `json:"bursty"`
-		HorizonMonths  float64 `json:"horizon_months"`
-		Ask            *struct {
-			GPU   string  `json:"gpu"`
-			Count float64 `json:"count"`
-			Hours float64 `json:"hours"`
-		} `json:"ask"`
-	} `json:"inputs"`
+	Inputs uploadedInputs `json:"inputs"`
 }
 
 // gistOf reads a plan's gist from its JSON.

@@ -28,24 +28,28 @@ type uploadedPlan struct {
 	Excluded  []advise.Excluded `json:"excluded"`
 	Summary   []string          `json:"summary"`
 	Violation string            `json:"violation"`
-	Inputs    struct {
-		Scenario       string           `json:"scenario"`
-		ReferenceGPU   string           `json:"reference_gpu"`
-		ReferenceCount float64          `json:"reference_gpu_count"` // 0: an upload from before it was recorded
-		WorkGPUHours   float64          `json:"work_gpu_hours"`
-		HoursPerMonth  float64          `json:"hours_per_month"`
-		Bursty         bool             `json:"bursty"`
-		HorizonMonths  float64          `json:"horizon_months"`
-		DeadlineHours  float64          `json:"deadline_hours"`
-		Objective      string           `json:"objective"`
-		Currency       string           `json:"currency"`
-		Budget         *decimal.Decimal `json:"budget"`
-		Ask            *struct {
-			GPU   string  `json:"gpu"`
-			Count float64 `json:"count"`
-			Hours float64 `json:"hours"`
-		} `json:"ask"`
-	} `json:"inputs"`
+	Inputs    uploadedInputs    `json:"inputs"`
+}
+
+// uploadedInputs is the inputs of an uploaded `advise -o json`, as the plan
+// page and the plan list read them.
+type uploadedInputs struct {
+	Scenario       string           `json:"scenario"`
+	ReferenceGPU   string           `json:"reference_gpu"`
+	ReferenceCount float64          `json:"reference_gpu_count"` // 0: an upload from before it was recorded
+	WorkGPUHours   float64          `json:"work_gpu_hours"`
+	HoursPerMonth  float64          `json:"hours_per_month"`
+	Bursty         bool             `json:"bursty"`
+	HorizonMonths  float64          `json:"horizon_months"`
+	DeadlineHours  float64          `json:"deadline_hours"`
+	Objective      string           `json:"objective"`
+	Currency       string           `json:"currency"`
+	Budget         *decimal.Decimal `json:"budget"`
+	Ask            *struct {
+		GPU   string  `json:"gpu"`
+		Count float64 `json:"count"`
+		Hours float64 `json:"hours"`
+	} `json:"ask"`
 }
 
 type uploadedPlanRow struct {
