@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -360,6 +361,14 @@ func TestPricePerfMarksMeasuredAndDatasheet(t *testing.T) {
 		if !strings.Contains(body, want) {
 			t.Errorf("the chart lacks %s", want)
 		}
+	}
+	// The chart's filled marks do not say where a figure was measured: its
+	// caption counts those measured on other providers' nodes, as the
+	// table's FIGURE column does row by row.
+	elsewhere := strings.Count(table, ">measured on ")
+	text := strings.Join(strings.Fields(regexp.MustCompile(`<[^>]*>`).ReplaceAllString(body, " ")), " ") // the caption wraps over <text> lines
+	if want := fmt.Sprintf(" %d of the measured points carry a figure measured on other providers", elsewhere); elsewhere == 0 || !strings.Contains(text, want) {
+		t.Errorf("the caption should say %q (%d table rows measured elsewhere)", want, elsewhere)
 	}
 }
 

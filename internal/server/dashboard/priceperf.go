@@ -147,13 +147,16 @@ func (d *dash) pricePerf(r *http.Request) (*page, error) {
 			{Header: "PRICE SOURCE"}, {Header: "AS OF"}}}
 	}
 	tm, t := newTable(), newTable()
-	nMeasured := 0
+	nMeasured, nElsewhere := 0, 0
 	for i, p := range pts {
 		o := p.row.Offering
 		kind := "datasheet"
 		if p.measured {
 			kind = measuredWhere(o.Provider, p.reports, p.on)
 			nMeasured++
+			if p.on[o.Provider] == 0 || o.Provider == "" {
+				nElsewhere++
+			}
 		}
 		sp := render.ScatterPoint{X: p.perGPU, Y: p.tflops, Series: series[o.Provider], Hollow: !p.measured,
 			Tip: fmt.Sprintf("%s %s (%s): %s USD/GPU-h, %s TFLOP/s %s", o.Provider, o.InstanceType, o.GPU.Name, price(p.row.PerGPU), figure(p.tflops), kind)}
@@ -183,6 +186,11 @@ func (d *dash) pricePerf(r *http.Request) (*page, error) {
 		span = asOf[0] + " to " + asOf[len(asOf)-1]
 	}
 	c.Caption = fmt.Sprintf("Each provider's cheapest on-demand offering of each GPU model, per GPU-hour; prices from the catalog's sources, dated %s. Measured: %d point(s); datasheet: %d.", span, nMeasured, len(pts)-nMeasured)
+	if nElsewhere > 0 {
+		// A filled mark is that GPU model's measured figure; say when it
+		// was measured on other providers' nodes than the point's.
+		c.Caption += fmt.Sprintf(" %d of the measured points carry a figure measured on other providers' nodes (the table below says where).", nElsewhere)
+	}
 	svg, err := svgOf(c)
 	if err != nil {
 		return nil, err
