@@ -8,7 +8,6 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -914,51 +913,13 @@ func spotChart(sums []spot.Summary, in *spotInputs) *render.StripChart {
 	}
 	chart := &render.StripChart{Title: title, XLabel: "cost per run (" + in.currency + ")",
 		Ref: &render.XMark{X: od, Label: "on-demand " + fmtMoneyF(od, in.currency)}}
-	var rowOf []int // the summary each row stands for
-	for i := range sums {
-		s := &sums[i]
-		if s.Note != "" {
-			continue
-		}
-		merged := false
-		for r, k := range rowOf {
-			if sameRuns(&sums[k], s) {
-				chart.Rows[r].Label += " = " + s.Policy
-				merged = true
-				break
-			}
-		}
-		if merged {
-			continue
-		}
-		row := render.StripRow{Label: s.Policy, Unfinished: s.Unfinished, Mean: s.CostMean, P95: s.CostP95}
-		for k, c := range s.Costs {
-			if !math.IsInf(s.Hours[k], 1) {
-				row.Values = append(row.Values, c)
-			}
-		}
-		if len(row.Values) == 0 {
-			continue
-		}
-		if j.Deadline > 0 {
-			p := s.PMeetDeadline
-			row.PMeet = &p
-		}
-		chart.Rows = append(chart.Rows, row)
-		rowOf = append(rowOf, i)
-	}
+	chart.Rows = render.SpotStripRows(sums, j.Deadline > 0)
 	caption := fmt.Sprintf("Simulated by gpuscout: %.4g h of work on %d node(s), %d runs per policy, seed %d; availability: %s.", j.Work, j.Nodes, in.cfg.Runs, in.cfg.Seed, in.model)
 	if len(in.priceSources) > 0 {
 		caption += " Prices: " + strings.Join(in.priceSources, "; ") + "."
 	}
 	chart.Caption = caption
 	return chart
-}
-
-// sameRuns reports whether two policies had identical runs (every cost and
-// completion time equal), so that the chart shows them as one row.
-func sameRuns(a, b *spot.Summary) bool {
-	return slices.Equal(a.Costs, b.Costs) && slices.Equal(a.Hours, b.Hours)
 }
 
 func newSpotSynthCmd(e *env) *cobra.Command {

@@ -2,9 +2,7 @@ package dashboard
 
 import (
 	"fmt"
-	"math"
 	"net/http"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -140,37 +138,7 @@ func (d *dash) spotPage(r *http.Request) (*page, error) {
 	}
 	chart := &render.StripChart{Title: fmt.Sprintf("Which spot policy meets the %s h deadline, and what does a run cost?", render.FormatTick(deadline)),
 		XLabel: "cost per run (USD)", Ref: &render.XMark{X: job.ODCost(), Label: fmt.Sprintf("on-demand %.2f USD", job.ODCost())}}
-	var rowOf []int
-	for i := range sums {
-		s := &sums[i]
-		if s.Note != "" {
-			continue
-		}
-		merged := false
-		for r, k := range rowOf {
-			if slices.Equal(sums[k].Costs, s.Costs) && slices.Equal(sums[k].Hours, s.Hours) {
-				chart.Rows[r].Label += " = " + s.Policy
-				merged = true
-				break
-			}
-		}
-		if merged {
-			continue
-		}
-		row := render.StripRow{Label: s.Policy, Unfinished: s.Unfinished, Mean: s.CostMean, P95: s.CostP95}
-		for k, c := range s.Costs {
-			if !math.IsInf(s.Hours[k], 1) {
-				row.Values = append(row.Values, c)
-			}
-		}
-		if len(row.Values) == 0 {
-			continue
-		}
-		pm := s.PMeetDeadline
-		row.PMeet = &pm
-		chart.Rows = append(chart.Rows, row)
-		rowOf = append(rowOf, i)
-	}
+	chart.Rows = render.SpotStripRows(sums, true)
 	assumed := ""
 	if band.Assumed {
 		assumed = " (assumed: not a figure for this offering)"
