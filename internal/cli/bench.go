@@ -6,10 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"time"
 
@@ -254,32 +252,18 @@ func resultText(m benchreport.Measurement) string {
 		}
 		return m.Status
 	}
-	s := formatFigure(*m.Value) + " " + m.Unit
+	s := render.Figure(*m.Value) + " " + m.Unit
 	if m.Efficiency != nil {
 		s += fmt.Sprintf(" (%.1f%% of datasheet)", 100**m.Efficiency)
 	}
 	return s
 }
 
-// formatFigure writes a measured number to four significant digits (whole
-// numbers from 1000 up), without trailing zeros: 769.1, 4239, 0.0236.
-func formatFigure(v float64) string {
-	if v == 0 || math.IsNaN(v) || math.IsInf(v, 0) {
-		return strconv.FormatFloat(v, 'f', -1, 64)
-	}
-	digits := 3 - int(math.Floor(math.Log10(math.Abs(v))))
-	if digits < 0 {
-		digits = 0
-	}
-	p := math.Pow(10, float64(digits))
-	return strconv.FormatFloat(math.Round(v*p)/p, 'f', -1, 64)
-}
-
 func optFigure(p *float64) string {
 	if p == nil {
 		return "-"
 	}
-	return formatFigure(*p)
+	return render.Figure(*p)
 }
 
 func optPercent(p *float64) string {

@@ -255,8 +255,8 @@ func TestFormatFigure(t *testing.T) {
 		in   float64
 		want string
 	}{{769.04, "769"}, {769.15, "769.2"}, {4238.6, "4239"}, {123456.7, "123457"}, {51.2, "51.2"}, {0.0236, "0.0236"}, {0.001314159, "0.001314"}, {0, "0"}, {-2.5, "-2.5"}} {
-		if got := formatFigure(tc.in); got != tc.want {
-			t.Errorf("formatFigure(%v) = %s, want %s", tc.in, got, tc.want)
+		if got := render.Figure(tc.in); got != tc.want {
+			t.Errorf("render.Figure(%v) = %s, want %s", tc.in, got, tc.want)
 		}
 	}
 }

@@ -97,9 +97,9 @@ func (c *comparison) table() *render.Table {
 			case v.Value == nil:
 				cells = append(cells, v.Status)
 			case v.Efficiency != nil:
-				cells = append(cells, fmt.Sprintf("%s (%.0f%%)", formatFigure(*v.Value), 100**v.Efficiency))
+				cells = append(cells, fmt.Sprintf("%s (%.0f%%)", render.Figure(*v.Value), 100**v.Efficiency))
 			default:
-				cells = append(cells, formatFigure(*v.Value))
+				cells = append(cells, render.Figure(*v.Value))
 			}
 		}
 		t.Rows = append(t.Rows, cells)

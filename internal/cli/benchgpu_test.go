@@ -15,6 +15,7 @@ import (
 	"github.com/gpuscout/gpuscout/internal/gpu/cuda"
 	"github.com/gpuscout/gpuscout/internal/gpu/dl"
 	"github.com/gpuscout/gpuscout/internal/gpu/dl/dltest"
+	"github.com/gpuscout/gpuscout/internal/render"
 )
 
 // fakeGPUs builds the fake libcuda, libcublas, libnvidia-ml and libnccl
@@ -190,5 +191,5 @@ func ptrText(p *float64) string {
 	if p == nil {
 		return "null"
 	}
-	return formatFigure(*p)
+	return render.Figure(*p)
 }

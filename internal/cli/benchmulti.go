@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/gpuscout/gpuscout/internal/benchreport"
+	"github.com/gpuscout/gpuscout/internal/render"
 )
 
 // multiGPUNotes summarise what the rows of the multi-GPU figures do not
@@ -37,7 +38,7 @@ func multiGPUNotes(doc *benchreport.Document) []string {
 	if m := doc.Find("nccl_allreduce_busbw", benchreport.DeviceNode); m != nil && len(m.Sweep) > 0 {
 		var parts []string
 		for _, p := range m.Sweep {
-			parts = append(parts, sizeText(p.Bytes)+" "+formatFigure(p.BusBWGBs))
+			parts = append(parts, sizeText(p.Bytes)+" "+render.Figure(p.BusBWGBs))
 		}
 		notes = append(notes, "NCCL all-reduce busbw by message size, GB/s: "+strings.Join(parts, ", ")+".")
 	}

@@ -236,7 +236,7 @@ func workloadTable(res *workload.Result, w benchreport.Workload, out string) *re
 	if res.DeviceName != "" {
 		dev += " (" + res.DeviceName + ")"
 	}
-	t.Rows = append(t.Rows, []string{res.Model, dev, fmt.Sprint(res.Batch), formatFigure(res.SamplesPerS), formatFigure(res.StepMSMedian), amp, util, mem})
+	t.Rows = append(t.Rows, []string{res.Model, dev, fmt.Sprint(res.Batch), render.Figure(res.SamplesPerS), render.Figure(res.StepMSMedian), amp, util, mem})
 	cuda := "a CPU build"
 	if res.TorchCUDA != nil {
 		cuda = "built for CUDA " + *res.TorchCUDA

@@ -52,7 +52,7 @@ func sig(d decimal.NullDecimal) string {
 		return render.Unknown
 	}
 	f, _ := d.Decimal.Float64() // display only: the arithmetic stayed decimal
-	return figure(f)
+	return render.Figure(f)
 }
 
 // entry is one leaderboard row: a report priced at its matched offering.
@@ -187,13 +187,13 @@ func (d *dash) leaderboard(r *http.Request) (*page, error) {
 		}
 		tf, hb := render.Unknown, render.Unknown
 		if e.tflops > 0 {
-			tf = figure(e.tflops)
+			tf = render.Figure(e.tflops)
 			if e.aboveSheet {
 				tf += " !"
 			}
 		}
 		if e.hbm > 0 {
-			hb = figure(e.hbm)
+			hb = render.Figure(e.hbm)
 		}
 		rank := fmt.Sprint(first + i + 1)
 		if !e.ranked() {
@@ -246,7 +246,7 @@ func (d *dash) workloadTable(es []entry) *htmlTable {
 			perM := unitPrice(price, w.Value*3600/1e6)
 			perK, step := decimal.NullDecimal{}, render.Unknown
 			if w.StepMS > 0 {
-				step = figure(w.StepMS)
+				step = render.Figure(w.StepMS)
 				if price.Valid {
 					perK = decimal.NullDecimal{Decimal: price.Decimal.Mul(decimal.NewFromFloat(w.StepMS)).Mul(decimal.NewFromInt(1000)).DivRound(decimal.NewFromInt(3_600_000), 8), Valid: true}
 				}
@@ -258,7 +258,7 @@ func (d *dash) workloadTable(es []entry) *htmlTable {
 			if e.off != nil {
 				src = orUnknown(e.off.Source) + ", " + orUnknown(e.off.AsOf)
 			}
-			t.Rows = append(t.Rows, []string{w.Name, e.doc.ID[:12], gpu, fmt.Sprint(w.Batch), figure(w.Value), sig(perM), step, sig(perK), src})
+			t.Rows = append(t.Rows, []string{w.Name, e.doc.ID[:12], gpu, fmt.Sprint(w.Batch), render.Figure(w.Value), sig(perM), step, sig(perK), src})
 			ids = append(ids, e.doc.ID)
 		}
 	}

@@ -159,7 +159,7 @@ func (d *dash) pricePerf(r *http.Request) (*page, error) {
 			}
 		}
 		sp := render.ScatterPoint{X: p.perGPU, Y: p.tflops, Series: series[o.Provider], Hollow: !p.measured,
-			Tip: fmt.Sprintf("%s %s (%s): %s USD/GPU-h, %s TFLOP/s %s", o.Provider, o.InstanceType, o.GPU.Name, price(p.row.PerGPU), figure(p.tflops), kind)}
+			Tip: fmt.Sprintf("%s %s (%s): %s USD/GPU-h, %s TFLOP/s %s", o.Provider, o.InstanceType, o.GPU.Name, price(p.row.PerGPU), render.Figure(p.tflops), kind)}
 		if i < maxLabels {
 			sp.Label = shortGPU(o.GPU.Name) + " (" + o.Provider + ")"
 		}
@@ -170,7 +170,7 @@ func (d *dash) pricePerf(r *http.Request) (*page, error) {
 			into = tm
 		}
 		if p.measured || len(t.Rows) < maxPPFTable {
-			into.Rows = append(into.Rows, []string{figure(p.tflops / p.perGPU), o.GPU.Name, o.Provider, price(p.row.PerGPU), figure(p.tflops), kind,
+			into.Rows = append(into.Rows, []string{render.Figure(p.tflops / p.perGPU), o.GPU.Name, o.Provider, price(p.row.PerGPU), render.Figure(p.tflops), kind,
 				o.InstanceType, orDash(o.Region), orUnknown(o.OnDemand.Source), orUnknown(o.OnDemand.AsOf)})
 		}
 	}

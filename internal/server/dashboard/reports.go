@@ -301,7 +301,7 @@ func (d *dash) report(r *http.Request) (*page, error) {
 		if v == nil {
 			return render.NotApplied
 		}
-		return figure(*v)
+		return render.Figure(*v)
 	}
 	for _, m := range rep.Measurements {
 		eff := render.NotApplied
@@ -327,13 +327,13 @@ func (d *dash) report(r *http.Request) (*page, error) {
 		for _, w := range rep.Workloads {
 			step := render.Unknown
 			if w.StepMS > 0 {
-				step = figure(w.StepMS)
+				step = render.Figure(w.StepMS)
 			}
 			name := w.Name
 			if w.Tiny {
 				name += " (tiny test shapes)"
 			}
-			wt.Rows = append(wt.Rows, []string{name, w.Device, strconv.Itoa(w.Batch), figure(w.Value), w.Unit, step, orDash(w.Scenario)})
+			wt.Rows = append(wt.Rows, []string{name, w.Device, strconv.Itoa(w.Batch), render.Figure(w.Value), w.Unit, step, orDash(w.Scenario)})
 		}
 		p.Blocks = append(p.Blocks, block{Heading: "Workloads", Table: tableHTML(wt, nil)})
 	}
@@ -344,7 +344,7 @@ func (d *dash) report(r *http.Request) (*page, error) {
 			if g.CanonicalGPU != nil {
 				c = *g.CanonicalGPU
 			}
-			gt.Rows = append(gt.Rows, []string{strconv.Itoa(g.Index), g.Name, c, figure(g.MemoryGiB), orUnknown(g.Driver)})
+			gt.Rows = append(gt.Rows, []string{strconv.Itoa(g.Index), g.Name, c, render.Figure(g.MemoryGiB), orUnknown(g.Driver)})
 		}
 		p.Blocks = append(p.Blocks, block{Heading: "GPUs", Table: tableHTML(gt, nil)})
 	}
@@ -380,21 +380,6 @@ func (d *dash) reportPrice(rep *benchreport.Document) string {
 		s += "; " + strings.Join(per, ", ")
 	}
 	return s + "."
-}
-
-// figure writes a measured value with four significant digits: whole
-// numbers from 1000 to below 1e7, exponent form beyond (a stored figure of
-// 1e308 wrote 309 digits across the page).
-func figure(v float64) string {
-	switch {
-	case v == 0:
-		return "0"
-	case v >= 1e7 || v <= -1e7:
-		return strconv.FormatFloat(v, 'g', 4, 64)
-	case v >= 1000 || v <= -1000:
-		return strconv.FormatFloat(v, 'f', 0, 64)
-	}
-	return strconv.FormatFloat(v, 'g', 4, 64)
 }
 
 // compare lines reports up by measurement and device, one column per
@@ -434,9 +419,9 @@ func (d *dash) compare(r *http.Request) (*page, error) {
 			case v.Value == nil:
 				cells = append(cells, v.Status)
 			case v.Efficiency != nil:
-				cells = append(cells, fmt.Sprintf("%s (%.0f%%)", figure(*v.Value), 100**v.Efficiency))
+				cells = append(cells, fmt.Sprintf("%s (%.0f%%)", render.Figure(*v.Value), 100**v.Efficiency))
 			default:
-				cells = append(cells, figure(*v.Value))
+				cells = append(cells, render.Figure(*v.Value))
 			}
 		}
 		t.Rows = append(t.Rows, cells)
