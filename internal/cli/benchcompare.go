@@ -88,22 +88,7 @@ func (c *comparison) table() *render.Table {
 		}
 		t.Notes = append(t.Notes, fmt.Sprintf("[%d] %s: %s on %s, %s", i+1, r.File, what, where, r.CreatedAt))
 	}
-	for _, row := range c.Rows {
-		cells := []string{row.Name, row.Device, row.Unit}
-		for _, v := range row.Values {
-			switch {
-			case v.Status == "":
-				cells = append(cells, "-")
-			case v.Value == nil:
-				cells = append(cells, v.Status)
-			case v.Efficiency != nil:
-				cells = append(cells, fmt.Sprintf("%s (%.0f%%)", render.Figure(*v.Value), 100**v.Efficiency))
-			default:
-				cells = append(cells, render.Figure(*v.Value))
-			}
-		}
-		t.Rows = append(t.Rows, cells)
-	}
-	t.Notes = append(t.Notes, "In brackets: efficiency, the measured value over the GPU's datasheet figure. - = not in that report.")
+	t.Rows = render.ComparisonRows(c.Comparison)
+	t.Notes = append(t.Notes, render.ComparisonNote)
 	return t
 }

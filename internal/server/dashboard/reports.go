@@ -410,23 +410,8 @@ func (d *dash) compare(r *http.Request) (*page, error) {
 		t.Columns = append(t.Columns, render.Column{Header: fmt.Sprintf("[%d]", i+1), Right: true, Mixed: true})
 		t.Notes = append(t.Notes, fmt.Sprintf("[%d] %s: %s on %s, %s", i+1, doc.ID[:12], what(doc.Report), where(doc.Report), day(doc.Report)))
 	}
-	for _, row := range c.Rows {
-		cells := []string{row.Name, row.Device, row.Unit}
-		for _, v := range row.Values {
-			switch {
-			case v.Status == "":
-				cells = append(cells, render.NotApplied)
-			case v.Value == nil:
-				cells = append(cells, v.Status)
-			case v.Efficiency != nil:
-				cells = append(cells, fmt.Sprintf("%s (%.0f%%)", render.Figure(*v.Value), 100**v.Efficiency))
-			default:
-				cells = append(cells, render.Figure(*v.Value))
-			}
-		}
-		t.Rows = append(t.Rows, cells)
-	}
-	t.Notes = append(t.Notes, "In brackets: efficiency, the measured value over the GPU's datasheet figure. - = not in that report.")
+	t.Rows = render.ComparisonRows(c)
+	t.Notes = append(t.Notes, render.ComparisonNote)
 	var links []link
 	for i, doc := range docs {
 		links = append(links, link{Text: fmt.Sprintf("[%d] %s", i+1, doc.ID[:12]), Href: "/reports/" + doc.ID})
