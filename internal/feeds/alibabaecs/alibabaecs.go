@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"time"
 
 	"github.com/gpuscout/gpuscout/internal/feeds"
 )
@@ -24,13 +23,9 @@ type Importer struct {
 	// SignatureV2 signs requests with the older RPC signature (HMAC-SHA1)
 	// instead of V3 (ACS3-HMAC-SHA256).
 	SignatureV2 bool
-	// Tries is how often a request answered Throttling.* is sent (default
-	// 5), the wait doubling from Backoff (default 1 s) between tries.
-	Tries   int
-	Backoff time.Duration
-	// Sleep waits between tries (nil: a timer honouring the context); tests
-	// make it instant.
-	Sleep func(time.Duration)
+	// Throttle waits out requests answered Throttling.* (HTTP 400, which
+	// the caller's client does not retry): Tries, Backoff, Sleep.
+	feeds.Throttle
 	// Nonce returns a request's SignatureNonce (nil: 16 random bytes in hex).
 	Nonce func() string
 }

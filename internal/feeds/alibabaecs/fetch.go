@@ -33,8 +33,6 @@ var priceAsks = []Request{{PriceUnit: "Hour"}, {PriceUnit: "Month", Period: 1}, 
 const (
 	defaultMaxBody  = 16 << 20
 	defaultMaxPages = 100
-	defaultTries    = 5
-	maxTries        = 20
 	typesPageSize   = 100
 )
 
@@ -271,45 +269,19 @@ func (f *fetcher) endpoint(region string) *url.URL {
 // answers Throttling.*, and returns the body of a 200 answer; an error
 // answer is an *APIError.
 func (f *fetcher) call(ctx context.Context, region, action string, params url.Values, what string) ([]byte, error) {
-	tries := f.im.Tries
-	if tries <= 0 {
-		tries = defaultTries
-	}
-	tries = min(tries, maxTries)
-	wait := f.im.Backoff
-	if wait <= 0 {
-		wait = time.Second
-	}
-	for try := 1; ; try++ {
-		body, err := f.send(ctx, region, action, params, what)
-		var apiErr *APIError
-		if !errors.As(err, &apiErr) || !apiErr.throttled() {
-			return body, err
-		}
-		if try >= tries {
-			return nil, fmt.Errorf("%w: %s: still throttled after %d tries: %s: %s", ErrThrottled, what, tries, apiErr.Code, apiErr.Message)
-		}
+	var body []byte
+	var apiErr *APIError
+	tries, exhausted, err := f.im.Throttle.Retry(ctx, func() (bool, error) {
+		var err error
+		body, err = f.send(ctx, region, action, params, what)
+		return errors.As(err, &apiErr) && apiErr.throttled(), err
+	}, func(wait time.Duration) {
 		f.progress(0, 0, fmt.Sprintf("%s: throttled (%s), waiting %s", what, apiErr.Code, wait))
-		if err := f.sleep(ctx, wait); err != nil {
-			return nil, err
-		}
-		wait *= 2
+	})
+	if exhausted {
+		return nil, fmt.Errorf("%w: %s: still throttled after %d tries: %s: %s", ErrThrottled, what, tries, apiErr.Code, apiErr.Message)
 	}
-}
-
-func (f *fetcher) sleep(ctx context.Context, d time.Duration) error {
-	if f.im.Sleep != nil {
-		f.im.Sleep(d)
-		return ctx.Err()
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
+	return body, err
 }
 
 func (f *fetcher) nonce() string {

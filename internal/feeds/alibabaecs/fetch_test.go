@@ -332,7 +332,7 @@ func TestFetchErrors(t *testing.T) {
 				}
 				return 200, price
 			}
-			_, err, _ := fetch(t, &Importer{InstanceTypes: []string{"ecs.gn7-c13g1.26xlarge"}, Tries: tc.tries}, f, "cn-hangzhou")
+			_, err, _ := fetch(t, &Importer{InstanceTypes: []string{"ecs.gn7-c13g1.26xlarge"}, Throttle: feeds.Throttle{Tries: tc.tries}}, f, "cn-hangzhou")
 			if err == nil {
 				t.Fatal("no error")
 			}

@@ -6,13 +6,14 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/shopspring/decimal"
+
 	"github.com/gpuscout/gpuscout/internal/catalog"
 	"github.com/gpuscout/gpuscout/internal/catalog/build"
 	"github.com/gpuscout/gpuscout/internal/feeds"
 	"github.com/gpuscout/gpuscout/internal/feeds/curated"
 	"github.com/gpuscout/gpuscout/internal/feeds/tencentcvm"
 	"github.com/gpuscout/gpuscout/internal/shareddata"
-	"github.com/shopspring/decimal"
 )
 
 // resultSource is an imported Result as a feeds.Source, as the refresh

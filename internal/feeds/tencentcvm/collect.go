@@ -4,8 +4,9 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/gpuscout/gpuscout/internal/feeds"
 	"github.com/shopspring/decimal"
+
+	"github.com/gpuscout/gpuscout/internal/feeds"
 )
 
 // The charge types (InstanceChargeType) gpuscout prices.

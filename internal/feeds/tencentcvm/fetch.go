@@ -132,49 +132,35 @@ func (im *Importer) Fetch(ctx context.Context, req feeds.FetchRequest) (*feeds.R
 // call sends one signed request and reads its answer, trying again while
 // the API answers RequestLimitExceeded and telling each wait.
 func (im *Importer) call(ctx context.Context, req feeds.FetchRequest, creds Credentials, u *url.URL, region, action string, payload []byte, what string, tell func(string), read func(io.Reader) error) error {
-	tries := im.Tries
-	if tries <= 0 {
-		tries = 5
-	}
-	wait := im.Backoff
-	if wait <= 0 {
-		wait = time.Second
-	}
 	now := time.Now
 	if req.Now != nil {
 		now = req.Now
 	}
-	for try := 1; ; try++ {
+	var apiErr *APIError
+	tries, exhausted, err := im.Throttle.Retry(ctx, func() (bool, error) {
+		apiErr = nil
 		err := im.once(ctx, req, creds, u, region, action, payload, now(), read)
-		var apiErr *APIError
-		if err == nil || !errors.As(err, &apiErr) {
-			return err
-		}
-		code := apiErr.Code
-		msg := redact(apiErr.Message, creds)
-		switch {
-		case strings.HasPrefix(code, "RequestLimitExceeded"):
-			if try >= tries {
-				return fmt.Errorf("%w: %s %s: %d tries, the last answered %s: %s", ErrThrottled, action, what, tries, code, msg)
-			}
-			tell(fmt.Sprintf("%s: throttled (%s), trying again in %s", what, code, wait))
-			if err := im.sleep(ctx, wait); err != nil {
-				return err
-			}
-			if wait < 16*time.Second {
-				wait *= 2
-			}
-		case strings.HasPrefix(code, "AuthFailure"):
-			hint := ""
-			if code == "AuthFailure.SignatureExpire" {
-				hint = "; the signature is dated by this machine's clock: check it is within 5 minutes of the real time"
-			}
-			return fmt.Errorf("%w (%s: %s); credentials from %s: check %s and %s, or the tccli profile ~/.tccli/PROFILE.credential%s",
-				ErrAuth, code, msg, creds.From, EnvSecretID, EnvSecretKey, hint)
-		default:
-			return fmt.Errorf("tencent: %s %s: the API answered %w", action, what, &APIError{Code: code, Message: msg, RequestID: apiErr.RequestID})
-		}
+		return err != nil && errors.As(err, &apiErr) && strings.HasPrefix(apiErr.Code, "RequestLimitExceeded"), err
+	}, func(wait time.Duration) {
+		tell(fmt.Sprintf("%s: throttled (%s), trying again in %s", what, apiErr.Code, wait))
+	})
+	if !errors.As(err, &apiErr) { // success, a transport error, or the context ended while waiting
+		return err
 	}
+	code := apiErr.Code
+	msg := redact(apiErr.Message, creds)
+	switch {
+	case exhausted:
+		return fmt.Errorf("%w: %s %s: %d tries, the last answered %s: %s", ErrThrottled, action, what, tries, code, msg)
+	case strings.HasPrefix(code, "AuthFailure"):
+		hint := ""
+		if code == "AuthFailure.SignatureExpire" {
+			hint = "; the signature is dated by this machine's clock: check it is within 5 minutes of the real time"
+		}
+		return fmt.Errorf("%w (%s: %s); credentials from %s: check %s and %s, or the tccli profile ~/.tccli/PROFILE.credential%s",
+			ErrAuth, code, msg, creds.From, EnvSecretID, EnvSecretKey, hint)
+	}
+	return fmt.Errorf("tencent: %s %s: the API answered %w", action, what, &APIError{Code: code, Message: msg, RequestID: apiErr.RequestID})
 }
 
 // once sends the request one time.
@@ -222,21 +208,6 @@ func (im *Importer) once(ctx context.Context, req feeds.FetchRequest, creds Cred
 }
 
 // sleep waits d, or until ctx ends.
-func (im *Importer) sleep(ctx context.Context, d time.Duration) error {
-	if im.Sleep != nil {
-		im.Sleep(d)
-		return ctx.Err()
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
-}
-
 // redact removes the credentials from a text that may quote them.
 func redact(s string, c Credentials) string {
 	for _, secret := range []string{c.SecretKey, c.Token, c.SecretID} {

@@ -129,7 +129,7 @@ func fetchReq(srv *httptest.Server, regions ...string) feeds.FetchRequest {
 type sleeps struct{ d []time.Duration }
 
 func (s *sleeps) importer() *Importer {
-	return &Importer{Sleep: func(d time.Duration) { s.d = append(s.d, d) }}
+	return &Importer{Throttle: feeds.Throttle{Sleep: func(d time.Duration) { s.d = append(s.d, d) }}}
 }
 
 func TestFetchFakeServer(t *testing.T) {
@@ -293,7 +293,7 @@ func TestFetchCanceledWhileWaiting(t *testing.T) {
 	f, srv := newFakeCVM(t)
 	f.script = []string{errorAnswer("RequestLimitExceeded", "slow down")}
 	ctx, cancel := context.WithCancel(context.Background())
-	im := &Importer{Sleep: func(time.Duration) { cancel() }}
+	im := &Importer{Throttle: feeds.Throttle{Sleep: func(time.Duration) { cancel() }}}
 	if _, err := im.Fetch(ctx, fetchReq(srv, "ap-guangzhou")); !errors.Is(err, context.Canceled) {
 		t.Errorf("err = %v, want context.Canceled", err)
 	}

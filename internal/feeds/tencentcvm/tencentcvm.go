@@ -44,13 +44,9 @@ const Currency = "CNY"
 
 // Importer is the Tencent Cloud CVM price importer.
 type Importer struct {
-	// Sleep waits between tries of a throttled request (time.Sleep honouring
-	// the context where nil); tests make it instant.
-	Sleep func(time.Duration)
-	// Tries is how often a request answered RequestLimitExceeded is sent
-	// (default 5), with the wait doubling from Backoff (default 1 s).
-	Tries   int
-	Backoff time.Duration
+	// Throttle waits out requests answered RequestLimitExceeded (HTTP 200,
+	// so the caller's client cannot see it): Tries, Backoff, Sleep.
+	feeds.Throttle
 }
 
 // New returns the importer.

@@ -6,8 +6,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gpuscout/gpuscout/internal/feeds"
 	"github.com/shopspring/decimal"
+
+	"github.com/gpuscout/gpuscout/internal/feeds"
 )
 
 func parseFile(t *testing.T, format, path, region string) *feeds.Result {
