@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/google/renameio/v2"
 	"github.com/gpuscout/gpuscout/internal/catalog"
 )
 
@@ -89,7 +90,7 @@ func (s *Store) Write(set *Set) (string, error) {
 	if err := os.Rename(tmp, final); err != nil {
 		return "", err
 	}
-	if err := writeAtomic(filepath.Join(dir, CurrentFile), []byte(version+"\n")); err != nil {
+	if err := renameio.WriteFile(filepath.Join(dir, CurrentFile), []byte(version+"\n"), 0o600); err != nil { // synced temporary file, then a rename
 		os.RemoveAll(final)
 		return "", err
 	}
@@ -127,28 +128,6 @@ func writeSync(path string, b []byte) error {
 		return err
 	}
 	return f.Close()
-}
-
-// writeAtomic writes path through a temporary file and a rename.
-func writeAtomic(path string, b []byte) error {
-	f, err := os.CreateTemp(filepath.Dir(path), ".tmp-"+filepath.Base(path)+"-")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	defer os.Remove(tmp)
-	if _, err := f.Write(b); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp, path)
 }
 
 // versions lists a set folder's version folders, oldest first.

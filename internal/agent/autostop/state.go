@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/google/renameio/v2"
 )
 
 // StateFile is the name of the persisted idle clock in Options.StateDir.
@@ -59,8 +61,8 @@ func loadState(dir string) (*state, error) {
 	return &s, nil
 }
 
-// syncWrites makes saveState fsync the file and its directory (off only in
-// tests).
+// syncWrites makes saveState write atomically and fsync the file and its
+// directory (off only in tests, which then write the file directly).
 var syncWrites = true
 
 // saveState writes the state atomically: a temporary file in the same
@@ -74,29 +76,12 @@ func saveState(dir string, s *state) error {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(dir, StateFile+".tmp*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name()) // gone after the rename; cleans up on failure
-	if _, err := tmp.Write(append(b, '\n')); err != nil {
-		tmp.Close()
-		return err
-	}
-	if syncWrites {
-		if err := tmp.Sync(); err != nil {
-			tmp.Close()
-			return err
-		}
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp.Name(), filepath.Join(dir, StateFile)); err != nil {
-		return err
-	}
+	path := filepath.Join(dir, StateFile)
 	if !syncWrites {
-		return nil
+		return os.WriteFile(path, append(b, '\n'), 0o600)
+	}
+	if err := renameio.WriteFile(path, append(b, '\n'), 0o600); err != nil { // a synced temporary file, then a rename
+		return err
 	}
 	if d, err := os.Open(dir); err == nil { // make the rename itself durable
 		d.Sync()

@@ -12,6 +12,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/google/renameio/v2"
 )
 
 // queue keeps pending notifications on disk, one JSON file each, written
@@ -165,23 +167,10 @@ func (q *queue) markSent(key string) error {
 	return nil
 }
 
+// writeAtomic writes path through a synced temporary file and a rename
+// (renameio): a crash leaves the old file or the new, never half of one.
 func writeAtomic(path string, b []byte) error {
-	f, err := os.CreateTemp(filepath.Dir(path), ".tmp-*")
-	if err != nil {
-		return err
-	}
-	_, err = f.Write(b)
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), path)
-	}
-	if err != nil {
-		os.Remove(f.Name())
+	if err := renameio.WriteFile(path, b, 0o600); err != nil {
 		return fmt.Errorf("notify queue: %v", err)
 	}
 	return nil

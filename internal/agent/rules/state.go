@@ -7,11 +7,11 @@ import (
 	"io/fs"
 	"math"
 	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 	"time"
 
+	"github.com/google/renameio/v2"
 	"github.com/gpuscout/gpuscout/internal/agent/notify"
 )
 
@@ -107,7 +107,7 @@ func (e *Engine) saveState(out []notify.Alert) {
 	}
 	b, err := json.Marshal(saved)
 	if err == nil {
-		err = writeFileAtomic(e.statePath, b)
+		err = renameio.WriteFile(e.statePath, b, 0o600) // synced temporary file, then a rename
 	}
 	if err != nil {
 		e.stateErr = fmt.Errorf("rules state: %v", err)
@@ -115,25 +115,4 @@ func (e *Engine) saveState(out []notify.Alert) {
 	}
 	e.stateErr = nil
 	e.lastSaved = sig
-}
-
-func writeFileAtomic(path string, b []byte) error {
-	f, err := os.CreateTemp(filepath.Dir(path), ".rules-state-*")
-	if err != nil {
-		return err
-	}
-	_, err = f.Write(b)
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), path)
-	}
-	if err != nil {
-		os.Remove(f.Name())
-	}
-	return err
 }
