@@ -80,3 +80,36 @@ type FetchRequest struct {
 	MaxBody  int64
 	MaxPages int
 }
+
+// The request's defaults, decided here for every importer.
+
+// DefaultTimeout bounds one HTTP exchange of an importer given no client.
+const DefaultTimeout = 2 * time.Minute
+
+// Clock returns Now, or the wall clock.
+func (r *FetchRequest) Clock() func() time.Time {
+	if r.Now != nil {
+		return r.Now
+	}
+	return time.Now
+}
+
+// Client returns HTTP, or a plain client with DefaultTimeout.
+func (r *FetchRequest) Client() Doer {
+	if r.HTTP != nil {
+		return r.HTTP
+	}
+	return &http.Client{Timeout: DefaultTimeout}
+}
+
+// Limits returns MaxBody and MaxPages, each replaced by the importer's
+// default where unset (0).
+func (r *FetchRequest) Limits(body int64, pages int) (int64, int) {
+	if r.MaxBody > 0 {
+		body = r.MaxBody
+	}
+	if r.MaxPages > 0 {
+		pages = r.MaxPages
+	}
+	return body, pages
+}

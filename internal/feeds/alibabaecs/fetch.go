@@ -81,19 +81,10 @@ func (im *Importer) Fetch(ctx context.Context, req feeds.FetchRequest) (*feeds.R
 			return nil, fmt.Errorf("alibaba: endpoint %q: want an http(s) URL such as https://ecs.cn-hangzhou.aliyuncs.com", req.Endpoint)
 		}
 	}
-	now := time.Now
-	if req.Now != nil {
-		now = req.Now
-	}
+	now := req.Clock()
 	asOf := now().UTC().Format("2006-01-02")
-	f := &fetcher{im: im, req: req, creds: creds, base: base, now: now, doer: req.HTTP}
-	if f.doer == nil {
-		f.doer = &http.Client{Timeout: time.Minute}
-	}
-	f.maxPages = req.MaxPages
-	if f.maxPages <= 0 {
-		f.maxPages = defaultMaxPages
-	}
+	f := &fetcher{im: im, req: req, creds: creds, base: base, now: now, doer: req.Client()}
+	_, f.maxPages = req.Limits(defaultMaxBody, defaultMaxPages)
 	types := im.InstanceTypes
 	if len(types) == 0 {
 		if types, err = f.gpuTypes(ctx, regions[0]); err != nil {
@@ -336,10 +327,7 @@ func (f *fetcher) send(ctx context.Context, region, action string, params url.Va
 		return nil, fmt.Errorf("alibaba: %s: %s", what, redact(err.Error(), f.creds))
 	}
 	defer resp.Body.Close()
-	max := f.req.MaxBody
-	if max <= 0 {
-		max = defaultMaxBody
-	}
+	max, _ := f.req.Limits(defaultMaxBody, defaultMaxPages)
 	body, err := feeds.ReadBody(resp.Body, max)
 	if tl := (*feeds.TooLargeError)(nil); errors.As(err, &tl) {
 		return nil, fmt.Errorf("alibaba: %s: the answer is over %d bytes", what, max)

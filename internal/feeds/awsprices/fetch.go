@@ -89,10 +89,7 @@ func (im *Importer) Fetch(ctx context.Context, req feeds.FetchRequest) (*feeds.R
 	if req.HTTP == nil {
 		return nil, errors.New("aws: no HTTP client")
 	}
-	f := &fetcher{ctx: ctx, req: req, res: &feeds.Result{}, now: time.Now().UTC()}
-	if req.Now != nil {
-		f.now = req.Now().UTC()
-	}
+	f := &fetcher{ctx: ctx, req: req, res: &feeds.Result{}, now: req.Clock()().UTC()}
 	if req.Getenv == nil {
 		f.req.Getenv = func(string) string { return "" }
 	}
@@ -230,9 +227,7 @@ func (f *fetcher) post(full, what, service, region string, body []byte, header m
 // send sends r once (the caller's Doer retries throttling) and returns the
 // body of a 200 answer, cut off with an error past the limit.
 func (f *fetcher) send(r *http.Request, what string, limit int64) (io.ReadCloser, error) {
-	if f.req.MaxBody > 0 {
-		limit = f.req.MaxBody
-	}
+	limit, _ = f.req.Limits(limit, 0)
 	resp, err := f.req.HTTP.Do(r)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", what, err)

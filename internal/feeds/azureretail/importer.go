@@ -8,7 +8,6 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
-	"time"
 
 	"github.com/gpuscout/gpuscout/internal/feeds"
 )
@@ -136,21 +135,9 @@ func (im *Importer) Fetch(ctx context.Context, req feeds.FetchRequest) (*feeds.R
 	if err != nil || (bu.Scheme != "https" && bu.Scheme != "http") || bu.Host == "" {
 		return nil, fmt.Errorf("azureretail: endpoint %q is not an http(s) URL", req.Endpoint)
 	}
-	doer := req.HTTP
-	if doer == nil {
-		doer = &http.Client{Timeout: 2 * time.Minute}
-	}
-	maxBody, maxPages := req.MaxBody, req.MaxPages
-	if maxBody <= 0 {
-		maxBody = DefaultMaxBody
-	}
-	if maxPages <= 0 {
-		maxPages = DefaultMaxPages
-	}
-	now := time.Now
-	if req.Now != nil {
-		now = req.Now
-	}
+	doer := req.Client()
+	maxBody, maxPages := req.Limits(DefaultMaxBody, DefaultMaxPages)
+	now := req.Clock()
 	day := now().UTC().Format("2006-01-02")
 	c := im.collector("azure-retail-prices@"+day, day, bu.Host+bu.Path)
 	regions := req.Regions

@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
-	"time"
 
 	"github.com/gpuscout/gpuscout/internal/feeds"
 )
@@ -141,21 +140,9 @@ func (im *Importer) Fetch(ctx context.Context, req feeds.FetchRequest) (*feeds.R
 	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
 		return nil, fmt.Errorf("gcpbilling: endpoint %q is not an http(s) URL", req.Endpoint)
 	}
-	doer := req.HTTP
-	if doer == nil {
-		doer = &http.Client{Timeout: 2 * time.Minute}
-	}
-	maxBody, maxPages := req.MaxBody, req.MaxPages
-	if maxBody <= 0 {
-		maxBody = DefaultMaxBody
-	}
-	if maxPages <= 0 {
-		maxPages = DefaultMaxPages
-	}
-	now := time.Now
-	if req.Now != nil {
-		now = req.Now
-	}
+	doer := req.Client()
+	maxBody, maxPages := req.Limits(DefaultMaxBody, DefaultMaxPages)
+	now := req.Clock()
 	at := now().UTC()
 	source, asOf := "gcp-billing-catalog@"+at.Format("2006-01-02"), at.Format("2006-01-02")
 	res := &feeds.Result{}

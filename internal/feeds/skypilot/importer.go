@@ -9,7 +9,6 @@ import (
 	"slices"
 	"sort"
 	"strings"
-	"time"
 
 	"github.com/gpuscout/gpuscout/internal/feeds"
 )
@@ -123,18 +122,9 @@ func (im *Importer) Fetch(ctx context.Context, req feeds.FetchRequest) (*feeds.R
 	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
 		return nil, fmt.Errorf("skypilot: endpoint %q is not an http(s) URL", req.Endpoint)
 	}
-	doer := req.HTTP
-	if doer == nil {
-		doer = &http.Client{Timeout: 2 * time.Minute}
-	}
-	maxBody := req.MaxBody
-	if maxBody <= 0 {
-		maxBody = DefaultMaxBody
-	}
-	now := time.Now
-	if req.Now != nil {
-		now = req.Now
-	}
+	doer := req.Client()
+	maxBody, _ := req.Limits(DefaultMaxBody, 1)
+	now := req.Clock()
 	day := now().UTC().Format("2006-01-02")
 	if req.Progress != nil {
 		req.Progress(0, 1, "SkyPilot catalog "+im.File.Cloud+"/vms.csv")

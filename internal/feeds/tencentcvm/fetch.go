@@ -81,10 +81,7 @@ func (im *Importer) Fetch(ctx context.Context, req feeds.FetchRequest) (*feeds.R
 	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
 		return nil, fmt.Errorf("tencent: endpoint %q: want an http(s) URL such as %s", base, Endpoint)
 	}
-	now := time.Now
-	if req.Now != nil {
-		now = req.Now
-	}
+	now := req.Clock()
 	asOf := now().UTC().Format("2006-01-02")
 	c := newCollector("tencent-cvm-api@"+asOf, asOf)
 	total, done := len(regions)*len(fetchCharges), 0
@@ -132,10 +129,7 @@ func (im *Importer) Fetch(ctx context.Context, req feeds.FetchRequest) (*feeds.R
 // call sends one signed request and reads its answer, trying again while
 // the API answers RequestLimitExceeded and telling each wait.
 func (im *Importer) call(ctx context.Context, req feeds.FetchRequest, creds Credentials, u *url.URL, region, action string, payload []byte, what string, tell func(string), read func(io.Reader) error) error {
-	now := time.Now
-	if req.Now != nil {
-		now = req.Now
-	}
+	now := req.Clock()
 	var apiErr *APIError
 	tries, exhausted, err := im.Throttle.Retry(ctx, func() (bool, error) {
 		apiErr = nil
@@ -182,7 +176,7 @@ func (im *Importer) once(ctx context.Context, req feeds.FetchRequest, creds Cred
 		hr.Header.Set("X-TC-Token", creds.Token)
 	}
 	hr.Header.Set("Authorization", s.Authorization())
-	resp, err := client(req.HTTP).Do(hr)
+	resp, err := req.Client().Do(hr)
 	if err != nil {
 		return fmt.Errorf("tencent: %s %s: %s", action, region, redact(err.Error(), creds))
 	}
@@ -190,10 +184,7 @@ func (im *Importer) once(ctx context.Context, req feeds.FetchRequest, creds Cred
 	if resp.StatusCode != http.StatusOK {
 		return fmt.Errorf("tencent: %s %s: HTTP %s", action, region, resp.Status)
 	}
-	max := req.MaxBody
-	if max <= 0 {
-		max = defaultMaxBody
-	}
+	max, _ := req.Limits(defaultMaxBody, 1) // the API does not page
 	if err := read(feeds.LimitBody(resp.Body, max)); err != nil {
 		if tl := (*feeds.TooLargeError)(nil); errors.As(err, &tl) {
 			return fmt.Errorf("tencent: %s %s: the answer is larger than %d bytes", action, region, max)
@@ -216,12 +207,4 @@ func redact(s string, c Credentials) string {
 		}
 	}
 	return s
-}
-
-// client returns the HTTP client of a request, or the default one.
-func client(d feeds.Doer) feeds.Doer {
-	if d == nil {
-		return http.DefaultClient
-	}
-	return d
 }
