@@ -456,16 +456,6 @@ func dash(s string) string {
 // the same JSON).
 type costOptionJSON = cost.OptionJSON
 
-func num(d decimal.Decimal) *json.Number { return money.Number(d) }
-
-func round2(p *float64) *float64 {
-	if p == nil {
-		return nil
-	}
-	v := math.Round(*p*100) / 100
-	return &v
-}
-
 func costJSON(opts []cost.Option, run *costRun, withCashflow bool) []costOptionJSON {
 	return cost.OptionsJSON(opts, run.l.currency, run.usage, withCashflow)
 }
@@ -774,10 +764,10 @@ cash flows at --discount-rate.`,
 				continue
 			}
 			r := row{Provider: o.Offering.Provider, InstanceType: o.Offering.InstanceType, Region: o.Offering.Region, PricingModel: o.Model,
-				Term: o.Term, Payment: o.Payment, Class: o.Class, EffectiveHourly: num(eff.Decimal),
-				BreakevenHoursPerMonth: round2(o.Breakeven), BreakevenNPVHours: round2(o.BreakevenNPV), Currency: string(run.l.currency)}
+				Term: o.Term, Payment: o.Payment, Class: o.Class, EffectiveHourly: money.Number(eff.Decimal),
+				BreakevenHoursPerMonth: cost.RoundedHours(o.Breakeven), BreakevenNPVHours: cost.RoundedHours(o.BreakevenNPV), Currency: string(run.l.currency)}
 			if od := o.OnDemandHourly(); od.Valid {
-				r.OnDemandHourly = num(od.Decimal)
+				r.OnDemandHourly = money.Number(od.Decimal)
 			}
 			implied := "-"
 			if o.ImpliedRate != nil {

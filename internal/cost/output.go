@@ -49,7 +49,9 @@ type CashflowJSON struct {
 
 func num(d decimal.Decimal) *json.Number { return money.Number(d) }
 
-func round2(p *float64) *float64 {
+// RoundedHours is hours to the hundredth for JSON (nil stays nil: no
+// break-even).
+func RoundedHours(p *float64) *float64 {
 	if p == nil {
 		return nil
 	}
@@ -65,8 +67,8 @@ func OptionsJSON(opts []Option, currency money.Currency, usage *Usage, withCashf
 		o := &opts[i]
 		j := OptionJSON{Provider: o.Offering.Provider, InstanceType: o.Offering.InstanceType, Region: o.Offering.Region,
 			GPU: o.Offering.GPU.Name, GPUCount: o.Offering.GPUCount, PricingModel: o.Model, Term: o.Term, Payment: o.Payment, Class: o.Class,
-			Known: o.Known, Feasible: o.Feasible, Currency: string(currency), BreakevenHoursPerMonth: round2(o.Breakeven),
-			BreakevenNPVHours: round2(o.BreakevenNPV), Explanation: append([]string{}, o.Explanation...), Unknown: o.Unknown, Excludes: o.Excludes}
+			Known: o.Known, Feasible: o.Feasible, Currency: string(currency), BreakevenHoursPerMonth: RoundedHours(o.Breakeven),
+			BreakevenNPVHours: RoundedHours(o.BreakevenNPV), Explanation: append([]string{}, o.Explanation...), Unknown: o.Unknown, Excludes: o.Excludes}
 		if o.ImpliedRate != nil {
 			v := math.Round(*o.ImpliedRate*10000) / 10000
 			j.ImpliedAnnualRate = &v
