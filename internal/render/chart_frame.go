@@ -124,3 +124,21 @@ func (f *frame) drawXYFrame(xmin, xmax, ymin, ymax, plotH float64, xLabel, yLabe
 	bottom = f.drawXAxis(xs, top+plotH, top, xLabel)
 	return xs, ys, top, left, right, bottom
 }
+
+// legendFlow lays legend entries left to right from (x, y), starting a new
+// line where an entry would pass right: the legends of the Pareto and the
+// scatter charts.
+type legendFlow struct{ x, y, right float64 }
+
+func newLegendFlow(f *frame) *legendFlow {
+	return &legendFlow{x: marginX, y: f.y + fontSmall, right: f.W - marginX}
+}
+
+// entry draws an entry w wide at the next place.
+func (l *legendFlow) entry(w float64, draw func(x, y float64)) {
+	if l.x+w > l.right {
+		l.x, l.y = marginX, l.y+fontSmall*1.5
+	}
+	draw(l.x, l.y)
+	l.x += w + 14
+}

@@ -335,36 +335,28 @@ func (c *ParetoChart) legend(f *frame) float64 {
 	for _, p := range c.Points {
 		present[p.Kind] = true
 	}
-	y := f.y + fontSmall
-	x := marginX
-	entry := func(w float64, draw func(x, y float64)) {
-		if x+w > f.W-marginX {
-			x, y = marginX, y+fontSmall*1.5
-		}
-		draw(x, y)
-		x += w + 14
-	}
+	lf := newLegendFlow(f)
 	for _, k := range paretoKinds {
 		if !present[k] {
 			continue
 		}
 		col, mk := kindStyle(k)
-		entry(18+textWidth(k, fontSmall), func(x, y float64) {
+		lf.entry(18+textWidth(k, fontSmall), func(x, y float64) {
 			f.printf(`<g transform="translate(%.1f,%.1f)" fill="%s" stroke="%s">%s</g>`+"\n", x+6, y-5, col, col, mk)
 			f.text(x+18, y, "start", ink, fontSmall, k, "")
 		})
 	}
 	if slices.ContainsFunc(c.Points, func(p ParetoPoint) bool { return p.Recommended }) {
-		entry(24+textWidth("recommended", fontSmall), func(x, y float64) {
+		lf.entry(24+textWidth("recommended", fontSmall), func(x, y float64) {
 			f.printf(`<circle cx="%.1f" cy="%.1f" r="9" fill="white" stroke="%s" stroke-width="2"/>`+"\n", x+9, y-5, ink)
 			f.text(x+24, y, "start", ink, fontSmall, "recommended", "")
 		})
 	}
-	y += fontSmall * 0.9
+	lf.y += fontSmall * 0.9
 	note := "Line: plans no other plan beats on both axes; small marks are beaten on both. Each mark's tooltip names its plan."
 	for _, l := range wrapWords(note, int((f.W-2*marginX)/(0.55*fontSmall))) {
-		y += fontSmall * 1.25
-		f.text(marginX, y, "start", "#444444", fontSmall, l, "")
+		lf.y += fontSmall * 1.25
+		f.text(marginX, lf.y, "start", "#444444", fontSmall, l, "")
 	}
-	return y + 4
+	return lf.y + 4
 }

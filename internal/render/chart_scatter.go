@@ -98,28 +98,20 @@ func (c *ScatterChart) legend(f *frame) float64 {
 		present[p.Series] = true
 		kinds[p.Hollow] = true
 	}
-	y := f.y + fontSmall
-	x := marginX
-	entry := func(w float64, draw func(x, y float64)) {
-		if x+w > f.W-marginX {
-			x, y = marginX, y+fontSmall*1.5
-		}
-		draw(x, y)
-		x += w + 14
-	}
+	lf := newLegendFlow(f)
 	for i, name := range c.Series {
 		if !present[i] {
 			continue
 		}
 		col, _, mk := seriesStyle(i)
-		entry(18+textWidth(name, fontSmall), func(x, y float64) {
+		lf.entry(18+textWidth(name, fontSmall), func(x, y float64) {
 			f.printf(`<g transform="translate(%.1f,%.1f)" fill="%s" stroke="%s">%s</g>`+"\n", x+6, y-5, col, col, mk)
 			f.text(x+18, y, "start", ink, fontSmall, name, "")
 		})
 	}
 	if kinds[true] && kinds[false] || kinds[true] && c.HollowName != "" {
-		y += fontSmall * 1.5
-		x = marginX
+		lf.y += fontSmall * 1.5
+		lf.x = marginX
 		for _, k := range []struct {
 			hollow bool
 			name   string
@@ -127,7 +119,7 @@ func (c *ScatterChart) legend(f *frame) float64 {
 			if !kinds[k.hollow] || k.name == "" {
 				continue
 			}
-			entry(24+textWidth(k.name, fontSmall), func(x, y float64) {
+			lf.entry(24+textWidth(k.name, fontSmall), func(x, y float64) {
 				if k.hollow {
 					f.printf(`<circle cx="%.1f" cy="%.1f" r="5" fill="white" stroke="%s" stroke-width="1.5"/>`+"\n", x+9, y-5, ink)
 				} else {
@@ -137,8 +129,8 @@ func (c *ScatterChart) legend(f *frame) float64 {
 			})
 		}
 	} else if kinds[false] && c.FilledName != "" {
-		y += fontSmall * 1.5
-		f.text(marginX, y, "start", "#444444", fontSmall, "All points: "+c.FilledName+".", "")
+		lf.y += fontSmall * 1.5
+		f.text(marginX, lf.y, "start", "#444444", fontSmall, "All points: "+c.FilledName+".", "")
 	}
-	return y + fontSmall*0.6
+	return lf.y + fontSmall*0.6
 }
