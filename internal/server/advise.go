@@ -90,7 +90,7 @@ func (s *Server) adviseFromBody(r *http.Request, body []byte) (*advise.Advisor, 
 		return nil, nil, nil, err
 	}
 	for _, id := range benchIDs {
-		if !validID(id) {
+		if !store.ValidID(id) {
 			return nil, nil, []FieldError{{keyBench, fmt.Sprintf("%q: want the 64 hex digits of a report's SHA-256", id)}}, nil
 		}
 		d, err := s.cfg.Store.GetDocument(r.Context(), id)

@@ -117,8 +117,7 @@ func (s *Server) postReport(w http.ResponseWriter, r *http.Request) {
 			d.SignedBy = keyID
 		}
 	}
-	sum := sha256.Sum256(body)
-	d.ID = hex.EncodeToString(sum[:])
+	d.ID = store.DocumentID(body)
 	created, err := s.cfg.Store.PutDocument(r.Context(), d)
 	if err != nil {
 		s.cfg.Logger.Error("put document", "id", d.ID, "err", err)
@@ -309,17 +308,9 @@ func (s *Server) list(w http.ResponseWriter, r *http.Request, kind string) {
 func (s *Server) listReports(w http.ResponseWriter, r *http.Request) { s.list(w, r, "") }
 func (s *Server) listPlans(w http.ResponseWriter, r *http.Request)   { s.list(w, r, store.KindPlan) }
 
-func validID(id string) bool {
-	if len(id) != 64 {
-		return false
-	}
-	_, err := hex.DecodeString(id)
-	return err == nil
-}
-
 func (s *Server) getReport(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
-	if !validID(id) {
+	if !store.ValidID(id) {
 		badRequest(w, FieldError{"id", fmt.Sprintf("%q: want the 64 hex digits of a report's SHA-256", id)})
 		return
 	}
@@ -348,7 +339,7 @@ func (s *Server) compareReports(w http.ResponseWriter, r *http.Request) {
 	}
 	docs := make([]*benchreport.Document, len(ids))
 	for i, id := range ids {
-		if !validID(id) {
+		if !store.ValidID(id) {
 			badRequest(w, FieldError{"ids", fmt.Sprintf("%q: want the 64 hex digits of a report's SHA-256", id)})
 			return
 		}

@@ -41,6 +41,20 @@ func DocumentID(body []byte) string {
 	return hex.EncodeToString(s[:])
 }
 
+// ValidID reports whether id can be a document's ID: 64 lower-case hex
+// digits (what DocumentID writes).
+func ValidID(id string) bool {
+	if len(id) != 2*sha256.Size {
+		return false
+	}
+	for _, c := range id {
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
+			return false
+		}
+	}
+	return true
+}
+
 // CheckFilter checks f's bounds and returns the limit to use: DefaultLimit
 // for 0, an error for a limit outside 0..MaxLimit or an offset outside
 // 0..MaxOffset.

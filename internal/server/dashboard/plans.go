@@ -201,7 +201,7 @@ func (d *dash) plan(w http.ResponseWriter, r *http.Request) {
 	fail := func(err error) {
 		d.page(func(*http.Request) (*page, error) { return nil, err })(w, r)
 	}
-	if !validID(id) {
+	if !store.ValidID(id) {
 		fail(badRequest("plan id %q: want the 64 hex digits of a SHA-256", id))
 		return
 	}

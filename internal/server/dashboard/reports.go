@@ -27,7 +27,7 @@ type benchDoc struct {
 // loadBench reads a stored bench report by ID: 404 for none, 400 for an
 // ID that is not a SHA-256 or a document of another kind.
 func (d *dash) loadBench(ctx context.Context, id string) (*benchDoc, error) {
-	if !validID(id) {
+	if !store.ValidID(id) {
 		return nil, badRequest("report id %q: want the 64 hex digits of a SHA-256", id)
 	}
 	doc, err := d.Store.GetDocument(ctx, id)
@@ -98,18 +98,6 @@ var capNote = fmt.Sprintf("Built from the newest %d bench reports stored; older 
 
 // maxDecoded bounds the decoded reports kept in memory.
 const maxDecoded = 4 * store.MaxLimit
-
-func validID(id string) bool {
-	if len(id) != 64 {
-		return false
-	}
-	for _, c := range id {
-		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
-			return false
-		}
-	}
-	return true
-}
 
 // what says what a report measured: "1× H200-SXM-141GB".
 func what(r *benchreport.Document) string {
