@@ -51,3 +51,12 @@ func ListQuery(f store.Filter, limit int, withBody bool, placeholder func(n int)
 	q += " ORDER BY received_at DESC, seq DESC LIMIT " + arg(limit) + " OFFSET " + arg(f.Offset)
 	return q, args
 }
+
+// CountQuery is the query counting the documents of kind ("": all), with
+// param writing the dialect's placeholder (? or $1).
+func CountQuery(kind string, param func(n int) string) (string, []any) {
+	if kind == "" {
+		return "SELECT count(*) FROM documents", nil
+	}
+	return "SELECT count(*) FROM documents WHERE kind = " + param(1), []any{kind}
+}

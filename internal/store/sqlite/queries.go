@@ -107,10 +107,7 @@ func (s *Store) GetDocument(ctx context.Context, id string) (*store.Document, er
 
 // CountDocuments returns how many documents of the kind are stored ("": all).
 func (s *Store) CountDocuments(ctx context.Context, kind string) (int, error) {
-	q, args := "SELECT count(*) FROM documents", []any{}
-	if kind != "" {
-		q, args = q+" WHERE kind = ?", append(args, kind)
-	}
+	q, args := schema.CountQuery(kind, func(int) string { return "?" })
 	var n int
 	if err := s.r.QueryRowContext(ctx, q, args...).Scan(&n); err != nil {
 		return 0, fmt.Errorf("sqlite: count documents: %w", err)
