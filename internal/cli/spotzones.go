@@ -91,9 +91,15 @@ func (f *spotFlags) prepareZones(in *spotInputs, l *loadedCatalog, paths []strin
 		zi.pairing = fmt.Sprintf("%d zones, each a two-state model fitted to its own trace (independent histories)", len(paths))
 	}
 	seen := map[string]int{}
+	files := map[string]bool{}
 	for _, p := range paths {
 		z, _ := spot.ZoneOfFile(p)
 		seen[z]++
+		abs, _ := filepath.Abs(p)
+		if files[abs] {
+			return usagef("--trace %s is given twice: a zone is one trace, and one trace twice would be two zones whose spot comes and goes together", p)
+		}
+		files[abs] = true
 	}
 	var zones []spot.Zone
 	var tracePriced []bool

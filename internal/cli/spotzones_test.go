@@ -206,6 +206,7 @@ func TestSpotRegionsBadInput(t *testing.T) {
 		{append(base, "--trace", two, "--regions", "failover", "--move-gb", "10"), "--move-gb 10: zone volatile is not an AWS zone the catalog prices transfer for; give --move-price"},
 		{append(base, "--trace", two, "--policy", "failover"), "--policy failover moves between zones: give the zones' traces with --regions failover"},
 		{append(base, "--trace", volatileTrace+","+filepath.Join(dir, "odd_1.json"), "--regions", "failover"), "have different ticks"},
+		{append(base, "--trace", volatileTrace+","+volatileTrace, "--regions", "failover"), "is given twice: a zone is one trace"},
 	} {
 		_, errOut, code := run(t, tc.args...)
 		if code != ExitUsage || !strings.Contains(errOut, tc.want) {
