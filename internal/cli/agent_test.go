@@ -116,11 +116,11 @@ func startAgent(t *testing.T, args ...string) (string, *syncBuffer) {
 			if code != 0 {
 				t.Errorf("agent exit %d after cancel: %s", code, errb.String())
 			}
-		case <-time.After(10 * time.Second):
-			t.Error("the agent did not stop within 10 s of its context ending")
+		case <-time.After(30 * time.Second):
+			t.Error("the agent did not stop within 30 s of its context ending")
 		}
 	})
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(30 * time.Second)
 	for time.Now().Before(deadline) {
 		if m := addrRE.FindStringSubmatch(errb.String()); m != nil {
 			return m[1], &errb
@@ -228,8 +228,8 @@ rules:
 				t.Errorf("webhook body lacks %s:\n%s", want, body)
 			}
 		}
-	case <-time.After(15 * time.Second):
-		t.Fatal("no webhook within 15 s")
+	case <-time.After(30 * time.Second):
+		t.Fatal("no webhook within 30 s")
 	}
 }
 
@@ -367,7 +367,7 @@ func TestAgentSIGTERM(t *testing.T) {
 		if code != 0 || !strings.Contains(errb.String(), "gpuscout agent stopped") {
 			t.Errorf("after SIGTERM: exit %d, log:\n%s", code, errb.String())
 		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("the agent did not stop within 10 s of SIGTERM")
+	case <-time.After(30 * time.Second):
+		t.Fatal("the agent did not stop within 30 s of SIGTERM")
 	}
 }

@@ -58,7 +58,7 @@ rules:
 			Annotations map[string]string `json:"annotations"`
 		} `json:"alerts"`
 	}
-	deadline := time.Now().Add(5 * time.Second)
+	deadline := time.Now().Add(30 * time.Second)
 	for {
 		mu.Lock()
 		n := len(bodies)
@@ -70,7 +70,7 @@ rules:
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("no webhook notice within 5 s; agent log:\n%s", log.String())
+			t.Fatalf("no webhook notice within 30 s; agent log:\n%s", log.String())
 		}
 		time.Sleep(20 * time.Millisecond)
 	}

@@ -69,7 +69,7 @@ func TestEnvNoCloud(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
-	if d := time.Since(start); d > 2*time.Second {
+	if d := time.Since(start); d > 10*time.Second { // 300 ms and closed ports: milliseconds, unless busy
 		t.Errorf("env took %v", d)
 	}
 	var got struct {

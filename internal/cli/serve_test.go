@@ -112,7 +112,7 @@ func TestServeUploadAndStop(t *testing.T) {
 		if code != 0 {
 			t.Fatalf("serve: exit %d after stop", code)
 		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("serve did not stop")
+	case <-time.After(30 * time.Second):
+		t.Fatal("serve did not stop within 30 s")
 	}
 }

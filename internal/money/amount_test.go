@@ -2,6 +2,7 @@ package money
 
 import (
 	"errors"
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -109,15 +110,20 @@ func TestCheckDrift(t *testing.T) {
 }
 
 // Numbers with absurd exponents are refused before any arithmetic (comparing
-// 0.13e-9999999 with a bound took 2 s), and ordinary ones pass.
+// 0.13e-9999999 with a bound took 2 s), and ordinary ones pass. The time is
+// the fastest of five tries, which a busy machine's scheduling cannot inflate.
 func TestParseDecimalBounds(t *testing.T) {
 	for _, s := range []string{"0.13e-9999999", "1e999999", "1e31", "1e-60"} {
-		start := time.Now()
-		if _, err := ParseDecimal(s); !errors.Is(err, ErrOutOfRange) {
-			t.Errorf("ParseDecimal(%q) = %v, want out of range", s, err)
+		fastest := time.Duration(math.MaxInt64)
+		for range 5 {
+			start := time.Now()
+			if _, err := ParseDecimal(s); !errors.Is(err, ErrOutOfRange) {
+				t.Errorf("ParseDecimal(%q) = %v, want out of range", s, err)
+			}
+			fastest = min(fastest, time.Since(start))
 		}
-		if d := time.Since(start); d > 50*time.Millisecond {
-			t.Errorf("ParseDecimal(%q) took %v", s, d)
+		if fastest > 50*time.Millisecond {
+			t.Errorf("ParseDecimal(%q) took %v at best", s, fastest)
 		}
 	}
 	for _, s := range []string{"0", "0.000001", "21.957642", "1e12", "123456789012345678901234567890"} {

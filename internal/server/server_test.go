@@ -550,9 +550,19 @@ func TestGracefulShutdown(t *testing.T) {
 	}()
 	<-bs.entered
 	stop() // SIGTERM's effect: shut down with the upload in flight
-	time.Sleep(50 * time.Millisecond)
-	if _, err := net.DialTimeout("tcp", ln.Addr().String(), time.Second); err == nil {
-		t.Error("still accepting connections after shutdown began")
+	// The listener closes as shutdown begins (milliseconds; on a busy
+	// machine, later): wait for a refused connection while the upload is
+	// still held, and fail only if connections are still taken after 30 s.
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		conn, err := net.DialTimeout("tcp", ln.Addr().String(), time.Second)
+		if err != nil {
+			break
+		}
+		conn.Close()
+		if time.Now().After(deadline) {
+			t.Error("still accepting connections 30 s after shutdown began")
+			break
+		}
 	}
 	close(bs.release)
 	if code := <-answer; code != 201 {

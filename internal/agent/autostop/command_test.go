@@ -38,26 +38,46 @@ func readPID(t *testing.T, path string) int {
 	return pid
 }
 
+// setupTries runs try with a timeout of 300 ms, then 1.2 s, then 4.8 s,
+// until the hook it runs has written its pid file before being killed: on a
+// busy machine the kill can come first, and such a run proves nothing.
+func setupTries(t *testing.T, try func(timeout time.Duration, pidFile string)) (pidFile string) {
+	t.Helper()
+	for timeout := 300 * time.Millisecond; ; timeout *= 4 {
+		pidFile = filepath.Join(t.TempDir(), "child.pid")
+		try(timeout, pidFile)
+		if _, err := os.Stat(pidFile); err == nil || timeout > 4*time.Second {
+			return pidFile
+		}
+		t.Logf("the hook was killed at %s before it wrote its pid file; trying a longer timeout", timeout)
+	}
+}
+
 // TestRunCommandHangingHook: a hook that hangs, with a child of its own that
 // also holds its stdout, is killed with its whole process group at the
 // timeout, and RunCommand returns soon after.
 func TestRunCommandHangingHook(t *testing.T) {
-	pidFile := filepath.Join(t.TempDir(), "child.pid")
-	script := `sleep 60 & echo $! > "$1"; echo started; wait`
-	start := time.Now()
-	r := RunCommand(context.Background(), []string{"sh", "-c", script, "hook", pidFile}, 300*time.Millisecond)
-	took := time.Since(start)
+	script := `echo started; sleep 120 & echo $! > "$1"; wait`
+	var r Result
+	var took time.Duration
+	pidFile := setupTries(t, func(timeout time.Duration, pidFile string) {
+		start := time.Now()
+		r = RunCommand(context.Background(), []string{"sh", "-c", script, "hook", pidFile}, timeout)
+		took = time.Since(start)
+	})
 	if !r.TimedOut || !errors.Is(r.Err, ErrTimeout) {
 		t.Errorf("RunCommand(hanging) = TimedOut %v, Err %v; want true, ErrTimeout", r.TimedOut, r.Err)
 	}
-	if took > 3*time.Second {
+	// Waiting for the hook would take 120 s; the kill at 300 ms (plus at most
+	// 1 s WaitDelay) little more: 30 s tells them apart on a busy machine.
+	if took > 30*time.Second {
 		t.Errorf("RunCommand(hanging) took %s; want about the 300ms timeout (plus at most 1s WaitDelay)", took)
 	}
 	if r.Output != "started" {
 		t.Errorf("output = %q; want %q", r.Output, "started")
 	}
 	child := readPID(t, pidFile)
-	deadline := time.Now().Add(2 * time.Second)
+	deadline := time.Now().Add(30 * time.Second)
 	for !gone(child) && time.Now().Before(deadline) {
 		time.Sleep(20 * time.Millisecond)
 	}
@@ -102,31 +122,35 @@ func TestRunCommandOutcomes(t *testing.T) {
 // that hangs is killed with its children at hook_timeout and the stop
 // command runs after it.
 func TestWatcherHangingHook(t *testing.T) {
-	dir := t.TempDir()
-	pidFile, stopped := filepath.Join(dir, "hook-child.pid"), filepath.Join(dir, "stopped")
-	o := testOptions(t)
-	o.MaxGap = o.IdleFor
-	o.Hook = []string{"sh", "-c", `sleep 60 & echo $! > "$1"; wait`, "hook", pidFile}
-	o.HookTimeout = time.Second
-	o.Stop = []string{"sh", "-c", `echo stop > "$1"`, "stop", stopped}
-	w, err := New(o, Deps{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	w.Tick(t0, idleGPUs)
-	start := time.Now()
-	if d, _ := w.Tick(t0.Add(o.IdleFor), idleGPUs); d.Action != StartedStop {
-		t.Fatalf("action %s; want started-stop", d.Action)
-	}
-	w.Wait()
-	if took := time.Since(start); took > 4*time.Second {
-		t.Errorf("hook and stop took %s; want the 1s hook timeout and little more", took)
+	var stopped string
+	var took time.Duration
+	pidFile := setupTries(t, func(timeout time.Duration, pidFile string) {
+		stopped = filepath.Join(t.TempDir(), "stopped")
+		o := testOptions(t)
+		o.MaxGap = o.IdleFor
+		o.Hook = []string{"sh", "-c", `sleep 120 & echo $! > "$1"; wait`, "hook", pidFile}
+		o.HookTimeout = max(timeout, time.Second) // the option's least
+		o.Stop = []string{"sh", "-c", `echo stop > "$1"`, "stop", stopped}
+		w, err := New(o, Deps{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		w.Tick(t0, idleGPUs)
+		start := time.Now()
+		if d, _ := w.Tick(t0.Add(o.IdleFor), idleGPUs); d.Action != StartedStop {
+			t.Fatalf("action %s; want started-stop", d.Action)
+		}
+		w.Wait()
+		took = time.Since(start)
+	})
+	if took > 30*time.Second { // the hook alone would hang 120 s
+		t.Errorf("hook and stop took %s; want the hook timeout and little more", took)
 	}
 	if b, err := os.ReadFile(stopped); err != nil || strings.TrimSpace(string(b)) != "stop" {
 		t.Errorf("the stop command did not run after the hung hook: %q, %v", b, err)
 	}
 	child := readPID(t, pidFile)
-	deadline := time.Now().Add(2 * time.Second)
+	deadline := time.Now().Add(30 * time.Second)
 	for !gone(child) && time.Now().Before(deadline) {
 		time.Sleep(20 * time.Millisecond)
 	}

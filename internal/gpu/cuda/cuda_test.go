@@ -458,7 +458,9 @@ func TestWatchdogNamesTheHungCall(t *testing.T) {
 	f := newFakes(t, false, false)
 	msgs := make(chan string, 4)
 	d := f.open(t, Options{NoNVML: true, CallTimeout: 40 * time.Millisecond, Exit: func(m string) { msgs <- m }})[0]
-	f.set("hang_ms", 300)
+	// A 1 s hang against a 40 ms deadline: the watchdog fires well inside it
+	// even when a busy machine runs its goroutine late.
+	f.set("hang_ms", 1000)
 	if _, err := d.Time(func() error { return nil }); err != nil {
 		t.Fatal(err)
 	}
@@ -470,8 +472,8 @@ func TestWatchdogNamesTheHungCall(t *testing.T) {
 				t.Errorf("watchdog message %q lacks %q", m, want)
 			}
 		}
-	default:
-		t.Fatal("the watchdog did not fire for a 300 ms call with a 40 ms deadline")
+	case <-time.After(30 * time.Second):
+		t.Fatal("the watchdog did not fire for a 1 s call with a 40 ms deadline")
 	}
 	if len(msgs) != 0 {
 		t.Errorf("the watchdog fired %d more times for one hung call", len(msgs))
@@ -481,7 +483,7 @@ func TestWatchdogNamesTheHungCall(t *testing.T) {
 func TestWatchdogGuardsCuInit(t *testing.T) {
 	f := newFakes(t, false, false)
 	msgs := make(chan string, 4)
-	f.set("init_ms", 300)
+	f.set("init_ms", 1000) // 25 times the deadline: it fires in time on a busy machine
 	devs, err := Open(Options{Env: &f.env, NoNVML: true, CallTimeout: 40 * time.Millisecond, Exit: func(m string) { msgs <- m }})
 	f.set("init_ms", 0)
 	if err != nil {
@@ -495,8 +497,8 @@ func TestWatchdogGuardsCuInit(t *testing.T) {
 		if !strings.Contains(m, "CUDA: cuInit has not returned after 40ms") {
 			t.Errorf("watchdog message %q", m)
 		}
-	default:
-		t.Fatal("the watchdog did not fire for a 300 ms cuInit with a 40 ms deadline")
+	case <-time.After(30 * time.Second):
+		t.Fatal("the watchdog did not fire for a 1 s cuInit with a 40 ms deadline")
 	}
 }
 

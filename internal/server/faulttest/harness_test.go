@@ -117,7 +117,7 @@ func startServer(t *testing.T, db string, extra ...string) *serveProc {
 	}
 	go func() { s.done <- cmd.Wait() }()
 	t.Cleanup(func() { s.kill() })
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(60 * time.Second) // a cold start (migrations, a first PostgreSQL connection) on a busy machine
 	for time.Now().Before(deadline) {
 		select {
 		case err := <-s.done:
@@ -133,7 +133,7 @@ func startServer(t *testing.T, db string, extra ...string) *serveProc {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	t.Fatalf("serve did not answer /healthz within 10 s\n%s", s.out)
+	t.Fatalf("serve did not answer /healthz within 60 s\n%s", s.out)
 	return nil
 }
 

@@ -41,7 +41,7 @@ func kill9(t *testing.T, be backend) {
 	for i := range bodies {
 		bodies[i] = report(t, fmt.Sprintf("fault-node-%03d", i), i)
 	}
-	client := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: uploads}}
+	client := &http.Client{Timeout: 60 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: uploads}}
 
 	type result struct {
 		status int

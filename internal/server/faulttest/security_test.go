@@ -22,7 +22,7 @@ func security(t *testing.T, be backend) {
 	db := be.newDB(t)
 	token := createTokens(t, be, db, "writer", 1)[0]
 	srv := startServer(t, db)
-	client := &http.Client{Timeout: 10 * time.Second}
+	client := &http.Client{Timeout: 60 * time.Second} // a request, not a deadline on the machine
 	post := srv.base + "/api/v1/reports"
 
 	t.Run("tokens", func(t *testing.T) {
