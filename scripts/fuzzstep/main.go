@@ -105,7 +105,19 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "fuzzstep: no fuzz targets under %s (filter %q)\n", root, *only)
 		return 1
 	}
-	g := goTest{root: root, budget: budget, minimize: *minimize}
+	binDir, err := os.MkdirTemp("", "fuzzstep")
+	if err != nil {
+		fmt.Fprintln(stderr, "fuzzstep:", err)
+		return 1
+	}
+	defer os.RemoveAll(binDir)
+	g := &goTest{root: root, budget: budget, minimize: *minimize, binDir: binDir}
+	start := time.Now()
+	if err := g.build(ctx, targets); err != nil {
+		fmt.Fprintln(stderr, "fuzzstep:", err)
+		return 1
+	}
+	fmt.Fprintf(stdout, "fuzz: built the fuzz binaries of %d packages in %.0f s\n", len(g.built), time.Since(start).Seconds())
 	return report(fuzzAll(ctx, targets, *jobs, g.run), budget, stdout, stderr)
 }
 

@@ -156,6 +156,21 @@ func TestPlantedCrasherFailsTheStep(t *testing.T) {
 	if code := Main(t.Context(), []string{"-budget", "2000x", "-run", `:FuzzFine$`, root}, &out, &errOut); code != 0 {
 		t.Errorf("the fine target alone: exit %d, want 0\n%s%s", code, out.String(), errOut.String())
 	}
+
+	// A package that does not compile fails the step with the compiler's words.
+	bad := filepath.Join(root, "q", "q_test.go")
+	if err := os.MkdirAll(filepath.Dir(bad), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(bad, []byte("package q\n\nimport \"testing\"\n\nfunc FuzzQ(f *testing.F) { var n int = \"no\"; _ = n }\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out.Reset()
+	errOut.Reset()
+	if code := Main(t.Context(), []string{"-budget", "100x", "-run", `^./q:`, root}, &out, &errOut); code != 1 ||
+		!strings.Contains(errOut.String(), `cannot use "no"`) || !strings.Contains(errOut.String(), "FAIL  ./q:FuzzQ: broken") {
+		t.Errorf("a package that does not build: exit %d\n%s%s", code, out.String(), errOut.String())
+	}
 }
 
 func TestMainBadFlags(t *testing.T) {

@@ -1,13 +1,17 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"sort"
+	"strconv"
+	"strings"
 	"time"
 )
 
@@ -53,23 +57,97 @@ func fuzzTarget(ctx context.Context, t Target, run runFunc) Outcome {
 	return o
 }
 
-// goTest runs `go test -fuzz` for one target in the module at root and
-// records what it wrote into the target's corpus folder.
+// goTest fuzzes the targets of the module at root the way `go test -fuzz`
+// does, but builds each package's instrumented test binary once, one
+// package at a time, before any target runs: two `go test -fuzz` at once
+// from a cold build cache each compile the same instrumented standard
+// library, and each run relinks its binary.
 type goTest struct {
 	root     string
 	budget   Budget
 	minimize string // -fuzzminimizetime
+	binDir   string // where the test binaries go
+	cacheDir string // $GOCACHE/fuzz, the corpus cache go test gives fuzzers
+
+	built map[string]built // by Target.Dir
 }
 
-func (g goTest) run(ctx context.Context, t Target) (Run, error) {
+// built is a package's fuzz binary, or the output of its failed build.
+type built struct {
+	binary     string
+	importPath string
+	buildLog   string // non-empty when the build failed
+}
+
+// maxTestTimeout stops a wedged fuzz binary, as go test's default -timeout does.
+const maxTestTimeout = 10 * time.Minute
+
+// build compiles the fuzz binary of every package that holds a target.
+// A package that fails to build is not an error here: its targets run as
+// Broken with the compiler's output, as `go test -fuzz` would report them.
+func (g *goTest) build(ctx context.Context, targets []Target) error {
+	gocache, err := goEnv(ctx, g.root, "GOCACHE")
+	if err != nil {
+		return err
+	}
+	g.cacheDir = filepath.Join(gocache, "fuzz")
+	var dirs []string
+	for _, t := range targets {
+		if len(dirs) == 0 || dirs[len(dirs)-1] != t.Dir {
+			dirs = append(dirs, t.Dir)
+		}
+	}
+	paths, err := importPaths(ctx, g.root, dirs)
+	if err != nil {
+		return err
+	}
+	g.built = make(map[string]built, len(dirs))
+	for i, dir := range dirs {
+		bin := filepath.Join(g.binDir, strconv.Itoa(i)+".test")
+		cmd := exec.CommandContext(ctx, "go", "test", "-c", "-fuzz=.", "-o", bin, "./"+dir)
+		cmd.Dir = g.root
+		out, err := cmd.CombinedOutput()
+		b := built{binary: bin, importPath: paths[dir]}
+		if err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			b.buildLog = string(out)
+			if b.buildLog == "" {
+				b.buildLog = err.Error() + "\n"
+			}
+			b.buildLog += "FAIL\t" + paths[dir] + " [build failed]\n"
+		}
+		g.built[dir] = b
+	}
+	return nil
+}
+
+// run fuzzes one target with its package's binary, in the package's
+// folder, and records what it wrote into the target's corpus folder.
+func (g *goTest) run(ctx context.Context, t Target) (Run, error) {
+	b, ok := g.built[t.Dir]
+	if !ok {
+		return Run{}, fmt.Errorf("%s: its package was not built", t)
+	}
+	if b.buildLog != "" {
+		return Run{ExitCode: 1, Log: b.buildLog}, nil
+	}
 	dir := t.CorpusDir(g.root)
 	before, err := listFiles(dir)
 	if err != nil {
 		return Run{}, err
 	}
-	cmd := exec.CommandContext(ctx, "go", "test", "-run", "^$", "-fuzz", "^"+t.Name+"$",
-		"-fuzztime", g.budget.Flag(), "-fuzzminimizetime", g.minimize, "-parallel", "1", t.Package())
-	cmd.Dir = g.root
+	cmd := exec.CommandContext(ctx, b.binary,
+		"-test.paniconexit0",
+		"-test.fuzzcachedir="+filepath.Join(g.cacheDir, b.importPath),
+		"-test.timeout="+maxTestTimeout.String(),
+		"-test.run=^$",
+		"-test.fuzz=^"+t.Name+"$",
+		"-test.fuzztime="+g.budget.Flag(),
+		"-test.fuzzminimizetime="+g.minimize,
+		"-test.parallel=1")
+	cmd.Dir = filepath.Join(g.root, t.Dir)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	err = cmd.Run()
@@ -83,7 +161,7 @@ func (g goTest) run(ctx context.Context, t Target) (Run, error) {
 			r.ExitCode = 128
 		}
 	default:
-		return Run{}, fmt.Errorf("go test %s: %w", t, err)
+		return Run{}, fmt.Errorf("%s: %w", t, err)
 	}
 	after, err := listFiles(dir)
 	if err != nil {
@@ -96,6 +174,59 @@ func (g goTest) run(ctx context.Context, t Target) (Run, error) {
 	}
 	sort.Strings(r.Written)
 	return r, nil
+}
+
+// goEnv reads one of go env's variables.
+func goEnv(ctx context.Context, root, name string) (string, error) {
+	cmd := exec.CommandContext(ctx, "go", "env", name)
+	cmd.Dir = root
+	out, err := cmd.Output()
+	if err != nil {
+		return "", fmt.Errorf("go env %s: %w", name, err)
+	}
+	v := strings.TrimSpace(string(out))
+	if v == "" || v == "off" {
+		return "", fmt.Errorf("go env %s is %q: fuzzing needs a build cache", name, v)
+	}
+	return v, nil
+}
+
+// importPaths maps each package folder (relative to root) to its import path.
+func importPaths(ctx context.Context, root string, dirs []string) (map[string]string, error) {
+	args := []string{"list", "-e", "-f", "{{.Dir}}\t{{.ImportPath}}"}
+	for _, d := range dirs {
+		args = append(args, "./"+d)
+	}
+	cmd := exec.CommandContext(ctx, "go", args...)
+	cmd.Dir = root
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return nil, fmt.Errorf("go list: %v: %s", err, stderr.String())
+	}
+	absRoot, err := filepath.Abs(root)
+	if err != nil {
+		return nil, err
+	}
+	absRoot, _ = filepath.EvalSymlinks(absRoot)
+	paths := make(map[string]string, len(dirs))
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	for sc.Scan() {
+		dir, path, ok := strings.Cut(sc.Text(), "\t")
+		if !ok {
+			continue
+		}
+		if rel, err := filepath.Rel(absRoot, dir); err == nil {
+			paths[filepath.ToSlash(rel)] = path
+		}
+	}
+	for _, d := range dirs {
+		if paths[d] == "" {
+			return nil, fmt.Errorf("go list gave no import path for ./%s:\n%s", d, out)
+		}
+	}
+	return paths, nil
 }
 
 // listFiles names the files in dir; a folder that does not exist is empty.
