@@ -117,16 +117,27 @@ func TestSteadyLoadPicksCommitment(t *testing.T) {
 	}
 }
 
-// A one-week job never picks a 1-year commitment.
+// A one-week job never picks a 1-year commitment; a Capacity Block, made
+// for jobs, is a week long.
 func TestWeekJobNoCommitment(t *testing.T) {
 	a := advisor(t, money.USD)
 	req := request(t, a, "cv-training", "A100-SXM4-40GB")
 	req.WorkGPUHours = 7 * 24 * 4
 	res := run(t, a, req)
+	blocks := 0
 	for _, p := range res.Plans {
-		if p.Term != "" {
+		switch {
+		case p.Model == catalog.ModelCapacityBlock:
+			blocks++
+			if p.BlockDays < 1 || p.BlockDays > 14 || !p.UpfrontCash.Value.Equal(p.Total.Value) {
+				t.Errorf("plan %d: a %d-day block, upfront %s of %s, for a job of at most a week", p.Rank, p.BlockDays, p.UpfrontCash.Value, p.Total.Value)
+			}
+		case p.Term != "":
 			t.Errorf("plan %d uses a %s commitment for a one-week job", p.Rank, p.Term)
 		}
+	}
+	if blocks == 0 {
+		t.Error("no Capacity Block plan, though p4d.24xlarge has one in us-east-1")
 	}
 }
 

@@ -152,6 +152,7 @@ func (a *Advisor) Advise(in *Request) (*Result, error) {
 		mfit.explain(req, &fit[i])
 	}
 	rank(req.Objective, fit)
+	explainCapacityBlocks(fit, plans)
 	if !a.compareWithAsk(req, fit) {
 		a.compareWithReference(req, fit)
 	}

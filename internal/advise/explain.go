@@ -31,6 +31,9 @@ func (a *Advisor) annotate(req *Request, p *Plan) {
 	if p.Instances > 1 {
 		p.Risks = append(p.Risks, fmt.Sprintf("needs %d × %s at once in %s: check the quota before you plan on it", p.Instances, o.InstanceType, dashIfEmpty(o.Region)))
 	}
+	if p.Model == catalog.ModelCapacityBlock {
+		p.Risks = append(p.Risks, capacityBlockRisks...)
+	}
 	if p.Model == cost.ModelSpot {
 		p.Risks = append(p.Risks, "spot capacity can be reclaimed at any time; the interruption rate used is in the explanation")
 		if p.Instances*int(o.GPUCount) >= 32 {
@@ -151,7 +154,11 @@ func (a *Advisor) summarize(req *Request, res *Result, considered int) []string 
 	case req.WorkGPUHours > 0 && req.HorizonMonths == 0:
 		line := fmt.Sprintf("2. Cost sensitivity: the job runs %.0f h on %s: ", best.ExpectedHours, best.Offering.InstanceType)
 		if best.ExpectedHours < 730 {
-			line += "too short for any 1-year commitment, which would cost the whole term; on-demand or spot decide."
+			line += "too short for any 1-year commitment, which would cost the whole term; on-demand or spot decide"
+			if hasModel(res.Plans, catalog.ModelCapacityBlock) {
+				line += ", or an AWS Capacity Block that reserves the GPUs for the job's days, paid up front"
+			}
+			line += "."
 		} else {
 			line += "long enough that commitments are priced against it."
 		}
@@ -194,6 +201,27 @@ func (a *Advisor) summarize(req *Request, res *Result, considered int) []string 
 	return out
 }
 
+// hasModel reports whether a plan is bought under model.
+func hasModel(plans []Plan, model string) bool {
+	for i := range plans {
+		if plans[i].Model == model {
+			return true
+		}
+	}
+	return false
+}
+
+// hasSchemePrice reports whether one of the commitments is a priced scheme
+// (a term of months), not only a Capacity Block.
+func hasSchemePrice(cs []*catalog.Commitment) bool {
+	for _, c := range cs {
+		if c.IsScheme() {
+			return true
+		}
+	}
+	return false
+}
+
 // unpricedCommitments says which providers of the plans sell commitments that
 // have no sourced price here: a steady load's answer "on-demand is best" only
 // holds among what is priced.
@@ -203,7 +231,7 @@ func (a *Advisor) unpricedCommitments(plans []Plan) string {
 	for i := range plans {
 		o := plans[i].Offering
 		pr := a.Catalog.Provider(o.Provider)
-		if pr == nil || len(pr.Schemes) == 0 || seen[o.Provider] || len(a.Catalog.CommitmentsFor(o)) > 0 {
+		if pr == nil || len(pr.Schemes) == 0 || seen[o.Provider] || hasSchemePrice(a.Catalog.CommitmentsFor(o)) {
 			continue
 		}
 		seen[o.Provider] = true

@@ -27,6 +27,7 @@ type PlanJSON struct {
 	PricingModel  string         `json:"pricing_model"`
 	Term          string         `json:"term"`
 	Payment       string         `json:"payment"`
+	BlockDays     int            `json:"block_days,omitempty"` // a Capacity Block plan: the block's length
 	Mix           string         `json:"mix,omitempty"`
 	TotalCost     *json.Number   `json:"total_cost"`
 	Currency      string         `json:"currency"`
@@ -106,7 +107,7 @@ func PlanOutput(p *Plan) PlanJSON {
 	return PlanJSON{Rank: p.Rank, Provider: p.Offering.Provider, InstanceType: p.Offering.InstanceType, Region: p.Offering.Region,
 		GPU: p.Offering.GPU.Name, GPUCount: p.Offering.GPUCount, Instances: p.Instances, Interconnect: p.Offering.Interconnect,
 		Network:      NetworkJSON{Kind: p.Offering.Network(), Gbps: optNum(p.Offering.NetworkGbps), Source: p.Offering.NetworkSource},
-		PricingModel: p.Model, Term: p.Term, Payment: p.Payment, Mix: p.Mix, TotalCost: money.Number(p.Total.Value), Currency: string(p.Currency),
+		PricingModel: p.Model, Term: p.Term, Payment: p.Payment, BlockDays: p.BlockDays, Mix: p.Mix, TotalCost: money.Number(p.Total.Value), Currency: string(p.Currency),
 		PricePerHour:  money.NullNumber(p.PricePerHour),
 		ExpectedHours: math.Round(p.ExpectedHours*100) / 100, PMissDeadline: pMiss(p), UpfrontCash: money.Number(p.UpfrontCash.Value),
 		RelSpeed: math.Round(p.Speed*1000) / 1000, Breakdown: bd,

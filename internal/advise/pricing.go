@@ -37,7 +37,7 @@ func (a *Advisor) plansFor(req *Request, eng *cost.Engine, c *candidate) ([]Plan
 }
 
 func (a *Advisor) plan(req *Request, c *candidate, o *cost.Option) Plan {
-	p := Plan{Offering: c.o, Instances: c.instances, Model: o.Model, Term: o.Term, Payment: strings.TrimSpace(o.Payment + " " + o.Class),
+	p := Plan{Offering: c.o, Instances: c.instances, Model: o.Model, Term: o.Term, Payment: strings.TrimSpace(o.Payment + " " + o.Class), BlockDays: o.BlockDays,
 		Total: o.Total, Currency: a.Currency, ExpectedHours: c.hours, UpfrontCash: o.Upfront, Speed: c.speed, NodeSpeed: c.nodeSpeed,
 		Breakdown: breakdown(o), Breakeven: o.Breakeven, option: o, Deadline: req.Deadline,
 		OnDemandPerHour: a.hourly(c.o.OnDemand), AsAsked: req.Ask.matches(c.o),

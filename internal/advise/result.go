@@ -17,6 +17,7 @@ type Plan struct {
 	Instances     int
 	Model         string // pricing model; "mix" for bursty base + burst
 	Term, Payment string
+	BlockDays     int    // a Capacity Block plan: the block's length in days
 	Mix           string // bursty: "base: ... + burst: ..."
 	Total         money.Amount
 	Currency      money.Currency

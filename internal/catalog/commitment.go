@@ -18,7 +18,15 @@ const (
 	ModelSavingsPlan  = "savings-plan" // a committed spend per hour
 	ModelCommitment   = "commitment"   // GCP committed-use discounts
 	ModelSubscription = "subscription" // Alibaba 包年包月, Tencent prepaid (包年包月)
+	// ModelCapacityBlock is AWS's EC2 Capacity Blocks for ML: capacity for
+	// a block of days the buyer picks, paid upfront, never interrupted.
+	// Its price is per instance-hour of the block; its term is TermBlock.
+	ModelCapacityBlock = "capacity-block"
 )
+
+// TermBlock is the term of a capacity block: its length is the buyer's
+// choice (cost.CapacityBlockDays rounds a job up to a length AWS sells).
+const TermBlock = "block"
 
 // Payment schemes.
 const (
@@ -110,13 +118,32 @@ func ReadCommitmentsCSV(r io.Reader) ([]Commitment, error) {
 			}
 			*dst = d
 		}
-		if c.TermMonths() == 0 {
-			return nil, fmt.Errorf("commitments line %d: term %q; want 1y, 3y or Nmo", i+2, c.Term)
+		if err := c.checkTerm(); err != nil {
+			return nil, fmt.Errorf("commitments line %d: %w", i+2, err)
 		}
 		out = append(out, c)
 	}
 	return out, nil
 }
+
+// checkTerm: a capacity block has the term "block" and an hourly price;
+// every other commitment a term of whole months.
+func (c *Commitment) checkTerm() error {
+	if c.Model == ModelCapacityBlock {
+		if c.Term != TermBlock || !c.Hourly.IsPositive() {
+			return fmt.Errorf("%s %s: a capacity block has term %q and a positive hourly price, got term %q hourly %s", c.InstanceType, c.Region, TermBlock, c.Term, c.Hourly)
+		}
+		return nil
+	}
+	if c.TermMonths() <= 0 {
+		return fmt.Errorf("term %q; want 1y, 3y or Nmo", c.Term)
+	}
+	return nil
+}
+
+// IsScheme reports whether the commitment is one of the provider's
+// commitment schemes (a term of months), not a capacity block.
+func (c *Commitment) IsScheme() bool { return c.Model != ModelCapacityBlock }
 
 // CommitmentsFor returns the commitment offers for an offering's type and region.
 func (c *Catalog) CommitmentsFor(o *Offering) []*Commitment {

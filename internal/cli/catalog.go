@@ -164,7 +164,7 @@ func catalogInfo(l *loadedCatalog, now time.Time) *infoJSON {
 
 // coverage describes what the catalog prices, from the catalog itself.
 func coverage(c *catalog.Catalog, provs []providerInfo, l *loadedCatalog, now time.Time) (cov, warn []string) {
-	var none, partial, spot, commit, noCommit []string
+	var none, partial, spot, commit, noCommit, blocks []string
 	for _, p := range provs {
 		switch {
 		case p.Offerings > 0 && p.Priced == 0:
@@ -175,15 +175,25 @@ func coverage(c *catalog.Catalog, provs []providerInfo, l *loadedCatalog, now ti
 		if p.Spot > 0 {
 			spot = append(spot, fmt.Sprintf("%s (%d)", p.Name, p.Spot))
 		}
-		types := map[string]bool{}
+		types, blockTypes := map[string]bool{}, map[string]bool{}
+		schemePrices, blockPrices := 0, 0
 		for _, x := range c.Commitments {
-			if x.Provider == p.Name {
+			switch {
+			case x.Provider != p.Name:
+			case x.IsScheme():
 				types[x.InstanceType] = true
+				schemePrices++
+			default:
+				blockTypes[x.InstanceType] = true
+				blockPrices++
 			}
+		}
+		if blockPrices > 0 {
+			blocks = append(blocks, fmt.Sprintf("%s (%d prices for %s)", p.Name, blockPrices, strings.Join(keys(blockTypes), ", ")))
 		}
 		if pr := c.Provider(p.Name); pr != nil && len(pr.Schemes) > 0 {
 			if len(types) > 0 {
-				commit = append(commit, fmt.Sprintf("%s (%d prices for %s)", p.Name, p.Commitments, strings.Join(keys(types), ", ")))
+				commit = append(commit, fmt.Sprintf("%s (%d prices for %s)", p.Name, schemePrices, strings.Join(keys(types), ", ")))
 			} else {
 				noCommit = append(noCommit, p.Name)
 			}
@@ -197,6 +207,9 @@ func coverage(c *catalog.Catalog, provs []providerInfo, l *loadedCatalog, now ti
 	}
 	cov = append(cov, "Spot prices: "+orNone(spot)+"; interruption bands: AWS Spot Advisor for "+strconv.Itoa(len(c.SpotBands))+" AWS types, elsewhere "+catalog.DefaultSpotBand+" a month, marked as an assumption.")
 	cov = append(cov, "Commitment prices: "+orNone(commit)+"; sold but not priced (cost lists them as unknown): "+orNone(noCommit)+".")
+	if len(blocks) > 0 {
+		cov = append(cov, "Capacity Block prices (GPUs reserved for a job's days, paid up front): "+strings.Join(blocks, ", ")+".")
+	}
 	retired := 0
 	for i := range c.Offerings {
 		if c.Offerings[i].Retired != "" {

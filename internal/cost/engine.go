@@ -41,6 +41,7 @@ type Option struct {
 	SpotEstimate    *SpotEstimate       // spot: the simulation behind the price
 	EffectiveHourly decimal.NullDecimal // total per instance-hour used
 	PerGPUHour      decimal.NullDecimal
+	BlockDays       int      // capacity block: the length bought, in days
 	Breakeven       *float64 // hours a month above which the commitment beats on-demand
 	BreakevenNPV    *float64 // the same, comparing present values at the discount rate
 	ImpliedRate     *float64 // yearly interest earned by paying upfront instead of no-upfront
@@ -147,7 +148,13 @@ func (e *Engine) Price(u *Usage, o *catalog.Offering) ([]Option, error) {
 	priced := map[string]bool{}
 	commits := e.Catalog.CommitmentsFor(o)
 	for _, c := range commits {
-		opt, err := p.commitment(o, c, od, commits)
+		price := p.commitment
+		if c.Model == catalog.ModelCapacityBlock {
+			price = func(o *catalog.Offering, c *catalog.Commitment, od decimal.NullDecimal, _ []*catalog.Commitment) (Option, error) {
+				return p.capacityBlock(o, c, od)
+			}
+		}
+		opt, err := price(o, c, od, commits)
 		if err != nil {
 			return nil, err
 		}

@@ -10,7 +10,6 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/gpuscout/gpuscout/internal/advise"
-	"github.com/gpuscout/gpuscout/internal/cost"
 	"github.com/gpuscout/gpuscout/internal/money"
 )
 
@@ -42,15 +41,7 @@ func AdviseTable(res *advise.Result, req *advise.Request, limit int) *Table {
 		if p.AsAsked {
 			ask = "*"
 		}
-		plan := p.Model
-		if p.Term != "" {
-			plan += " " + p.Term + " " + p.Payment
-		} else if p.Model == cost.ModelSpot && p.Payment != cost.ModelSpot {
-			plan += " (" + p.Payment + ")"
-		}
-		if p.Mix != "" {
-			plan = p.Mix
-		}
+		plan := planModel(p)
 		hours := "-"
 		if p.ExpectedHours > 0 {
 			hours = fmt.Sprintf("%.1f", p.ExpectedHours)

@@ -173,6 +173,8 @@ func planModel(p *advise.Plan) string {
 	switch {
 	case p.Mix != "":
 		return p.Mix
+	case p.Model == catalog.ModelCapacityBlock:
+		return fmt.Sprintf("capacity block %dd", p.BlockDays)
 	case p.Term != "":
 		return p.Model + " " + p.Term + " " + p.Payment
 	case p.Model == cost.ModelSpot && p.Payment != "" && p.Payment != cost.ModelSpot:

@@ -6,6 +6,7 @@ package registry
 
 import (
 	"github.com/gpuscout/gpuscout/internal/feeds"
+	"github.com/gpuscout/gpuscout/internal/feeds/awscapacityblocks"
 	"github.com/gpuscout/gpuscout/internal/feeds/awsondemand"
 	"github.com/gpuscout/gpuscout/internal/feeds/awsprices"
 	"github.com/gpuscout/gpuscout/internal/feeds/curated"
@@ -45,6 +46,8 @@ func Sources() []feeds.Source {
 		),
 		gcpprices.New("price-feeds/gcp-cyclenerd-pricing-gpu-excerpt.json", "cyclenerd-gcp@2026-07-30", "2026-07-30"),
 		awsprices.NewSpotAdvisor("price-feeds/aws-spot-advisor-excerpt.json", "aws-spot-advisor@2025-06-28", "2025-06-28"),
+		// Commitments attach to offerings listed above, so this comes after them.
+		awscapacityblocks.New("price-sources/aws-capacity-blocks-pricing.json", "aws-capacity-blocks@b3a54aee"),
 	}
 }
 

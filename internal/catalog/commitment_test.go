@@ -1,0 +1,34 @@
+package catalog
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestReadCommitmentsTerms: a capacity block has the term "block" and an
+// hourly price; every other commitment a term of whole months.
+func TestReadCommitmentsTerms(t *testing.T) {
+	head := strings.Join(CommitmentColumns, ",") + "\n"
+	for _, tc := range []struct {
+		name, row, want string
+	}{
+		{"capacity block", "aws,p5.48xlarge,us-east-1,capacity-block,block,all-upfront,,0,41.528,0,USD,s,2026-07-22", ""},
+		{"reserved 1y", "aws,p5.48xlarge,us-east-1,reserved,1y,no-upfront,standard,0,30,0,USD,s,2026-07-22", ""},
+		{"block with a term of months", "aws,p5.48xlarge,us-east-1,capacity-block,1y,all-upfront,,0,41.528,0,USD,s,2026-07-22", `a capacity block has term "block"`},
+		{"block without a price", "aws,p5.48xlarge,us-east-1,capacity-block,block,all-upfront,,0,0,0,USD,s,2026-07-22", "a positive hourly price"},
+		{"reserved for a block", "aws,p5.48xlarge,us-east-1,reserved,block,no-upfront,standard,0,30,0,USD,s,2026-07-22", `line 2: term "block"; want 1y, 3y or Nmo`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cs, err := ReadCommitmentsCSV(strings.NewReader(head + tc.row + "\n"))
+			switch {
+			case tc.want == "" && (err != nil || len(cs) != 1):
+				t.Errorf("ReadCommitmentsCSV = %v, %v; want one commitment", cs, err)
+			case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
+				t.Errorf("ReadCommitmentsCSV error %v; want %q", err, tc.want)
+			}
+			if err == nil && cs[0].IsScheme() != (cs[0].Model != ModelCapacityBlock) {
+				t.Errorf("IsScheme() = %v for %s", cs[0].IsScheme(), cs[0].Model)
+			}
+		})
+	}
+}
