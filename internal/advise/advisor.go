@@ -2,6 +2,7 @@ package advise
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/gpuscout/gpuscout/internal/catalog"
 	"github.com/gpuscout/gpuscout/internal/cost"
@@ -15,6 +16,15 @@ type Advisor struct {
 	Currency  money.Currency
 	Scenarios *Scenarios
 	SpotRuns  int // simulated runs per spot plan; 0: spot.DefaultRuns
+	// Now is today, for the age of prices; nil: the system clock.
+	Now func() time.Time
+}
+
+func (a *Advisor) now() time.Time {
+	if a.Now != nil {
+		return a.Now()
+	}
+	return time.Now()
 }
 
 // Advise ranks plans for the request. It plans on a copy of the request
@@ -147,7 +157,9 @@ func (a *Advisor) Advise(in *Request) (*Result, error) {
 	fit = networkRule(req, a.Catalog, fit, ruleDrop)
 	fit = nodeSizeRule(req, fit, ruleDrop)
 	fit = append(asked, fit...)
+	now := a.now()
 	for i := range fit {
+		datePrices(&fit[i], now)
 		a.annotate(req, &fit[i])
 		mfit.explain(req, &fit[i])
 	}

@@ -15,19 +15,25 @@ import (
 
 // PlanJSON is one plan of advise -o json.
 type PlanJSON struct {
-	Rank          int            `json:"rank"`
-	Provider      string         `json:"provider"`
-	InstanceType  string         `json:"instance_type"`
-	Region        string         `json:"region"`
-	GPU           string         `json:"gpu"`
-	GPUCount      float64        `json:"gpu_count"`
-	Instances     int            `json:"instances"`
-	Interconnect  string         `json:"interconnect"`
-	Network       NetworkJSON    `json:"network"`
-	PricingModel  string         `json:"pricing_model"`
-	Term          string         `json:"term"`
-	Payment       string         `json:"payment"`
-	BlockDays     int            `json:"block_days,omitempty"` // a Capacity Block plan: the block's length
+	Rank         int         `json:"rank"`
+	Provider     string      `json:"provider"`
+	InstanceType string      `json:"instance_type"`
+	Region       string      `json:"region"`
+	GPU          string      `json:"gpu"`
+	GPUCount     float64     `json:"gpu_count"`
+	Instances    int         `json:"instances"`
+	Interconnect string      `json:"interconnect"`
+	Network      NetworkJSON `json:"network"`
+	PricingModel string      `json:"pricing_model"`
+	Term         string      `json:"term"`
+	Payment      string      `json:"payment"`
+	BlockDays    int         `json:"block_days,omitempty"` // a Capacity Block plan: the block's length
+	// PriceAsOf is the date of the oldest price the plan bills at
+	// (YYYY-MM-DD; "" where none is dated), its age in days, and whether
+	// it is older than a year.
+	PriceAsOf     string         `json:"price_as_of"`
+	PriceAgeDays  int            `json:"price_age_days"`
+	Stale         bool           `json:"stale"`
 	Mix           string         `json:"mix,omitempty"`
 	TotalCost     *json.Number   `json:"total_cost"`
 	Currency      string         `json:"currency"`
@@ -107,7 +113,7 @@ func PlanOutput(p *Plan) PlanJSON {
 	return PlanJSON{Rank: p.Rank, Provider: p.Offering.Provider, InstanceType: p.Offering.InstanceType, Region: p.Offering.Region,
 		GPU: p.Offering.GPU.Name, GPUCount: p.Offering.GPUCount, Instances: p.Instances, Interconnect: p.Offering.Interconnect,
 		Network:      NetworkJSON{Kind: p.Offering.Network(), Gbps: optNum(p.Offering.NetworkGbps), Source: p.Offering.NetworkSource},
-		PricingModel: p.Model, Term: p.Term, Payment: p.Payment, BlockDays: p.BlockDays, Mix: p.Mix, TotalCost: money.Number(p.Total.Value), Currency: string(p.Currency),
+		PricingModel: p.Model, Term: p.Term, Payment: p.Payment, BlockDays: p.BlockDays, PriceAsOf: p.PriceAsOf, PriceAgeDays: p.PriceAgeDays, Stale: p.Stale, Mix: p.Mix, TotalCost: money.Number(p.Total.Value), Currency: string(p.Currency),
 		PricePerHour:  money.NullNumber(p.PricePerHour),
 		ExpectedHours: math.Round(p.ExpectedHours*100) / 100, PMissDeadline: pMiss(p), UpfrontCash: money.Number(p.UpfrontCash.Value),
 		RelSpeed: math.Round(p.Speed*1000) / 1000, Breakdown: bd,

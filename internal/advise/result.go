@@ -17,7 +17,13 @@ type Plan struct {
 	Instances     int
 	Model         string // pricing model; "mix" for bursty base + burst
 	Term, Payment string
-	BlockDays     int    // a Capacity Block plan: the block's length in days
+	BlockDays     int // a Capacity Block plan: the block's length in days
+	// PriceAsOf is the date of the oldest price the plan bills at, its
+	// age in days when advised, and whether that is past a year
+	// (catalog.StaleAfter): then the plan says so.
+	PriceAsOf     string
+	PriceAgeDays  int
+	Stale         bool
 	Mix           string // bursty: "base: ... + burst: ..."
 	Total         money.Amount
 	Currency      money.Currency

@@ -182,7 +182,7 @@ func (f *adviseFlags) prepare() (*advise.Advisor, *advise.Request, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	a := &advise.Advisor{Catalog: l.cat, FX: l.fx, Currency: l.currency, Scenarios: scs}
+	a := &advise.Advisor{Catalog: l.cat, FX: l.fx, Currency: l.currency, Scenarios: scs, Now: clock}
 	req, err := f.form.Request(form.Env{Catalog: l.cat, FX: l.fx, Currency: l.currency, Scenarios: scs})
 	if err != nil {
 		return nil, nil, asInputUsage(err)

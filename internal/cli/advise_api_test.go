@@ -29,7 +29,7 @@ func apiServer(t *testing.T) *server.Server {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv, err := server.New(server.Config{Store: storetest.Memory(), Catalog: cat, ReadOpen: true})
+	srv, err := server.New(server.Config{Store: storetest.Memory(), Catalog: cat, ReadOpen: true, Now: clock}) // the CLI's clock: prices age alike
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -279,7 +279,7 @@ func TestAdviseAPIBenchFromStore(t *testing.T) {
 	if _, err := st.PutDocument(context.Background(), &store.Document{ID: id, Kind: store.KindBench, Body: b, ReceivedAt: time.Now()}); err != nil {
 		t.Fatal(err)
 	}
-	srv, err := server.New(server.Config{Store: st, Catalog: cat, ReadOpen: true})
+	srv, err := server.New(server.Config{Store: st, Catalog: cat, ReadOpen: true, Now: clock})
 	if err != nil {
 		t.Fatal(err)
 	}

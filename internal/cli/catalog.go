@@ -155,8 +155,8 @@ func catalogInfo(l *loadedCatalog, now time.Time) *infoJSON {
 		if src.PriceRows == 0 {
 			continue
 		}
-		if d, err := time.Parse("2006-01-02", src.AsOf); err == nil && now.Sub(d) > 365*24*time.Hour {
-			info.Warnings = append(info.Warnings, fmt.Sprintf("%d prices or spot bands come from %s, dated %s (%d days ago): check them against the provider's console.", src.PriceRows, src.ID, src.AsOf, int(now.Sub(d).Hours()/24)))
+		if days, stale := catalog.PriceAge(src.AsOf, now); stale {
+			info.Warnings = append(info.Warnings, fmt.Sprintf("%d prices or spot bands come from %s, dated %s (%d days ago): check them against the provider's console.", src.PriceRows, src.ID, src.AsOf, days))
 		}
 	}
 	return info

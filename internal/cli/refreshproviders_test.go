@@ -391,13 +391,14 @@ func TestRefreshChinaAdvise(t *testing.T) {
 	}
 	// A 1-day job on one instance: 24 h at the refreshed synthetic prices
 	// (tencent 20 spot, 80 on demand; alibaba 30 spot, 100 on demand), the
-	// spot plans with the simulator's 0.01 CNY of restarts.
+	// spot plans with the simulator's 0.01 CNY of restarts; each row dated
+	// by the refresh (the test clock's day). The ASK mark sits by the rank.
 	lines := strings.Split(out, "\n")
 	want := []string{
-		"1  tencent   GT4.41XLARGE948          ap-guangzhou  A100-SXM4-40GB  8×1  nvlink  spot          480.01",
-		"2  alibaba   ecs.gn7e-c16g1.32xlarge  cn-hangzhou   A100-80GB       8×1  nvlink  spot          720.02",
-		"3  tencent   GT4.41XLARGE948          ap-guangzhou  A100-SXM4-40GB  8×1  nvlink  on-demand   1,920.00",
-		"4  alibaba   ecs.gn7e-c16g1.32xlarge  cn-hangzhou   A100-80GB       8×1  nvlink  on-demand   2,400.00",
+		"1*  tencent   GT4.41XLARGE948          ap-guangzhou  A100-SXM4-40GB  8×1  spot          480.01   24.0  2026-11-30",
+		"2*  alibaba   ecs.gn7e-c16g1.32xlarge  cn-hangzhou   A100-80GB       8×1  spot          720.02   24.0  2026-11-30",
+		"3*  tencent   GT4.41XLARGE948          ap-guangzhou  A100-SXM4-40GB  8×1  on-demand   1,920.00   24.0  2026-11-30",
+		"4*  alibaba   ecs.gn7e-c16g1.32xlarge  cn-hangzhou   A100-80GB       8×1  on-demand   2,400.00   24.0  2026-11-30",
 	}
 	if len(lines) < len(want)+1 {
 		t.Fatalf("advise output:\n%s", out)

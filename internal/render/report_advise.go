@@ -27,7 +27,8 @@ func AdviseTable(res *advise.Result, req *advise.Request, limit int) *Table {
 	}
 	t := &Table{Columns: []Column{{Header: "#", Right: true}, {Header: "PROVIDER"}, {Header: "INSTANCE"}, {Header: "REGION"},
 		{Header: "GPU"}, {Header: "×N", Right: true}, {Header: "LINK"}, {Header: "PLAN"}, {Header: strings.TrimSpace("TOTAL " + cur), Right: true},
-		{Header: "HOURS", Right: true}, {Header: "P(MISS)", Right: true}, {Header: "UPFRONT", Right: true}, {Header: "ASK"}}, Currency: cur}
+		{Header: "HOURS", Right: true}, {Header: "P(MISS)", Right: true}, {Header: "UPFRONT", Right: true}, {Header: "PRICED"}, {Header: "ASK"}}, Currency: cur}
+	stale := 0
 	shown := map[string]bool{} // providers whose as-asked plan is shown
 	for i := range plans {
 		p := &plans[i]
@@ -47,8 +48,16 @@ func AdviseTable(res *advise.Result, req *advise.Request, limit int) *Table {
 			hours = fmt.Sprintf("%.1f", p.ExpectedHours)
 		}
 		inst := fmt.Sprintf("%s×%d", countString(p.Offering.GPUCount), p.Instances)
+		priced := dashEmpty(p.PriceAsOf)
+		if p.Stale {
+			priced += StaleMark
+			stale++
+		}
 		t.Rows = append(t.Rows, []string{rankString(res, p), p.Offering.Provider, p.Offering.InstanceType, dashEmpty(p.Offering.Region), p.Offering.GPU.Name, inst,
-			p.Offering.Interconnect, plan, amount(p.Total.Value), hours, missCell(req, p), amount(p.UpfrontCash.Value), ask})
+			p.Offering.Interconnect, plan, amount(p.Total.Value), hours, missCell(req, p), amount(p.UpfrontCash.Value), priced, ask})
+	}
+	if stale > 0 {
+		t.Notes = append(t.Notes, fmt.Sprintf("PRICED: the date of the oldest price a plan bills at; %s = more than a year old (%d plans shown): check those prices against the provider's console, or run catalog refresh.", StaleMark, stale))
 	}
 	switch {
 	case len(res.Plans) == 0 && len(res.Closest) > 0:
@@ -89,6 +98,9 @@ func AdviseTable(res *advise.Result, req *advise.Request, limit int) *Table {
 	}
 	return t
 }
+
+// StaleMark marks a price older than a year (catalog.StaleAfter) in tables.
+const StaleMark = "†"
 
 // firstAsked is the index of the best as-asked plan, or -1.
 func firstAsked(plans []advise.Plan) int {

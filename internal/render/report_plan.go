@@ -38,7 +38,7 @@ func AdviseReport(res *advise.Result, req *advise.Request, cur string) *Report {
 	r.Table = AdviseTable(res, req, reportRows)
 	// The summary, reasons and exclusions have sections of their own.
 	r.Table.Notes = slices.DeleteFunc(r.Table.Notes, func(n string) bool {
-		return !strings.HasPrefix(n, "Nothing ") && !strings.HasPrefix(n, "ASK")
+		return !strings.HasPrefix(n, "Nothing ") && !strings.HasPrefix(n, "ASK") && !strings.HasPrefix(n, "PRICED:")
 	})
 	// Columns that say nothing for every plan shown (no deadline, no upfront cash) go.
 	r.Table.keepColumns(func(j int, c Column) bool {
@@ -324,55 +324,13 @@ func joinAnd(s []string) string {
 	return strings.Join(s[:len(s)-1], ", ") + " and " + s[len(s)-1]
 }
 
-// pricesUsed are the prices a plan's total rests on: the spot price for
-// spot (and the on-demand price it falls back to), the commitment's own
-// price for a commitment, the on-demand price otherwise; a mix's base
-// commitment and its burst's on-demand and spot prices; only known prices.
-func pricesUsed(p *advise.Plan) []struct {
-	Kind  string
-	Price catalog.Price
-} {
-	type kp = struct {
-		Kind  string
-		Price catalog.Price
-	}
-	var out []kp
-	o := p.Offering
-	switch planKind(p) {
-	case KindSpot:
-		out = append(out, kp{"spot", o.Spot})
-		if p.Payment != "" && p.Payment != cost.ModelSpot {
-			out = append(out, kp{"on-demand", o.OnDemand})
-		}
-	case KindMix:
-		out = append(out, kp{"on-demand", o.OnDemand}, kp{"spot", o.Spot})
-		if c := p.Commitment(); c != nil {
-			out = append(out, kp{"commitment", commitmentPrice(c)})
-		}
-	case KindCommitment:
-		if c := p.Commitment(); c != nil {
-			out = append(out, kp{"commitment", commitmentPrice(c)})
-		} else {
-			out = append(out, kp{"on-demand", o.OnDemand})
-		}
-	default:
-		out = append(out, kp{"on-demand", o.OnDemand})
-	}
-	return slices.DeleteFunc(out, func(k kp) bool { return !k.Price.Known })
-}
-
-// commitmentPrice is a commitment's citation as a price: its source and date.
-func commitmentPrice(c *catalog.Commitment) catalog.Price {
-	return catalog.Price{Known: true, Source: c.Source, AsOf: c.AsOf}
-}
-
 // PriceSources collects the distinct sources of the prices the plans use,
 // with their dates, most-used first.
 func PriceSources(plans []advise.Plan) []PriceSource {
 	by := map[string]*PriceSource{}
 	for i := range plans {
 		seen := map[string]bool{}
-		for _, u := range pricesUsed(&plans[i]) {
+		for _, u := range plans[i].PricesUsed() {
 			src := u.Price.Source
 			if src == "" {
 				src = "unnamed source"

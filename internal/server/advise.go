@@ -111,7 +111,7 @@ func (s *Server) adviseFromBody(r *http.Request, body []byte) (*advise.Advisor, 
 	if err := req.Validate(); err != nil {
 		return nil, nil, []FieldError{{"request", err.Error()}}, nil
 	}
-	a := &advise.Advisor{Catalog: s.cfg.Catalog, FX: s.cfg.FX, Currency: cur, Scenarios: s.scenarios}
+	a := &advise.Advisor{Catalog: s.cfg.Catalog, FX: s.cfg.FX, Currency: cur, Scenarios: s.scenarios, Now: s.cfg.Now}
 	return a, req, nil, nil
 }
 
