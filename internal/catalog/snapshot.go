@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+
+	"github.com/google/renameio/v2"
 )
 
 // Snapshot is what the catalog builder generates: the three embedded CSV files.
@@ -83,11 +85,7 @@ func WriteDir(dir string, files map[string][]byte) error {
 		return err
 	}
 	for name, b := range files {
-		path := filepath.Join(dir, name)
-		if err := os.WriteFile(path+".tmp", b, 0o644); err != nil {
-			return err
-		}
-		if err := os.Rename(path+".tmp", path); err != nil {
+		if err := renameio.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
 			return err
 		}
 	}

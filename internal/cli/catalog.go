@@ -399,7 +399,9 @@ same. With --check it only reports whether the embedded snapshot is up to date
 			}
 			snap, rep, err := build.Build(specs, in)
 			if err != nil {
-				return err
+				// A feed's file or a curated file is refused (named, with its
+				// line and value): bad input, and nothing is written.
+				return usagef("%v; the catalog in %s is unchanged", err, out)
 			}
 			files, err := snap.Encode()
 			if err != nil {
