@@ -178,11 +178,20 @@ func TestAcceleratorsAny(t *testing.T) {
 // deadline nothing meets names the fastest plan and its margin.
 func TestWhyNothingFits(t *testing.T) {
 	a := advisor(t, money.USD)
-	req := askRequest(t, a, "cv-training", "A100", 4, 168)
+	// Alibaba's A30 family (gn7s) is not in its public price table: among
+	// its types alone, nothing has a price.
+	req := askRequest(t, a, "cv-training", "A30", 1, 168)
 	req.Select.Providers = []string{"alibaba"}
+	req.Select.InstanceTypes = []string{"ecs.gn7s-c8g1.2xlarge", "ecs.gn7s-c16g1.4xlarge", "ecs.gn7s-c32g1.8xlarge"}
 	res := run(t, a, req)
 	if len(res.Plans) != 0 || !strings.Contains(res.Violation, "has a sourced price; supply prices with --prices FILE") {
-		t.Errorf("alibaba: %d plans, violation %q", len(res.Plans), res.Violation)
+		t.Errorf("alibaba A30: %d plans, violation %q", len(res.Plans), res.Violation)
+	}
+	// Its A100 families are (karpenter-alibaba@5d2e0774).
+	req = askRequest(t, a, "cv-training", "A100", 4, 168)
+	req.Select.Providers = []string{"alibaba"}
+	if res = run(t, a, req); len(res.Plans) == 0 {
+		t.Errorf("alibaba A100: no plan, violation %q", res.Violation)
 	}
 	req = request(t, a, "llm-pretraining", "A100-SXM4-40GB")
 	china := true

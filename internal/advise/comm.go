@@ -39,7 +39,7 @@ package advise
 // Scenarios that are not communication-heavy (inference) have e = 1.
 // Communication-heavy work spreads over nodes only when they are joined by
 // a fast network (catalog.Offering.FastNetwork: EFA, InfiniBand,
-// GPUDirect-TCPX or RDMA of at least 100 Gbps) and not on marketplace hosts,
+// GPUDirect-TCPX/TCPXO or RDMA of at least 100 Gbps) and not on marketplace hosts,
 // unless the request allows it (AllowSlowNetwork).
 
 import (
@@ -179,6 +179,8 @@ func (m *speedModel) offeringShape(o *catalog.Offering, k int, speed float64, p 
 		if o.NetworkSource == "" {
 			s.netNote = fmt.Sprintf("%s %g Gbps (%s)", o.Network(), o.NetworkGbps, o.SpecSource)
 		}
+	} else if o.NetworkKind != "" {
+		s.netGbps, s.netNote = p.AssumedNetworkGbps, fmt.Sprintf("%s (%s), bandwidth not sourced, assumed %g Gbps", o.Network(), o.NetworkSource, p.AssumedNetworkGbps)
 	} else {
 		s.netGbps, s.netNote = p.AssumedNetworkGbps, fmt.Sprintf("network not sourced, assumed %g Gbps", p.AssumedNetworkGbps)
 	}
@@ -275,10 +277,13 @@ func networkRefusal(req *Request, p *catalog.Provider, o *catalog.Offering) stri
 	}
 	if !o.FastNetwork() {
 		net := "not sourced"
-		if o.NetworkGbps > 0 || o.NetworkKind != "" {
+		switch {
+		case o.NetworkGbps > 0:
 			net = fmt.Sprintf("%s %g Gbps", o.Network(), o.NetworkGbps)
+		case o.NetworkKind != "":
+			net = o.Network() + " of unsourced bandwidth"
 		}
-		return fmt.Sprintf("the network between them is %s: %s is communication-heavy and spreads over nodes only on EFA, InfiniBand, GPUDirect-TCPX or RDMA of at least %d Gbps; --allow-slow-network to allow", net, req.Scenario.Name, catalog.FastNetworkGbps)
+		return fmt.Sprintf("the network between them is %s: %s is communication-heavy and spreads over nodes only on EFA, InfiniBand, GPUDirect-TCPX/TCPXO or RDMA of at least %d Gbps; --allow-slow-network to allow", net, req.Scenario.Name, catalog.FastNetworkGbps)
 	}
 	return ""
 }

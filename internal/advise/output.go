@@ -85,7 +85,7 @@ func CashFlowsJSON(s cost.Schedule) []CashFlowJSON {
 }
 
 // NetworkJSON is an offering's network between instances: kind (efa,
-// infiniband, gpudirect-tcpx, rdma, ethernet, unknown), Gbps (null when
+// infiniband, gpudirect-tcpx, gpudirect-tcpxo, rdma, ethernet, unknown), Gbps (null when
 // unknown) and the source id.
 type NetworkJSON struct {
 	Kind   string   `json:"kind"`

@@ -32,16 +32,17 @@ var Interconnects = []string{LinkNVSwitch, LinkNVLink, LinkNeuron, LinkPCIe, Lin
 
 // Network kinds of an offering: what carries traffic between its nodes.
 const (
-	NetEFA         = "efa"            // AWS Elastic Fabric Adapter (OS-bypass RDMA-like transport)
-	NetInfiniBand  = "infiniband"     // InfiniBand with GPUDirect RDMA
-	NetTCPX        = "gpudirect-tcpx" // GCP GPUDirect-TCPX/TCPXO
-	NetRDMA        = "rdma"           // RoCE/eRDMA
-	NetEthernet    = "ethernet"       // plain TCP/IP Ethernet
-	NetworkUnknown = "unknown"        // not sourced
+	NetEFA         = "efa"             // AWS Elastic Fabric Adapter (OS-bypass RDMA-like transport)
+	NetInfiniBand  = "infiniband"      // InfiniBand with GPUDirect RDMA
+	NetTCPX        = "gpudirect-tcpx"  // GCP GPUDirect-TCPX (A3 High)
+	NetTCPXO       = "gpudirect-tcpxo" // GCP GPUDirect-TCPXO (A3 Mega)
+	NetRDMA        = "rdma"            // RoCE/eRDMA
+	NetEthernet    = "ethernet"        // plain TCP/IP Ethernet
+	NetworkUnknown = "unknown"         // not sourced
 )
 
 // NetworkKinds lists the values network_kind accepts.
-var NetworkKinds = []string{NetEFA, NetInfiniBand, NetTCPX, NetRDMA, NetEthernet, NetworkUnknown}
+var NetworkKinds = []string{NetEFA, NetInfiniBand, NetTCPX, NetTCPXO, NetRDMA, NetEthernet, NetworkUnknown}
 
 // FastNetworkGbps is the least inter-node bandwidth a fast network has.
 const FastNetworkGbps = 100
@@ -55,10 +56,12 @@ func (o *Offering) Network() string {
 }
 
 // FastNetwork says whether the offering's nodes are joined by a known GPU
-// fabric (EFA, InfiniBand, GPUDirect-TCPX or RDMA) of at least FastNetworkGbps.
+// fabric (EFA, InfiniBand, GPUDirect-TCPX/TCPXO or RDMA) of at least
+// FastNetworkGbps. A fabric whose bandwidth nobody sources (NetworkGbps 0)
+// is not known to be fast.
 func (o *Offering) FastNetwork() bool {
 	switch o.NetworkKind {
-	case NetEFA, NetInfiniBand, NetTCPX, NetRDMA:
+	case NetEFA, NetInfiniBand, NetTCPX, NetTCPXO, NetRDMA:
 		return o.NetworkGbps >= FastNetworkGbps
 	}
 	return false
@@ -113,7 +116,8 @@ type Offering struct {
 	// NetworkGbps is the inter-node network for GPU traffic (the RDMA
 	// fabric where the instance has one, else its Ethernet), 0: unknown;
 	// NetworkKind says what it is (a Net… constant, "" for unknown) and
-	// NetworkSource cites it (a source id; "" for unknown).
+	// NetworkSource cites it (a source id; "" for unknown). A kind may be
+	// sourced without its bandwidth (Nebius's InfiniBand): NetworkGbps 0.
 	NetworkGbps   float64
 	NetworkKind   string
 	NetworkSource string

@@ -53,6 +53,7 @@ type Commitment struct {
 	Currency     money.Currency
 	Source       string
 	AsOf         string
+	Note         string // what to know of the price (a range the source gives); shown with it
 }
 
 // TermMonths is the length of the term in months.
@@ -77,7 +78,7 @@ func TermMonths(t string) int {
 }
 
 // CommitmentColumns is the header of the generated commitments.csv.
-var CommitmentColumns = []string{"provider", "instance_type", "region", "model", "term", "payment", "class", "upfront", "hourly", "monthly", "currency", "source", "as_of"}
+var CommitmentColumns = []string{"provider", "instance_type", "region", "model", "term", "payment", "class", "upfront", "hourly", "monthly", "currency", "source", "as_of", "note"}
 
 // WriteCommitmentsCSV writes commitments in the snapshot format.
 func WriteCommitmentsCSV(w io.Writer, cs []Commitment) error {
@@ -87,7 +88,7 @@ func WriteCommitmentsCSV(w io.Writer, cs []Commitment) error {
 	}
 	for _, c := range cs {
 		if err := cw.Write([]string{c.Provider, c.InstanceType, c.Region, c.Model, c.Term, c.Payment, c.Class,
-			c.Upfront.String(), c.Hourly.String(), c.Monthly.String(), string(c.Currency), c.Source, c.AsOf}); err != nil {
+			c.Upfront.String(), c.Hourly.String(), c.Monthly.String(), string(c.Currency), c.Source, c.AsOf, c.Note}); err != nil {
 			return err
 		}
 	}
@@ -101,13 +102,19 @@ func ReadCommitmentsCSV(r io.Reader) ([]Commitment, error) {
 	if err != nil {
 		return nil, fmt.Errorf("commitments: %w", err)
 	}
-	if len(recs) == 0 || strings.Join(recs[0], ",") != strings.Join(CommitmentColumns, ",") {
+	// A refreshed set written before the note column (13 columns) still
+	// reads, without notes.
+	noNote := len(CommitmentColumns) - 1
+	if len(recs) == 0 || (strings.Join(recs[0], ",") != strings.Join(CommitmentColumns, ",") && strings.Join(recs[0], ",") != strings.Join(CommitmentColumns[:noNote], ",")) {
 		return nil, fmt.Errorf("commitments: header must be %s", strings.Join(CommitmentColumns, ","))
 	}
 	var out []Commitment
 	for i, rec := range recs[1:] {
 		c := Commitment{Provider: rec[0], InstanceType: rec[1], Region: rec[2], Model: rec[3], Term: rec[4], Payment: rec[5], Class: rec[6],
 			Currency: money.Currency(rec[10]), Source: rec[11], AsOf: rec[12]}
+		if len(rec) > noNote {
+			c.Note = rec[noNote]
+		}
 		for j, dst := range []*decimal.Decimal{&c.Upfront, &c.Hourly, &c.Monthly} {
 			if c := rec[7+j]; c == "" {
 				continue

@@ -1,10 +1,13 @@
 package catalog
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // TestChineseCloudAndAzureCoverage: the GPU families users of the Chinese
 // clouds and Azure ask for are in the catalog with the specs of the
-// providers' documentation, and no price nobody sourced.
+// providers' documentation, and every price from the provider's own table.
 func TestChineseCloudAndAzureCoverage(t *testing.T) {
 	c := mustDefault(t)
 	tests := []struct {
@@ -33,6 +36,7 @@ func TestChineseCloudAndAzureCoverage(t *testing.T) {
 		{"azure", "Standard_NC80adis_H100_v5", "H100-NVL-94GB", 2, 80, 640, ""},
 		{"azure", "Standard_NC96ads_A100_v4", "A100-PCIe-80GB", 4, 96, 880, LinkPCIe},
 	}
+	coveragePriceSources := map[string]string{"azure": "karpenter-azure@", "alibaba": "karpenter-alibaba@", "tencent": "tencent-"}
 	for _, tt := range tests {
 		var o *Offering
 		for i := range c.Offerings {
@@ -54,8 +58,8 @@ func TestChineseCloudAndAzureCoverage(t *testing.T) {
 		if c.Source(o.SpecSource) == nil || c.Source(o.SpecSource).URL == "" {
 			t.Errorf("%s: spec source %q has no URL", o.Key(), o.SpecSource)
 		}
-		if o.OnDemand.Known && tt.provider != "azure" {
-			t.Errorf("%s: price %s from %q; no list price is sourced for it", o.Key(), o.OnDemand.Value, o.OnDemand.Source)
+		if want := coveragePriceSources[tt.provider]; o.OnDemand.Known && !strings.HasPrefix(o.OnDemand.Source, want) {
+			t.Errorf("%s: price %s from %q; want a price from %s*", o.Key(), o.OnDemand.Value, o.OnDemand.Source, want)
 		}
 	}
 }

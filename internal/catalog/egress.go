@@ -3,6 +3,7 @@ package catalog
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/shopspring/decimal"
@@ -43,6 +44,23 @@ type EgressPath struct {
 	Source string `yaml:"source"`
 }
 
+// EgressAllowance is data transfer a provider gives free each month over
+// some paths, counted once per account and month across every instance,
+// path and region of the account (AWS: the first 100 GB a month out to the
+// internet, aggregated over all its services and regions), not per
+// instance or per path. The tiers of the paths it covers price what is left
+// after it.
+type EgressAllowance struct {
+	Amount float64  `yaml:"amount"` // in the table's unit, a month
+	Paths  []string `yaml:"paths"`  // the paths it is shared by
+	Source string   `yaml:"source"`
+}
+
+// Covers reports whether the allowance applies to path.
+func (a *EgressAllowance) Covers(path string) bool {
+	return a != nil && slices.Contains(a.Paths, path)
+}
+
 // EgressTable is one provider's data-transfer prices in one group of regions
 // that share them. Prices differ by the region the bytes leave from, so a
 // table lists the regions (exact names) and region prefixes it covers; a
@@ -57,6 +75,9 @@ type EgressTable struct {
 	Source         string                `yaml:"source"`
 	Notes          string                `yaml:"notes"`
 	Paths          map[string]EgressPath `yaml:"paths"`
+	// Free is the account's monthly free allowance over some of the paths
+	// (nil: none sourced).
+	Free *EgressAllowance `yaml:"free"`
 }
 
 // Egress returns the table of the provider that covers the region: one that
@@ -114,6 +135,9 @@ func (t *EgressTable) PathSource(path string) string {
 			src += ", " + tier.Source
 		}
 	}
+	if t.Free.Covers(path) && t.Free.Source != "" && !strings.Contains(src, t.Free.Source) {
+		src += ", " + t.Free.Source
+	}
 	return src
 }
 
@@ -149,6 +173,16 @@ func (t *EgressTable) validate() error {
 		}
 		if len(p.Tiers) == 0 {
 			return fmt.Errorf("egress %s %s: no tiers", t.Provider, name)
+		}
+	}
+	if f := t.Free; f != nil {
+		if !(f.Amount > 0) || len(f.Paths) == 0 {
+			return fmt.Errorf("egress %s %s: free: amount %g over paths %v; want an amount above 0 over at least one path", t.Provider, t.Group, f.Amount, f.Paths)
+		}
+		for _, name := range f.Paths {
+			if _, ok := t.Paths[name]; !ok {
+				return fmt.Errorf("egress %s %s: free: path %q has no prices in the table", t.Provider, t.Group, name)
+			}
 		}
 	}
 	return nil

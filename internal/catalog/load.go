@@ -168,6 +168,9 @@ func ParseSpecs(f Files) (*Catalog, error) {
 				}
 			}
 		}
+		if t.Free != nil && c.Source(t.Free.Source) == nil {
+			return nil, fmt.Errorf("egress.yaml: %s %s free allowance cites unknown source %q", t.Provider, t.Group, t.Free.Source)
+		}
 		for _, r := range t.Regions {
 			k := t.Provider + "/" + strings.ToLower(r)
 			if egressRegions[k] {

@@ -15,14 +15,25 @@ func TestNetworkFromSources(t *testing.T) {
 		src  string
 		fast bool
 	}{
-		"p4d.24xlarge":             {NetEFA, 400, "aws-efa-network", true},
-		"p5.48xlarge":              {NetEFA, 3200, "aws-efa-network", true},
-		"a3-highgpu-8g":            {NetTCPX, 1000, "gcp-gpu-network-bandwidth", true},
-		"a3-megagpu-8g":            {NetTCPX, 1800, "gcp-gpu-network-bandwidth", true},
-		"a2-highgpu-8g":            {NetEthernet, 100, "gcp-gpu-network-bandwidth", false},
-		"Standard_ND96isr_H100_v5": {NetInfiniBand, 3200, "azure-nd-infiniband", true}, // 8 × 400 Gb/s NDR
-		"Standard_ND96asr_v4":      {NetInfiniBand, 1600, "azure-nd-infiniband", true}, // 8 × 200 Gb/s HDR
-		"gpu_8x_h100_sxm5":         {NetworkUnknown, 0, "", false},                     // Lambda: not sourced
+		"p4d.24xlarge":  {NetEFA, 400, "aws-efa-network", true},
+		"p5.48xlarge":   {NetEFA, 3200, "aws-efa-network", true},
+		"a3-highgpu-8g": {NetTCPX, 1000, "gcp-gpu-network-bandwidth", true},
+		"a3-megagpu-8g": {NetTCPXO, 1800, "gcp-gpu-network-bandwidth", true}, // A3 Mega: TCPXO, not TCPX
+		"g5.48xlarge":   {NetEFA, 100, "karpenter-aws-instance-types@1d927085", true},
+		"g6.48xlarge":   {NetEFA, 100, "karpenter-aws-instance-types@1d927085", true},
+		"g6e.48xlarge":  {NetEFA, 400, "karpenter-aws-instance-types@1d927085", true},
+		"g7e.48xlarge":  {NetEFA, 1600, "karpenter-aws-instance-types@1d927085", true},
+		"g5.xlarge":     {NetEthernet, 2.5, "karpenter-aws-instance-types@1d927085", false}, // no EFA; the baseline of "up to 10"
+		"p3.16xlarge":   {NetEthernet, 25, "awsdocs-ec2-user-guide@5bcb1f49", false},        // ENA only
+		"inf2.48xlarge": {NetEthernet, 100, "karpenter-aws-instance-types@1d927085", false}, // ENA only: not a GPU fabric
+		// Nebius names InfiniBand for its 8-GPU H100/H200 VMs but no bandwidth: known kind, unknown Gbps, not fast.
+		"gpu-h100-sxm_8gpu-128vcpu-1600gb": {NetInfiniBand, 0, "nebius-solution-library@b2a14f03", false},
+		"gpu-h200-sxm_8gpu-128vcpu-1600gb": {NetInfiniBand, 0, "nebius-solution-library@b2a14f03", false},
+		"gpu-h100-sxm_1gpu-16vcpu-200gb":   {NetworkUnknown, 0, "", false},
+		"a2-highgpu-8g":                    {NetEthernet, 100, "gcp-gpu-network-bandwidth", false},
+		"Standard_ND96isr_H100_v5":         {NetInfiniBand, 3200, "azure-nd-infiniband", true}, // 8 × 400 Gb/s NDR
+		"Standard_ND96asr_v4":              {NetInfiniBand, 1600, "azure-nd-infiniband", true}, // 8 × 200 Gb/s HDR
+		"gpu_8x_h100_sxm5":                 {NetworkUnknown, 0, "", false},                     // Lambda: not sourced
 	}
 	seen := map[string]bool{}
 	for i := range c.Offerings {

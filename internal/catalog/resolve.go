@@ -120,9 +120,20 @@ func (c *Catalog) SpotQuoteFor(o *Offering) SpotQuote {
 }
 
 // DefaultSpotBand is the monthly interruption band assumed where neither the
-// user nor AWS's Spot Advisor gives one: the Advisor's global average
-// interruption frequency is "<10%" a month.
-const DefaultSpotBand = "5-10%"
+// user nor AWS's Spot Advisor gives one. gpuscout lists GPU instances only, so
+// it is derived from the Advisor's bands of GPU instance types, not from its
+// all-types global average ("<10%"): in the Advisor data at hand
+// (aws-spot-advisor@2025-06-28, shared/data/price-feeds/
+// aws-spot-advisor-excerpt.json: p4d.24xlarge, p4de.24xlarge, p5.48xlarge,
+// g5.xlarge, g5.12xlarge and g5.48xlarge, Linux, in us-east-1, us-west-2 and
+// eu-west-1), 10 of the 16 GPU type-region pairs are ">20%", 1 is "15-20%",
+// 2 are "10-15%", 1 is "5-10%" and 2 are "<5%": ">20%" is both the most
+// common band and the median. It is an assumption, and every output that
+// uses it says so (BandChoice.Assumed).
+const DefaultSpotBand = ">20%"
+
+// DefaultSpotBandBasis says where DefaultSpotBand comes from, for outputs.
+const DefaultSpotBandBasis = "the band of most GPU types in AWS Spot Advisor data: 10 of 16 GPU type-region pairs >20% a month, aws-spot-advisor@2025-06-28"
 
 // BandChoice is the monthly interruption band a spot estimate uses for an
 // offering, and where it comes from.
@@ -139,7 +150,7 @@ type BandChoice struct {
 // file), else the catalog's band of o's type and region (AWS Spot Advisor's,
 // or the provider's own figure from a price file), else the
 // default, labelled as an assumption (for a provider other than AWS it is
-// AWS's average, not that provider's figure).
+// derived from AWS's GPU bands, not that provider's figure).
 func (c *Catalog) SpotBandChoice(o *Offering, given string) BandChoice {
 	if given != "" {
 		return BandChoice{Label: given, Origin: "given"}
@@ -151,9 +162,9 @@ func (c *Catalog) SpotBandChoice(o *Offering, given string) BandChoice {
 		}
 		return BandChoice{Label: b.Label, Origin: fmt.Sprintf("%s, for %s in %s, %s", from, orEvery(b.InstanceType, "every type"), orEvery(b.Region, "every region"), b.AsOf)}
 	}
-	origin := "assumed: AWS Spot Advisor's global average (<10% a month); no Advisor data for this type and region; set --spot-band"
+	origin := "assumed: " + DefaultSpotBandBasis + "; no Advisor data for this type and region; set --spot-band"
 	if o.Provider != "aws" {
-		origin = fmt.Sprintf("assumed: AWS Spot Advisor's global average (<10%% a month), not a %s figure; give %s's own with --spot-band", o.Provider, o.Provider)
+		origin = fmt.Sprintf("assumed: %s, not a %s figure; give %s's own with --spot-band", DefaultSpotBandBasis, o.Provider, o.Provider)
 	}
 	return BandChoice{Label: DefaultSpotBand, Origin: origin, Assumed: true}
 }

@@ -66,7 +66,7 @@ with the scenario's precision and bandwidth weight β. In communication-heavy
 scenarios each shape's step time adds the ring all-reduce of the gradients that
 compute does not hide, over the slowest link (the GPU link inside a node, the
 network between nodes), relative to your own --gpu shape, which takes exactly
---for; such work spreads over nodes only on EFA, InfiniBand, GPUDirect-TCPX or
+--for; such work spreads over nodes only on EFA, InfiniBand, GPUDirect-TCPX/TCPXO or
 RDMA of at least 100 Gbps, and not over marketplace hosts, unless
 --allow-slow-network. --bench REPORT.json replaces datasheet figures (GEMM,
 memory bandwidth, NCCL bus bandwidth) by measured ones. A job's duration on each offering follows, so plans are priced per

@@ -52,10 +52,12 @@ func TestAdviseImpossibleDeadlineTable(t *testing.T) {
 			t.Errorf("no %q in:\n%s", want, out)
 		}
 	}
-	out, _, _ = run(t, "advise", "--scenario", "cv-training", "--gpu", "A100:4", "--for", "7d", "--provider", "alibaba")
-	if flat := strings.Join(strings.Fields(out), " "); !strings.Contains(flat, "supply prices with --prices FILE") || strings.Contains(out, "constraints: .") {
-		t.Errorf("alibaba:\n%s", out)
+	if strings.Contains(out, "constraints: .") {
+		t.Errorf("an empty violation:\n%s", out)
 	}
+	// Where nothing has a price, the answer points at --prices: the advise
+	// package's TestWhyNothingFits (every region of the catalog has prices
+	// since Alibaba's and Tencent's tables, so no flags reach it here).
 	out, _, _ = run(t, "advise", "--scenario", "cv-training", "--gpu", "A100:4", "--for", "7d", "-o", "json")
 	if !strings.Contains(out, `"as_asked": true`) {
 		t.Error(`JSON: no plan with "as_asked": true`)

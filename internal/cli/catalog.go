@@ -175,13 +175,14 @@ func coverage(c *catalog.Catalog, provs []providerInfo, l *loadedCatalog, now ti
 		if p.Spot > 0 {
 			spot = append(spot, fmt.Sprintf("%s (%d)", p.Name, p.Spot))
 		}
-		types, blockTypes := map[string]bool{}, map[string]bool{}
+		types, blockTypes, models := map[string]bool{}, map[string]bool{}, map[string]bool{}
 		schemePrices, blockPrices := 0, 0
 		for _, x := range c.Commitments {
 			switch {
 			case x.Provider != p.Name:
 			case x.IsScheme():
 				types[x.InstanceType] = true
+				models[x.Model] = true
 				schemePrices++
 			default:
 				blockTypes[x.InstanceType] = true
@@ -194,8 +195,15 @@ func coverage(c *catalog.Catalog, provs []providerInfo, l *loadedCatalog, now ti
 		if pr := c.Provider(p.Name); pr != nil && len(pr.Schemes) > 0 {
 			if len(types) > 0 {
 				commit = append(commit, fmt.Sprintf("%s (%d prices for %s)", p.Name, schemePrices, strings.Join(keys(types), ", ")))
-			} else {
-				noCommit = append(noCommit, p.Name)
+			}
+			var unpriced []string // the schemes it sells that no price covers
+			for _, s := range pr.Schemes {
+				if !models[s.Model] {
+					unpriced = append(unpriced, s.Name)
+				}
+			}
+			if len(unpriced) > 0 {
+				noCommit = append(noCommit, p.Name+" ("+strings.Join(unpriced, ", ")+")")
 			}
 		}
 	}
@@ -205,7 +213,7 @@ func coverage(c *catalog.Catalog, provs []providerInfo, l *loadedCatalog, now ti
 	if len(partial) > 0 {
 		cov = append(cov, "Partly priced (offerings with an on-demand price): "+strings.Join(partial, ", ")+".")
 	}
-	cov = append(cov, "Spot prices: "+orNone(spot)+"; interruption bands: AWS Spot Advisor for "+strconv.Itoa(len(c.SpotBands))+" AWS types, elsewhere "+catalog.DefaultSpotBand+" a month, marked as an assumption.")
+	cov = append(cov, "Spot prices: "+orNone(spot)+"; interruption bands: AWS Spot Advisor for "+strconv.Itoa(len(c.SpotBands))+" AWS types, elsewhere "+catalog.DefaultSpotBand+" a month, marked as an assumption ("+catalog.DefaultSpotBandBasis+").")
 	cov = append(cov, "Commitment prices: "+orNone(commit)+"; sold but not priced (cost lists them as unknown): "+orNone(noCommit)+".")
 	if len(blocks) > 0 {
 		cov = append(cov, "Capacity Block prices (GPUs reserved for a job's days, paid up front): "+strings.Join(blocks, ", ")+".")

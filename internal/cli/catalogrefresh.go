@@ -1,10 +1,10 @@
 package cli
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -19,6 +19,7 @@ import (
 	"github.com/gpuscout/gpuscout/internal/feeds"
 	"github.com/gpuscout/gpuscout/internal/feeds/httpclient"
 	"github.com/gpuscout/gpuscout/internal/feeds/registry"
+	"github.com/gpuscout/gpuscout/internal/money"
 	"github.com/gpuscout/gpuscout/internal/render"
 	"github.com/gpuscout/gpuscout/internal/usercatalog"
 )
@@ -34,25 +35,34 @@ type refreshFlags struct {
 	format   string
 	endpoint string
 	verbose  bool
+	asOf     string // --as-of: the date of --from-file's prices
 }
 
 const refreshLong = `Fetch today's prices from a provider's own price API (with your credentials)
 or read a downloaded price file, and keep them in your user catalog, which
 offers, cost, spot and advise then use over the embedded snapshot (they say
-so under their tables; --no-user-catalog ignores it). The clouds gpuscout
-prices from SkyPilot's catalog (Lambda, Nebius, Vast, Fluidstack, Seeweb)
-are refreshed from SkyPilot's hosted catalog (format skypilot-csv; a
-downloaded vms.csv needs --provider, as the file does not say whose it is).
+so under their tables; 'gpuscout offers --no-user-catalog' ignores it). The
+clouds gpuscout prices from SkyPilot's catalog (Lambda, Nebius, Vast,
+Fluidstack, Seeweb) are refreshed from SkyPilot's hosted catalog (format
+skypilot-csv; a downloaded vms.csv needs --provider, as the file does not
+say whose it is).
 
 The user catalog lives in your config folder (~/.config/gpuscout/catalog on
 Linux, ~/Library/Application Support/gpuscout/catalog on macOS,
 %AppData%\gpuscout\catalog on Windows; ` + usercatalog.EnvDir + ` overrides it):
 one file set per provider and region set, in the embedded snapshot's format,
 with a meta.json naming the feed, the request, the fetch time and what was
-left out. Credentials are read from the
-environment or the provider's usual config file; they are never logged or
-written. A refresh that fails leaves the previous prices in use. Earlier
-versions are kept for 'gpuscout catalog diff --since 30d'.`
+left out. A downloaded file's prices are dated by the date the file itself
+carries (an AWS offer file's publicationDate, a spot price's timestamp, a
+GCP SKU's effectiveTime), never by the day it was read; a format that
+carries none (Azure, Alibaba DescribePrice, Tencent, SkyPilot, Spot
+Advisor) needs --as-of, the day you downloaded it. Credentials are read
+from the environment or the provider's usual config file; they are never
+logged or written. A refresh that fails leaves the previous prices in use.
+A fetch (or a whole offer file) that no longer lists a type priced before in
+a region it lists leaves that price unknown, noted with the last price seen;
+other regions keep theirs. Earlier versions are kept for
+'gpuscout catalog diff --since 30d'.`
 
 func newCatalogRefreshCmd(e *env) *cobra.Command {
 	var f refreshFlags
@@ -63,7 +73,8 @@ func newCatalogRefreshCmd(e *env) *cobra.Command {
 		Example: `  gpuscout catalog refresh --provider aws --region us-east-1,eu-west-1
   ALIBABA_CLOUD_ACCESS_KEY_ID=... gpuscout catalog refresh --provider alibaba --region cn-hangzhou
   gpuscout catalog refresh --provider lambda
-  gpuscout catalog refresh --from-file offer.json --format aws-offer --dry-run`,
+  gpuscout catalog refresh --from-file offer.json --format aws-offer --dry-run
+  gpuscout catalog refresh --from-file vms.csv --format skypilot-csv --provider lambda --as-of 2026-11-28`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, args []string) error { return f.run(cmd, e) },
 	}
@@ -73,6 +84,7 @@ func newCatalogRefreshCmd(e *env) *cobra.Command {
 	fl.BoolVar(&f.dryRun, "dry-run", false, "show what would change, write nothing")
 	fl.StringVar(&f.fromFile, "from-file", "", "read a downloaded price file or API response instead of fetching (needs --format)")
 	fl.StringVar(&f.format, "format", "", "the format of --from-file (see --help for the list)")
+	fl.StringVar(&f.asOf, "as-of", "", "with --from-file: the day (YYYY-MM-DD) the file's prices were downloaded, for a file that carries no date of its own (and over the one it carries)")
 	fl.StringVar(&f.endpoint, "endpoint", "", "replace the provider's API base URL (a private endpoint, or a fake server in tests)")
 	fl.BoolVarP(&f.verbose, "verbose", "v", false, "log every request (credentials redacted) on stderr")
 	cmd.SetHelpFunc(func(c *cobra.Command, a []string) {
@@ -166,8 +178,12 @@ func (f *refreshFlags) run(cmd *cobra.Command, e *env) error {
 		return err
 	}
 	now := e.now().UTC()
+	if f.asOf != "" && f.fromFile == "" {
+		return usagef("--as-of %s dates the prices of a --from-file; a fetch is dated by the day it runs", f.asOf)
+	}
 	meta := usercatalog.Meta{Regions: regions, FetchedAt: now, Version: Version}
 	var res *feeds.Result
+	dated := "" // how a file's prices are dated
 	if f.fromFile != "" || f.format != "" {
 		if im, err = f.importerForFormat(provider); err != nil {
 			return err
@@ -177,7 +193,7 @@ func (f *refreshFlags) run(cmd *cobra.Command, e *env) error {
 		}
 		meta.Mode, meta.Format, meta.File = usercatalog.ModeFile, f.format, filepath.Base(f.fromFile)
 		im = withCatalogSpecs(base, im)
-		if res, err = f.parseFile(im, regions, now); err != nil {
+		if res, dated, err = f.parseFile(im, regions, now); err != nil {
 			return err
 		}
 	} else {
@@ -205,11 +221,23 @@ func (f *refreshFlags) run(cmd *cobra.Command, e *env) error {
 	if err != nil {
 		return err
 	}
-	changes, err := refreshChanges(st, base, set)
+	cur, err := st.Current(base, "")
+	if err != nil {
+		return fmt.Errorf("user catalog %s: %w", st.Dir, err)
+	}
+	before, _, err := usercatalog.Overlay(base, cur)
+	if err != nil {
+		return err
+	}
+	usercatalog.MarkUnlisted(set, before, cur)
+	changes, err := refreshChanges(base, cur, before, set)
 	if err != nil {
 		return err
 	}
 	writeRefreshSummary(e.stdout, set, changes)
+	if dated != "" {
+		fmt.Fprintln(e.stdout, dated)
+	}
 	if f.dryRun {
 		_, err := fmt.Fprintln(e.stdout, "Dry run: nothing written.")
 		return err
@@ -289,39 +317,6 @@ func (f *refreshFlags) importerForFormat(provider string) (feeds.Importer, error
 	return readers[0], nil
 }
 
-// parseFile reads --from-file: its prices are dated by the file's
-// modification day (when it was downloaded) and cited as file:NAME@DAY.
-func (f *refreshFlags) parseFile(im feeds.Importer, regions []string, now time.Time) (*feeds.Result, error) {
-	fh, err := os.Open(f.fromFile)
-	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil, usagef("--from-file %s: no such file", f.fromFile)
-		}
-		return nil, usagef("--from-file %s: %v", f.fromFile, err)
-	}
-	defer fh.Close()
-	asOf := now
-	if st, err := fh.Stat(); err == nil {
-		if st.IsDir() {
-			return nil, usagef("--from-file %s: a folder, want a file", f.fromFile)
-		}
-		if st.ModTime().Before(now) {
-			asOf = st.ModTime().UTC()
-		}
-	}
-	day := asOf.Format("2006-01-02")
-	name := filepath.Base(f.fromFile)
-	o := feeds.ParseOptions{Source: "file:" + name + "@" + day, AsOf: day, Origin: name}
-	if len(regions) == 1 {
-		o.Region = regions[0]
-	}
-	res, err := im.Parse(f.format, fh, o)
-	if err != nil {
-		return nil, usagef("--from-file %s (--format %s): %v", f.fromFile, f.format, err)
-	}
-	return res, nil
-}
-
 func (f *refreshFlags) fetch(cmd *cobra.Command, e *env, im feeds.Importer, regions []string, now time.Time) (*feeds.Result, error) {
 	o := httpclient.Options{UserAgent: "gpuscout/" + Version + " (+https://github.com/gpuscout/gpuscout)"}
 	if f.verbose {
@@ -352,18 +347,10 @@ func (f *refreshFlags) fetch(cmd *cobra.Command, e *env, im feeds.Importer, regi
 	return res, nil
 }
 
-// refreshChanges diffs the catalog commands use now with the one they
-// would use once set is written (it replaces the current version of its
-// provider and region set).
-func refreshChanges(st *usercatalog.Store, base *catalog.Catalog, set *usercatalog.Set) ([]usercatalog.Change, error) {
-	cur, err := st.Current(base, "")
-	if err != nil {
-		return nil, fmt.Errorf("user catalog %s: %w", st.Dir, err)
-	}
-	before, _, err := usercatalog.Overlay(base, cur)
-	if err != nil {
-		return nil, err
-	}
+// refreshChanges diffs the catalog commands use now (before: base with the
+// current sets cur applied) with the one they would use once set is written
+// (it replaces the current version of its provider and region set).
+func refreshChanges(base *catalog.Catalog, cur []*usercatalog.Set, before *catalog.Catalog, set *usercatalog.Set) ([]usercatalog.Change, error) {
 	var next []*usercatalog.Set
 	for _, s := range cur {
 		if !(s.Meta.Provider == set.Meta.Provider && s.Key == set.Key) {
@@ -385,6 +372,9 @@ func writeRefreshSummary(w io.Writer, set *usercatalog.Set, changes []usercatalo
 	m := set.Meta
 	fmt.Fprintf(w, "%s: %d offerings, %d commitment prices, %d spot bands, %d licence prices imported (regions: %s)\n",
 		set.Describe(), m.Counts.Offerings, m.Counts.Commitments, m.Counts.SpotBands, m.Counts.Licenses, orNone(m.Covers))
+	if m.Counts.Unlisted > 0 {
+		fmt.Fprintf(w, "%d offerings priced before are no longer listed in the regions it lists: their prices are now unknown, each noted with the last price seen.\n", m.Counts.Unlisted)
+	}
 	if m.Counts.LeftOut > 0 {
 		fmt.Fprintf(w, "Left out %d rows:\n", m.Counts.LeftOut)
 		reasons := make([]string, 0, len(m.LeftOut))
@@ -445,7 +435,7 @@ func priceCell(p catalog.Price) string {
 	if !p.Known {
 		return render.Unknown
 	}
-	return p.Value.String()
+	return money.Plain(p.Value)
 }
 
 type diffFlags struct {
@@ -454,20 +444,20 @@ type diffFlags struct {
 }
 
 type changeJSON struct {
-	Provider     string   `json:"provider"`
-	InstanceType string   `json:"instance_type"`
-	Region       string   `json:"region"`
-	Zone         string   `json:"zone"`
-	Price        string   `json:"price"`
-	Change       string   `json:"change"`
-	Old          *float64 `json:"old"`
-	New          *float64 `json:"new"`
-	Currency     string   `json:"currency"`
-	ChangePct    *float64 `json:"change_pct"`
-	OldSource    string   `json:"old_source"`
-	OldAsOf      string   `json:"old_as_of"`
-	Source       string   `json:"source"`
-	AsOf         string   `json:"as_of"`
+	Provider     string       `json:"provider"`
+	InstanceType string       `json:"instance_type"`
+	Region       string       `json:"region"`
+	Zone         string       `json:"zone"`
+	Price        string       `json:"price"`
+	Change       string       `json:"change"`
+	Old          *json.Number `json:"old"`
+	New          *json.Number `json:"new"`
+	Currency     string       `json:"currency"`
+	ChangePct    *float64     `json:"change_pct"`
+	OldSource    string       `json:"old_source"`
+	OldAsOf      string       `json:"old_as_of"`
+	Source       string       `json:"source"`
+	AsOf         string       `json:"as_of"`
 }
 
 func newCatalogDiffCmd(e *env) *cobra.Command {
@@ -575,12 +565,11 @@ func historyChanges(st *usercatalog.Store, base *catalog.Catalog, provider strin
 
 func changesJSON(changes []usercatalog.Change) []changeJSON {
 	out := make([]changeJSON, 0, len(changes))
-	num := func(p catalog.Price) *float64 {
+	num := func(p catalog.Price) *json.Number { // every digit of the price
 		if !p.Known {
 			return nil
 		}
-		v := p.Value.InexactFloat64()
-		return &v
+		return money.Number(p.Value)
 	}
 	for _, c := range changes {
 		j := changeJSON{Provider: c.Provider, InstanceType: c.InstanceType, Region: c.Region, Zone: c.Zone, Price: c.Price, Change: c.Kind,

@@ -146,8 +146,9 @@ func a10Row(t *testing.T, args ...string) map[string]any {
 // unavailable) leaves the files as they were → history diff.
 func TestRefreshEndToEnd(t *testing.T) {
 	r := newRefreshEnv(t)
-	if row := a10Row(t); row["price_per_hour"] != nil {
-		t.Fatalf("before any refresh the embedded price is unknown, got %v", row["price_per_hour"])
+	// Before any refresh: the embedded price, Alibaba's public table's.
+	if row := a10Row(t); row["price_per_hour"] != 9.5326 || row["price_source"] != "karpenter-alibaba@5d2e0774" {
+		t.Fatalf("before any refresh: %v from %v; want the table's 9.5326 from karpenter-alibaba@5d2e0774", row["price_per_hour"], row["price_source"])
 	}
 
 	out, errOut, code := run(t, r.args...)
@@ -158,7 +159,10 @@ func TestRefreshEndToEnd(t *testing.T) {
 		"alibaba cn-hangzhou: 2 offerings, 0 commitment prices, 0 spot bands, 0 licence prices imported (regions: cn-hangzhou)",
 		"Left out 2 rows:",
 		`currency USD, want CNY`, `unit "1 Month", want 1 Hour`,
-		"Against the prices in use now: 0 changed, 3 newly priced, 0 new offerings",
+		// The fake answers 2 types; a live refresh lists a region's whole
+		// offer, so the public table's other 60 types there become unknown.
+		"Against the prices in use now: 2 changed, 1 newly priced, 0 new offerings, 0 no longer listed, 60 no longer priced.",
+		"60 offerings priced before are no longer listed in the regions it lists: their prices are now unknown, each noted with the last price seen.",
 		"Wrote " + filepath.Join(r.dir, "alibaba", "cn-hangzhou", "20261130T120000Z"),
 	} {
 		if !strings.Contains(out, want) {
@@ -186,12 +190,12 @@ func TestRefreshEndToEnd(t *testing.T) {
 	if row["price_per_hour"] != 7.5 || row["spot_price_per_hour"] != 2.1 || row["price_source"] != "fake-alibaba-api@2026-11-30" || row["price_as_of"] != "2026-11-30" {
 		t.Errorf("refreshed row %v: want 7.5 CNY (spot 2.1) from fake-alibaba-api@2026-11-30", row)
 	}
-	if row := a10Row(t, "--no-user-catalog"); row["price_per_hour"] != nil {
-		t.Errorf("--no-user-catalog: price %v, want the embedded unknown", row["price_per_hour"])
+	if row := a10Row(t, "--no-user-catalog"); row["price_per_hour"] != 9.5326 {
+		t.Errorf("--no-user-catalog: price %v, want the embedded 9.5326", row["price_per_hour"])
 	}
 	t.Setenv(usercatalog.EnvIgnore, "1")
-	if row := a10Row(t); row["price_per_hour"] != nil {
-		t.Errorf("%s=1: price %v, want the embedded unknown", usercatalog.EnvIgnore, row["price_per_hour"])
+	if row := a10Row(t); row["price_per_hour"] != 9.5326 {
+		t.Errorf("%s=1: price %v, want the embedded 9.5326", usercatalog.EnvIgnore, row["price_per_hour"])
 	}
 	t.Setenv(usercatalog.EnvIgnore, "")
 
@@ -203,8 +207,9 @@ func TestRefreshEndToEnd(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "from your catalog refresh of 2026-11-30") {
 		t.Errorf("cost (exit %d) lacks the refresh note:\n%s", code, out)
 	}
-	// advise --china ranks the refreshed Alibaba plan first (7.50 CNY/h × 8760 h × 3) and says where its price is from.
-	out, _, code = run(t, "advise", "--scenario", "inference-online", "--hours-per-month", "730", "--china", "--currency", "CNY", "--limit", "3")
+	// advise on Alibaba in China ranks the refreshed plan first (7.50 CNY/h ×
+	// 8760 h × 3) and says where its price is from.
+	out, _, code = run(t, "advise", "--scenario", "inference-online", "--hours-per-month", "730", "--china", "--provider", "alibaba", "--currency", "CNY", "--limit", "3")
 	if code != 0 || !strings.Contains(out, "on-demand 7.50 CNY/h × 8760 h × 3 instances = 197,100.00 CNY") ||
 		!strings.Contains(out, "prices for alibaba cn-hangzhou from your catalog refresh of 2026-11-30 (today)") {
 		t.Errorf("advise --china (exit %d) lacks the refreshed plan or its note:\n%s", code, out)
@@ -214,8 +219,9 @@ func TestRefreshEndToEnd(t *testing.T) {
 		t.Errorf("offers of another provider mention the refresh:\n%s", out)
 	}
 	out, _, _ = run(t, "catalog", "info")
-	if !strings.Contains(out, "alibaba cn-hangzhou: 2 offerings (2 replaced, 0 added), 0 commitment prices, 0 spot bands, 2 rows left out") ||
-		!strings.Contains(out, "2026-11-30 12:00 UTC (today); alibaba/cn-hangzhou/20261130T120000Z") || !strings.Contains(out, "fake-alibaba-api@2026-11-30") {
+	flat := strings.Join(strings.Fields(out), " ") // undo the wrapping
+	if !strings.Contains(flat, "alibaba cn-hangzhou: 2 offerings (62 replaced, 0 added), 0 commitment prices, 0 spot bands, 60 no longer listed (prices now unknown), 2 rows left out") ||
+		!strings.Contains(flat, "2026-11-30 12:00 UTC (today); alibaba/cn-hangzhou/20261130T120000Z") || !strings.Contains(flat, "fake-alibaba-api@2026-11-30") {
 		t.Errorf("catalog info lacks the refresh:\n%s", out)
 	}
 
@@ -223,10 +229,12 @@ func TestRefreshEndToEnd(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("diff: exit %d: %s", code, errOut)
 	}
+	// Against the public table's prices (karpenter-alibaba@5d2e0774):
+	// (7.5 − 9.5326) / 9.5326 = −21.3%; (26.46 − 78.958) / 78.958 = −66.5%.
 	for _, want := range []string{
-		"alibaba,ecs.gn7i-c8g1.2xlarge,cn-hangzhou,-,on-demand,priced,,7.5,CNY,,fake-alibaba-api@2026-11-30,2026-11-30",
+		"alibaba,ecs.gn7i-c8g1.2xlarge,cn-hangzhou,-,on-demand,changed,9.5326,7.5,CNY,-21.3,fake-alibaba-api@2026-11-30,2026-11-30",
 		"alibaba,ecs.gn7i-c8g1.2xlarge,cn-hangzhou,-,spot,priced,,2.1,CNY",
-		"alibaba,ecs.gn6e-c12g1.12xlarge,cn-hangzhou,-,on-demand,priced,,26.46,CNY",
+		"alibaba,ecs.gn6e-c12g1.12xlarge,cn-hangzhou,-,on-demand,changed,78.958,26.46,CNY,-66.5",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("diff lacks %q:\n%s", want, out)
@@ -298,7 +306,11 @@ func TestRefreshBadInput(t *testing.T) {
 		{[]string{"catalog", "refresh", "--from-file", good}, "--from-file and --format go together (formats: fake-prices)"},
 		{[]string{"catalog", "refresh", "--from-file", good, "--format", "fake-prices", "--provider", "aws"}, "--format fake-prices is a alibaba format, not aws's"},
 		{[]string{"catalog", "refresh", "--from-file", filepath.Join(t.TempDir(), "none.json"), "--format", "fake-prices"}, "no such file"},
-		{[]string{"catalog", "refresh", "--from-file", bad, "--format", "fake-prices"}, "bad.json (--format fake-prices): bad.json: malformed page"},
+		{[]string{"catalog", "refresh", "--from-file", bad, "--format", "fake-prices", "--as-of", "2026-11-29"}, "bad.json (--format fake-prices): bad.json: malformed page"},
+		{[]string{"catalog", "refresh", "--from-file", good, "--format", "fake-prices"}, "page.json: it carries no date of its prices; give the day you downloaded it with --as-of YYYY-MM-DD"},
+		{[]string{"catalog", "refresh", "--from-file", good, "--format", "fake-prices", "--as-of", "29/11/2026"}, `--as-of "29/11/2026": want a date, YYYY-MM-DD`},
+		{[]string{"catalog", "refresh", "--from-file", good, "--format", "fake-prices", "--as-of", "2026-12-01"}, "--as-of 2026-12-01: a date in the future (today is 2026-11-30)"},
+		{[]string{"catalog", "refresh", "--provider", "alibaba", "--as-of", "2026-11-29"}, "--as-of 2026-11-29 dates the prices of a --from-file"},
 		{[]string{"catalog", "refresh", "--provider", "alibaba", "--region", "Mars Base"}, `--region "Mars Base": not a region of alibaba`},
 		{[]string{"catalog", "diff", "--since", "soon"}, `--since: duration "soon"`},
 		{[]string{"catalog", "diff", "--provider", "oracle"}, `--provider "oracle" is not a known provider`},
@@ -320,9 +332,9 @@ func TestRefreshBadInput(t *testing.T) {
 	if r.listing() != "" {
 		t.Errorf("failed refreshes wrote:\n%s", r.listing())
 	}
-	// Offline: the file's rows, dated by the file, in a set of their own.
-	out, errOut, code := run(t, "catalog", "refresh", "--from-file", good, "--format", "fake-prices")
-	if code != 0 || !strings.Contains(out, "alibaba cn-hangzhou: 1 offerings") {
+	// Offline: the file's rows, dated by --as-of (a page carries no date), in a set of their own.
+	out, errOut, code := run(t, "catalog", "refresh", "--from-file", good, "--format", "fake-prices", "--as-of", "2026-11-29")
+	if code != 0 || !strings.Contains(out, "alibaba cn-hangzhou: 1 offerings") || !strings.Contains(out, "Prices dated 2026-11-29 (--as-of).") {
 		t.Fatalf("--from-file: exit %d %s\n%s", code, errOut, out)
 	}
 	if _, err := os.Stat(filepath.Join(r.dir, "alibaba", "fake-prices.cn-hangzhou", "CURRENT")); err != nil {

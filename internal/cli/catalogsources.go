@@ -144,6 +144,9 @@ func sourceRefs(c *catalog.Catalog) map[string]map[string]int {
 	}
 	for _, t := range c.EgressTables {
 		add(t.Source, "egress tables")
+		if t.Free != nil {
+			add(t.Free.Source, "egress tables")
+		}
 	}
 	for _, p := range c.Providers {
 		add(p.BillingSource, "provider facts")

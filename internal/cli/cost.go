@@ -77,12 +77,12 @@ A usage file (--usage FILE, YAML) holds everything the flags do and more
   egress: {same-zone: 0, cross-zone: 500, cross-region: 2000, internet: 1000, internet-china: 0}   # GB/month
   storage:
     - {kind: object, gb_month: 5000, price_per_gb_month: 0.023, currency: USD, providers: [aws]}
-  credits:
-    - {name: startup credits, amount: 1000, currency: USD, expires: 6mo, providers: [aws]}
-  promotions:                 # the article's offers (check the terms that apply to you):
+  credits:                    # the article's example, not a current offer: give your own (expires: 6mo if it does)
+    - {name: AWS Activate, amount: 1000, currency: USD, providers: [aws]}
+  promotions:                 # the article's examples, not current offers (check the terms that apply to you):
     - {kind: first-month-discount, percent: 90%, providers: [alibaba]}   # Alibaba: GN7 first month at 10% of the price
-    - {kind: student-price, price_per_hour: 0.5, currency: CNY, daily_hours: 4, providers: [tencent]}   # Tencent student price
-    - {kind: voucher, amount: 100, currency: USD, providers: [aws]}
+    - {kind: student-price, price_per_hour: 0.5, currency: CNY, daily_hours: 4, providers: [tencent]}   # Tencent student price, 4 h a day
+    - {kind: voucher, amount: 300, currency: USD, providers: [alibaba]}   # Alibaba: voucher after enterprise verification
   spot: {band: 10-15%, checkpoint: 1h, restart: 10m}`
 
 func newCostCmd(e *env) *cobra.Command {
@@ -146,7 +146,7 @@ func (f *costFlags) registerUsage(cmd *cobra.Command) {
 	fl.Var(form.Egress(&u.Egress), "egress", "egress GB a month by path, PATH=GB (same-zone, cross-zone, cross-region, internet, internet-china); repeatable")
 	fl.Var(form.Credits(&u.Credits), "credit", "a credit, AMOUNT CUR[@provider,...][:EXPIRES], e.g. 1000USD@aws:6mo; repeatable; replaces the usage file's credits")
 	fl.StringVar(&u.License, "license", "", "OS licence: linux (default) or windows")
-	fl.Var(form.Band(&u.Spot.Band), "spot-band", "spot interruptions a month, e.g. 10-15% (default: the AWS Spot Advisor's, else 5-10%, an assumption)")
+	fl.Var(form.Band(&u.Spot.Band), "spot-band", "spot interruptions a month, e.g. 10-15% (default: the AWS Spot Advisor's, else >20%, an assumption: the band of most GPU types in the Advisor's data)")
 	fl.Var(newHours(&u.Spot.CheckpointHours, false, cost.MaxDurationHours), "checkpoint", "spot: checkpoint interval (default 1h)")
 	fl.Var(newHours(&u.Spot.RestartHours, true, cost.MaxDurationHours), "restart", "spot: restart time after an interruption, 0 or more (default 10m)")
 	fl.Var(newHours(&u.Spot.OutageHours, true, cost.MaxSpotOutageHours), "spot-outage", "spot: mean time capacity stays short after an interruption, 0 to 30d, e.g. 2h (default 0: back at once; an assumption)")
@@ -321,7 +321,9 @@ func optionLabel(o *cost.Option) string {
 	return s
 }
 
-func fmtDec(d decimal.Decimal) string { return money.Format(d, "") }
+// fmtDec writes an amount cell of a column with Places 2: every digit
+// money.Plain keeps, for CSV; the text table shows cents.
+func fmtDec(d decimal.Decimal) string { return money.Plain(d) }
 
 func fmtNull(d decimal.NullDecimal) string {
 	if !d.Valid {
@@ -344,9 +346,9 @@ func (f *costFlags) costTable(opts []cost.Option, run *costRun) *render.Table {
 	cur := string(run.l.currency)
 	t := &render.Table{Columns: []render.Column{
 		{Header: "#", Right: true}, {Header: "PROVIDER"}, {Header: "INSTANCE"}, {Header: "REGION", Drop: 3}, {Header: "MODEL"}, {Header: "TERM"},
-		{Header: "PAYMENT", Drop: 1}, {Header: "TOTAL " + cur, Right: true}, {Header: "UPFRONT", Right: true, Drop: 5},
+		{Header: "PAYMENT", Drop: 1}, {Header: "TOTAL " + cur, Right: true, Places: 2}, {Header: "UPFRONT", Right: true, Drop: 5, Places: 2},
 		{Header: "EFF " + cur + "/h", Right: true, Short: "EFF/h", Drop: 4}, {Header: "EFF " + cur + "/GPU-h", Right: true, Short: "EFF/GPU-h", Drop: 7},
-		{Header: "NPV", Right: true, Drop: 8}, {Header: "BREAK-EVEN h/mo", Right: true, Short: "B/E h/mo", Drop: 6}, {Header: "FEASIBLE", Short: "OK", Drop: 2},
+		{Header: "NPV", Right: true, Drop: 8, Places: 2}, {Header: "BREAK-EVEN h/mo", Right: true, Short: "B/E h/mo", Drop: 6}, {Header: "FEASIBLE", Short: "OK", Drop: 2},
 	}}
 	unpriced := map[string]map[string]bool{}
 	excluded := false
@@ -463,9 +465,9 @@ func costJSON(opts []cost.Option, run *costRun, withCashflow bool) []costOptionJ
 func cashflowTable(opts []cost.Option, run *costRun) *render.Table {
 	t := &render.Table{Columns: []render.Column{{Header: "OPTION"}, {Header: "MONTH", Right: true}}}
 	for _, k := range cost.FlowKinds {
-		t.Columns = append(t.Columns, render.Column{Header: strings.ToUpper(k), Right: true})
+		t.Columns = append(t.Columns, render.Column{Header: strings.ToUpper(k), Right: true, Places: 2})
 	}
-	t.Columns = append(t.Columns, render.Column{Header: "TOTAL", Right: true}, render.Column{Header: "CUMULATIVE", Right: true})
+	t.Columns = append(t.Columns, render.Column{Header: "TOTAL", Right: true, Places: 2}, render.Column{Header: "CUMULATIVE", Right: true, Places: 2})
 	for i := range opts {
 		o := &opts[i]
 		if !o.Known {
@@ -488,9 +490,9 @@ func cashflowTable(opts []cost.Option, run *costRun) *render.Table {
 					row = append(row, "")
 					continue
 				}
-				row = append(row, v.Round(2).StringFixed(2))
+				row = append(row, fmtDec(v))
 			}
-			row = append(row, m.Total.Round(2).StringFixed(2), cum.Round(2).StringFixed(2))
+			row = append(row, fmtDec(m.Total), fmtDec(cum))
 			t.Rows = append(t.Rows, row)
 		}
 	}

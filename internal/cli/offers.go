@@ -90,15 +90,20 @@ func (f *offersFlags) query(l *loadedCatalog) (catalog.Query, error) {
 	return q, asInputUsage(err)
 }
 
-// money formatting for tables: up to 4 decimals, at least 2.
+// fmtMoney writes a price cell: every digit money.Plain keeps, at least 2
+// decimals. CSV writes the cell as it is; the text and Markdown tables
+// round it to render.MaxDecimals for display (and say so).
 func fmtMoney(d decimal.NullDecimal) string {
 	if !d.Valid {
 		return ""
 	}
-	s := d.Decimal.Round(4).StringFixed(4)
-	s = strings.TrimRight(s, "0")
-	if i := strings.IndexByte(s, '.'); i >= 0 && len(s)-i-1 < 2 {
-		s += strings.Repeat("0", 2-(len(s)-i-1))
+	s := money.Plain(d.Decimal)
+	i := strings.IndexByte(s, '.')
+	if i < 0 {
+		return s + ".00"
+	}
+	if n := len(s) - i - 1; n < 2 {
+		s += strings.Repeat("0", 2-n)
 	}
 	return s
 }
@@ -139,6 +144,7 @@ func offersTable(l *loadedCatalog, q catalog.Query, rows []catalog.Row) *render.
 		t.Columns = append(t.Columns, render.Column{Header: extra, Right: true, Short: strings.TrimPrefix(extra, cur)})
 	}
 	unknown := map[string]int{}
+	var priceNotes []string // unknown prices that carry their own reason
 	converted := map[money.Currency]bool{}
 	retired := map[string]bool{}
 	for _, r := range rows {
@@ -151,7 +157,11 @@ func offersTable(l *loadedCatalog, q catalog.Query, rows []catalog.Row) *render.
 			region += "/" + r.Zone
 		}
 		price, spot := fmtMoney(r.Price), fmtMoney(r.Spot)
-		if !r.Price.Valid {
+		switch {
+		case !r.Price.Valid && o.OnDemand.Note != "": // a price a refresh no longer lists, say
+			price = render.Unknown
+			priceNotes = append(priceNotes, fmt.Sprintf("? price of %s in %s: %s.", o.InstanceType, o.Region, o.OnDemand.Note))
+		case !r.Price.Valid:
 			price = render.Unknown
 			unknown[o.Provider]++
 		}
@@ -203,11 +213,20 @@ func offersTable(l *loadedCatalog, q catalog.Query, rows []catalog.Row) *render.
 				t.Notes = append(t.Notes, fmt.Sprintf("The region (%s) is known, but the catalog lists no GPU offering there; add yours with --prices FILE.", strings.Join(q.Regions, ", ")))
 			}
 		}
-		if !q.IncludeRetired {
-			all := q
-			all.IncludeRetired = true
-			if r, err := l.cat.Query(all); err == nil && len(r) > 0 {
-				t.Notes = append(t.Notes, fmt.Sprintf("%d retired size(s) match; list them with --include-retired.", len(r)))
+	}
+	// Sizes the provider retired are hidden unless asked for: say how many.
+	if !q.IncludeRetired {
+		all := q
+		all.IncludeRetired = true
+		if r, err := l.cat.Query(all); err == nil {
+			retired := 0
+			for _, x := range r {
+				if x.Offering.Retired != "" {
+					retired++
+				}
+			}
+			if retired > 0 {
+				t.Notes = append(t.Notes, fmt.Sprintf("%d retired size(s) also match; list them with --include-retired.", retired))
 			}
 		}
 	}
@@ -233,6 +252,7 @@ func offersTable(l *loadedCatalog, q catalog.Query, rows []catalog.Row) *render.
 		}
 		t.Notes = append(t.Notes, fmt.Sprintf("? price: no public list price could be sourced (%s). Supply yours with --prices FILE; 'gpuscout catalog validate --help' shows the format.", strings.Join(parts, ", ")))
 	}
+	t.Notes = append(t.Notes, slices.Compact(priceNotes)...)
 	for _, id := range slices.Sorted(maps.Keys(retired)) {
 		t.Notes = append(t.Notes, fmt.Sprintf("(retired DATE): the provider retired the size on that date (%s); shown because of --include-retired, never used by cost or advise.", sourceRef(l, id)))
 	}

@@ -39,7 +39,8 @@ func TestMinGPUMemoryClass(t *testing.T) {
 // --include-retired lists them, marked, with the retirement notice.
 func TestRetiredSizes(t *testing.T) {
 	out, errOut, code := run(t, "offers", "--provider", "azure", "--gpu", "V100")
-	if code != 0 || strings.Contains(out, "NC6s_v3") || !strings.Contains(out, "4 retired size(s) match; list them with --include-retired") {
+	// NCv3 ×4 (retired 2025-09-30) and ND40s_v2 (2020-02-03); ND40rs_v2 is sold.
+	if code != 0 || strings.Contains(out, "NC6s_v3") || !strings.Contains(out, "Standard_ND40rs_v2") || !strings.Contains(out, "5 retired size(s) also match; list them with --include-retired") {
 		t.Errorf("offers without --include-retired: exit %d\n%s%s", code, out, errOut)
 	}
 	out, errOut, code = run(t, "offers", "--provider", "azure", "--gpu", "V100", "--include-retired", "--wide")

@@ -30,7 +30,7 @@ func TestRefreshLicensesEndToEnd(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Setenv(usercatalog.EnvDir, t.TempDir())
-	out, errOut, code := run(t, "catalog", "refresh", "--from-file", file, "--format", "azure-retail")
+	out, errOut, code := run(t, "catalog", "refresh", "--from-file", file, "--format", "azure-retail", "--as-of", "2026-11-29")
 	if code != 0 {
 		t.Fatalf("refresh: exit %d: %s", code, errOut)
 	}
@@ -48,7 +48,7 @@ func TestRefreshLicensesEndToEnd(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &changes); err != nil {
 		t.Fatal(err)
 	}
-	if len(changes) != 1 || changes[0].Price != "windows licence" || changes[0].Change != "changed" || *changes[0].Old != 4.416 || *changes[0].New != 4.916 ||
+	if len(changes) != 1 || changes[0].Price != "windows licence" || changes[0].Change != "changed" || *changes[0].Old != "4.416" || *changes[0].New != "4.916" ||
 		changes[0].OldSource != "infracost-azure@2025-12-01" || !strings.HasPrefix(changes[0].Source, "file:azure-nd.json@") {
 		t.Errorf("diff %+v, want the H100 windows licence 4.416 -> 4.916 from the file", changes)
 	}

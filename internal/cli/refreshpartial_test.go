@@ -32,7 +32,11 @@ func TestRefreshKeepsKindsTheFeedLacks(t *testing.T) {
 			t.Errorf("%s = %v, want %v", k, row[k], want)
 		}
 	}
-	if src := row["price_source"].(string); !strings.HasPrefix(src, "file:gcp-catalog-skus.json@") || row["price_as_of"] == "2026-07-30" {
-		t.Errorf("on-demand from %s as of %v, want the refreshed file's", src, row["price_as_of"])
+	// Dated by the file's own data: its SKUs' latest effectiveTime, 2023-08-10.
+	if src := row["price_source"]; src != "file:gcp-catalog-skus.json@2023-08-10" || row["price_as_of"] != "2023-08-10" {
+		t.Errorf("on-demand from %v as of %v, want file:gcp-catalog-skus.json@2023-08-10", src, row["price_as_of"])
+	}
+	if !strings.Contains(out, "Prices dated 2023-08-10: the file's own date") {
+		t.Errorf("the refresh does not say how it dated the file:\n%s", out)
 	}
 }

@@ -69,15 +69,16 @@ func TestRefreshSkyPilotEndToEnd(t *testing.T) {
 }
 
 // TestRefreshSkyPilotFile: a downloaded vms.csv needs --provider, since
-// several clouds' importers read the format; with it the file's rows are
-// imported, dated by the file.
+// several clouds' importers read the format, and --as-of, since it carries
+// no date (its modification time is not one); with them the file's rows are
+// imported, dated by --as-of.
 func TestRefreshSkyPilotFile(t *testing.T) {
 	hermetic(t)
 	file := filepath.Join(t.TempDir(), "vms.csv")
 	if err := os.WriteFile(file, readFile(t, filepath.Join(shareddata.Dir(t), "skypilot-catalog", "lambda", "vms.csv")), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	downloaded := time.Date(2026, 11, 28, 9, 0, 0, 0, time.UTC) // before the tests' clock
+	downloaded := time.Date(2026, 11, 27, 9, 0, 0, 0, time.UTC) // a modification time, never the prices' date
 	if err := os.Chtimes(file, downloaded, downloaded); err != nil {
 		t.Fatal(err)
 	}
@@ -87,7 +88,8 @@ func TestRefreshSkyPilotFile(t *testing.T) {
 	}{
 		{nil, "--format skypilot-csv needs --provider: the file does not say whose it is (one of lambda, fluidstack, seeweb, nebius, vast)"},
 		{[]string{"--provider", "aws"}, "--format skypilot-csv is read for lambda, fluidstack, seeweb, nebius, vast, not aws"},
-		{[]string{"--provider", "lambda", "--region", "mars-1"}, "lambda's catalog has no row in mars-1"},
+		{[]string{"--provider", "lambda", "--region", "mars-1", "--as-of", "2026-11-28"}, "lambda's catalog has no row in mars-1"},
+		{[]string{"--provider", "lambda"}, "(a vms.csv has none); give the day you downloaded it with --as-of YYYY-MM-DD"},
 	} {
 		args := append([]string{"catalog", "refresh", "--from-file", file, "--format", "skypilot-csv"}, tc.args...)
 		out, errOut, code := run(t, args...)
@@ -95,8 +97,8 @@ func TestRefreshSkyPilotFile(t *testing.T) {
 			t.Errorf("%v: exit %d, stderr %q; want 2 and %q (stdout %q)", tc.args, code, errOut, tc.want, out)
 		}
 	}
-	out, errOut, code := run(t, "catalog", "refresh", "--from-file", file, "--format", "skypilot-csv", "--provider", "lambda")
-	if code != 0 || !strings.Contains(out, "374 offerings") {
+	out, errOut, code := run(t, "catalog", "refresh", "--from-file", file, "--format", "skypilot-csv", "--provider", "lambda", "--as-of", "2026-11-28")
+	if code != 0 || !strings.Contains(out, "374 offerings") || !strings.Contains(out, "Prices dated 2026-11-28 (--as-of).") {
 		t.Fatalf("exit %d: %s\n%s", code, errOut, out)
 	}
 	row := refreshedRow(t, "lambda", "gpu_1x_a10", "us-east-1")

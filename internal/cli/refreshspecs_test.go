@@ -91,12 +91,12 @@ func TestRefreshAzureRetail(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Setenv(usercatalog.EnvDir, t.TempDir())
-	if _, errOut, code := run(t, "catalog", "refresh", "--from-file", file, "--format", "azure-retail"); code != 0 {
+	if _, errOut, code := run(t, "catalog", "refresh", "--from-file", file, "--format", "azure-retail", "--as-of", "2026-11-29"); code != 0 {
 		t.Fatalf("refresh --from-file: exit %d: %s", code, errOut)
 	}
 	row := offerRow(t, "azure", "H100-SXM5-80GB", "Standard_ND96isr_H100_v5", "eastus")
-	if row["price_per_hour"] != 98.32 || !strings.HasPrefix(row["price_source"].(string), "file:azure-retail-nd-eastus.json@") {
-		t.Errorf("offline refresh: row %v, want 98.32 from the file", row)
+	if row["price_per_hour"] != 98.32 || row["price_source"] != "file:azure-retail-nd-eastus.json@2026-11-29" || row["price_as_of"] != "2026-11-29" {
+		t.Errorf("offline refresh: row %v, want 98.32 from the file, dated by --as-of 2026-11-29", row)
 	}
 
 	var filters []string

@@ -25,7 +25,7 @@ func uploadServer(t *testing.T) (url, token string, st store.Store) {
 		t.Fatal(err)
 	}
 	st = storetest.Memory()
-	srv, err := server.New(server.Config{Store: st, Catalog: cat})
+	srv, err := server.New(server.Config{Store: st, Catalog: cat, Now: clock})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -144,7 +144,7 @@ func TestSignedUpload(t *testing.T) {
 	st := storetest.Memory()
 	key := strings.Repeat("ab", 32)
 	keys, _ := server.ParseKeys("k", strings.NewReader("node-7 "+key))
-	srv, _ := server.New(server.Config{Store: st, Catalog: cat, Keys: keys})
+	srv, _ := server.New(server.Config{Store: st, Catalog: cat, Keys: keys, Now: clock})
 	secret, tok, _ := server.NewToken("ci", nil, time.Now())
 	st.CreateToken(context.Background(), tok)
 	ts := httptest.NewServer(srv)

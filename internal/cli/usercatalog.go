@@ -75,6 +75,7 @@ type refreshInfo struct {
 	SpotBands   int       `json:"spot_bands"`
 	Licenses    int       `json:"licenses"`
 	LeftOut     int       `json:"left_out"`
+	Unlisted    int       `json:"unlisted,omitempty"` // offerings priced before that it no longer lists (now unknown)
 	Version     string    `json:"gpuscout_version"`
 	Set         string    `json:"set"` // provider/key/version under the user catalog folder
 }
@@ -85,7 +86,7 @@ func refreshInfos(l *loadedCatalog, now time.Time) []refreshInfo {
 		m := a.Set.Meta
 		ri := refreshInfo{Provider: m.Provider, Regions: m.Covers, Mode: m.Mode, Format: m.Format, File: m.File, FetchedAt: m.FetchedAt.UTC(),
 			AgeDays: a.Set.Age(now), Offerings: m.Counts.Offerings, Replaced: a.Replaced, Added: a.Added, Commitments: a.Commitments,
-			SpotBands: a.SpotBands, Licenses: a.Licenses, LeftOut: m.Counts.LeftOut, Version: m.Version, Set: m.Provider + "/" + a.Set.Key + "/" + a.Set.Version}
+			SpotBands: a.SpotBands, Licenses: a.Licenses, LeftOut: m.Counts.LeftOut, Unlisted: m.Counts.Unlisted, Version: m.Version, Set: m.Provider + "/" + a.Set.Key + "/" + a.Set.Version}
 		for _, s := range m.Sources {
 			ri.Sources = append(ri.Sources, s.ID)
 		}
@@ -107,6 +108,9 @@ func refreshLines(rs []refreshInfo) []string {
 		lic := ""
 		if r.Licenses > 0 {
 			lic = fmt.Sprintf(", %d licence prices", r.Licenses)
+		}
+		if r.Unlisted > 0 {
+			lic += fmt.Sprintf(", %d no longer listed (prices now unknown)", r.Unlisted)
 		}
 		out = append(out, fmt.Sprintf("  %s %s: %d offerings (%d replaced, %d added), %d commitment prices, %d spot bands%s, %d rows left out; %s %s (%s); %s",
 			r.Provider, orNone(r.Regions), r.Offerings, r.Replaced, r.Added, r.Commitments, r.SpotBands, lic, r.LeftOut,

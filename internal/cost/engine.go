@@ -232,7 +232,6 @@ func (p *pricer) extras(o *catalog.Offering) (Schedule, bool, []string, []string
 	known := true
 	var unknown, notes []string
 	table := p.e.Catalog.Egress(o.Provider, o.Region)
-	inst := decimal.NewFromInt(int64(p.u.Instances))
 	segs := p.calendar()
 	var sameZone decimal.NullDecimal
 	if table != nil {
@@ -240,40 +239,69 @@ func (p *pricer) extras(o *catalog.Offering) (Schedule, bool, []string, []string
 			sameZone = decimal.NullDecimal{Decimal: decimal.Zero, Valid: true}
 		}
 	}
-	for _, path := range catalog.EgressPaths {
-		gb := p.u.Egress[path]
-		if gb == 0 {
-			continue
+	// Each month's traffic of all instances together: the tiers and the free
+	// allowance are the account's (EgressMonth).
+	type pathBill struct {
+		flows    Schedule
+		perMonth decimal.Decimal
+		freeGB   float64
+		why      string // not priced
+	}
+	bills := map[string]*pathBill{}
+	for _, seg := range segs {
+		vol := map[string]float64{}
+		for path, gb := range p.u.Egress {
+			vol[path] = gb * float64(p.u.Instances) * seg.frac
 		}
-		var pathFlows Schedule
-		var perMonth decimal.Decimal
-		pathKnown := true
-		for _, seg := range segs {
-			c, ok, why := EgressCost(table, path, gb*seg.frac)
-			if !ok {
-				known, pathKnown = false, false
-				unknown = append(unknown, why)
-				break
+		for _, pc := range EgressMonth(table, vol) {
+			b := bills[pc.Path]
+			if b == nil {
+				b = &pathBill{}
+				bills[pc.Path] = b
 			}
+			if b.why != "" {
+				continue
+			}
+			if !pc.Known {
+				b.why = pc.Why
+				continue
+			}
+			c := pc.Cost
 			if table.Currency != "" {
 				var err error
 				if c, err = p.e.FX.Convert(c, table.Currency, p.e.Currency); err != nil {
 					return nil, false, nil, nil, err
 				}
 			}
-			c = c.Mul(inst)
-			pathFlows.Add(FlowEgress, seg.from, seg.to, c)
-			if seg.frac == 1 || perMonth.IsZero() {
-				perMonth = c
+			b.flows.Add(FlowEgress, seg.from, seg.to, c)
+			if seg.frac == 1 || b.perMonth.IsZero() {
+				b.perMonth, b.freeGB = c, pc.FreeGB
 			}
 		}
-		if !pathKnown {
+	}
+	for _, path := range catalog.EgressPaths {
+		b := bills[path]
+		if b == nil {
 			continue
 		}
-		s = append(s, pathFlows...)
-		line := fmt.Sprintf("egress %s %g GB/month: %s/month (%s, %s)", path, gb, p.money(perMonth), table.Provider, table.PathSource(path))
-		if (path == catalog.PathCrossRegion || path == catalog.PathCrossZone) && sameZone.Valid && perMonth.IsPositive() {
-			line += fmt.Sprintf("; keeping that traffic in one zone would cost 0 and save %s over %s", p.money(pathFlows.Total()), FormatMonths(p.u.HorizonMonths))
+		if b.why != "" {
+			known = false
+			unknown = append(unknown, b.why)
+			continue
+		}
+		s = append(s, b.flows...)
+		gb := p.u.Egress[path]
+		vol := fmt.Sprintf("%g GB/month", gb)
+		if p.u.Instances > 1 {
+			vol = fmt.Sprintf("%g GB/month × %d instances = %g GB", gb, p.u.Instances, gb*float64(p.u.Instances))
+		}
+		line := fmt.Sprintf("egress %s %s: %s/month (%s, %s)", path, vol, p.money(b.perMonth), table.Provider, table.PathSource(path))
+		if b.freeGB > 0 {
+			line += fmt.Sprintf("; %g %s of it free: %s's %g %s a month, once for the account across its instances and %s", b.freeGB, table.Unit, table.Provider,
+				table.Free.Amount, table.Unit, strings.Join(table.Free.Paths, " and "))
+		}
+		if (path == catalog.PathCrossRegion || path == catalog.PathCrossZone) && sameZone.Valid && b.perMonth.IsPositive() {
+			line += fmt.Sprintf("; keeping that traffic in one zone would cost 0 and save %s over %s", p.money(b.flows.Total()), FormatMonths(p.u.HorizonMonths))
 		}
 		notes = append(notes, line)
 	}
@@ -335,6 +363,9 @@ func (p *pricer) payAsYouGo(o *catalog.Offering, model string, price decimal.Nul
 	opt := Option{Offering: o, Model: model, Feasible: true, Known: price.Valid, Currency: p.e.Currency, ondemandHourly: price, ListHourly: price}
 	if !price.Valid {
 		opt.Unknown = append(opt.Unknown, fmt.Sprintf("no sourced %s price for %s in %s", label, o.InstanceType, o.Region))
+		if model == ModelOnDemand && o.OnDemand.Note != "" { // why: a refresh no longer lists it, say
+			opt.Unknown = append(opt.Unknown, o.OnDemand.Note)
+		}
 		if pr := p.e.Catalog.Provider(o.Provider); pr != nil && pr.PriceNote != "" {
 			opt.Unknown = append(opt.Unknown, pr.PriceNote)
 		}
@@ -425,6 +456,9 @@ func (p *pricer) commitment(o *catalog.Offering, c *catalog.Commitment, od decim
 	}
 	opt.Explanation = append(opt.Explanation, fmt.Sprintf("%s: %s upfront + %s a month for %d months = %s/h over every term hour, used or not (%s, %s)",
 		name, p.money(upfront), p.money(recurring), termM, p.money(eff), c.Source, c.AsOf))
+	if c.Note != "" {
+		opt.Explanation = append(opt.Explanation, c.Note)
+	}
 	if od.Valid && od.Decimal.IsPositive() {
 		d := 1 - eff.Div(od.Decimal).InexactFloat64()
 		opt.Explanation[0] += fmt.Sprintf("; %.1f%% below on-demand %s/h", 100*d, p.money(od.Decimal))

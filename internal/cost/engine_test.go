@@ -202,14 +202,19 @@ func TestNPVAtZeroIsTheSum(t *testing.T) {
 	}
 }
 
-// TestEgressTiers: 60,000 GB to the internet from AWS crosses two tier boundaries.
-// Hand calculation: 100 GB free; 10,140 × 0.09 = 912.60; 40,960 × 0.085 = 3,481.60;
-// 8,800 × 0.07 = 616.00; total 5,010.20 USD a month.
+// TestEgressTiers: 60,000 GB to the internet from AWS crosses two tier
+// boundaries. Hand calculation, the tiers alone (EgressCost): 10,240 × 0.09 =
+// 921.60; 40,960 × 0.085 = 3,481.60; 8,800 × 0.07 = 616.00; total 5,019.20 USD
+// a month. With the account's free 100 GB (EgressMonth): 59,900 billed, the
+// last tier 8,700 × 0.07 = 609.00; total 5,012.20.
 func TestEgressTiers(t *testing.T) {
 	c, _ := catalog.Default()
 	got, ok, _ := EgressCost(c.Egress("aws", "us-east-1"), catalog.PathInternet, 60000)
-	if !ok || !got.Equal(dec("5010.2")) {
-		t.Errorf("AWS 60,000 GB internet = %s (%v), want 5010.20", got, ok)
+	if !ok || !got.Equal(dec("5019.2")) {
+		t.Errorf("AWS 60,000 GB internet, tiers alone = %s (%v), want 5019.20", got, ok)
+	}
+	if pcs := EgressMonth(c.Egress("aws", "us-east-1"), map[string]float64{catalog.PathInternet: 60000}); len(pcs) != 1 || !pcs[0].Cost.Equal(dec("5012.2")) || pcs[0].FreeGB != 100 {
+		t.Errorf("AWS 60,000 GB internet in a month = %+v, want 5012.20 with 100 GB free", pcs)
 	}
 	// Cross-AZ is billed both ways: 1,000 GB × 0.01 × 2 = 20.
 	if got, _, _ := EgressCost(c.Egress("aws", "us-east-1"), catalog.PathCrossZone, 1000); !got.Equal(dec("20")) {

@@ -18,10 +18,15 @@ func TestLoadExampleSpec(t *testing.T) {
 	if s.Offering != "gcp/a2-highgpu-8g/us-central1" || u.HoursPerMonth != 420 || math.Abs(u.HorizonMonths-36) > 1e-9 || !u.DiscountRate.Equal(dec("0.08")) {
 		t.Errorf("spec = %+v", s)
 	}
-	if u.Egress["cross-zone"] != 2000 || len(u.Credits) != 1 || u.Credits[0].Currency != money.USD || math.Abs(u.Credits[0].ExpiresMonths-6) > 1e-9 {
+	// The credit and the voucher are the article's examples (AWS Activate,
+	// Alibaba's voucher), for other providers than the file's GCP offering:
+	// no unsourced offer is presented as a GCP one.
+	if u.Egress["cross-zone"] != 2000 || len(u.Credits) != 1 || u.Credits[0].Currency != money.USD || u.Credits[0].ExpiresMonths != 0 ||
+		!u.Credits[0].Amount.Equal(dec("1000")) || len(u.Credits[0].Providers) != 1 || u.Credits[0].Providers[0] != "aws" {
 		t.Errorf("egress/credits = %v %+v", u.Egress, u.Credits)
 	}
-	if len(u.Promotions) != 1 || u.Promotions[0].Kind != PromoVoucher || len(u.Storage) != 1 {
+	if len(u.Promotions) != 1 || u.Promotions[0].Kind != PromoVoucher || !u.Promotions[0].Amount.Equal(dec("300")) ||
+		len(u.Promotions[0].Providers) != 1 || u.Promotions[0].Providers[0] != "alibaba" || len(u.Storage) != 1 {
 		t.Errorf("promotions/storage = %+v %+v", u.Promotions, u.Storage)
 	}
 }

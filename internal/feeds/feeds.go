@@ -133,7 +133,8 @@ type Machine struct {
 	Interconnect string
 	NetworkGbps  float64
 	// NetworkKind and NetworkSource: what the network is (efa, infiniband,
-	// gpudirect-tcpx, rdma, ethernet; "" unknown) and the source id citing it.
+	// gpudirect-tcpx, gpudirect-tcpxo, rdma, ethernet; "" unknown) and the
+	// source id citing it.
 	NetworkKind, NetworkSource string
 	Arch                       string
 	SpecSource                 string
@@ -160,6 +161,10 @@ type Commitment struct {
 	Currency     string
 	Source       string
 	AsOf         string
+	// Note says what the reader of the price should know, in a sentence:
+	// a range the source gives ("3520 - 4400 by region, priced at the
+	// upper end"). Empty for most.
+	Note string
 }
 
 // SpotBand is a published band of monthly spot interruption frequency.
@@ -231,6 +236,15 @@ type Result struct {
 	// importer's result is not in the catalog's names (SkyPilot's cloud
 	// names for skypilot-csv); a Source says it in Describe instead.
 	Naming Naming
+	// Lists says an importer's records list every instance type the
+	// provider sells in the regions they price (a whole regional offer
+	// file, a fetch of a region's whole list, every page of it): a type
+	// they leave out of such a region, for a kind of price they have there,
+	// is no longer sold, and its old price must not be served as current.
+	// False for answers about the types asked (DescribePrice, GetProducts,
+	// spot history), for files whose request may have been filtered, and for
+	// part of a listing (one page of several).
+	Lists bool
 }
 
 // Leave records a left-out row.

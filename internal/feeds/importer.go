@@ -2,6 +2,7 @@ package feeds
 
 import (
 	"context"
+	"errors"
 	"io"
 	"net/http"
 	"time"
@@ -40,7 +41,10 @@ type Format struct {
 }
 
 // ParseOptions say where a parsed body came from: every record's price is
-// cited by Source with the as-of date AsOf (YYYY-MM-DD).
+// cited by Source, dated by AsOf (YYYY-MM-DD) where it is set, else by the
+// date the body itself carries (an AWS offer file's publicationDate, a spot
+// price's timestamp, ...). A body that carries none, parsed without AsOf, is
+// an error wrapping ErrNoDate: a price is never dated by the day it was read.
 type ParseOptions struct {
 	Source string // source id, e.g. "aws-pricing-api@2026-11-30" or "file:offer.json"
 	AsOf   string
@@ -50,6 +54,11 @@ type ParseOptions struct {
 	// Origin names the body in LeftOut and record origins ("offer.json").
 	Origin string
 }
+
+// ErrNoDate is what Parse wraps when the body carries no date of its prices
+// and ParseOptions.AsOf gives none: the caller must ask for one (catalog
+// refresh --as-of), never use the day it reads the file.
+var ErrNoDate = errors.New("it carries no date of its prices")
 
 // Doer sends one HTTP request; the refresh passes a client that retries
 // throttled (429, 503) and failed requests with backoff, so importers send

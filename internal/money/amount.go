@@ -97,15 +97,38 @@ func Grouped(v decimal.Decimal, places int32) string {
 	return b.String()
 }
 
-// JSONPlaces is the number of decimals every JSON and CSV amount carries:
-// enough for sub-cent hourly prices (0.000012 USD per GiB-second, say).
-const JSONPlaces = 6
+// ExactDigits is the most significant digits a machine-format amount is
+// written with. Every price a source writes has fewer (AWS publishes 10
+// decimals, GCP nanos 9; the catalog's derived hourly prices 15 digits), and
+// so do the exact sums and products of such prices and whole hours: JSON
+// and CSV carry each of their digits (21.957642, 9.5326, 0.000123,
+// 88.4899999025753). A longer expansion is a quotient (1/3 of a price) or
+// carries float noise (hours from a simulation), and is rounded to
+// ExactDigits significant digits, never fewer, so that a table rounding it
+// again for display rounds the true value.
+const ExactDigits = 15
 
-// Plain renders v for machines: at most JSONPlaces decimals, no separators,
-// no currency ("21957.642"). CSV cells use it; the currency goes in its own column.
-func Plain(v decimal.Decimal) string { return v.Round(JSONPlaces).String() }
+// Plain renders v for machines, no separators, no currency: every digit up
+// to ExactDigits significant ones ("21.957642", "3688.883856"), else
+// rounded to that many ("0.333333333333333"). CSV cells and JSON numbers
+// use it; the currency goes in its own column or field. Tables for people
+// round for display instead (Format, or the text table's own rounding).
+func Plain(v decimal.Decimal) string {
+	s := v.String() // no trailing zeros
+	digits := strings.TrimLeft(strings.NewReplacer("-", "", ".", "").Replace(s), "0")
+	if len(digits) <= ExactDigits {
+		return s
+	}
+	whole := v.Abs().Truncate(0).String()
+	places := int32(ExactDigits - len(whole))
+	if whole == "0" { // 0.000123…: the zeros after the point are not significant
+		frac := s[strings.IndexByte(s, '.')+1:]
+		places = int32(ExactDigits + len(frac) - len(strings.TrimLeft(frac, "0")))
+	}
+	return v.Round(max(places, 0)).String()
+}
 
-// Number renders v as a JSON number (not a string), rounded like Plain. Every
+// Number renders v as a JSON number (not a string), written like Plain. Every
 // command writes money in JSON this way, with a "currency" field beside it.
 func Number(v decimal.Decimal) *json.Number {
 	n := json.Number(Plain(v))

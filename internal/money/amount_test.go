@@ -51,9 +51,22 @@ func TestFormatting(t *testing.T) {
 		{Format(d("-1234567.1"), CNY), "-1,234,567.10 CNY"},
 		{Format(d("0.004"), ""), "0.00"},
 		{Grouped(d("999.5"), 0), "1,000"},
-		{Plain(d("21.9576421234")), "21.957642"},
+		// Every digit of a price as its source writes it (AWS: 10 decimals),
+		// and of the catalog's derived prices (15 significant digits).
+		{Plain(d("21.9576420000")), "21.957642"},
+		{Plain(d("21.9576421234")), "21.9576421234"},
+		{Plain(d("9.5326")), "9.5326"},
+		{Plain(d("0.000123")), "0.000123"},
 		{Plain(d("1234567.5")), "1234567.5"},
-		{string(*Number(d("0.1234567"))), "0.123457"},
+		{Plain(d("88.4899999025753")), "88.4899999025753"},
+		{string(*Number(d("0.1234567"))), "0.1234567"},
+		{Plain(d("-3688.883856")), "-3688.883856"},
+		// A quotient or float noise goes on: rounded to 15 significant digits.
+		{Plain(d("1").Div(d("3"))), "0.333333333333333"},
+		{Plain(d("88.4899999025753").Div(d("8"))), "11.0612499878219"},
+		{Plain(d("0.0000123456789012345678")), "0.0000123456789012346"},
+		{Plain(d("654.33773159999993")), "654.3377316"},
+		{Plain(d("12345678901234567.5")), "12345678901234568"},
 		{New(d("7"), EUR).String(), "7.00 EUR"},
 	} {
 		if tc.got != tc.want {

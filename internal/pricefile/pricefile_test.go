@@ -38,8 +38,10 @@ func TestParseAndApply(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if sum.Overridden != p4dZones+1 || sum.Discounted != len(before) || sum.Added != 1 || p4dZones < 2 {
-		t.Errorf("summary = %+v, want %d overridden (p4d's us-east-1 zones, gn7i), %d discounted, 1 added", sum, p4dZones+1, len(before))
+	// The file's Tencent GN7.5XLARGE80 in ap-shanghai is a catalog offering
+	// now (tencent-intl-cvm-prices@b7e17ea6): it overrides, adding nothing.
+	if sum.Overridden != p4dZones+2 || sum.Discounted != len(before) || sum.Added != 0 || p4dZones < 2 {
+		t.Errorf("summary = %+v, want %d overridden (p4d's us-east-1 zones, gn7i, GN7), %d discounted, 0 added", sum, p4dZones+2, len(before))
 	}
 	found := 0
 	for i := range c.Offerings {
@@ -55,13 +57,17 @@ func TestParseAndApply(t *testing.T) {
 			if want := before[o.Key()].Mul(decimal.RequireFromString("0.8")); !o.OnDemand.Value.Equal(want) {
 				t.Errorf("%s: %s, want %s", o.Key(), o.OnDemand.Value, want)
 			}
-		case o.Provider == "alibaba" && o.InstanceType == "ecs.gn7i-c8g1.2xlarge":
-			if !o.OnDemand.Known || !o.OnDemand.Value.Equal(decimal.RequireFromString("9.80")) || o.OnDemand.Currency != money.CNY {
+		case o.Provider == "alibaba" && o.InstanceType == "ecs.gn7i-c8g1.2xlarge" && o.Region == "cn-hangzhou":
+			if !o.OnDemand.Known || !o.OnDemand.Value.Equal(decimal.RequireFromString("9.80")) || o.OnDemand.Currency != money.CNY || o.OnDemand.Source != "user:ok.yaml" {
 				t.Errorf("gn7i: %+v", o.OnDemand)
 			}
+		case o.Provider == "alibaba" && o.InstanceType == "ecs.gn7i-c8g1.2xlarge":
+			if o.OnDemand.Source != "karpenter-alibaba@5d2e0774" { // the file names 华东1 only
+				t.Errorf("gn7i in %s: %+v, want the catalog's price", o.Region, o.OnDemand)
+			}
 		case o.Provider == "tencent" && o.InstanceType == "GN7.5XLARGE80" && o.Region == "ap-shanghai":
-			if o.GPU.Name != "T4" || !o.China || o.VCPUs != 20 || !o.OnDemand.Value.Equal(decimal.RequireFromString("8.5")) {
-				t.Errorf("added offering = %+v", o)
+			if o.GPU.Name != "T4" || !o.China || o.VCPUs != 20 || !o.OnDemand.Value.Equal(decimal.RequireFromString("8.5")) || o.OnDemand.Source != "user:ok.yaml" {
+				t.Errorf("overridden offering = %+v", o)
 			}
 		}
 	}

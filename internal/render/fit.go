@@ -275,10 +275,13 @@ func wrapCell(s string, width int) []string {
 var decimalCell = regexp.MustCompile(`^([-+]?[0-9][0-9,]*)(?:\.([0-9]+))?((?:%|\*| \+\?)*)( *)$`)
 
 // alignDecimals gives every number in a right-aligned column the same
-// number of decimals (the most any of its cells has, at most MaxDecimals),
+// number of decimals (the column's Places, else the most any of its cells
+// has, at most MaxDecimals),
 // and pads a shorter mark after a number ("*" beside none) with spaces, so
 // that the points line up. It pads with zeros; a cell with more than
-// MaxDecimals is rounded, and a note says so (CSV and JSON keep the digits).
+// MaxDecimals is rounded, and a note says so (CSV and JSON keep the digits);
+// a column with Places is rounded to them, with thousands separators, and
+// no note (amounts of money shown to the cent).
 // It changes nothing a second time. Without padMarks (Markdown, whose
 // proportional fonts align nothing) marks stay as they are.
 func (t *Table) alignDecimals(padMarks bool) {
@@ -299,6 +302,10 @@ func (t *Table) alignDecimals(padMarks bool) {
 				}
 			}
 		}
+		fixed := c.Places > 0 // a fixed number of decimals, grouped: rounding it is no news
+		if fixed {
+			places = int(c.Places)
+		}
 		if places <= 0 && markW == 0 {
 			continue
 		}
@@ -311,6 +318,9 @@ func (t *Table) alignDecimals(padMarks bool) {
 				continue
 			}
 			num, frac := m[1], m[2]
+			if fixed && !strings.Contains(num, ",") {
+				num = groupThousands(num)
+			}
 			switch {
 			case len(frac) > places:
 				d, err := decimal.NewFromString(strings.ReplaceAll(num, ",", "") + "." + frac)
@@ -318,10 +328,11 @@ func (t *Table) alignDecimals(padMarks bool) {
 					continue
 				}
 				whole, f, _ := strings.Cut(d.StringFixed(int32(places)), ".")
-				if strings.Contains(num, ",") {
+				if fixed || strings.Contains(num, ",") {
 					whole = groupThousands(whole)
 				}
-				num, rounded = whole+"."+f, true
+				num = whole + "." + f
+				rounded = rounded || !fixed
 			case places > 0:
 				num += "." + frac + strings.Repeat("0", places-len(frac))
 			}

@@ -164,6 +164,25 @@ func TestDecimalsTextOnly(t *testing.T) {
 	}
 }
 
+// A column of money with Places shows cents and thousands separators in the
+// text and Markdown tables, with no rounding note; CSV keeps every digit.
+func TestPlacesColumn(t *testing.T) {
+	mk := func() *Table {
+		return &Table{Columns: []Column{{Header: "I"}, {Header: "TOTAL", Right: true, Places: 2}},
+			Rows: [][]string{{"a", "3688.883856"}, {"b", "7.5 +?"}, {"c", "999.999"}, {"d", "?"}}}
+	}
+	if got, want := text(t, mk()), "I        TOTAL\na  3,688.88\nb      7.50 +?\nc  1,000.00\nd            ?\n"; got != want {
+		t.Errorf("text:\n%q\nwant:\n%q", got, want)
+	}
+	var b bytes.Buffer
+	if err := mk().Write(&b, FormatCSV, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := b.String(), "I,TOTAL,PARTIAL\na,3688.883856,false\nb,7.5,true\nc,999.999,false\nd,,false\n"; got != want {
+		t.Errorf("csv:\n%s\nwant:\n%s", got, want)
+	}
+}
+
 // The legend explains "?" and "-" only when the table asks for it and a
 // shown cell has one (not one of a column Fit hid); CSV writes "?" as an
 // empty cell in every column.

@@ -56,7 +56,12 @@ type Column struct {
 	// Mixed marks a right-aligned column whose rows hold different quantities
 	// (a benchmark's TFLOP/s beside its GB/s, times from ns to s): each cell
 	// keeps its own significant digits instead of the column's decimals.
-	Mixed  bool
+	Mixed bool
+	// Places, where above 0, is the decimals the text and Markdown tables
+	// show in the column (amounts of money: 2), with thousands separators;
+	// its cells carry every digit, which CSV writes. 0: as many as the
+	// column's cells have, at most MaxDecimals.
+	Places int32
 	wrapAt int // the width Fit gave a Prose column (0: its widest cell)
 }
 

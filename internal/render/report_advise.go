@@ -140,10 +140,13 @@ func FitAdvise(t *Table, width int) {
 		t.keepColumns(func(_ int, c Column) bool { return c.Header != "ASK" })
 	}
 	// Where to rent is the question: REGION goes last. The GPU link is in each
-	// plan's explanation, and the count column says how many GPUs share it.
+	// plan's explanation, and the count column says how many GPUs share it;
+	// a price's date (and its † when old) is in the explanation too.
 	for j, c := range t.Columns {
 		switch c.Header {
 		case "LINK":
+			t.Columns[j].Drop = 3
+		case "PRICED":
 			t.Columns[j].Drop = 2
 		case "REGION":
 			t.Columns[j].Drop = 1

@@ -73,6 +73,7 @@ func Build(base *catalog.Catalog, res *feeds.Result, meta Meta) (*Set, *build.Re
 	}
 	sort.Strings(meta.Covers)
 	meta.Counts = Counts{Offerings: len(snap.Offerings), Commitments: len(snap.Commitments), SpotBands: len(snap.SpotBands), Licenses: len(snap.Licenses), LeftOut: len(rep.LeftOut)}
+	meta.Lists, meta.Unlisted = res.Lists, nil
 	meta.LeftOut = map[string]int{}
 	for _, l := range rep.LeftOut {
 		meta.LeftOut[l.Reason]++

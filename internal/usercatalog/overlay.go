@@ -164,6 +164,7 @@ func apply(c *catalog.Catalog, set *Set) Applied {
 			offs = append(offs, n)
 		}
 	}
+	unlistedNotes(offs, set, replace)
 	c.Offerings = offs
 	a.Replaced = len(present)
 	a.Added = len(replace) - len(present)

@@ -58,7 +58,16 @@
 // with the set's region-wide prices.
 //
 // A provider/type/region the set does not list keeps all its prices: a
-// refresh of some regions or types says nothing about the others.
+// refresh of some regions or types says nothing about the others. The one
+// exception is a listing (a whole offer file, a fetch of a region's whole
+// list: Meta.Lists): there, an offering priced before in a region and kind
+// the set covers that the set no longer lists is no longer sold, and
+// MarkUnlisted, when the set is made, gives the set that offering with the
+// price unknown and a note of the last price seen ("not listed by your
+// catalog refresh of DATE; last priced P as of DATE"), so that no command
+// keeps serving the old price as current. A refresh of one region (or a
+// feed with no price of a kind) never unlists another region's (or kind's)
+// prices.
 package usercatalog
 
 import (
@@ -122,6 +131,11 @@ type Meta struct {
 	// Sources are the source entries the records cite, added to the
 	// catalog's sources when the set is applied.
 	Sources []catalog.Source `json:"sources"`
+	// Lists says the records list every type the provider sells in the
+	// regions they price (feeds.Result.Lists); Unlisted are the prices in
+	// use before the refresh that it no longer lists (MarkUnlisted).
+	Lists    bool       `json:"lists,omitempty"`
+	Unlisted []Unlisted `json:"unlisted,omitempty"`
 }
 
 // Counts are the records of a set.
@@ -131,6 +145,10 @@ type Counts struct {
 	SpotBands   int `json:"spot_bands"`
 	Licenses    int `json:"licenses,omitempty"`
 	LeftOut     int `json:"left_out"`
+	// Unlisted counts the provider/type/region offerings priced before the
+	// refresh that it no longer lists (their prices now unknown); they are
+	// not among Offerings.
+	Unlisted int `json:"unlisted,omitempty"`
 }
 
 // MaxLeftOutRows bounds the left-out rows a meta.json keeps verbatim.

@@ -64,7 +64,7 @@ func NewAdvise() *Advise {
 	fs.Var(&egressValue{m: &f.egress}, "egress", "egress GB a month of the whole workload by path, PATH=GB; repeatable")
 	fs.Var(&fractionValue{d: &f.discountRate, min: decimal.Zero, max: decimal.NewFromInt(1)}, "discount-rate", "yearly discount rate for NPV: 8% or 0.08 (default 0)")
 	fs.StringVar(&f.license, "license", "", "OS licence: linux (default) or windows")
-	fs.Var(&bandValue{s: &f.spotBand}, "spot-band", "spot interruptions a month where the Spot Advisor has none (default 5-10%, an assumption)")
+	fs.Var(&bandValue{s: &f.spotBand}, "spot-band", "spot interruptions a month where the Spot Advisor has none (default >20%, an assumption: the band of most GPU types in the Advisor's data)")
 	fs.Var(NewHours(&f.spotOutage, true, cost.MaxSpotOutageHours), "spot-outage", "mean time spot capacity stays short after an interruption, 0 to 30d, e.g. 2h (default 0: back at once; the bands do not say: your assumption)")
 	fs.Var(&intValue{n: &f.spotRegions, min: 1, max: advise.MaxSpotRegions}, "spot-regions", "spot plans may fail over among this many regions of their provider, their own first, then the cheapest (1 to 10)")
 	fs.Var(&floatValue{f: &f.checkpointGB, min: 0, openMin: true, max: advise.MaxCheckpointGB, unit: " GB"}, "checkpoint-gb", "with --spot-regions: GB of job state a move transfers (default: from --model or the scenario's reference model)")

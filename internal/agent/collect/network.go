@@ -72,7 +72,10 @@ func (n *Network) Collect(now time.Time, b *agent.Batch) error {
 	return nil
 }
 
-// price prices gb a month of internet egress, in n.Currency.
+// price prices gb a month of internet egress, in n.Currency, through the
+// tiers alone: a free allowance (AWS's 100 GB a month) is the account's,
+// shared with every other node and service, so one node's projection does
+// not take it.
 func (n *Network) price(gb float64) (float64, money.Currency, bool) {
 	if n.Egress == nil {
 		return 0, "", false

@@ -159,8 +159,11 @@ func (b *builder) addSpecs(res *feeds.Result) error {
 		if (sp.NetworkKind != "") != (sp.NetworkSource != "") {
 			return fmt.Errorf("%s: network_kind and network_source go together (kind %q, source %q)", sp.Origin, sp.NetworkKind, sp.NetworkSource)
 		}
-		if sp.NetworkKind != "" && !(sp.NetworkGbps > 0) {
-			return fmt.Errorf("%s: network_kind %s needs its network_gbps", sp.Origin, sp.NetworkKind)
+		// A sourced kind may come without its bandwidth (the provider names
+		// the fabric but gives no figure): the Gbps stay unknown, and the
+		// network is not taken for a fast one (catalog.Offering.FastNetwork).
+		if sp.NetworkGbps < 0 {
+			return fmt.Errorf("%s: network_gbps %g is negative", sp.Origin, sp.NetworkGbps)
 		}
 		if sp.NetworkSource != "" && b.specs.Source(sp.NetworkSource) == nil {
 			return fmt.Errorf("%s: network_source %q is not in sources.yaml", sp.Origin, sp.NetworkSource)
@@ -380,7 +383,7 @@ func (b *builder) addCommitment(fc feeds.Commitment) error {
 	}
 	b.commits = append(b.commits, catalog.Commitment{Provider: p.Name, InstanceType: fc.InstanceType, Region: fc.Region,
 		Model: fc.Model, Term: fc.Term, Payment: fc.Payment, Class: fc.Class, Upfront: fc.Upfront, Hourly: fc.Hourly, Monthly: fc.Monthly,
-		Currency: cur, Source: fc.Source, AsOf: fc.AsOf})
+		Currency: cur, Source: fc.Source, AsOf: fc.AsOf, Note: fc.Note})
 	return nil
 }
 

@@ -209,15 +209,15 @@ func TestVastRegionsHaveNoEmptyState(t *testing.T) {
 	}
 }
 
-// The types the build leaves out are kept in the snapshot with the reason:
-// today the twelve g7/g7e sizes of the Karpenter table (no curated spec).
+// The types the build leaves out are kept in the snapshot with the reason.
+// Every GPU type of the AWS on-demand table has a curated spec (the twelve
+// g7/g7e sizes since December 2026), so none of AWS's is left out.
 func TestLeftOutTypesInSnapshot(t *testing.T) {
 	snap, rep, _ := buildSnapshot(t)
 	listed := map[string]bool{}
 	for _, o := range snap.Offerings {
 		listed[o.Provider+"/"+o.InstanceType] = true
 	}
-	g7 := 0
 	for _, l := range snap.LeftOut {
 		if listed[l.Provider+"/"+l.InstanceType] {
 			t.Errorf("%s/%s is both listed and left out", l.Provider, l.InstanceType)
@@ -225,12 +225,18 @@ func TestLeftOutTypesInSnapshot(t *testing.T) {
 		if l.Reason == "" || l.Source == "" || len(l.Regions) == 0 {
 			t.Errorf("%+v: want a reason, a source and regions", l)
 		}
-		if strings.HasPrefix(l.InstanceType, "g7.") || strings.HasPrefix(l.InstanceType, "g7e.") {
+		if l.Provider == "aws" {
+			t.Errorf("aws/%s left out (%s): every type of the AWS on-demand table has a curated spec", l.InstanceType, l.Reason)
+		}
+	}
+	g7 := 0
+	for k := range listed {
+		if strings.HasPrefix(k, "aws/g7.") || strings.HasPrefix(k, "aws/g7e.") {
 			g7++
 		}
 	}
 	if g7 != 12 {
-		t.Errorf("%d g7/g7e types left out, want 12 (6 sizes each)", g7)
+		t.Errorf("%d g7/g7e types listed, want 12 (6 sizes each)", g7)
 	}
 	// Every left-out type also appears, row by row, in the build report.
 	var report strings.Builder

@@ -96,18 +96,25 @@ func awsOnDemand(path, source string) feeds.Source {
 	return awsondemand.New(path, map[string]string{"us-east-1": source})
 }
 
-// A curated network is a kind, its Gbps and a listed source, together; the
-// offering carries all three.
+// A curated network is a kind and a listed source, together, with its Gbps
+// where a source gives them; the offering carries all three. A kind whose
+// bandwidth nobody states keeps the Gbps unknown and is not a fast network.
 func TestCuratedNetwork(t *testing.T) {
 	row := "us-east-1,p4d.24xlarge,21.957642,USD,2026-07-20T13:44:30Z\n"
 	csv := "region,instance_type,ondemand_price_per_hour,currency,generated_at\n" + row
 	spec := "provider: aws\nspec_source: aws-ec2-accelerated\ninstances:\n  - {type: p4d.24xlarge, gpu: A100-SXM4-40GB, gpu_count: 8, vcpus: 96, memory_gib: 1152%s}\n"
-	for _, tc := range []struct{ net, err string }{
-		{", network_gbps: 400, network_kind: efa, network_source: aws-efa-network", ""},
-		{", network_gbps: 400, network_kind: myrinet, network_source: aws-efa-network", `network_kind "myrinet"; allowed: efa, infiniband, gpudirect-tcpx, rdma, ethernet`},
-		{", network_gbps: 400, network_kind: efa", "network_kind and network_source go together"},
-		{", network_kind: efa, network_source: aws-efa-network", "network_kind efa needs its network_gbps"},
-		{", network_gbps: 400, network_kind: efa, network_source: nowhere", `network_source "nowhere" is not in sources.yaml`},
+	for _, tc := range []struct {
+		net, err string
+		gbps     float64
+		fast     bool
+	}{
+		{", network_gbps: 400, network_kind: efa, network_source: aws-efa-network", "", 400, true},
+		{", network_gbps: 400, network_kind: myrinet, network_source: aws-efa-network", `network_kind "myrinet"; allowed: efa, infiniband, gpudirect-tcpx, gpudirect-tcpxo, rdma, ethernet`, 0, false},
+		{", network_gbps: 400, network_kind: efa", "network_kind and network_source go together", 0, false},
+		{", network_kind: efa, network_source: aws-efa-network", "", 0, false}, // the fabric is sourced, its bandwidth is not
+		{", network_gbps: -1, network_kind: efa, network_source: aws-efa-network", "network_gbps -1 is negative", 0, false},
+		{", network_gbps: 400, network_kind: efa, network_source: nowhere", `network_source "nowhere" is not in sources.yaml`, 0, false},
+		{", spec_source: nowhere", `spec_source "nowhere" is not in sources.yaml`, 0, false},
 	} {
 		in := feeds.Inputs{Shared: fstest.MapFS{"od.csv": {Data: []byte(csv)}},
 			Curated: fstest.MapFS{"aws.yaml": {Data: []byte(strings.Replace(spec, "%s", tc.net, 1))}}}
@@ -121,8 +128,8 @@ func TestCuratedNetwork(t *testing.T) {
 			t.Errorf("%s: %v", tc.net, err)
 		default:
 			o := snap.Offerings[0]
-			if o.NetworkKind != catalog.NetEFA || o.NetworkGbps != 400 || o.NetworkSource != "aws-efa-network" {
-				t.Errorf("network %s %g %s, want efa 400 aws-efa-network", o.NetworkKind, o.NetworkGbps, o.NetworkSource)
+			if o.NetworkKind != catalog.NetEFA || o.NetworkGbps != tc.gbps || o.NetworkSource != "aws-efa-network" || o.FastNetwork() != tc.fast {
+				t.Errorf("network %s %g %s fast %v, want efa %g aws-efa-network fast %v", o.NetworkKind, o.NetworkGbps, o.NetworkSource, o.FastNetwork(), tc.gbps, tc.fast)
 			}
 		}
 	}

@@ -47,8 +47,8 @@ func (*Importer) CredentialHelp() string { return credentialHelp }
 // Formats implements feeds.Importer.
 func (*Importer) Formats() []feeds.Format {
 	return []feeds.Format{
-		{Name: FormatDescribePrice, Title: `ECS DescribePrice answers, each with its request: [{"Request": {"RegionId", "InstanceType", "PriceUnit", "Period", "SpotStrategy", "ZoneId"}, "Response": <the JSON answer, e.g. of aliyun ecs DescribePrice>}]`},
-		{Name: FormatSpotHistory, Title: "ECS DescribeSpotPriceHistory answers (one JSON answer, or a list of its pages), e.g. of aliyun ecs DescribeSpotPriceHistory --NetworkType vpc"},
+		{Name: FormatDescribePrice, Title: `ECS DescribePrice answers, each with its request: [{"Request": {"RegionId", "InstanceType", "PriceUnit", "Period", "SpotStrategy", "ZoneId"}, "Response": <the JSON answer, e.g. of ` + "`aliyun ecs DescribePrice`" + `>}]; needs --as-of, the answers carry no date`},
+		{Name: FormatSpotHistory, Title: "ECS DescribeSpotPriceHistory answers (one JSON answer, or a list of its pages), e.g. of `aliyun ecs DescribeSpotPriceHistory --NetworkType vpc`; each price dated by its own Timestamp"},
 	}
 }
 
@@ -58,8 +58,10 @@ type exchange struct {
 	Response json.RawMessage `json:"Response"`
 }
 
-// Parse implements feeds.Importer. Prices are cited o.Source as of o.AsOf
-// (a spot row's own date where AsOf is empty).
+// Parse implements feeds.Importer. Prices are cited o.Source as of o.AsOf;
+// where it is empty, a spot row is dated by its own Timestamp, and
+// DescribePrice answers, which carry no date, are an error wrapping
+// feeds.ErrNoDate.
 func (*Importer) Parse(format string, r io.Reader, o feeds.ParseOptions) (*feeds.Result, error) {
 	origin := o.Origin
 	if origin == "" {
@@ -68,6 +70,9 @@ func (*Importer) Parse(format string, r io.Reader, o feeds.ParseOptions) (*feeds
 	c := newCollector(o.Source, o.AsOf)
 	switch format {
 	case FormatDescribePrice:
+		if o.AsOf == "" {
+			return nil, fmt.Errorf("alibaba: %s: %w (DescribePrice answers have none)", origin, feeds.ErrNoDate)
+		}
 		err := eachValue(r, func(i int, raw json.RawMessage) error {
 			var ex exchange
 			if err := decodeStrict(raw, &ex); err != nil {

@@ -104,7 +104,9 @@ func (im *Importer) Fetch(ctx context.Context, req feeds.FetchRequest) (*feeds.R
 			}
 		}
 	}
-	return c.result(), nil
+	res := c.result()
+	res.Lists = true // every GPU type DescribeInstanceTypes lists, priced or left out with the API's reason
+	return res, nil
 }
 
 // fetcher holds one fetch's state.

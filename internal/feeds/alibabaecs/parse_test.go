@@ -1,6 +1,7 @@
 package alibabaecs
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -184,11 +185,21 @@ func TestParseErrors(t *testing.T) {
 		{"unknown format", "alibaba-bill", `{}`, "alibaba-describeprice"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := New().Parse(tc.format, strings.NewReader(tc.in), feeds.ParseOptions{Origin: "f"})
+			_, err := New().Parse(tc.format, strings.NewReader(tc.in), feeds.ParseOptions{Origin: "f", AsOf: "2026-11-30"})
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("err = %v, want one containing %q", err, tc.want)
 			}
 		})
+	}
+}
+
+// DescribePrice answers carry no date: without one given, nothing is
+// imported and the error says so (feeds.ErrNoDate); spot history rows are
+// dated by their own Timestamp.
+func TestParseDates(t *testing.T) {
+	_, err := New().Parse(FormatDescribePrice, strings.NewReader(`[`+ex(`{"RegionId":"cn-hangzhou","InstanceType":"ecs.gn7i-c8g1.2xlarge","PriceUnit":"Hour"}`, ans("7.5"))+`]`), feeds.ParseOptions{Source: "s", Origin: "f"})
+	if !errors.Is(err, feeds.ErrNoDate) {
+		t.Errorf("DescribePrice without an as-of date: err %v, want feeds.ErrNoDate", err)
 	}
 }
 

@@ -164,6 +164,7 @@ func (im *Importer) Fetch(ctx context.Context, req feeds.FetchRequest) (*feeds.R
 	if err := f.spotAdvisor(regions, gpu); err != nil {
 		return nil, err
 	}
+	f.res.Lists = true // each region's whole offer file or GetProducts list
 	return f.res, nil
 }
 

@@ -32,17 +32,18 @@ func (*Importer) Provider() string { return "aws" }
 func (*Importer) Formats() []feeds.Format {
 	return []feeds.Format{
 		{Name: FormatOffer, Title: "the EC2 bulk offer file of a region (pricing.us-east-1.amazonaws.com/offers/v1.0/aws/AmazonEC2/current/REGION/index.json): on-demand and Reserved Instance prices"},
-		{Name: FormatGetProducts, Title: "a Pricing API GetProducts response (aws pricing get-products --service-code AmazonEC2 ...), or one of its PriceList elements"},
+		{Name: FormatGetProducts, Title: "a Pricing API GetProducts response (`aws pricing get-products --service-code AmazonEC2 ...`), or one of its PriceList elements"},
 		{Name: FormatSavingsPlan, Title: "the Compute Savings Plans price file of a region (pricing.us-east-1.amazonaws.com/savingsPlan/v1.0/aws/AWSComputeSavingsPlan/current/region_index.json lists them)"},
 		{Name: FormatSpotAdvisor, Title: "Spot Advisor's spot-advisor-data.json (spot-bid-advisor.s3.amazonaws.com): interruption bands and savings; needs --as-of, the file carries no date"},
-		{Name: FormatSpotHistory, Title: "an EC2 DescribeSpotPriceHistory response, XML (Query API) or JSON (aws ec2 describe-spot-price-history)"},
+		{Name: FormatSpotHistory, Title: "an EC2 DescribeSpotPriceHistory response, XML (Query API) or JSON (`aws ec2 describe-spot-price-history`); each price dated by its own Timestamp"},
 	}
 }
 
 // Parse implements feeds.Importer. o.Source is required (every price is
-// cited); o.AsOf is the date of prices whose body carries none (Spot
-// Advisor) and overrides a price list's publicationDate; spot history
-// prices are dated by their own timestamps.
+// cited). A price list (offer file, GetProducts, Savings Plans file) is
+// dated by its publicationDate, or by o.AsOf where given; Spot Advisor's
+// file carries no date and needs o.AsOf (else feeds.ErrNoDate); spot
+// history prices are dated by their own timestamps.
 func (im *Importer) Parse(format string, r io.Reader, o feeds.ParseOptions) (*feeds.Result, error) {
 	if o.Source == "" {
 		return nil, fmt.Errorf("%s: no source id to cite the prices by", format)
@@ -69,6 +70,7 @@ func (im *Importer) Parse(format string, r io.Reader, o feeds.ParseOptions) (*fe
 			return nil, err
 		}
 		pl.Records(origin, o.Source, asOf, res)
+		res.Lists = format == FormatOffer // a region's whole offer file; GetProducts answers a filter
 	case FormatSavingsPlan:
 		sp, err := ParseSavingsPlan(r, SPOptions{Origin: origin, Region: o.Region})
 		if err != nil {
@@ -81,7 +83,7 @@ func (im *Importer) Parse(format string, r io.Reader, o feeds.ParseOptions) (*fe
 		sp.Records(origin, o.Source, asOf, res)
 	case FormatSpotAdvisor:
 		if o.AsOf == "" {
-			return nil, fmt.Errorf("%s: the file carries no date; give the date it was downloaded (as-of)", format)
+			return nil, fmt.Errorf("%s: %w (Spot Advisor's file has none)", format, feeds.ErrNoDate)
 		}
 		d, err := ParseSpotAdvisor(r)
 		if err != nil {
@@ -115,5 +117,5 @@ func dated(format, given, own string, hasOwn bool) (string, error) {
 	case hasOwn:
 		return own, nil
 	}
-	return "", fmt.Errorf("%s: the body has no publicationDate; give the date it was downloaded (as-of)", format)
+	return "", fmt.Errorf("%s: %w (no publicationDate)", format, feeds.ErrNoDate)
 }

@@ -1,6 +1,7 @@
 package awsprices
 
 import (
+	"errors"
 	"os"
 	"strings"
 	"testing"
@@ -85,12 +86,16 @@ func TestParseErrors(t *testing.T) {
 		{FormatOffer, offer, feeds.ParseOptions{}, "no source id"},
 		{FormatGetProducts, offer, feeds.ParseOptions{Source: "s"}, "use --format aws-offer"},
 		{FormatOffer, `{"PriceList":[]}`, feeds.ParseOptions{Source: "s"}, "use --format aws-getproducts"},
-		{FormatSpotAdvisor, `{"ranges":[]}`, feeds.ParseOptions{Source: "s"}, "give the date it was downloaded"},
+		{FormatSpotAdvisor, `{"ranges":[]}`, feeds.ParseOptions{Source: "s"}, "Spot Advisor's file has none"},
 		{FormatGetProducts, `{"PriceList":[]}`, feeds.ParseOptions{Source: "s"}, "no publicationDate"},
 	} {
 		_, err := im.Parse(c.format, strings.NewReader(c.body), c.o)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: err %v, want %q", c.format, err, c.want)
+		}
+		// A body without a date of its own, and none given: the caller is to ask for one.
+		if noDate := strings.Contains(c.want, "Spot Advisor") || strings.Contains(c.want, "publicationDate"); noDate != errors.Is(err, feeds.ErrNoDate) {
+			t.Errorf("%s: err %v: errors.Is(err, feeds.ErrNoDate) = %v, want %v", c.format, err, !noDate, noDate)
 		}
 	}
 }

@@ -2,6 +2,7 @@ package azureretail
 
 import (
 	"encoding/json"
+	"errors"
 	"os"
 	"strings"
 	"testing"
@@ -226,9 +227,18 @@ func TestParseErrors(t *testing.T) {
 		"bad item":   `{"Items":[{"unitPrice":"x"}]}`,
 		"bad link":   `{"NextPageLink":5}`,
 	} {
-		if _, err := New().Parse(Format, strings.NewReader(b), feeds.ParseOptions{}); err == nil {
+		if _, err := New().Parse(Format, strings.NewReader(b), feeds.ParseOptions{Source: "s", AsOf: "2025-12-01"}); err == nil {
 			t.Errorf("%s: accepted", name)
 		}
+	}
+	// A response carries no date (effectiveStartDate is when each price took
+	// effect): without one given nothing is imported.
+	nd, err := os.ReadFile("testdata/" + ndFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := New().Parse(Format, strings.NewReader(string(nd)), feeds.ParseOptions{Source: "s"}); !errors.Is(err, feeds.ErrNoDate) {
+		t.Errorf("no as-of date: err %v, want feeds.ErrNoDate", err)
 	}
 	if _, err := New().Parse("gcp-skus", strings.NewReader("{}"), feeds.ParseOptions{}); err == nil || !strings.Contains(err.Error(), Format) {
 		t.Errorf("wrong format: %v, want an error naming %s", err, Format)

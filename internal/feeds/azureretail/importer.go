@@ -57,7 +57,7 @@ func (im *Importer) Provider() string { return "azure" }
 
 // Formats implements feeds.Importer.
 func (im *Importer) Formats() []feeds.Format {
-	return []feeds.Format{{Name: Format, Title: "Azure Retail Prices API response (GET prices.azure.com/api/retail/prices?api-version=" + APIVersion + "&$filter=serviceName eq 'Virtual Machines' ...)"}}
+	return []feeds.Format{{Name: Format, Title: "Azure Retail Prices API response (GET prices.azure.com/api/retail/prices?api-version=" + APIVersion + "&$filter=serviceName eq 'Virtual Machines' ...); needs --as-of, the response carries no date (effectiveStartDate is when each price took effect)"}}
 }
 
 func (im *Importer) currency() string {
@@ -78,10 +78,16 @@ func (im *Importer) collector(source, asOf, origin string) *collector {
 	return newCollector(im.currency(), sizes, source, asOf, origin)
 }
 
-// Parse implements feeds.Importer.
+// Parse implements feeds.Importer. A response carries no date of its own
+// (an item's effectiveStartDate is when its price took effect, which may be
+// years before the response was read), so o.AsOf must give one, else the
+// error wraps feeds.ErrNoDate.
 func (im *Importer) Parse(format string, r io.Reader, o feeds.ParseOptions) (*feeds.Result, error) {
 	if format != Format {
 		return nil, fmt.Errorf("azureretail: format %q: want %q", format, Format)
+	}
+	if o.AsOf == "" {
+		return nil, fmt.Errorf("azureretail: %w (effectiveStartDate is when each price took effect, not when the response was read)", feeds.ErrNoDate)
 	}
 	origin := o.Origin
 	if origin == "" {
@@ -175,7 +181,9 @@ func (im *Importer) Fetch(ctx context.Context, req feeds.FetchRequest) (*feeds.R
 			}
 		}
 	}
-	return c.finish(), nil
+	res := c.finish()
+	res.Lists = true // every page of the GPU sizes of each region asked
+	return res, nil
 }
 
 func regionName(r string) string {

@@ -27,7 +27,10 @@ type File struct {
 
 // Instance is one instance type.
 type Instance struct {
-	Type         string  `yaml:"type"`
+	Type string `yaml:"type"`
+	// SpecSource, where set, is the source id of this instance's spec in
+	// place of the file's spec_source (a type read from another page).
+	SpecSource   string  `yaml:"spec_source"`
 	GPU          string  `yaml:"gpu"`
 	GPUCount     float64 `yaml:"gpu_count"`
 	GPUMemoryGiB float64 `yaml:"gpu_memory_gib"` // per GPU or slice; 0 = the GPU's own memory
@@ -37,8 +40,9 @@ type Instance struct {
 	Interconnect string  `yaml:"interconnect"`
 	NetworkGbps  float64 `yaml:"network_gbps"`
 	// NetworkKind is the inter-node network (efa, infiniband,
-	// gpudirect-tcpx, rdma, ethernet); NetworkSource the source id citing
-	// it and NetworkGbps. Both empty: unknown.
+	// gpudirect-tcpx, gpudirect-tcpxo, rdma, ethernet); NetworkSource the
+	// source id citing it and NetworkGbps. Both empty: unknown. A kind may
+	// come without NetworkGbps where no source gives the bandwidth.
 	NetworkKind   string `yaml:"network_kind"`
 	NetworkSource string `yaml:"network_source"`
 	Arch          string `yaml:"arch"`

@@ -5,7 +5,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"testing/fstest"
 
+	"github.com/gpuscout/gpuscout/internal/feeds"
 	"github.com/gpuscout/gpuscout/internal/shareddata"
 )
 
@@ -63,4 +65,22 @@ func FuzzParse(f *testing.F) {
 			}
 		}
 	})
+}
+
+// An instance's own spec_source replaces the file's for that instance only.
+func TestInstanceSpecSource(t *testing.T) {
+	in := "provider: aws\nspec_source: file-src\ninstances:\n" +
+		"  - {type: a, gpu: T4, gpu_count: 1, vcpus: 1, memory_gib: 1}\n" +
+		"  - {type: b, gpu: T4, gpu_count: 1, vcpus: 1, memory_gib: 1, spec_source: page-src}\n"
+	res, err := New("*.yaml").Read(feeds.Inputs{Curated: fstest.MapFS{"aws.yaml": {Data: []byte(in)}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, s := range res.Specs {
+		got[s.InstanceType] = s.SpecSource
+	}
+	if got["a"] != "file-src" || got["b"] != "page-src" {
+		t.Errorf("spec sources %v, want a: file-src, b: page-src", got)
+	}
 }

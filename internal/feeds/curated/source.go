@@ -69,9 +69,13 @@ func (f *Feed) Read(in feeds.Inputs) (*feeds.Result, error) {
 			if arch == "" {
 				arch = "x86_64"
 			}
+			specSource := cf.SpecSource
+			if in.SpecSource != "" {
+				specSource = in.SpecSource
+			}
 			m := feeds.Machine{GPU: in.GPU, GPUCount: in.GPUCount, VCPUs: in.VCPUs, MemoryGiB: in.MemoryGiB, LocalDiskGB: in.LocalDiskGB,
 				Interconnect: in.Interconnect, NetworkGbps: in.NetworkGbps, NetworkKind: in.NetworkKind, NetworkSource: in.NetworkSource,
-				Arch: arch, SpecSource: cf.SpecSource, Retired: in.Retired, RetiredSource: in.RetiredSource}
+				Arch: arch, SpecSource: specSource, Retired: in.Retired, RetiredSource: in.RetiredSource}
 			spec := feeds.Spec{Origin: origin, Provider: cf.Provider, InstanceType: in.Type, GPUMemoryGiB: in.GPUMemoryGiB, Machine: m}
 			res.Specs = append(res.Specs, spec)
 			if hasOffers && len(in.Offers) == 0 {

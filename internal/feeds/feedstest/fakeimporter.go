@@ -63,10 +63,14 @@ type FakeItem struct {
 	Type          string           `json:"type"`
 }
 
-// Parse implements feeds.Importer: one page.
+// Parse implements feeds.Importer: one page, dated by o.AsOf (a page
+// carries no date; without one the error wraps feeds.ErrNoDate).
 func (f *FakeImporter) Parse(format string, r io.Reader, o feeds.ParseOptions) (*feeds.Result, error) {
 	if format != FakeFormat {
 		return nil, fmt.Errorf("format %q: want %s", format, FakeFormat)
+	}
+	if o.AsOf == "" { // a page carries no date, like most price APIs' answers
+		return nil, fmt.Errorf("%s: %w", o.Origin, feeds.ErrNoDate)
 	}
 	res := &feeds.Result{}
 	if _, err := f.parsePage(r, o, res, map[string]int{}); err != nil {
@@ -185,5 +189,6 @@ func (f *FakeImporter) Fetch(ctx context.Context, req feeds.FetchRequest) (*feed
 			}
 		}
 	}
+	res.Lists = true // every page of each region asked
 	return res, nil
 }

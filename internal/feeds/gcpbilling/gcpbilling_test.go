@@ -2,6 +2,7 @@ package gcpbilling
 
 import (
 	"encoding/csv"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -40,6 +41,33 @@ func parseRecorded(t *testing.T, specs []feeds.Spec) *feeds.Result {
 		t.Fatal(err)
 	}
 	return res
+}
+
+// TestParseDatedByEffectiveTime: a skus.list response is dated by the
+// latest effectiveTime of its SKUs' pricing (the recorded page's A2 SKUs say
+// 2023-03-24T10:52:50.681Z, its E2 and T2D SKUs 2023-08-10T22:49:22.905126Z:
+// the page answered on 2023-08-10, when the A2 prices were still in effect),
+// never by the day it is read; a given as-of date wins.
+func TestParseDatedByEffectiveTime(t *testing.T) {
+	for _, tc := range []struct{ given, want string }{{"", "2023-08-10"}, {"2023-08-14", "2023-08-14"}} {
+		res, err := New(curatedSpecs(t)).Parse(Format, shareddata.Open(t, "price-feeds", "gcp-catalog-skus.json"),
+			feeds.ParseOptions{Source: "test-src", AsOf: tc.given, Origin: "skus.json"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res.Offerings) == 0 {
+			t.Fatal("no offering priced")
+		}
+		for _, o := range res.Offerings {
+			if o.OnDemand.AsOf != tc.want {
+				t.Errorf("as-of %q given: %s %s dated %s, want %s", tc.given, o.InstanceType, o.Region, o.OnDemand.AsOf, tc.want)
+			}
+		}
+	}
+	page := `{"skus":[{"skuId":"A","description":"Nvidia Tesla A100 GPU running in Americas","category":{"resourceFamily":"Compute","resourceGroup":"GPU","usageType":"OnDemand"},"serviceRegions":["us-central1"],"pricingInfo":[{"pricingExpression":{"usageUnit":"h","tieredRates":[{"unitPrice":{"currencyCode":"USD","units":"2","nanos":0}}]}}]}]}`
+	if _, err := New(curatedSpecs(t)).Parse(Format, strings.NewReader(page), feeds.ParseOptions{Source: "s"}); !errors.Is(err, feeds.ErrNoDate) {
+		t.Errorf("SKUs without effectiveTime and no as-of: err %v, want feeds.ErrNoDate", err)
+	}
 }
 
 // TestParseRecordedHandSum: a2-highgpu-8g is 8 A100 GPUs, 96 vCPUs and 680 GiB

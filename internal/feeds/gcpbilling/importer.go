@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"time"
 
 	"github.com/gpuscout/gpuscout/internal/feeds"
 )
@@ -75,7 +76,11 @@ func (im *Importer) currency() string {
 }
 
 // Parse implements feeds.Importer: it reads a response body (or file) and
-// prices the importer's shapes from its SKUs.
+// prices the importer's shapes from its SKUs. The prices are dated by
+// o.AsOf where given, else by the response's own date: the latest
+// effectiveTime of its SKUs' pricing (asked without a time range, the API
+// answers with the pricing in effect within the last 12 hours); a response
+// without one is an error wrapping feeds.ErrNoDate.
 func (im *Importer) Parse(format string, r io.Reader, o feeds.ParseOptions) (*feeds.Result, error) {
 	if format != Format {
 		return nil, fmt.Errorf("gcpbilling: format %q: want %q", format, Format)
@@ -85,14 +90,31 @@ func (im *Importer) Parse(format string, r io.Reader, o feeds.ParseOptions) (*fe
 	}
 	res := &feeds.Result{}
 	ix := newIndex(im.currency(), originOf(o.Origin, Format), res)
-	if _, err := decodePage(r, func(s *SKU) error { ix.add(s); return nil }); err != nil {
+	latest := ""
+	pg, err := decodePage(r, func(s *SKU) error {
+		for _, p := range s.PricingInfo { // RFC 3339 times in UTC compare as strings
+			latest = max(latest, p.EffectiveTime)
+		}
+		ix.add(s)
+		return nil
+	})
+	if err != nil {
 		return nil, err
+	}
+	res.Lists = pg.NextPageToken == "" // skus.list takes no filter: the last page ends the whole list
+	asOf := o.AsOf
+	if asOf == "" {
+		t, err := time.Parse(time.RFC3339Nano, latest)
+		if err != nil {
+			return nil, fmt.Errorf("gcpbilling: %w (no SKU has an effectiveTime)", feeds.ErrNoDate)
+		}
+		asOf = t.UTC().Format("2006-01-02")
 	}
 	var regions []string
 	if o.Region != "" {
 		regions = []string{o.Region}
 	}
-	ix.sum(im.Specs, regions, o.Source, o.AsOf)
+	ix.sum(im.Specs, regions, o.Source, asOf)
 	return res, nil
 }
 
@@ -176,6 +198,7 @@ func (im *Importer) Fetch(ctx context.Context, req feeds.FetchRequest) (*feeds.R
 		token = pg.NextPageToken
 	}
 	ix.sum(im.Specs, req.Regions, source, asOf)
+	res.Lists = true // every page of the service's SKUs
 	return res, nil
 }
 

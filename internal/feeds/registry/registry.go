@@ -6,12 +6,15 @@ package registry
 
 import (
 	"github.com/gpuscout/gpuscout/internal/feeds"
+	"github.com/gpuscout/gpuscout/internal/feeds/alibabalist"
 	"github.com/gpuscout/gpuscout/internal/feeds/awscapacityblocks"
 	"github.com/gpuscout/gpuscout/internal/feeds/awsondemand"
 	"github.com/gpuscout/gpuscout/internal/feeds/awsprices"
+	"github.com/gpuscout/gpuscout/internal/feeds/azuretable"
 	"github.com/gpuscout/gpuscout/internal/feeds/curated"
 	"github.com/gpuscout/gpuscout/internal/feeds/gcpprices"
 	"github.com/gpuscout/gpuscout/internal/feeds/skypilot"
+	"github.com/gpuscout/gpuscout/internal/feeds/tencentdocs"
 )
 
 // SkyPilot source ids, one per upstream commit the files were read at; their
@@ -45,6 +48,15 @@ func Sources() []feeds.Source {
 			awsprices.File{Path: "price-feeds/aws-pricing-getproducts-m5large-us-east-1.json", Source: "aws-getproducts-m5large@2021-02-05"},
 		),
 		gcpprices.New("price-feeds/gcp-cyclenerd-pricing-gpu-excerpt.json", "cyclenerd-gcp@2026-07-30", "2026-07-30"),
+		// Tencent's pages give Guangzhou per zone (Zone 3), so this comes
+		// before the per-region tables.
+		tencentdocs.New(tencentdocs.Files{
+			List:     tencentdocs.File{Path: "price-sources/tencent-qcloud-gpu-price-overview-cny.transcribed.csv", Source: "tencent-qcloud-gpu-prices@8ec07296", AsOf: "2021-01-01"},
+			CVM:      tencentdocs.File{Path: "price-sources/tencent-intl-cvm-price-linux_en.md", Source: "tencent-intl-cvm-prices@b7e17ea6", AsOf: "2020-05-22"},
+			Overview: tencentdocs.File{Path: "price-sources/tencent-intl-gpu-price-overview_en.md", Source: "tencent-intl-gpu-prices@b7e17ea6", AsOf: "2020-07-21"},
+		}),
+		alibabalist.New("price-sources/alibaba-karpenter-initial-on-demand-prices.json", "karpenter-alibaba@5d2e0774", "2024-12-30"),
+		azuretable.New("price-sources/azure-karpenter-zz_generated.pricing.go.txt", "karpenter-azure@2b431da1"),
 		awsprices.NewSpotAdvisor("price-feeds/aws-spot-advisor-excerpt.json", "aws-spot-advisor@2025-06-28", "2025-06-28"),
 		// Commitments attach to offerings listed above, so this comes after them.
 		awscapacityblocks.New("price-sources/aws-capacity-blocks-pricing.json", "aws-capacity-blocks@b3a54aee"),

@@ -52,14 +52,18 @@ func (im *Importer) Provider() string { return im.File.Cloud }
 // Formats implements feeds.Importer.
 func (im *Importer) Formats() []feeds.Format {
 	return []feeds.Format{{Name: Format, PerProvider: true,
-		Title: "SkyPilot catalog vms.csv of the cloud (" + DefaultEndpoint + "/" + Version + "/<cloud>/vms.csv)"}}
+		Title: "SkyPilot catalog vms.csv of the cloud (" + DefaultEndpoint + "/" + Version + "/<cloud>/vms.csv); needs --as-of, the file carries no date"}}
 }
 
 // Parse implements feeds.Importer. With o.Region set, rows of other regions
-// are left out.
+// are left out. A vms.csv carries no date, so o.AsOf must give one (else the
+// error wraps feeds.ErrNoDate).
 func (im *Importer) Parse(format string, r io.Reader, o feeds.ParseOptions) (*feeds.Result, error) {
 	if format != Format {
 		return nil, fmt.Errorf("skypilot: format %q: want %q", format, Format)
+	}
+	if o.AsOf == "" {
+		return nil, fmt.Errorf("skypilot: %w (a vms.csv has none)", feeds.ErrNoDate)
 	}
 	origin := o.Origin
 	if origin == "" {
@@ -106,6 +110,7 @@ func (im *Importer) records(r io.Reader, origin, source, asOf string, regions []
 		sort.Strings(have)
 		return nil, fmt.Errorf("skypilot: %s's catalog has no row in %s (its regions: %s)", im.File.Cloud, strings.Join(missing, ", "), strings.Join(have, "; "))
 	}
+	res.Lists = true // a cloud's whole vms.csv
 	return res, nil
 }
 

@@ -63,7 +63,10 @@ func TestImporterParseLambda(t *testing.T) {
 			t.Errorf("gpu_8x_h100_sxm5 = %+v, want lambda 31.92 USD from file:vms.csv@2026-11-29, no spot, 8 GPUs of 81920 MiB", o)
 		}
 	}
-	if _, err := im.Parse(skypilot.Format, strings.NewReader(string(body)), feeds.ParseOptions{Region: "mars-1"}); err == nil ||
+	if _, err := im.Parse(skypilot.Format, strings.NewReader(string(body)), feeds.ParseOptions{Source: "file:vms.csv", Origin: "vms.csv"}); !errors.Is(err, feeds.ErrNoDate) {
+		t.Errorf("no as-of date: err %v, want feeds.ErrNoDate (a vms.csv carries no date)", err)
+	}
+	if _, err := im.Parse(skypilot.Format, strings.NewReader(string(body)), feeds.ParseOptions{Region: "mars-1", AsOf: "2026-11-29"}); err == nil ||
 		!strings.Contains(err.Error(), "lambda's catalog has no row in mars-1 (its regions: ") || !strings.Contains(err.Error(), "us-east-1") {
 		t.Errorf("unknown region: err %v, want one naming mars-1 and the file's regions", err)
 	}

@@ -123,7 +123,9 @@ func (im *Importer) Fetch(ctx context.Context, req feeds.FetchRequest) (*feeds.R
 	if skipped == len(regions) {
 		return nil, fmt.Errorf("tencent: every region was refused; the first: %w", firstSkip)
 	}
-	return c.result(), nil
+	res := c.result()
+	res.Lists = true // each region's whole DescribeZoneInstanceConfigInfos answer, unfiltered
+	return res, nil
 }
 
 // call sends one signed request and reads its answer, trying again while

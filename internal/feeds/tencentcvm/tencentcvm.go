@@ -60,8 +60,8 @@ func (*Importer) Provider() string { return "tencent" }
 // Formats implements feeds.Importer.
 func (*Importer) Formats() []feeds.Format {
 	return []feeds.Format{
-		{Name: FormatZoneConfig, Title: "Tencent Cloud CVM DescribeZoneInstanceConfigInfos answers for one region, one or several one after another (tccli cvm DescribeZoneInstanceConfigInfos --region R >> file.json, once per charge type)"},
-		{Name: FormatInquiry, Title: `Tencent Cloud CVM InquiryPriceRunInstances answers, each with the request it answers: {"Request": {...}, "Response": {...}} (one object, an array, or one per line)`},
+		{Name: FormatZoneConfig, Title: "Tencent Cloud CVM DescribeZoneInstanceConfigInfos answers for one region, one or several one after another (`tccli cvm DescribeZoneInstanceConfigInfos --region R >> file.json`, once per charge type); needs --as-of, the answers carry no date"},
+		{Name: FormatInquiry, Title: `Tencent Cloud CVM InquiryPriceRunInstances answers, each with the request it answers: {"Request": {...}, "Response": {...}} (one object, an array, or one per line); needs --as-of, the answers carry no date`},
 	}
 }
 
@@ -73,8 +73,11 @@ func (*Importer) CredentialHelp() string {
 
 // Parse implements feeds.Importer.
 func (*Importer) Parse(format string, r io.Reader, o feeds.ParseOptions) (*feeds.Result, error) {
-	if o.Source == "" || o.AsOf == "" {
-		return nil, fmt.Errorf("tencent: parse options need a source id and an as-of date (got %q, %q)", o.Source, o.AsOf)
+	if o.Source == "" {
+		return nil, fmt.Errorf("tencent: parse options need a source id")
+	}
+	if o.AsOf == "" { // neither answer says when it was given
+		return nil, fmt.Errorf("tencent: %s: %w (the CVM API's answers have none)", format, feeds.ErrNoDate)
 	}
 	if _, err := time.Parse("2006-01-02", o.AsOf); err != nil {
 		return nil, fmt.Errorf("tencent: as-of %q: want YYYY-MM-DD", o.AsOf)
