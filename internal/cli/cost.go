@@ -351,6 +351,15 @@ func (f *costFlags) costTable(opts []cost.Option, run *costRun) *render.Table {
 		{Header: "NPV", Right: true, Drop: 8, Places: 2}, {Header: "BREAK-EVEN h/mo", Right: true, Short: "B/E h/mo", Drop: 6}, {Header: "FEASIBLE", Short: "OK", Drop: 2},
 	}}
 	unpriced := map[string]map[string]bool{}
+	// A model and term priced with one payment but not another name the
+	// payment that is not ("subscription 1mo all-upfront" beside a priced
+	// 1mo monthly), so the list never seems to contradict the table.
+	pricedTerm := map[string]bool{}
+	for i := range opts {
+		if o := &opts[i]; o.Known && o.Term != "" {
+			pricedTerm[o.Offering.Provider+"/"+o.Model+"/"+o.Term] = true
+		}
+	}
 	excluded := false
 	rank := 0
 	var shown []*cost.Option
@@ -363,6 +372,9 @@ func (f *costFlags) costTable(opts []cost.Option, run *costRun) *render.Table {
 			what := o.Model
 			if o.Term != "" {
 				what += " " + o.Term
+				if pricedTerm[o.Offering.Provider+"/"+o.Model+"/"+o.Term] {
+					what += " " + o.Payment
+				}
 			}
 			unpriced[o.Offering.Provider][what] = true
 			continue
