@@ -13,11 +13,17 @@ package advise
 //	          6 × reference_parameters where the scenario gives none; mfu is
 //	          step_mfu where the scenario has no mfu
 //	comm      Tm = 2(n−1)/n × G / B, G = 2 bytes × reference_parameters (bf16
-//	          gradients), n = GPUs in the plan, B = the slowest link per GPU:
-//	          inside a node the GPU link (NCCL bus bandwidth measured in a bench
-//	          report, else half the datasheet's bidirectional NVLink figure, else
-//	          assumed_link_gbs); between nodes network Gbps / 8 per node, shared
-//	          by its GPUs (assumed_network_gbps where the network is unknown)
+//	          gradients), n = GPUs in the plan, B = the all-reduce's bus
+//	          bandwidth: inside a node the GPU link (NCCL bus bandwidth measured
+//	          in a bench report, else half the datasheet's bidirectional NVLink
+//	          figure, else assumed_link_gbs); across nodes the smaller of that and
+//	          the fabric's measured NCCL bus bandwidth (fabrics.yaml: EFA,
+//	          InfiniBand, TCPXO; others borrow EFA's curve, said as an
+//	          assumption) at the message size (a DDP bucket, or a layer where
+//	          sharded), scaled by the node's aggregate NIC bandwidth: NCCL runs a
+//	          ring per NIC rail, so it is the node's NICs together, not one
+//	          GPU's share, that carry the all-reduce (assumed_network_gbps where
+//	          the network is unknown)
 //	exposed   E = max(0, Tm − overlap × Tc): the communication the backward pass
 //	          does not hide
 //	step      Tc + E; efficiency e = Tc / (Tc + E)
@@ -25,9 +31,10 @@ package advise
 // With --model (requestWorkload) the model replaces the scenario's reference:
 // G = 2 bytes × its parameters for full training, × its LoRA adapters'
 // parameters for LoRA/QLoRA; 6 × active parameters FLOPs a token; context ×
-// sequences per GPU tokens a step. Sharded training (FSDP/ZeRO-3) moves about
-// 1.5× the all-reduce's bytes (all-gather and reduce-scatter); the model
-// does not count that, nor pipeline or tensor parallelism across nodes.
+// sequences per GPU tokens a step. Full training of a --model is sharded
+// (FSDP/ZeRO-3): two all-gathers of the weights and a reduce-scatter of the
+// gradients, 1.5× an all-reduce's bytes, a layer at a time. Pipeline and
+// tensor parallelism across nodes are not modelled.
 //
 // A job measured on the user's own shape (--gpu NAME:COUNT --for T) took T
 // at that shape's efficiency e_ref, so every offering's efficiency is taken
@@ -60,8 +67,13 @@ type CommParams struct {
 	// offering's network is not sourced (only used when allowed).
 	AssumedNetworkGbps float64 `yaml:"assumed_network_gbps" json:"assumed_network_gbps"`
 	// ReferenceNetworkGbps joins the nodes of the user's own shape when it
-	// has more than 8 GPUs.
+	// has more than 8 GPUs (on EFA).
 	ReferenceNetworkGbps float64 `yaml:"reference_network_gbps" json:"reference_network_gbps"`
+	// BucketBytes is the message size of a data-parallel gradient
+	// all-reduce: PyTorch DDP's default bucket (pytorch-ddp-bucket).
+	BucketBytes float64 `yaml:"bucket_bytes" json:"bucket_bytes"`
+
+	fabrics fabricTable // measured NCCL across nodes (fabrics.yaml)
 }
 
 // shape is how a plan lays out its GPUs.
@@ -71,7 +83,8 @@ type shape struct {
 	nodes       int
 	linkGBs     float64 // per GPU, one direction, inside a node
 	linkNote    string
-	netGbps     float64 // per node, between nodes
+	netGbps     float64 // per node, all its NICs together, between nodes
+	netKind     string  // the fabric (catalog.NetEFA, ...)
 	netNote     string
 	speed       float64 // relative to the reference GPU
 }
@@ -80,6 +93,7 @@ type shape struct {
 type commResult struct {
 	computeS, commS, exposedS float64
 	bottleneckGBs             float64
+	netNote                   string // where the across-node figure comes from
 	eff                       float64
 }
 
@@ -91,6 +105,12 @@ type workload struct {
 	samples        float64 // tokens or images per GPU per step
 	mfu, overlap   float64
 	what           string // where gradParams come from
+	// sharded: FSDP/ZeRO-3 (full training of a --model): per step two
+	// all-gathers of the weights and a reduce-scatter of the gradients,
+	// 3(n−1)/n × S bytes a GPU where an all-reduce moves 2(n−1)/n × S; its
+	// collectives are a layer's (layerParams) at a time.
+	sharded     bool
+	layerParams float64
 }
 
 // scenarioWorkload is the scenario's reference model.
@@ -118,6 +138,14 @@ func requestWorkload(req *Request) workload {
 	}
 	m := mj.Model
 	w.gradParams, w.what = m.Parameters, fmt.Sprintf("%s, %s", m.Name, mj.Method)
+	if mj.Method == models.MethodFull { // the memory model shards it (FSDP/ZeRO-3)
+		w.sharded = true
+		w.what = fmt.Sprintf("%s, full training sharded by FSDP/ZeRO-3: weights all-gathered twice and gradients reduce-scattered", m.Name)
+		if m.Layers > 0 {
+			w.layerParams = m.Parameters / float64(m.Layers)
+			w.what += ", a layer at a time"
+		}
+	}
 	if mj.Method == models.MethodLoRA || mj.Method == models.MethodQLoRA {
 		if n, ok := m.LoRAParameters(mj.LoRARank); ok {
 			w.gradParams, w.what = n, fmt.Sprintf("%s, rank-%d adapters", m.Name, mj.LoRARank)
@@ -130,9 +158,22 @@ func requestWorkload(req *Request) workload {
 	return w
 }
 
+// message is the size of one collective of the workload: a layer's bf16
+// gradients where it is sharded, else a DDP bucket (or all the gradients
+// where they are smaller).
+func (w workload) message(p CommParams) float64 {
+	if w.sharded && w.layerParams > 0 {
+		return 2 * w.layerParams
+	}
+	return math.Min(p.BucketBytes, 2*w.gradParams)
+}
+
 // stepTime works out a shape's step for the workload. refTFLOPS is the
-// reference GPU's dense rate before MFU.
-func stepTime(w workload, refTFLOPS float64, s shape) commResult {
+// reference GPU's dense rate before MFU. The all-reduce's bus bandwidth is
+// the GPU link inside a node; across nodes, the fabric's measured NCCL bus
+// bandwidth at the workload's message size, scaled by the node's NIC
+// bandwidth (fabrics.yaml), and never above the GPU link.
+func stepTime(w workload, p CommParams, refTFLOPS float64, s shape) commResult {
 	r := commResult{eff: 1}
 	r.computeS = w.samples * w.flopsPerSample / (refTFLOPS * 1e12 * w.mfu * s.speed)
 	n := s.gpusPerNode * float64(s.nodes)
@@ -144,11 +185,18 @@ func stepTime(w workload, refTFLOPS float64, s shape) commResult {
 		b = s.linkGBs
 	}
 	if s.nodes > 1 {
-		b = math.Min(b, s.netGbps/8/s.gpusPerNode)
+		net, note := p.fabrics.netBusBW(s.netKind, s.netGbps, s.nodes, w.message(p))
+		if net < b {
+			b = net
+		}
+		r.netNote = note
 	}
 	r.bottleneckGBs = b
-	grad := 2 * w.gradParams
-	r.commS = 2 * (n - 1) / n * grad / (b * 1e9)
+	bytes := 2 * (n - 1) / n * 2 * w.gradParams // a ring all-reduce of the bf16 gradients
+	if w.sharded {
+		bytes *= 1.5 // all-gather ×2 + reduce-scatter: 3(n−1)/n × S
+	}
+	r.commS = bytes / (b * 1e9)
 	r.exposedS = math.Max(0, r.commS-w.overlap*r.computeS)
 	r.eff = r.computeS / (r.computeS + r.exposedS)
 	return r
@@ -172,7 +220,7 @@ func (m *speedModel) linkGBs(g *catalog.GPU, link string, p CommParams) (float64
 
 // offeringShape is the shape of k instances of o.
 func (m *speedModel) offeringShape(o *catalog.Offering, k int, speed float64, p CommParams) shape {
-	s := shape{gpu: o.GPU, gpusPerNode: math.Max(o.GPUCount, 1), nodes: k, speed: speed}
+	s := shape{gpu: o.GPU, gpusPerNode: math.Max(o.GPUCount, 1), nodes: k, speed: speed, netKind: o.NetworkKind}
 	s.linkGBs, s.linkNote = m.linkGBs(o.GPU, o.Interconnect, p)
 	if o.NetworkGbps > 0 {
 		s.netGbps, s.netNote = o.NetworkGbps, fmt.Sprintf("%s %g Gbps (%s)", o.Network(), o.NetworkGbps, o.NetworkSource)
@@ -198,7 +246,7 @@ func (m *speedModel) refShape(count float64, p CommParams) shape {
 	}
 	s := shape{gpu: g, gpusPerNode: per, nodes: int(math.Ceil(math.Max(count, 1)/per - 1e-9)), speed: 1}
 	s.linkGBs, s.linkNote = m.linkGBs(g, link, p)
-	s.netGbps = p.ReferenceNetworkGbps
+	s.netGbps, s.netKind = p.ReferenceNetworkGbps, catalog.NetEFA
 	return s
 }
 
@@ -221,7 +269,7 @@ type commModel struct {
 func newCommModel(w workload, p CommParams, sm *speedModel, refCount float64) *commModel {
 	m := &commModel{w: w, p: p, sm: sm, refTF: sm.refTFLOPS(), refEff: 1}
 	if m.refTF > 0 {
-		m.refStep = stepTime(w, m.refTF, sm.refShape(refCount, p))
+		m.refStep = stepTime(w, p, m.refTF, sm.refShape(refCount, p))
 		m.refEff = m.refStep.eff
 	}
 	return m
@@ -245,7 +293,7 @@ func (m *commModel) efficiency(s shape) (float64, commResult) {
 	if m.refTF == 0 {
 		return 1, commResult{eff: 1}
 	}
-	r := stepTime(m.w, m.refTF, s)
+	r := stepTime(m.w, m.p, m.refTF, s)
 	return r.eff / m.refEff, r
 }
 
@@ -258,10 +306,14 @@ func (m *commModel) note(r commResult, s shape) string {
 	}
 	where := "GPU link " + s.linkNote
 	if k > 1 {
-		where = fmt.Sprintf("GPU link %s; between %d nodes %s, %.3g GB/s per GPU", s.linkNote, k, s.netNote, s.netGbps/8/s.gpusPerNode)
+		where = fmt.Sprintf("GPU link %s; between %d nodes on %s: %s", s.linkNote, k, s.netNote, r.netNote)
 	}
-	return fmt.Sprintf("all-reduce of %s bf16 gradients (%s) over %g GPUs: %.1f ms a step at %.3g GB/s (%s), %.1f ms exposed beyond %.0f%% overlap with %.1f ms of compute → %.0f%% efficiency (%.0f%% on your own shape)",
-		fmtBytes(2*m.w.gradParams), m.w.what, n, 1000*r.commS, r.bottleneckGBs, where, 1000*r.exposedS, 100*m.w.overlap, 1000*r.computeS, 100*r.eff, 100*m.refEff)
+	what := "all-reduce"
+	if m.w.sharded {
+		what = "all-gathers and reduce-scatter (1.5× an all-reduce's bytes)"
+	}
+	return fmt.Sprintf("%s of %s bf16 gradients (%s) over %g GPUs: %.1f ms a step at %.4g GB/s bus bandwidth (%s), %.1f ms exposed beyond %.0f%% overlap with %.1f ms of compute → %.0f%% efficiency (%.0f%% on your own shape)",
+		what, fmtBytes(2*m.w.gradParams), m.w.what, n, 1000*r.commS, r.bottleneckGBs, where, 1000*r.exposedS, 100*m.w.overlap, 1000*r.computeS, 100*r.eff, 100*m.refEff)
 }
 
 // networkRefusal says why instances of o may not be joined to carry

@@ -20,9 +20,19 @@ func near(got, want float64) bool { return math.Abs(got-want) <= 1e-9*math.Max(1
 // Scenario: 1e9 parameters (2e9 bytes of bf16 gradients), 8192 tokens per GPU
 // per step at 6e9 FLOPs a token, mfu 0.4, overlap 0.66, on a 1000 TFLOP/s
 // reference: Tc = 8192 × 6e9 / (1000e12 × 0.4) = 0.12288 s; the overlap hides
-// up to 0.66 × 0.12288 = 0.0811008 s of communication.
+// up to 0.66 × 0.12288 = 0.0811008 s of communication. The gradients go in
+// 25 MiB DDP buckets; across nodes the bus bandwidth at 25 MiB comes from
+// fabrics.yaml (below its smallest measured size, 32 MiB, in proportion).
 func TestStepTime(t *testing.T) {
 	w := scenarioWorkload(&Scenario{CommHeavy: true, ReferenceParameters: 1e9, SamplesPerGPUStep: 8192, MFU: 0.4, Overlap: 0.66})
+	p := testComm(t)
+	// 16 one-GPU VMs on 25 Gbps of an unknown fabric borrow EFA's 16-node
+	// row (aws-p5-nccl-hyperpod@4fdb5a4f): 74.85 GB/s at 32 MiB → 74.85 ×
+	// 25/32 = 58.4765625 at 25 MiB, 356.27 at 8 GiB; the bandwidth part
+	// scaled to 25 of 3200 Gbps: 1/b′ = (1/58.4765625 − 1/356.27) +
+	// 128/356.27 → b′ = 2.67685954… GB/s (86% of the 3.125 GB/s NIC).
+	slow := 1 / ((1/58.4765625 - 1/356.27) + 128/356.27)
+	slowTm := 2 * 15.0 / 16 * 2e9 / (slow * 1e9)
 	for _, tc := range []struct {
 		name                  string
 		s                     shape
@@ -30,20 +40,20 @@ func TestStepTime(t *testing.T) {
 		eff                   float64
 	}{
 		// 8 GPUs on NVSwitch at 450 GB/s each way: Tm = 2·7/8 · 2e9 / 450e9 = 7.777… ms, hidden.
-		{"one 8-GPU node", shape{gpusPerNode: 8, nodes: 1, linkGBs: 450, netGbps: 3200, speed: 1}, 450, 2 * 7.0 / 8 * 2e9 / 450e9, 0, 1},
-		// 2 × 8 GPUs, 3200 Gbps EFA: 3200/8 = 400 GB/s a node, 50 GB/s a GPU < 450;
-		// Tm = 2·15/16 · 2e9 / 50e9 = 0.075 s < 0.0811008: hidden.
-		{"two 8-GPU nodes on EFA", shape{gpusPerNode: 8, nodes: 2, linkGBs: 450, netGbps: 3200, speed: 1}, 50, 0.075, 0, 1},
-		// 16 one-GPU VMs on 25 Gbps: 25/8 = 3.125 GB/s a GPU; Tm = 2·15/16 · 2e9 / 3.125e9 = 1.2 s;
-		// exposed 1.2 − 0.0811008 = 1.1188992 s; e = 0.12288 / 1.2417792 = 0.098954…
-		{"16 one-GPU VMs on 25 Gbps", shape{gpusPerNode: 1, nodes: 16, linkGBs: 16, netGbps: 25, speed: 1}, 3.125, 1.2, 1.1188992, 0.12288 / 1.2417792},
+		{"one 8-GPU node", shape{gpusPerNode: 8, nodes: 1, linkGBs: 450, netGbps: 3200, netKind: catalog.NetEFA, speed: 1}, 450, 2 * 7.0 / 8 * 2e9 / 450e9, 0, 1},
+		// 2 × 8 GPUs on 3200 Gbps EFA: p5's 2-node row, 147.32 GB/s at 32 MiB →
+		// 147.32 × 25/32 = 115.09375 GB/s (< 450); Tm = 2·15/16 · 2e9 / 115.09375e9
+		// = 32.58 ms < 81.1: hidden.
+		{"two 8-GPU nodes on EFA", shape{gpusPerNode: 8, nodes: 2, linkGBs: 450, netGbps: 3200, netKind: catalog.NetEFA, speed: 1}, 115.09375, 3.75e9 / 115.09375e9, 0, 1},
+		// Tm = 1.875 × 2e9 / 2.6768595e9 = 1.4009 s; exposed 1.4009 − 0.0811008.
+		{"16 one-GPU VMs on 25 Gbps", shape{gpusPerNode: 1, nodes: 16, linkGBs: 16, netGbps: 25, speed: 1}, slow, slowTm, slowTm - 0.0811008, 0.12288 / (0.12288 + slowTm - 0.0811008)},
 		// One GPU: nothing to all-reduce.
 		{"one GPU", shape{gpusPerNode: 1, nodes: 1, linkGBs: 16, netGbps: 25, speed: 1}, 0, 0, 0, 1},
 		// A GPU twice as fast halves Tc to 0.06144 s; 8 GPUs on 16 GB/s PCIe: Tm = 1.75 · 2e9 / 16e9 = 0.21875 s;
 		// exposed 0.21875 − 0.66 × 0.06144 = 0.1781996 s; e = 0.06144 / 0.2396396.
 		{"fast GPUs on PCIe", shape{gpusPerNode: 8, nodes: 1, linkGBs: 16, speed: 2}, 16, 0.21875, 0.21875 - 0.66*0.06144, 0.06144 / (0.06144 + 0.21875 - 0.66*0.06144)},
 	} {
-		r := stepTime(w, 1000, tc.s)
+		r := stepTime(w, p, 1000, tc.s)
 		if !near(r.bottleneckGBs, tc.bGBs) || !near(r.commS, tc.commS) || !near(r.exposedS, tc.exposedS) || !near(r.eff, tc.eff) {
 			t.Errorf("%s: got B %g GB/s, Tm %g s, exposed %g s, e %g; want %g, %g, %g, %g", tc.name,
 				r.bottleneckGBs, r.commS, r.exposedS, r.eff, tc.bGBs, tc.commS, tc.exposedS, tc.eff)
@@ -52,9 +62,19 @@ func TestStepTime(t *testing.T) {
 	// Not communication-heavy: e = 1 whatever the shape.
 	inf := w
 	inf.commHeavy = false
-	if r := stepTime(inf, 1000, shape{gpusPerNode: 1, nodes: 16, netGbps: 1, speed: 1}); r.eff != 1 {
+	if r := stepTime(inf, p, 1000, shape{gpusPerNode: 1, nodes: 16, netGbps: 1, speed: 1}); r.eff != 1 {
 		t.Errorf("inference: e = %g, want 1", r.eff)
 	}
+}
+
+// testComm is the embedded communication parameters and fabric table.
+func testComm(t *testing.T) CommParams {
+	t.Helper()
+	s, err := LoadScenarios()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s.Comm
 }
 
 // synthetic is the default catalog with its offerings replaced by offs.
@@ -77,12 +97,17 @@ func h100Offering(c *catalog.Catalog, typ string, gpus float64, link string, net
 // 1e9 parameters, 8192 tokens per GPU per step, mfu 0.4, overlap 0.66):
 //
 //	Tc = 8192 × 6e9 / (989e12 × 0.4) = 0.124246… s, hidden up to 0.66 Tc = 0.082002… s
-//	VMs, k of them: Tm = 2(k−1)/k × 2e9 / 3.125e9 s; at k = 16: 1.2 s, e16 = Tc / (Tc + 1.2 − 0.66 Tc)
-//	5000 GPU-h by 3200 h: k VMs take 5000 / (k × e_k) h; k = 15: 3318.4 h, k = 16: 3124.4 h, the first ≤ 3200 h
+//	VMs, k of them on 25 Gbps Ethernet, which has no published NCCL figure,
+//	so EFA's p5 curve at the nearest node count, its bandwidth part scaled
+//	to 25 of 3200 Gbps; 12 to 22 VMs take its 16-node row: 74.85 GB/s at 32
+//	MiB → 58.4765625 at a 25 MiB bucket, 356.27 at most; 1/b′ = (1/58.4765625
+//	− 1/356.27) + 128/356.27 → b′ = 2.6769 GB/s; Tm = 2(k−1)/k × 2e9 / b′
+//	5000 GPU-h by 3200 h: k VMs take 5000 / (k × e_k) h; k = 18: 3249.6 h,
+//	k = 19: 3087.8 h, the first ≤ 3200 h
 //	one 8-GPU node: e = 1 (Tm = 7.8 ms, hidden); 5000 / 8 = 625 h ≤ 3200 h
 //
 // The VMs cost 2 USD per GPU-hour, the node 3 USD: cheaper per GPU-hour, yet
-// 16 × 2 × 3124.4 ≈ 99,982 USD against 24 × 625 = 15,000 USD.
+// 19 × 2 × 3087.8 ≈ 117,338 USD against 24 × 625 = 15,000 USD.
 func TestOneGPUVMsLoseToNodes(t *testing.T) {
 	base := advisor(t, money.USD)
 	c := base.Catalog
@@ -93,11 +118,13 @@ func TestOneGPUVMsLoseToNodes(t *testing.T) {
 	req.WorkGPUHours, req.Deadline, req.NoSpot, req.AllowSlowNetwork = 5000, 3200, true, true
 	res := run(t, a, req)
 	tc := 8192 * 6e9 / (989e12 * 0.4)
-	e16 := tc / (tc + 1.2 - 0.66*tc)
+	b := 1 / ((1/(74.85*25/32) - 1/356.27) + 128/356.27)
+	tm := 2 * 18.0 / 19 * 2e9 / (b * 1e9)
+	e19 := tc / (tc + tm - 0.66*tc)
 	want := map[string]struct {
 		n     int
 		hours float64
-	}{"vm.1gpu": {16, 5000 / (16 * e16)}, "node.8gpu": {1, 625}}
+	}{"vm.1gpu": {19, 5000 / (19 * e19)}, "node.8gpu": {1, 625}}
 	seen := map[string]bool{}
 	for _, p := range res.Plans {
 		if p.Model != "on-demand" {

@@ -82,9 +82,14 @@ func LoadScenarios() (*Scenarios, error) {
 			return nil, fmt.Errorf("scenarios.yaml: %s: comm_heavy needs mfu or step_mfu within (0, 1], and overlap within [0, 1]", sc.Name)
 		}
 	}
-	if c := s.Comm; !(c.AssumedLinkGBs > 0) || !(c.AssumedNetworkGbps > 0) || !(c.ReferenceNetworkGbps > 0) {
-		return nil, fmt.Errorf("scenarios.yaml: communication needs assumed_link_gbs, assumed_network_gbps and reference_network_gbps above 0")
+	if c := s.Comm; !(c.AssumedLinkGBs > 0) || !(c.AssumedNetworkGbps > 0) || !(c.ReferenceNetworkGbps > 0) || !(c.BucketBytes > 0) {
+		return nil, fmt.Errorf("scenarios.yaml: communication needs assumed_link_gbs, assumed_network_gbps, reference_network_gbps and bucket_bytes above 0")
 	}
+	f, err := loadFabrics(fabricsYAML)
+	if err != nil {
+		return nil, err
+	}
+	s.Comm.fabrics = f
 	return &s, nil
 }
 
