@@ -38,6 +38,9 @@ func (a *Advisor) Advise(in *Request) (*Result, error) {
 	req := &r
 	sc := req.Scenario
 	res := &Result{Inputs: map[string]any{}}
+	if req.Deadline == 0 && req.IsJob() && (req.Ask == nil || req.Ask.Hours == 0) {
+		res.TimeBudgetHours = req.timeLimit()
+	}
 	sm := &speedModel{sc: sc, ref: req.Ref, bench: req.Bench}
 	cm := newCommModel(requestWorkload(req), a.Scenarios.Comm, sm, req.RefCount)
 	q := req.Select

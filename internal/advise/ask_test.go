@@ -88,10 +88,11 @@ func TestAskIsBaseline(t *testing.T) {
 			}
 		}
 	}
-	// The 1×H100 that ranked first before (238 h) is excluded with the time the user has.
+	// The 1×H100 that ranked first before (238 h) is excluded with the time
+	// the user has: one takes too long and its network cannot join two.
 	found := false
 	for _, x := range res.Excluded {
-		if strings.Contains(x.Reason, "you have 168 h (--for 7d); add --deadline to allow longer") {
+		if strings.Contains(x.Reason, "1 instance(s) take 238.0 h, past the 168 h you have (--for 7d), so it needs more, and the network between them is not sourced") {
 			found = true
 		}
 		if strings.Contains(x.Reason, "throughput unknown for A100-80GB") {
@@ -269,5 +270,49 @@ func TestCapacityBlockRisk(t *testing.T) {
 	}
 	if got := prov.RisksFor("on-demand", "g5.xlarge"); len(got) != 0 {
 		t.Errorf("g5.xlarge risks %q, want none", got)
+	}
+}
+
+// An ask larger than one node is priced as asked: --gpu A100:16 --for 7d
+// on AWS is 2 × p4d.24xlarge (8 × A100-SXM4-40GB each) for the 168 h the user
+// has, by hand at the catalog's prices: on-demand 2 × 168 × 21.957642 =
+// 7,377.767712 USD (karpenter-aws@2026-07-20); a 7-day Capacity Block 2 × 7 ×
+// 24 × 11.8 = 3,964.80 (aws-capacity-blocks@b3a54aee). A100:1000 needs 125
+// such nodes: more than the default 64, which rises to it; with
+// --max-nodes 64 set, no plan is the shape asked.
+func TestAskAboveOneNode(t *testing.T) {
+	a := advisor(t, money.USD)
+	req := askRequest(t, a, "llm-pretraining", "A100", 16, 168)
+	req.Select.Providers, req.NoSpot = []string{"aws"}, true
+	res := run(t, a, req)
+	want := map[string]string{"on-demand": "7377.767712", "capacity-block": "3964.8"}
+	for _, p := range res.Plans {
+		if !p.AsAsked || p.Offering.InstanceType != "p4d.24xlarge" || p.Offering.Region != "us-east-1" {
+			continue
+		}
+		if p.Instances != 2 || !near(p.ExpectedHours, 168) {
+			t.Errorf("%s: %d × %.2f h, want 2 × 168 h", p.Model, p.Instances, p.ExpectedHours)
+		}
+		if w, ok := want[p.Model]; ok {
+			if !p.Total.Value.Equal(decimal.RequireFromString(w)) {
+				t.Errorf("%s: %s, want %s", p.Model, p.Total.Value, w)
+			}
+			delete(want, p.Model)
+		}
+	}
+	if len(want) > 0 {
+		t.Errorf("no as-asked p4d.24xlarge us-east-1 plan for %v", want)
+	}
+
+	req = askRequest(t, a, "llm-pretraining", "A100", 1000, 168)
+	req.Select.Providers, req.NoSpot = []string{"aws"}, true
+	res = run(t, a, req)
+	if p := firstAsked(res.Plans); p == nil || p.Instances != 125 {
+		t.Errorf("A100:1000: as asked %+v, want 125 instances", p)
+	}
+	req.MaxNodes = 64
+	res = run(t, a, req)
+	if p := firstAsked(res.Plans); p != nil {
+		t.Errorf("A100:1000 on at most 64 nodes: %d × %s marked as asked", p.Instances, p.Offering.InstanceType)
 	}
 }

@@ -3,8 +3,10 @@ package advise
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/gpuscout/gpuscout/internal/catalog"
+	"github.com/gpuscout/gpuscout/internal/cost"
 	"github.com/gpuscout/gpuscout/internal/money"
 )
 
@@ -47,26 +49,76 @@ func NewAsk(cat *catalog.Catalog, name string, count, hours float64, given strin
 	return a, nil
 }
 
-// matches says whether an offering is the shape asked for.
-func (a *Ask) matches(o *catalog.Offering) bool {
-	if a == nil || o.GPUCount != a.Count {
-		return false
+// FullNodeGPUs is the least GPUs of an instance that an ask larger than
+// one instance is built of: multi-node training runs on whole 8-GPU nodes.
+const FullNodeGPUs = 8
+
+// instances is how many instances of o make the shape asked: 1 where o
+// has the GPUs asked; Count / GPUs where the ask is larger than o and o is
+// a full node (FullNodeGPUs or more) that divides it (--gpu A100:16 is two
+// p4d.24xlarge); 0 where o is not the shape.
+func (a *Ask) instances(o *catalog.Offering) int {
+	if a == nil || !slices.Contains(a.GPUs, o.GPU) {
+		return 0
 	}
-	for _, g := range a.GPUs {
-		if g == o.GPU {
-			return true
-		}
+	switch {
+	case o.GPUCount == a.Count:
+		return 1
+	case a.Count > o.GPUCount && o.GPUCount >= FullNodeGPUs && math.Mod(a.Count, o.GPUCount) == 0:
+		return int(a.Count / o.GPUCount)
 	}
-	return false
+	return 0
+}
+
+// matches says whether an offering is (a node of) the shape asked for.
+func (a *Ask) matches(o *catalog.Offering) bool { return a.instances(o) > 0 }
+
+// nodes is the instances of full nodes the ask needs at least.
+func (a *Ask) nodes() int {
+	if a == nil {
+		return 0
+	}
+	return int(math.Ceil(a.Count/FullNodeGPUs - 1e-9))
 }
 
 // timeLimit is the time the user has for a job when no --deadline is
 // given: --for. 0 when there is none (or --deadline rules).
 func (r *Request) timeLimit() float64 {
-	if r.Deadline > 0 || r.Ask == nil {
+	switch {
+	case r.Deadline > 0 || !r.IsJob():
 		return 0
+	case r.Ask != nil && r.Ask.Hours > 0:
+		return r.Ask.Hours
 	}
-	return r.Ask.Hours
+	return DefaultTimeBudgetHours
+}
+
+// wallLimit is the time a job's plans are sized to finish in: the
+// deadline, else timeLimit; 0 for loads.
+func (r *Request) wallLimit() float64 {
+	if r.Deadline > 0 {
+		return r.Deadline
+	}
+	return r.timeLimit()
+}
+
+// limitName names wallLimit for messages: "the 720 h deadline", else
+// timeLimitName.
+func (r *Request) limitName() string {
+	if r.Deadline > 0 {
+		return fmt.Sprintf("the %s deadline", cost.FormatHours(r.Deadline))
+	}
+	return r.timeLimitName()
+}
+
+// timeLimitName names timeLimit for messages: "the 168 h you have (--for
+// 7d)" or "the default budget of 720 h (no --deadline given)".
+func (r *Request) timeLimitName() string {
+	h := r.timeLimit()
+	if r.Ask != nil && r.Ask.Hours > 0 {
+		return fmt.Sprintf("the %s you have (--for %s)", cost.FormatHours(h), r.Ask.For)
+	}
+	return fmt.Sprintf("the default budget of %s (no --deadline given)", cost.FormatHours(h))
 }
 
 // perGPUHour is a plan's price per GPU-hour under its pricing model; NaN if unknown.

@@ -38,7 +38,11 @@ func (a *Advisor) size(req *Request, c *candidate) error {
 		// The user's own shape takes the time they said (--gpu A100:4 --for 7d:
 		// seven days on any A100 variant): their statement, not the model,
 		// measures it; more instances (a deadline) scale from there.
-		if req.Ask.matches(c.o) && req.Ask.Hours > 0 {
+		// An ask of several nodes is already the model's own reference (the
+		// user's GPUs on reference_network_gbps): an offering's slower
+		// network makes its copy of the shape slower, which a rescale to
+		// the user's hours would hide.
+		if req.Ask.instances(c.o) == 1 && req.Ask.Hours > 0 {
 			if h1, _ := hours(1); h1 > 0 {
 				scale := req.Ask.Hours / h1
 				model := hours
@@ -48,18 +52,24 @@ func (a *Advisor) size(req *Request, c *candidate) error {
 				}
 			}
 		}
+		// Scale out to the deadline, or to the time the user has (--for),
+		// or to the default budget: the plan finishes in time on the fewest
+		// instances that make it.
 		k := max(1, c.minNodes)
 		h, e := hours(k)
-		if req.Deadline > 0 && h > req.Deadline {
+		if limit := req.wallLimit(); limit > 0 && h > limit {
 			if why := networkRefusal(req, a.Catalog.Provider(c.o.Provider), c.o); why != "" && req.MaxNodes > k {
-				return fmt.Errorf("%d instance(s) take %.1f h, past the %.1f h deadline, so it needs more, and %s", k, h, req.Deadline, why)
+				return fmt.Errorf("%d instance(s) take %.1f h, past %s, so it needs more, and %s", k, h, req.limitName(), why)
 			}
-			for k <= req.MaxNodes && h > req.Deadline {
+			for k <= req.MaxNodes && h > limit {
 				k++
 				h, e = hours(k)
 			}
 			if k > req.MaxNodes {
-				k = req.MaxNodes // priced anyway: the plan misses the deadline, and says by how much
+				// Priced anyway on the most it may use: the plan misses the
+				// limit, and says by how much (its hours on those instances).
+				k = req.MaxNodes
+				h, e = hours(k)
 			}
 		}
 		_, r := c.comm.efficiency(c.shape.at(k))

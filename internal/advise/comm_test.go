@@ -267,7 +267,7 @@ func TestMarketplaceNoMultiNode(t *testing.T) {
 			t.Errorf("%d × %s on a marketplace", p.Instances, p.Offering.InstanceType)
 		}
 	}
-	if !excludedFor(res, "H100-SXM5-80GB ×8 (vast)", "1 instance(s) take 250.0 h, past the 100.0 h deadline, so it needs more, and vast is a marketplace") {
+	if !excludedFor(res, "H100-SXM5-80GB ×8 (vast)", "1 instance(s) take 250.0 h, past the 100 h deadline, so it needs more, and vast is a marketplace") {
 		t.Errorf("Vast's 8 × H100 not excluded as a marketplace: %+v", res.Excluded)
 	}
 }

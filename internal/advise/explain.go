@@ -162,6 +162,10 @@ func (a *Advisor) summarize(req *Request, res *Result, considered int) []string 
 		} else {
 			line += "long enough that commitments are priced against it."
 		}
+		if res.TimeBudgetHours > 0 {
+			line += fmt.Sprintf(" No --deadline was given: plans are sized to finish within the default budget of %s, on up to %d instances; --deadline sets yours.",
+				cost.FormatHours(res.TimeBudgetHours), req.MaxNodes)
+		}
 		if ask := firstAsked(res.Plans); ask != nil && ask != &res.Plans[0] {
 			line += " Against the ask " + strings.TrimPrefix(askDifference(req, &res.Plans[0], ask), "vs the ask ") + "."
 		} else if ask == nil && req.Ask != nil {

@@ -168,6 +168,10 @@ func NewOutput(res *Result, req *Request, a *Advisor) Output {
 	if req.SpotRegions > 1 {
 		out.Inputs["spot_regions"] = req.SpotRegions
 	}
+	if res.TimeBudgetHours > 0 {
+		out.Inputs["time_budget_hours"] = res.TimeBudgetHours
+		out.Inputs["time_budget"] = "default: no --deadline given; plans scale out (up to --max-nodes) to finish within it; --deadline sets yours"
+	}
 	if mi := ModelInputs(req); mi != nil {
 		out.Inputs["model"] = mi
 	}

@@ -50,7 +50,7 @@ func closest(req *Request, plans []Plan) (string, []Plan) {
 	limit := req.Deadline
 	limitName := "the " + cost.FormatHours(req.Deadline) + " deadline"
 	if limit == 0 && req.timeLimit() > 0 {
-		limit, limitName = req.timeLimit(), fmt.Sprintf("the %s you have (--for %s)", cost.FormatHours(req.timeLimit()), req.Ask.For)
+		limit, limitName = req.timeLimit(), req.timeLimitName()
 	}
 	meetsTime := func(p *Plan) bool { return limit == 0 || p.AsAsked || p.ExpectedHours <= limit+1e-6 }
 	var parts []string

@@ -29,6 +29,11 @@ const (
 	MaxNodes         = 10000     // instances a plan may use
 	DefaultMaxNodes  = 64
 	DefaultHorizon   = 12 // months, for steady and bursty loads
+	// DefaultTimeBudgetHours is the wall-clock time a job's plans must
+	// finish in when the user gives no --deadline and names no duration
+	// (--for): a month, so that no plan of years ranks first unseen; plans
+	// scale out (up to --max-nodes) to meet it, and the answer says so.
+	DefaultTimeBudgetHours = 30 * 24
 )
 
 // Request is what the user asked. Build it, call Defaults, then Validate:
@@ -89,7 +94,9 @@ func (r *Request) Defaults() {
 		r.Objective = ObjectiveCost
 	}
 	if r.MaxNodes == 0 {
-		r.MaxNodes = DefaultMaxNodes
+		// An ask of more GPUs than 64 nodes hold raises the default: the
+		// shape asked is always priced.
+		r.MaxNodes = max(DefaultMaxNodes, r.Ask.nodes())
 	}
 	if !r.IsJob() && r.HorizonMonths == 0 {
 		r.HorizonMonths = DefaultHorizon

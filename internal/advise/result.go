@@ -107,6 +107,10 @@ type Result struct {
 	Violation string   // which constraint nothing meets
 	Summary   []string // the three decision steps
 	Inputs    map[string]any
+	// TimeBudgetHours is the default wall-clock budget a job without
+	// --deadline or --for was sized to (DefaultTimeBudgetHours); 0 where
+	// the user gave one.
+	TimeBudgetHours float64
 }
 
 func planName(p *Plan) string {

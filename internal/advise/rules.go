@@ -39,7 +39,11 @@ func violation(req *Request, p *Plan) (string, float64) {
 		whys = append(whys, fmt.Sprintf("misses the deadline in %.0f%% of simulated runs", 100*p.PMissDeadline))
 		margin += p.PMissDeadline
 	case h > 0 && !p.AsAsked && p.ExpectedHours > h+1e-6:
-		whys = append(whys, fmt.Sprintf("takes %.0f h; you have %.0f h (--for %s); add --deadline to allow longer", p.ExpectedHours, h, req.Ask.For))
+		why := fmt.Sprintf("takes %.0f h, past %s; --deadline allows longer", p.ExpectedHours, req.timeLimitName())
+		if p.Instances >= req.MaxNodes {
+			why += fmt.Sprintf(" (already on %d instances, --max-nodes)", p.Instances)
+		}
+		whys = append(whys, why)
 		margin += (p.ExpectedHours - h) / h
 	}
 	return strings.Join(whys, "; "), margin

@@ -44,7 +44,7 @@ type Advise struct {
 // NewAdvise is advise's inputs with their defaults. A new input is one
 // line here (its value, name and help) and its use in Request.
 func NewAdvise() *Advise {
-	f := &Advise{Form: newForm("advise"), objective: "cost", peakHours: 120, maxNodes: 64, spotRegions: 1}
+	f := &Advise{Form: newForm("advise"), objective: "cost", peakHours: 120, spotRegions: 1}
 	fs := f.fs
 	hoursMax := float64(cost.MaxHorizonMonths * catalog.HoursPerMonth)
 	f.sel.Register(fs)
@@ -71,7 +71,7 @@ func NewAdvise() *Advise {
 	f.boolVar(&f.noSpot, "no-spot", "leave spot capacity out")
 	fs.StringVar(&f.accels, "accelerators", "", "cuda (NVIDIA GPUs) or any (also Neuron, ROCm, Gaudi); default: cuda for training, any for inference")
 	f.boolVar(&f.allowSlowNetwork, "allow-slow-network", "let communication-heavy work spread over nodes on a slow or unsourced network, or marketplace hosts")
-	fs.Var(&intValue{n: &f.maxNodes, min: 1, max: advise.MaxNodes}, "max-nodes", "the most instances a plan may use (1 to 10000)")
+	fs.Var(&intValue{n: &f.maxNodes, min: 1, max: advise.MaxNodes}, "max-nodes", "the most instances a plan may use (1 to 10000; default 64, or the 8-GPU nodes --gpu NAME:COUNT needs when more)")
 	fs.StringVar(&f.model, "model", "", "size the work by a model: a name from 'gpuscout models' or a size such as 70B")
 	fs.StringVar(&f.method, "method", "", "with --model: full, lora, qlora or inference (default: inference for inference scenarios, else full)")
 	fs.Var(&floatValue{f: &f.tokens, min: 1, max: advise.MaxTokens}, "tokens", "with --model: a job of this many tokens, e.g. 2e9 (training 6·N·tokens FLOPs, inference 2·N)")
