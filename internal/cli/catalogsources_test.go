@@ -128,16 +128,17 @@ func TestCatalogInfoLeftOut(t *testing.T) {
 		}
 		types = append(types, l.InstanceType)
 	}
-	// Alibaba's ebmgn7ex (its page names no GPU) and Azure's NC A10 v4
+	// Alibaba's sgn6i-vws slices (on no Alibaba page) and Azure's NC A10 v4
 	// sizes (no stored size page lists their GPUs) are priced but have no
 	// curated spec; AWS's g7 and g7e have theirs since
-	// karpenter-aws-instance-types@1d927085.
-	for _, want := range []string{"ecs.ebmgn7ex.32xlarge", "Standard_NC8ads_A10_v4"} {
+	// karpenter-aws-instance-types@1d927085, Alibaba's ebmgn7ex since its
+	// quota page counted it under gn7e (alibaba-ecs-limitations-zh).
+	for _, want := range []string{"ecs.sgn6i-vws-m2.xlarge", "Standard_NC8ads_A10_v4"} {
 		if !slices.Contains(types, want) {
 			t.Errorf("left out %q, want it to include %s", types, want)
 		}
 	}
-	for _, specced := range []string{"g7.48xlarge", "g7e.48xlarge"} {
+	for _, specced := range []string{"g7.48xlarge", "g7e.48xlarge", "ecs.ebmgn7ex.32xlarge"} {
 		if slices.Contains(types, specced) {
 			t.Errorf("%s is left out, but data/curated/aws.yaml specs it", specced)
 		}

@@ -130,7 +130,7 @@ func TestCatalogInfoFXWarning(t *testing.T) {
 	if !strings.Contains(out, "WARNING: 28 prices or spot bands come from karpenter-aws-cn@2024-11-06") {
 		t.Errorf("catalog info does not warn about the 2024 AWS China prices:\n%s", out)
 	}
-	for _, want := range []string{"Partly priced (offerings with an on-demand price): alibaba 653 of 675, tencent 171 of 175",
+	for _, want := range []string{"Partly priced (offerings with an on-demand price): alibaba 655 of 677, tencent 171 of 175",
 		"Commitment prices: gcp (30 prices", "tencent (150 prices",
 		"sold but not priced (cost lists them as unknown): aws (Reserved Instances, Savings Plans), azure (",
 		"tencent (预留实例 (reserved instances))", "Capacity Block prices (GPUs reserved for a job's days, paid up front): aws (24 prices"} {

@@ -17,7 +17,7 @@ import (
 
 // Table GPU types no Alibaba page at hand gives a spec for (see the comments
 // in data/curated/alibaba.yaml); the build leaves their rows out.
-var noSpec = []string{"ecs.ebmgn7ex.32xlarge", "ecs.sgn6i-vws-m2.xlarge", "ecs.sgn6i-vws-m4.2xlarge", "ecs.sgn6i-vws-m8.4xlarge"}
+var noSpec = []string{"ecs.sgn6i-vws-m2.xlarge", "ecs.sgn6i-vws-m4.2xlarge", "ecs.sgn6i-vws-m8.4xlarge"}
 
 // The feed joined with the curated Alibaba files (alibaba.yaml: specs;
 // alibaba-unpriced.yaml: types the table lacks, unpriced) builds a snapshot in which

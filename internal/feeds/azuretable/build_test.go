@@ -23,9 +23,7 @@ var noSpec = noSpecSizes(map[string]string{
 	"Standard_NC8ads_A10_v4":  "no size page stored",
 	"Standard_NC16ads_A10_v4": "no size page stored",
 	"Standard_NC32ads_A10_v4": "no size page stored",
-	"Standard_NG32adms_V620":  "the page names Standard_NG32adms_V620_v1",
 	// variants the series pages do not list
-	"Standard_ND96asr_A100_v4":        "not on the NDasrA100_v4 page",
 	"Standard_ND96ams_A100_v4":        "not on the NDm_A100_v4 page",
 	"Standard_ND96is_H100_v5":         "not on the ND-H100-v5 page",
 	"Standard_ND96is_flex_H100_v5":    "not on the ND-H100-v5 page",
