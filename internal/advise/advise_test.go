@@ -221,6 +221,8 @@ func TestSpotPlanMatchesSimulator(t *testing.T) {
 	lambda, _, _, _ := spot.BandHazard(a.Catalog.SpotBandChoice(o, "").Label)
 	job := spot.Job{Work: req.WorkGPUHours / sp.NodeSpeed / float64(sp.Instances), Deadline: req.Deadline, Nodes: sp.Instances,
 		Checkpoint: 1, Restart: 10.0 / 60, SpotPrice: a.Catalog.SpotQuoteFor(o).Price.Value.InexactFloat64(), ODPrice: o.OnDemand.Value.InexactFloat64()}
+	job.Restart *= cost.Harmonic(sp.Instances) // the gang waits for its last instance
+	job.Startup = job.Restart                  // and the first launch pays it too, as in spot
 	s, err := spot.Simulate(spot.Config{Job: job, Model: spot.Hazard{PerHour: lambda}, Runs: spot.DefaultRuns, Seed: 1}, []spot.Policy{spot.UniformProgress{}})
 	if err != nil {
 		t.Fatal(err)

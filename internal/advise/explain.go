@@ -35,7 +35,6 @@ func (a *Advisor) annotate(req *Request, p *Plan) {
 		p.Risks = append(p.Risks, capacityBlockRisks...)
 	}
 	if p.Model == cost.ModelSpot {
-		p.Risks = append(p.Risks, "spot capacity can be reclaimed at any time; the interruption rate used is in the explanation")
 		if p.Instances*int(o.GPUCount) >= 32 {
 			p.Risks = append(p.Risks, fmt.Sprintf("%d spot GPUs held at once for the whole job: a gang this large is interrupted more often than the band's per-instance rate suggests when capacity is short", p.Instances*int(o.GPUCount)))
 		}

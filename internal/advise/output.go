@@ -57,6 +57,9 @@ type PlanJSON struct {
 	// cost over it (a share); null where not simulated (no deadline, not spot).
 	SpotFloorCost *json.Number `json:"spot_floor_cost"`
 	SpotRegret    *float64     `json:"spot_regret"`
+	// Zone: where a spot plan is priced and runs (the region's cheapest
+	// zone with a spot price); absent where the region has one price.
+	Zone string `json:"zone,omitempty"`
 	// SpotRegions: the regions a spot plan may fail over among (--spot-regions),
 	// its own region first; absent where it stays in one.
 	SpotRegions []string `json:"spot_regions,omitempty"`
@@ -112,8 +115,8 @@ func PlanOutput(p *Plan) PlanJSON {
 	}
 	return PlanJSON{Rank: p.Rank, Provider: p.Offering.Provider, InstanceType: p.Offering.InstanceType, Region: p.Offering.Region,
 		GPU: p.Offering.GPU.Name, GPUCount: p.Offering.GPUCount, Instances: p.Instances, Interconnect: p.Offering.Interconnect,
-		Network:      NetworkJSON{Kind: p.Offering.Network(), Gbps: optNum(p.Offering.NetworkGbps), Source: p.Offering.NetworkSource},
-		PricingModel: p.Model, Term: p.Term, Payment: p.Payment, BlockDays: p.BlockDays, PriceAsOf: p.PriceAsOf, PriceAgeDays: p.PriceAgeDays, Stale: p.Stale, Mix: p.Mix, TotalCost: money.Number(p.Total.Value), Currency: string(p.Currency),
+		Network: NetworkJSON{Kind: p.Offering.Network(), Gbps: optNum(p.Offering.NetworkGbps), Source: p.Offering.NetworkSource},
+		Zone:    p.Zone, PricingModel: p.Model, Term: p.Term, Payment: p.Payment, BlockDays: p.BlockDays, PriceAsOf: p.PriceAsOf, PriceAgeDays: p.PriceAgeDays, Stale: p.Stale, Mix: p.Mix, TotalCost: money.Number(p.Total.Value), Currency: string(p.Currency),
 		PricePerHour:  money.NullNumber(p.PricePerHour),
 		ExpectedHours: math.Round(p.ExpectedHours*100) / 100, PMissDeadline: pMiss(p), UpfrontCash: money.Number(p.UpfrontCash.Value),
 		RelSpeed: math.Round(p.Speed*1000) / 1000, Breakdown: bd,

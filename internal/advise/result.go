@@ -53,6 +53,10 @@ type Plan struct {
 	// SpotRegret is the plan's policy's mean cost over that optimum's, minus
 	// 1, on the same runs; nil where not simulated.
 	SpotRegret *float64
+	// Zone is where a spot plan is priced and runs, every instance of it
+	// (the region's cheapest zone with a spot price); "" where the price is
+	// the region's.
+	Zone string
 	// SpotRegions lists the regions a spot plan may fail over among, its
 	// offering's first; nil where it stays in one.
 	SpotRegions []string

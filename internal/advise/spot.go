@@ -34,8 +34,8 @@ func (a *Advisor) spotPlans(req *Request, eng *cost.Engine, cands []candidate, p
 	var list []bound
 	for i := range cands {
 		c := &cands[i]
-		if req.Deadline > 0 && c.hours > req.Deadline {
-			continue // even without interruptions it misses the deadline (sized at --max-nodes)
+		if req.Deadline > 0 && c.hours+cost.GangRestartHours(c.usage.Spot.RestartHours, c.instances) > req.Deadline {
+			continue // even without interruptions it misses the deadline (sized at --max-nodes): the work and the gang's first launch
 		}
 		sp := a.hourly(a.Catalog.SpotQuoteFor(c.o).Price)
 		if !sp.Valid || !c.o.OnDemand.Known {
@@ -92,6 +92,8 @@ func (a *Advisor) spotPlans(req *Request, eng *cost.Engine, cands []candidate, p
 			line += fmt.Sprintf(", misses the deadline in %.1f%% of runs", 100*est.PMissDeadline)
 		}
 		p.Explanation = append(p.Explanation, line)
+		p.Zone = o.PriceZone
+		p.Risks = append(p.Risks, gangRisk(&p, c, est))
 		if req.SpotRegions > 1 {
 			lines, err := a.failoverLines(req, &p, c, est)
 			if err != nil {
@@ -158,6 +160,32 @@ func (a *Advisor) floorLine(p *Plan, c *candidate, est *cost.SpotEstimate, usage
 		default: // the grid rounds delays up to whole steps: an approximation from above
 			line += fmt.Sprintf("; %s pays %.1f%% less on those runs: the optimum's grid rounds delays up to whole steps", est.Policy, -100*f.Regret)
 		}
+	}
+	return line
+}
+
+// gangRisk puts a spot plan's interruption risk in numbers: the chance
+// that the run is interrupted at all, and what one interruption costs the
+// gang (half a checkpoint interval of lost work, and the relaunch of every
+// instance, waiting for the last: cost.GangRestartHours).
+func gangRisk(p *Plan, c *candidate, est *cost.SpotEstimate) string {
+	n := c.instances
+	hours := c.hours
+	if hours == 0 {
+		hours = c.usage.TotalHours()
+	}
+	pAny := 1 - math.Exp(-est.HazardPerHour*hours)
+	relaunch := cost.GangRestartHours(c.usage.Spot.RestartHours, n)
+	lost := c.usage.Spot.CheckpointHours/2 + relaunch
+	per := p.PricePerHour.Decimal.Mul(decimal.NewFromFloat(lost * float64(n)))
+	who := "the instance"
+	if n > 1 {
+		who = fmt.Sprintf("all %d instances (any one interrupted stops the gang)", n)
+	}
+	line := fmt.Sprintf("spot: P(at least one interruption in %.0f h) = 1 − e^(−%.3g/h × %.0f h) = %.1f%%; each costs about %s of %s: half the %s checkpoint interval plus a relaunch of %s, %s at the spot price",
+		hours, est.HazardPerHour, hours, 100*pAny, cost.FormatHours(lost), who, cost.FormatHours(c.usage.Spot.CheckpointHours), cost.RestartText(c.usage.Spot.RestartHours, n), money.Format(per, p.Currency))
+	if est.Band != "" && strings.HasPrefix(est.Band, ">") {
+		line += fmt.Sprintf("; the band %s has no upper bound, so λ is its lower bound: the real rate may be higher", est.Band)
 	}
 	return line
 }

@@ -131,8 +131,8 @@ func TestAdviseAPIMatchesCLI(t *testing.T) {
 		{"lora by the model", []string{"--scenario", "llm-finetuning", "--model", "llama-3-70b", "--method", "lora", "--lora-rank", "64", "--tokens", "2e9", "--context", "8k", "--deadline", "10d", "--budget", "20000USD", "--no-spot"}, ""},
 		{"serving by the model", []string{"--scenario", "inference-online", "--model", "qwen2.5-72b", "--weights", "fp8", "--context", "32k", "--concurrency", "32", "--hours-per-month", "730"},
 			`{"scenario":"inference-online","model":"qwen2.5-72b","weights":"fp8","context":"32k","concurrency":32,"hours-per-month":"730"}`},
-		{"spot across regions", []string{"--scenario", "cv-training", "--gpu", "A100:4", "--for", "7d", "--deadline", "9d", "--spot-regions", "3", "--checkpoint-gb", "50", "--spot-outage", "2h", "--provider", "aws"},
-			`{"scenario":"cv-training","gpu":"A100:4","for":"7d","deadline":"9d","spot-regions":3,"checkpoint-gb":50,"spot-outage":"2h","provider":"aws"}`},
+		{"spot across regions", []string{"--scenario", "cv-training", "--gpu", "A100:4", "--for", "7d", "--deadline", "9d", "--spot-regions", "3", "--checkpoint-gb", "50", "--spot-outage", "2h", "--spot-restart", "20m", "--provider", "aws"},
+			`{"scenario":"cv-training","gpu":"A100:4","for":"7d","deadline":"9d","spot-regions":3,"checkpoint-gb":50,"spot-outage":"2h","spot-restart":"20m","provider":"aws"}`},
 		{"bursty with credits", []string{"--scenario", "llm-finetuning", "--pattern", "bursty", "--peak", "16", "--base", "2", "--peak-hours", "100", "--credits", "1000USD@aws", "--credits", "500USD:6mo", "--provider", "aws"}, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

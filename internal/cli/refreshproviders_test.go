@@ -391,16 +391,17 @@ func TestRefreshChinaAdvise(t *testing.T) {
 	}
 	// A 1-day job on one instance: 24 h at the refreshed synthetic prices
 	// (tencent 20 spot, 80 on demand; alibaba 30 spot, 100 on demand). The
-	// spot plans add the restarts at the assumed >20% a month band: λ =
+	// spot plans add the first launch, 10 min: 20 × 1/6 = 3.33 CNY and
+	// 30 × 1/6 = 5.00, and the restarts at the assumed >20% a month band: λ =
 	// −ln(0.8)/730 = 0.000306/h, 0.0073 interruptions in 24 h, each losing
 	// about 0.67 h (half the 1 h checkpoint interval and the 10 min
-	// restart): 20 × 0.67 × 0.0073 ≈ 0.10 CNY (simulated 0.11), 30 × … ≈
+	// restart): 20 × 0.67 × 0.0073 ≈ 0.10 CNY (simulated 0.12), 30 × … ≈
 	// 0.15 (0.17). Each row is dated by the refresh (the test clock's day);
 	// the ASK mark sits by the rank.
 	lines := strings.Split(out, "\n")
 	want := []string{
-		"1* tencent GT4.41XLARGE948 ap-guangzhou A100-SXM4-40GB 8×1 spot 480.11 24.0 2026-11-30",
-		"2* alibaba ecs.gn7e-c16g1.32xlarge cn-hangzhou A100-80GB 8×1 spot 720.17 24.0 2026-11-30",
+		"1* tencent GT4.41XLARGE948 ap-guangzhou A100-SXM4-40GB 8×1 spot 483.45 24.2 2026-11-30",
+		"2* alibaba ecs.gn7e-c16g1.32xlarge cn-hangzhou A100-80GB 8×1 spot 725.17 24.2 2026-11-30",
 		"3* tencent GT4.41XLARGE948 ap-guangzhou A100-SXM4-40GB 8×1 on-demand 1,920.00 24.0 2026-11-30",
 		"4* alibaba ecs.gn7e-c16g1.32xlarge cn-hangzhou A100-80GB 8×1 on-demand 2,400.00 24.0 2026-11-30",
 	}

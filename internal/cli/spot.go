@@ -167,15 +167,16 @@ func spotJob(f *spotFlags, changed func(string) bool) (spot.Job, error) {
 			f.work.Text = fmt.Sprintf("the %g quantile of --work-runs, %s", f.planQ, cost.FormatHours(job.Work))
 		}
 	}
-	job.Restart, job.CheckpointCost = *f.restart.P, *f.ckptCost.P
-	job.Startup = job.Restart // the first launch pays it too, as in Can't Be Late
+	// The gang's launches, the first included, as advise and cost price them.
+	j := cost.SpotJob(job.Work, 0, job.Nodes, cost.SpotAssumptions{RestartHours: *f.restart.P}, 1)
+	job.Restart, job.Startup, job.CheckpointCost = j.Restart, j.Startup, *f.ckptCost.P
 	if changed("deadline") {
 		job.Deadline = *f.deadline.P
 		if job.Deadline < job.Work {
 			return job, usagef("--deadline %s is shorter than --work %s: even on-demand cannot meet it", f.deadline.Text, f.work.Text)
 		}
 		if job.Deadline < job.Work+job.Startup {
-			return job, usagef("--deadline %s is shorter than --work %s plus one --restart %s (the first launch's start-up): even on-demand cannot meet it", f.deadline.Text, f.work.Text, f.restart.Text)
+			return job, usagef("--deadline %s is shorter than --work %s plus one --restart %s (the first launch's start-up, %s for --nodes %d): even on-demand cannot meet it", f.deadline.Text, f.work.Text, f.restart.Text, humanHours(job.Startup), job.Nodes)
 		}
 	}
 	return job, nil
@@ -217,7 +218,7 @@ func newSpotCmd(e *env) *cobra.Command {
 	fl.Var(form.Float(&f.odPrice, 0, maxHourlyPrice, true, ""), "od-price", "on-demand price per node-hour (in --currency)")
 	fl.StringVar(&f.checkpoint, "checkpoint", "auto", "checkpoint interval: a duration, auto (Daly's optimum), none, or continuous")
 	fl.Var(f.ckptCost, "checkpoint-cost", "time to write one checkpoint (default 5m; 0 allowed)")
-	fl.Var(f.restart, "restart", "changeover delay: from an interruption or switch to progress again (default 10m; 0 allowed)")
+	fl.Var(f.restart, "restart", "changeover delay: from an interruption or switch to progress again, per instance (default 10m; 0 allowed); a gang of --nodes N waits for the last, N's harmonic number times it (advise and cost use the same)")
 	fl.StringVar(&f.policy, "policy", "all", "policies: "+strings.Join(spot.PolicyNames(), ", ")+", or all; optimal adds the hindsight optimum and each policy's regret over it")
 	fl.Var(form.Int(&f.runs, 1, 10_000_000), "runs", fmt.Sprintf("simulated runs per policy, 1 to 10000000 (default %d; a trace: %d start offsets per trace unless set)", spot.DefaultRuns, spot.DefaultOffsetRuns))
 	fl.Uint64Var(&f.seed, "seed", f.seed, "random seed (the same seed gives the same results)")

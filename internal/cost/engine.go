@@ -137,7 +137,11 @@ func (e *Engine) Price(u *Usage, o *catalog.Offering) ([]Option, error) {
 		s := p.payAsYouGo(o, ModelSpot, spot, est.HoursFactor, "spot")
 		s.PriceZone, s.SpotEstimate = quote.Zone, &est
 		if quote.Zone != "" {
-			s.Explanation = append(s.Explanation, fmt.Sprintf("spot price of zone %s, the region's cheapest (%s, %s)", quote.Zone, quote.Price.Source, quote.Price.AsOf))
+			where := "the plan runs there"
+			if u.Instances > 1 {
+				where = fmt.Sprintf("all %d instances run there (a gang's fast network and placement group are within one zone)", u.Instances)
+			}
+			s.Explanation = append(s.Explanation, fmt.Sprintf("spot price of zone %s, the region's cheapest (%s, %s): %s", quote.Zone, quote.Price.Source, quote.Price.AsOf, where))
 		}
 		s.Explanation = append(s.Explanation, est.Explanation)
 		if od.Valid && od.Decimal.IsPositive() {

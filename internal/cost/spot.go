@@ -111,6 +111,7 @@ type simKey struct {
 	lambda, work, ckpt, restart, outage, deadline, odRatio float64
 	nodes                                                  int
 	failover                                               string // SpotFailover.key; "": one region
+	short                                                  bool   // the deadline cannot be met: simulated without it
 }
 
 // ODRatio returns the on-demand price over the spot price, and whether both
@@ -139,6 +140,13 @@ func (m *SimModel) Estimate(o *catalog.Offering, in SpotInput, u *Usage) (SpotEs
 	} else {
 		deadline = m.Deadline
 	}
+	// A deadline shorter than the work plus the gang's first launch cannot
+	// be met at all, on-demand included: spot-only, every run a miss.
+	short := deadline > 0 && deadline < work+GangRestartHours(u.Spot.RestartHours, u.Instances)-1e-9
+	shortOf := deadline
+	if short {
+		deadline = 0
+	}
 	ratio, odKnown := ODRatio(o.OnDemand, in.Price)
 	var pol spot.Policy = spot.SpotOnly{}
 	if deadline > 0 && odKnown {
@@ -148,7 +156,7 @@ func (m *SimModel) Estimate(o *catalog.Offering, in SpotInput, u *Usage) (SpotEs
 	if pol.Name() == (spot.SpotOnly{}).Name() {
 		keyRatio = 0 // spot-only never pays on-demand: one simulation serves every price ratio
 	}
-	key := simKey{lambda, work, u.Spot.CheckpointHours, u.Spot.RestartHours, u.Spot.OutageHours, deadline, keyRatio, u.Instances, ""}
+	key := simKey{lambda, work, u.Spot.CheckpointHours, u.Spot.RestartHours, u.Spot.OutageHours, deadline, keyRatio, u.Instances, "", short}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if est, ok := m.cache[key]; ok {
@@ -163,7 +171,7 @@ func (m *SimModel) Estimate(o *catalog.Offering, in SpotInput, u *Usage) (SpotEs
 	}
 	// Prices per node-hour in units of the spot price: the mean cost is then
 	// spot-price hours, and scales exactly to any currency.
-	job := spot.Job{Work: work, Deadline: deadline, Nodes: u.Instances, Checkpoint: u.Spot.CheckpointHours, Restart: u.Spot.RestartHours, SpotPrice: 1, ODPrice: ratio}
+	job := SpotJob(work, deadline, u.Instances, u.Spot, ratio)
 	cfg := spot.Config{Job: job, Model: spot.Hazard{PerHour: lambda, Down: u.Spot.OutageHours}, Runs: runs, Seed: m.Seed + 1}
 	sums, err := spot.Simulate(cfg, []spot.Policy{pol})
 	if err != nil {
@@ -182,6 +190,10 @@ func (m *SimModel) Estimate(o *catalog.Offering, in SpotInput, u *Usage) (SpotEs
 		est.PMissDeadline = 1 - s.PMeetDeadline
 	}
 	what := fmt.Sprintf("billed hours +%.2f%%", (factor-1)*100)
+	if short {
+		est.PMissDeadline = 1
+		what += fmt.Sprintf("; the %s deadline is shorter than the work plus the first launch (%s): no run meets it", FormatHours(shortOf), FormatHours(work+GangRestartHours(u.Spot.RestartHours, u.Instances)))
+	}
 	if pol.Name() != (spot.SpotOnly{}).Name() {
 		what = fmt.Sprintf("policy %s (on-demand when behind the deadline's progress line, at %.2f× the spot price): cost %.3f× the work at the spot price (spot hours plus on-demand hours at their price), finishes in %.1f h on average (p95 %.1f h), misses the %s deadline in %.1f%% of runs",
 			pol.Name(), ratio, factor, s.CompletionMean, s.CompletionP95, FormatHours(deadline), 100*est.PMissDeadline)
@@ -193,8 +205,8 @@ func (m *SimModel) Estimate(o *catalog.Offering, in SpotInput, u *Usage) (SpotEs
 			return SpotEstimate{}, err
 		}
 	}
-	est.Explanation = fmt.Sprintf("interruptions %s a month ({origin}) → λ = −ln(1−%.3g)/730 = %.3g/h per instance at the %s%s; simulated %d runs of %s with checkpoints every %s and %s restarts: %.2f interruptions on average, %s",
-		label, p, lambda, note, outageText(u.Spot.OutageHours), runs, FormatHours(work), FormatHours(u.Spot.CheckpointHours), FormatHours(u.Spot.RestartHours), s.InterruptionsMean, what)
+	est.Explanation = fmt.Sprintf("interruptions %s a month ({origin}) → λ = −ln(1−%.3g)/730 = %.3g/h per instance at the %s%s; simulated %d runs of %s with checkpoints every %s and launches (the first and after each interruption) of %s: %.2f interruptions on average, %s",
+		label, p, lambda, note, outageText(u.Spot.OutageHours), runs, FormatHours(work), FormatHours(u.Spot.CheckpointHours), RestartText(u.Spot.RestartHours, u.Instances), s.InterruptionsMean, what)
 	if m.cache == nil {
 		m.cache = map[simKey]SpotEstimate{}
 	}

@@ -99,6 +99,10 @@ func (m *SimModel) estimateFailover(in SpotInput, u *Usage) (SpotEstimate, error
 	} else {
 		deadline = m.Deadline
 	}
+	short := deadline > 0 && deadline < work+GangRestartHours(u.Spot.RestartHours, u.Instances)-1e-9
+	if short { // cannot be met at all: simulated without it, every run a miss
+		deadline = 0
+	}
 	zones, moves, bands, err := f.zones(u.Spot.OutageHours)
 	if err != nil {
 		return SpotEstimate{}, err
@@ -107,7 +111,7 @@ func (m *SimModel) estimateFailover(in SpotInput, u *Usage) (SpotEstimate, error
 	if deadline > 0 {
 		pol = spot.FailoverDeadline{}
 	}
-	key := simKey{work: work, ckpt: u.Spot.CheckpointHours, restart: u.Spot.RestartHours, outage: u.Spot.OutageHours, deadline: deadline, nodes: u.Instances, failover: f.key()}
+	key := simKey{work: work, ckpt: u.Spot.CheckpointHours, restart: u.Spot.RestartHours, outage: u.Spot.OutageHours, deadline: deadline, nodes: u.Instances, failover: f.key(), short: short}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if est, ok := m.cache[key]; ok {
@@ -117,7 +121,7 @@ func (m *SimModel) estimateFailover(in SpotInput, u *Usage) (SpotEstimate, error
 	if runs == 0 {
 		runs = spot.DefaultRuns
 	}
-	job := spot.Job{Work: work, Deadline: deadline, Nodes: u.Instances, Checkpoint: u.Spot.CheckpointHours, Restart: u.Spot.RestartHours, SpotPrice: 1, ODPrice: zones[0].ODPrice}
+	job := SpotJob(work, deadline, u.Instances, u.Spot, zones[0].ODPrice)
 	cfg := spot.Config{Job: job, Zones: zones, MoveCost: moves, Runs: runs, Seed: m.Seed + 1}
 	sums, err := spot.Simulate(cfg, []spot.Policy{pol})
 	if err != nil {
@@ -142,12 +146,15 @@ func (m *SimModel) estimateFailover(in SpotInput, u *Usage) (SpotEstimate, error
 	if deadline > 0 {
 		est.PMissDeadline = 1 - s.PMeetDeadline
 	}
+	if short {
+		est.PMissDeadline = 1
+	}
 	what := fmt.Sprintf("policy %s (after an interruption, spot in the cheapest region with spot up, moving the job's state there)", pol.Name())
 	if deadline > 0 {
 		what = fmt.Sprintf("policy %s (after an interruption, spot in the cheapest region with spot up, moving the job's state there; on-demand where the rest costs least when behind the deadline's progress line)", pol.Name())
 	}
-	est.Explanation = fmt.Sprintf("interruptions %s%s; simulated %d runs of %s with checkpoints every %s and %s restarts (a move is a restart elsewhere): %.2f interruptions and %.2f moves on average, %s: cost %.3f× the work at %s's spot price (spot and on-demand hours at each region's price, and the moves' transfer), finishes in %.1f h on average (p95 %.1f h)",
-		strings.Join(bands, "; "), outageText(u.Spot.OutageHours), runs, FormatHours(work), FormatHours(u.Spot.CheckpointHours), FormatHours(u.Spot.RestartHours), s.InterruptionsMean, s.MovesMean,
+	est.Explanation = fmt.Sprintf("interruptions %s%s; simulated %d runs of %s with checkpoints every %s and launches (the first and after each interruption) of %s (a move is a restart elsewhere): %.2f interruptions and %.2f moves on average, %s: cost %.3f× the work at %s's spot price (spot and on-demand hours at each region's price, and the moves' transfer), finishes in %.1f h on average (p95 %.1f h)",
+		strings.Join(bands, "; "), outageText(u.Spot.OutageHours), runs, FormatHours(work), FormatHours(u.Spot.CheckpointHours), RestartText(u.Spot.RestartHours, u.Instances), s.InterruptionsMean, s.MovesMean,
 		what, factor, f.Regions[0].Name, s.CompletionMean, s.CompletionP95)
 	if deadline > 0 {
 		est.Explanation += fmt.Sprintf(", misses the %s deadline in %.1f%% of runs", FormatHours(deadline), 100*est.PMissDeadline)

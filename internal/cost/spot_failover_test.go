@@ -58,7 +58,9 @@ func TestSimModelFailoverIsTheSimulators(t *testing.T) {
 		t.Fatalf("policy %s regions %v", est.Policy, est.Regions)
 	}
 	zones, moves, _, _ := f.zones(0)
-	job := spot.Job{Work: 100, Deadline: 104, Nodes: 4, Checkpoint: DefaultSpot.CheckpointHours, Restart: DefaultSpot.RestartHours, SpotPrice: 1, ODPrice: 8}
+	// 4 instances relaunch in 10 min × H(4) = 10 min × 25/12 each time, the first included.
+	r := DefaultSpot.RestartHours * 25 / 12
+	job := spot.Job{Work: 100, Deadline: 104, Nodes: 4, Checkpoint: DefaultSpot.CheckpointHours, Restart: r, Startup: r, SpotPrice: 1, ODPrice: 8}
 	s, err := spot.Simulate(spot.Config{Job: job, Zones: zones, MoveCost: moves, Runs: 400, Seed: 1}, []spot.Policy{spot.FailoverDeadline{}})
 	if err != nil {
 		t.Fatal(err)
@@ -71,7 +73,9 @@ func TestSimModelFailoverIsTheSimulators(t *testing.T) {
 	// The floor: the multi-zone optimum, at most the policy's cost, on the first
 	// 20 runs: 40 asked, but on 2 zones a run may use 40000·6/11 = 21818 cells,
 	// √(104·100/21818) = 0.69 h > 0.5 h, so 0.5 h on ⌊40·21818·0.25/10400⌋ = 20 runs.
-	if est.Floor == nil || est.Floor.Runs != 20 || est.Floor.Factor > est.HoursFactor+1e-9 {
+	// The grid rounds the start-up up to a step: the optimum may pay up to
+	// (0.5 h − r) more per run than exact timing, /100 h of work.
+	if est.Floor == nil || est.Floor.Runs != 20 || est.Floor.Factor > est.HoursFactor+(0.5-r)/100+1e-9 {
 		t.Errorf("floor %+v (note %q); want the optimum on 20 runs, at most the factor %.4f", est.Floor, est.FloorNote, est.HoursFactor)
 	}
 	if !strings.Contains(est.Explanation, "r2 >20% a month (test)") || !strings.Contains(est.Explanation, "moves on average") {

@@ -99,7 +99,31 @@ func (m *SimModel) floor(est *SpotEstimate, cfg spot.Config, pol spot.Policy, ru
 		return nil
 	}
 	nodeHours := job.Work * float64(job.Nodes)
-	est.Floor = &SpotFloor{Factor: opt.CostMean / nodeHours, Regret: sums[0].RegretMean, HasRegret: sums[0].HasRegret,
+	f := &SpotFloor{Factor: opt.CostMean / nodeHours, Regret: sums[0].RegretMean, HasRegret: sums[0].HasRegret,
 		Runs: n, Step: step, SavingsMean: opt.SavingsMean}
+	startupSurplus(f, job, step)
+	est.Floor = f
 	return nil
+}
+
+// startupSurplus takes off the floor what its grid adds to every run: the
+// first launch's start-up rounded up to whole steps, billed at the spot
+// price (the optimum launches first on spot wherever spot is up), so that
+// the floor is not above a policy for its grid alone. The regret is
+// rescaled by the same mean: (1 + R)·F/F′ − 1, a mean of ratios approximated
+// by the ratio of means, exact when every run pays the same surplus.
+func startupSurplus(f *SpotFloor, job spot.Job, step float64) {
+	extra := (math.Ceil(job.Startup/step-1e-9)*step - job.Startup) * float64(job.Nodes) * job.SpotPrice
+	if !(extra > 0) {
+		return
+	}
+	nodeHours := job.Work * float64(job.Nodes)
+	old := f.Factor
+	f.Factor -= extra / nodeHours
+	if od := job.ODCost(); od > 0 {
+		f.SavingsMean += extra / od
+	}
+	if f.HasRegret && f.Factor > 0 {
+		f.Regret = (1+f.Regret)*old/f.Factor - 1
+	}
 }

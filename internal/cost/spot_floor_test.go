@@ -36,8 +36,9 @@ func TestFloorGrid(t *testing.T) {
 
 // The floor is all-spot when spot hardly ever fails: a 10 h job at
 // "<5%" a month (λ = 3.5e-5/h) is interrupted in about 1 run of 3000, so
-// the optimum on the first 100 runs costs exactly the work at the spot
-// price (factor 1), and Uniform Progress matches it.
+// the optimum on the first 100 runs costs the work and the first launch's
+// 10 min start-up at the spot price: factor (10 + 1/6)/10 (the grid's 0.2 h
+// for the start-up taken back to its 1/6 h), and Uniform Progress matches it.
 func TestSimModelFloorAllSpot(t *testing.T) {
 	m := &SimModel{Deadline: 20, Floor: true}
 	o := &catalog.Offering{OnDemand: catalog.Price{Known: true, Amount: money.Amount{Value: dec("4"), Currency: money.USD}}}
@@ -47,11 +48,14 @@ func TestSimModelFloorAllSpot(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if est.Floor == nil || math.Abs(est.Floor.Factor-1) > 1e-9 || est.Floor.Runs != 100 || !est.Floor.HasRegret || math.Abs(est.Floor.Regret) > 1e-9 {
-		t.Fatalf("floor %+v; want factor 1 on 100 runs, regret 0", est.Floor)
+	if est.Floor == nil || math.Abs(est.Floor.Factor-(10+1.0/6)/10) > 1e-9 || est.Floor.Runs != 100 || !est.Floor.HasRegret || math.Abs(est.Floor.Regret) > 1e-9 {
+		t.Fatalf("floor %+v; want factor (10 + 1/6)/10 on 100 runs, regret 0", est.Floor)
+	}
+	if math.Abs(est.HoursFactor-(10+1.0/6)/10) > 1e-9 {
+		t.Errorf("hours factor %g; want the work and one start-up, (10 + 1/6)/10", est.HoursFactor)
 	}
 	if math.Abs(est.Floor.SavingsMean-0.75) > 1e-9 {
-		t.Errorf("floor savings %g; want 1 − 1/4 = 0.75", est.Floor.SavingsMean)
+		t.Errorf("floor savings %g; want 1 − 1/4 = 0.75 (on-demand pays the start-up too)", est.Floor.SavingsMean)
 	}
 	// No deadline: no floor, and why.
 	m2 := &SimModel{Floor: true}

@@ -25,7 +25,7 @@ type Advise struct {
 	sel                                                 Selection
 	scenario, work, objective, pattern, license, accels string
 	spotBand                                            string
-	spotOutage                                          float64 // hours
+	spotOutage, spotRestart                             float64 // hours
 	duration, horizon, deadline                         float64 // hours
 	budget                                              money.Amount
 	discountRate                                        decimal.Decimal
@@ -66,6 +66,7 @@ func NewAdvise() *Advise {
 	fs.StringVar(&f.license, "license", "", "OS licence: linux (default) or windows")
 	fs.Var(&bandValue{s: &f.spotBand}, "spot-band", "spot interruptions a month where the Spot Advisor has none (default >20%, an assumption: the band of most GPU types in the Advisor's data)")
 	fs.Var(NewHours(&f.spotOutage, true, cost.MaxSpotOutageHours), "spot-outage", "mean time spot capacity stays short after an interruption, 0 to 30d, e.g. 2h (default 0: back at once; the bands do not say: your assumption)")
+	fs.Var(NewHours(&f.spotRestart, false, 24), "spot-restart", "mean time one instance takes to run again after an interruption (provision, boot, load the checkpoint), above 0 and at most 1d (default 10m, an assumption); a gang of N waits for the last: × H(N), the harmonic number")
 	fs.Var(&intValue{n: &f.spotRegions, min: 1, max: advise.MaxSpotRegions}, "spot-regions", "spot plans may fail over among this many regions of their provider, their own first, then the cheapest (1 to 10)")
 	fs.Var(&floatValue{f: &f.checkpointGB, min: 0, openMin: true, max: advise.MaxCheckpointGB, unit: " GB"}, "checkpoint-gb", "with --spot-regions: GB of job state a move transfers (default: from --model or the scenario's reference model)")
 	f.boolVar(&f.noSpot, "no-spot", "leave spot capacity out")
@@ -203,6 +204,7 @@ func (f *Advise) Request(env Env) (*advise.Request, error) {
 	u.Spot = cost.DefaultSpot
 	u.Spot.Band = f.spotBand
 	u.Spot.OutageHours = f.spotOutage
+	u.Spot.RestartHours = f.spotRestart // 0: the default
 	for _, c := range f.credits {
 		if !env.FX.Known(c.Currency) {
 			return nil, inputErrorf("credits", "--credits %s%s: currency %s has no exchange rate; add one with --fx %s=USD_PER_UNIT", c.Amount, c.Currency, c.Currency, c.Currency)
