@@ -95,6 +95,17 @@ type commResult struct {
 	bottleneckGBs             float64
 	netNote                   string // where the across-node figure comes from
 	eff                       float64
+	frozenGathered            bool // LoRA's frozen weights are sharded and all-gathered
+}
+
+// frozenGathered says whether a LoRA/QLoRA job's frozen weights are
+// sharded over the shape's GPUs: the job does not fit one of its GPUs.
+func (w workload) frozenGathered(s shape) bool {
+	if w.frozenBytes == 0 || s.gpu == nil {
+		return false
+	}
+	gb := s.gpu.MemoryClassGB
+	return !gb.Known || w.memBytes > gb.Value*bytesPerGB
 }
 
 // workload is what a step computes and all-reduces.
@@ -111,6 +122,11 @@ type workload struct {
 	// collectives are a layer's (layerParams) at a time.
 	sharded     bool
 	layerParams float64
+	// frozenBytes are LoRA/QLoRA's frozen weights; where the job needs more
+	// memory than one GPU has (memBytes, models.Memory.Total), FSDP shards
+	// them and all-gathers them in the forward and the backward pass, 2 ×
+	// (n−1)/n × frozenBytes a GPU a step, beside the adapters' all-reduce.
+	frozenBytes, memBytes float64
 }
 
 // scenarioWorkload is the scenario's reference model.
@@ -146,12 +162,23 @@ func requestWorkload(req *Request) workload {
 			w.what += ", a layer at a time"
 		}
 	}
+	w.flopsPerSample = 6 * m.ActiveParameters
 	if mj.Method == models.MethodLoRA || mj.Method == models.MethodQLoRA {
 		if n, ok := m.LoRAParameters(mj.LoRARank); ok {
 			w.gradParams, w.what = n, fmt.Sprintf("%s, rank-%d adapters", m.Name, mj.LoRARank)
 		}
+		w.flopsPerSample = 4 * m.ActiveParameters // no weight gradients (models.AdapterTrainingFLOPs)
+		if mem, err := models.Estimate(mj.Job); err == nil {
+			w.memBytes = mem.Total()
+			per := 2.0
+			if mj.Method == models.MethodQLoRA {
+				per = models.NF4BytesPerParam
+			}
+			w.frozenBytes = per * m.Parameters
+		}
 	}
-	w.flopsPerSample = 6 * m.ActiveParameters
+	factor, _ := models.TimeFactor(mj.Job) // QLoRA's dequantisation, no recompute
+	w.flopsPerSample *= factor
 	if mj.Context > 0 {
 		w.samples = float64(mj.Context) * float64(max(mj.Concurrency, 1))
 	}
@@ -195,6 +222,9 @@ func stepTime(w workload, p CommParams, refTFLOPS float64, s shape) commResult {
 	bytes := 2 * (n - 1) / n * 2 * w.gradParams // a ring all-reduce of the bf16 gradients
 	if w.sharded {
 		bytes *= 1.5 // all-gather ×2 + reduce-scatter: 3(n−1)/n × S
+	}
+	if r.frozenGathered = w.frozenGathered(s); r.frozenGathered {
+		bytes += 2 * (n - 1) / n * w.frozenBytes
 	}
 	r.commS = bytes / (b * 1e9)
 	r.exposedS = math.Max(0, r.commS-w.overlap*r.computeS)
@@ -311,6 +341,9 @@ func (m *commModel) note(r commResult, s shape) string {
 	what := "all-reduce"
 	if m.w.sharded {
 		what = "all-gathers and reduce-scatter (1.5× an all-reduce's bytes)"
+	}
+	if r.frozenGathered {
+		what = fmt.Sprintf("two all-gathers of the %s frozen weights (sharded: the job needs %s, more than one %s) and the all-reduce", fmtBytes(m.w.frozenBytes), fmtBytes(m.w.memBytes), s.gpu.Name)
 	}
 	return fmt.Sprintf("%s of %s bf16 gradients (%s) over %g GPUs: %.1f ms a step at %.4g GB/s bus bandwidth (%s), %.1f ms exposed beyond %.0f%% overlap with %.1f ms of compute → %.0f%% efficiency (%.0f%% on your own shape)",
 		what, fmtBytes(2*m.w.gradParams), m.w.what, n, 1000*r.commS, r.bottleneckGBs, where, 1000*r.exposedS, 100*m.w.overlap, 1000*r.computeS, 100*r.eff, 100*m.refEff)

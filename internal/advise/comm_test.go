@@ -277,7 +277,8 @@ func TestMarketplaceNoMultiNode(t *testing.T) {
 // trains rank-16 LoRA adapters of 16 × ((8192+8192) + 2(8192+1024) + (8192+8192))
 // × 80 = 16 × 51,200 × 80 = 65,536,000 parameters (131 MB of bf16 gradients);
 // full training all-reduces every parameter. A step computes 6 × active
-// parameters FLOPs on 4096 tokens (the default context, one sequence a GPU).
+// parameters FLOPs on 4096 tokens (the default context, one sequence a GPU),
+// 4 × for adapters (no weight gradients), QLoRA's × 2.79/1.85 on top.
 func TestRequestWorkloadFromModel(t *testing.T) {
 	a := advisor(t, money.USD)
 	req := request(t, a, "llm-finetuning", "H100-SXM5-80GB")
@@ -286,8 +287,14 @@ func TestRequestWorkloadFromModel(t *testing.T) {
 	req.Defaults()
 	w := requestWorkload(req)
 	m := req.Model.Model
-	if w.gradParams != 65536000 || w.flopsPerSample != 6*m.ActiveParameters || w.samples != 4096 {
-		t.Errorf("lora: gradients of %g params, %g FLOPs a token, %g tokens a step; want 65536000, %g, 4096", w.gradParams, w.flopsPerSample, w.samples, 6*m.ActiveParameters)
+	if w.gradParams != 65536000 || w.flopsPerSample != 4*m.ActiveParameters || w.samples != 4096 || w.frozenBytes != 2*m.Parameters {
+		t.Errorf("lora: gradients of %g params, %g FLOPs a token, %g tokens a step, %g frozen bytes; want 65536000, %g, 4096, %g",
+			w.gradParams, w.flopsPerSample, w.samples, w.frozenBytes, 4*m.ActiveParameters, 2*m.Parameters)
+	}
+	req.Model = modelJob(t, "llama-3-70b", "qlora")
+	req.Defaults()
+	if w := requestWorkload(req); math.Abs(w.flopsPerSample-4*m.ActiveParameters*2.79/1.85) > 1 || math.Abs(w.frozenBytes-0.515875*m.Parameters) > 1 {
+		t.Errorf("qlora: %g FLOPs a token, %g frozen bytes; want 4N × 2.79/1.85, 0.515875 B × N", w.flopsPerSample, w.frozenBytes)
 	}
 	req.Model = modelJob(t, "llama-3-70b", "full")
 	req.Defaults()
@@ -298,5 +305,31 @@ func TestRequestWorkloadFromModel(t *testing.T) {
 	req.Model = nil
 	if w := requestWorkload(req); w.gradParams != 1e9 || w.samples != 8192 {
 		t.Errorf("no model: %g params, %g tokens, want llm-finetuning's 1e9 and 8192", w.gradParams, w.samples)
+	}
+}
+
+// A LoRA step's communication by hand: llama-3-70b at rank 16 needs 167 GB
+// (sizing_test), more than an 80 GB H100, so FSDP shards the frozen bf16
+// weights over the node's 8 GPUs and all-gathers them in the forward and the
+// backward pass: 2 × 7/8 × 141,107,412,992 B = 246,937,972,736 B a GPU, and
+// the adapters' all-reduce 2 × 7/8 × 2 × 65,536,000 = 229,376,000 B:
+// 247,167,348,736 B at NVSwitch's 450 GB/s = 549.26 ms. On a 180 GB GPU the
+// job fits one GPU: the weights are replicated and only the adapters move,
+// 229,376,000 B at 900 GB/s = 0.2549 ms.
+func TestLoRACommunication(t *testing.T) {
+	a := advisor(t, money.USD)
+	req := request(t, a, "llm-finetuning", "H100-SXM5-80GB")
+	req.Model = modelJob(t, "llama-3-70b", "lora")
+	req.WorkGPUHours = 1000
+	req.Defaults()
+	w := requestWorkload(req)
+	h100, b200 := a.Catalog.GPU("H100-SXM5-80GB"), a.Catalog.GPU("B200")
+	r := stepTime(w, testComm(t), 312, shape{gpu: h100, gpusPerNode: 8, nodes: 1, linkGBs: 450, speed: 1})
+	if want := 247167348736 / 450e9; math.Abs(r.commS-want) > 1e-9 || !r.frozenGathered {
+		t.Errorf("H100 node: %.6f s of communication (frozen gathered %v); want %.6f", r.commS, r.frozenGathered, want)
+	}
+	r = stepTime(w, testComm(t), 312, shape{gpu: b200, gpusPerNode: 8, nodes: 1, linkGBs: 900, speed: 1})
+	if want := 229376000 / 900e9; math.Abs(r.commS-want) > 1e-12 || r.frozenGathered {
+		t.Errorf("B200 node: %.7f s (frozen gathered %v); want %.7f, the adapters only", r.commS, r.frozenGathered, want)
 	}
 }

@@ -66,6 +66,9 @@ func (r *Request) defaultsModel() {
 	if mj.Method == models.MethodInference && mj.Weights == "" {
 		mj.Weights = "bf16"
 	}
+	if mj.Method != models.MethodInference && mj.Recompute == "" {
+		mj.Recompute = models.RecomputeFull
+	}
 	if mj.Tokens > 0 && r.WorkGPUHours == 0 && r.Scenario != nil && r.Ref != nil && r.Scenario.MFU > 0 {
 		tf, how := refTFLOPs(r)
 		if tf > 0 {
@@ -76,9 +79,13 @@ func (r *Request) defaultsModel() {
 			case models.MethodLoRA, models.MethodQLoRA:
 				flops, formula = models.AdapterTrainingFLOPs(mj.Model, mj.Tokens), "4" // no weight gradients for frozen weights
 			}
-			r.WorkGPUHours = flops / (r.Scenario.MFU * tf * 1e12) / 3600
-			mj.workNote = fmt.Sprintf("work: %s·N·tokens = %s × %s active params × %g tokens = %.3g FLOPs at %.0f%% MFU (%s, %s) of %s = %s",
-				formula, formula, models.FormatParams(mj.Model.ActiveParameters), mj.Tokens, flops, 100*r.Scenario.MFU, r.Scenario.Name, mfuSource, how, fmtGPUh(r.WorkGPUHours, r.Ref))
+			factor, why := models.TimeFactor(mj.Job)
+			r.WorkGPUHours = flops / (r.Scenario.MFU * tf * 1e12) / 3600 * factor
+			if why != "" {
+				why = ", " + why
+			}
+			mj.workNote = fmt.Sprintf("work: %s·N·tokens = %s × %s active params × %g tokens = %.3g FLOPs at %.0f%% MFU (%s, %s) of %s%s = %s",
+				formula, formula, models.FormatParams(mj.Model.ActiveParameters), mj.Tokens, flops, 100*r.Scenario.MFU, r.Scenario.Name, mfuSource, how, why, fmtGPUh(r.WorkGPUHours, r.Ref))
 		}
 	}
 }
@@ -128,6 +135,9 @@ func (r *Request) validateModel() error {
 	}
 	if mj.LoRARank < 0 || mj.LoRARank > MaxLoRARank {
 		return fmt.Errorf("--lora-rank %d: want 1 to %d", mj.LoRARank, MaxLoRARank)
+	}
+	if mj.Recompute != "" && mj.Method == models.MethodInference {
+		return fmt.Errorf("--recompute applies to training (--method full, lora or qlora), not serving")
 	}
 	if mj.LoRARank > 0 && mj.Method != models.MethodLoRA && mj.Method != models.MethodQLoRA {
 		return fmt.Errorf("--lora-rank applies to --method lora or qlora, not %s", mj.Method)
@@ -256,6 +266,9 @@ func ModelInputs(req *Request) map[string]any {
 	}
 	if mj.Weights != "" {
 		out["weights_precision"] = mj.Weights
+	}
+	if mj.Recompute != "" {
+		out["recompute"] = mj.Recompute
 	}
 	if mj.Tokens > 0 {
 		out["tokens"] = mj.Tokens

@@ -129,6 +129,8 @@ func TestAdviseAPIMatchesCLI(t *testing.T) {
 		{"steady load in two regions", []string{"--scenario", "inference-online", "--hours-per-month", "730", "--region", "us-east-1", "--region", "华东1", "--no-spot", "--all-regions"},
 			`{"scenario":"inference-online","hours-per-month":730,"region":["us-east-1","华东1"],"no-spot":true,"all-regions":true}`},
 		{"lora by the model", []string{"--scenario", "llm-finetuning", "--model", "llama-3-70b", "--method", "lora", "--lora-rank", "64", "--tokens", "2e9", "--context", "8k", "--deadline", "10d", "--budget", "20000USD", "--no-spot"}, ""},
+		{"qlora without recompute", []string{"--scenario", "llm-finetuning", "--model", "llama-3-8b", "--method", "qlora", "--recompute", "none", "--tokens", "1e9", "--deadline", "3d", "--no-spot"},
+			`{"scenario":"llm-finetuning","model":"llama-3-8b","method":"qlora","recompute":"none","tokens":1e9,"deadline":"3d","no-spot":true}`},
 		{"serving by the model", []string{"--scenario", "inference-online", "--model", "qwen2.5-72b", "--weights", "fp8", "--context", "32k", "--concurrency", "32", "--hours-per-month", "730"},
 			`{"scenario":"inference-online","model":"qwen2.5-72b","weights":"fp8","context":"32k","concurrency":32,"hours-per-month":"730"}`},
 		{"spot across regions", []string{"--scenario", "cv-training", "--gpu", "A100:4", "--for", "7d", "--deadline", "9d", "--spot-regions", "3", "--checkpoint-gb", "50", "--spot-outage", "2h", "--spot-restart", "20m", "--provider", "aws"},

@@ -28,11 +28,23 @@ const (
 	// weights, momentum, variance): "2Ψ + 2Ψ + KΨ with K = 12", Rajbhandari
 	// et al., ZeRO (SC '20), §3.1.
 	AdamBytesPerParam = 16
-	// NF4BytesPerParam is QLoRA's 4-bit NormalFloat weight (0.5 byte) plus its
-	// 32-bit quantisation constant per block of 64 weights (0.5 bit = 0.0625
-	// byte): Dettmers et al., QLoRA (NeurIPS '23), §3 (double quantisation
-	// lowers the constants to 0.127 bit; the larger figure is kept).
-	NF4BytesPerParam = 0.5 + 0.5/8
+	// NF4BytesPerParam is QLoRA's 4-bit NormalFloat weight (0.5 byte) plus
+	// its quantisation constants after double quantisation, 0.127 bit a
+	// weight (8-bit constants per block of 64, their own 32-bit constants per
+	// block of 256: 8/64 + 32/(64·256)); without it 0.5 bit: Dettmers et al.,
+	// QLoRA (NeurIPS '23), §3, which uses double quantisation throughout.
+	NF4BytesPerParam = 0.5 + 0.127/8
+	// QLoRATimeFactor is QLoRA's time over LoRA's for the same job, the
+	// dequantisation of the 4-bit weights in every pass: 2.79 h against
+	// 1.85 h fine-tuning Llama 2 7B on an A100 (Raschka, "Practical Tips for
+	// Finetuning LLMs Using LoRA", 2023; the article words it "39%
+	// increased runtime", the times give 51%: the times are used).
+	QLoRATimeFactor = 2.79 / 1.85
+	// LogitsBytes is the logits' bytes per token per vocabulary entry in
+	// training: the bf16 output of the LM head (2) and the fp32 copy the
+	// cross-entropy loss is computed on (4), as Hugging Face transformers'
+	// causal-LM heads do (logits = logits.float()).
+	LogitsBytes = 2 + 4
 	// KVBytes is the KV cache's element size: bf16.
 	KVBytes = 2
 	// Headroom is added to every estimate for the CUDA context, allocator
@@ -60,6 +72,39 @@ type Job struct {
 	Concurrency int    // inference: requests served at once; training: sequences per GPU per step
 	LoRARank    int    // lora and qlora
 	Weights     string // inference: bf16, fp16, fp8, int8 or int4
+	// Recompute is activation recomputation in training: RecomputeFull
+	// (the default: each layer's input kept, the layer recomputed in the
+	// backward pass) or RecomputeNone (every layer's activations kept).
+	Recompute string
+}
+
+// Activation recomputation in training (Job.Recompute).
+const (
+	RecomputeFull = "full"
+	RecomputeNone = "none"
+)
+
+// TimeFactor is what the method and the recomputation do to a training
+// job's time, against the FLOPs at the scenario's MFU, and why; 1 and ""
+// where nothing. The MFU figures are taken to include full recomputation
+// (its extra forward pass, 2·N a token, costs time the model FLOPs do not
+// count), so without it a step needs base/(base+2) of the time (base 6 for
+// full training, 4 for adapters); QLoRA multiplies by QLoRATimeFactor.
+func TimeFactor(j Job) (float64, string) {
+	f, why := 1.0, []string{}
+	if j.Method == MethodQLoRA {
+		f *= QLoRATimeFactor
+		why = append(why, fmt.Sprintf("× %.2f for QLoRA's dequantisation (2.79 h vs LoRA's 1.85 h, Llama 2 7B on an A100, raschka-lora-tips)", QLoRATimeFactor))
+	}
+	if j.Recompute == RecomputeNone && j.Method != MethodInference {
+		base := 6.0
+		if j.Method == MethodLoRA || j.Method == MethodQLoRA {
+			base = 4
+		}
+		f *= base / (base + 2)
+		why = append(why, fmt.Sprintf("× %g/%g without activation recompute (the MFU is taken to include full recompute's extra forward pass)", base, base+2))
+	}
+	return f, strings.Join(why, "; ")
 }
 
 // Part is one term of an estimate.
@@ -155,7 +200,7 @@ func Estimate(j Job) (*Memory, error) {
 		}
 		per, what := 2.0, "2 B/param (bf16, frozen)"
 		if j.Method == MethodQLoRA {
-			per, what = NF4BytesPerParam, "0.5625 B/param (4-bit NF4 + 0.5 bit of quantisation constants; QLoRA §3)"
+			per, what = NF4BytesPerParam, "0.516 B/param (4-bit NF4 + 0.127 bit of double-quantised constants; QLoRA §3)"
 		}
 		m.Parts = append(m.Parts, Part{"frozen weights", per * n, fmt.Sprintf("%s × %s = %s", what, fmtParams(n), gb(per*n)), true})
 		a, ok := md.LoRAParameters(j.LoRARank)
@@ -189,14 +234,36 @@ func Estimate(j Job) (*Memory, error) {
 	default:
 		return nil, fmt.Errorf("method %q: want %s", j.Method, strings.Join(Methods, ", "))
 	}
-	// Training: activations per GPU with activation checkpointing.
+	// Training: activations per GPU, with activation recompute (each
+	// layer's bf16 input kept, one layer's working set at a time) or
+	// without (every layer's working set kept).
+	if j.Recompute == "" {
+		j.Recompute = RecomputeFull
+		m.Job.Recompute = j.Recompute
+	}
+	if j.Recompute != RecomputeFull && j.Recompute != RecomputeNone {
+		return nil, fmt.Errorf("recompute %q: want %s or %s", j.Recompute, RecomputeFull, RecomputeNone)
+	}
 	if md.Layers > 0 && md.Hidden > 0 {
 		s, h, l, b := float64(j.Context), float64(md.Hidden), float64(md.Layers), float64(j.Concurrency)
-		act := (2*s*h*l + LayerActivationBytes*s*h) * b
-		m.Parts = append(m.Parts, Part{"activations (checkpointed)", act,
-			fmt.Sprintf("(2·seq·hidden·layers + 34·seq·hidden) B × micro-batch = (2·%d·%d·%d + 34·%d·%d) × %d = %s per GPU", j.Context, md.Hidden, md.Layers, j.Context, md.Hidden, j.Concurrency, gb(act)), false})
+		if j.Recompute == RecomputeFull {
+			act := (2*s*h*l + LayerActivationBytes*s*h) * b
+			m.Parts = append(m.Parts, Part{"activations (recomputed)", act,
+				fmt.Sprintf("(2·seq·hidden·layers + 34·seq·hidden) B × micro-batch = (2·%d·%d·%d + 34·%d·%d) × %d = %s per GPU", j.Context, md.Hidden, md.Layers, j.Context, md.Hidden, j.Concurrency, gb(act)), false})
+		} else {
+			act := LayerActivationBytes * s * h * l * b
+			m.Parts = append(m.Parts, Part{"activations (kept, no recompute)", act,
+				fmt.Sprintf("34·seq·hidden·layers B × micro-batch = 34·%d·%d·%d × %d = %s per GPU", j.Context, md.Hidden, md.Layers, j.Concurrency, gb(act)), false})
+		}
 	} else {
 		m.Notes = append(m.Notes, fmt.Sprintf("activations not counted: %s has no layers and hidden size in the table", md.Name))
+	}
+	if md.Vocab > 0 {
+		lg := LogitsBytes * float64(j.Context) * float64(md.Vocab) * float64(j.Concurrency)
+		m.Parts = append(m.Parts, Part{"logits", lg,
+			fmt.Sprintf("6 B (bf16 + the fp32 copy the loss reads) × seq × vocab × micro-batch = 6 × %d × %d × %d = %s per GPU", j.Context, md.Vocab, j.Concurrency, gb(lg)), false})
+	} else {
+		m.Notes = append(m.Notes, fmt.Sprintf("logits not counted: %s has no vocabulary size in the table", md.Name))
 	}
 	m.AcrossNodes = true
 	m.Spread = "FSDP/ZeRO-3: the sharded state divides over every GPU of the plan, across instances"

@@ -99,9 +99,10 @@ func TestEstimate(t *testing.T) {
 		return m
 	}
 	l70 := get("llama-3-70b")
-	// Activations at 4096 tokens, micro-batch 1: 2·4096·8192·80 + 34·4096·8192
-	// = 5,368,709,120 + 1,140,850,688 = 6,509,559,808 B per GPU.
-	const act70 = 6509559808.0
+	// Activations at 4096 tokens, micro-batch 1, recomputed: 2·4096·8192·80 +
+	// 34·4096·8192 = 5,368,709,120 + 1,140,850,688 = 6,509,559,808 B per GPU;
+	// the logits 6 × 4096 × 128,256 = 3,152,019,456 B: 9,661,579,264 B.
+	const act70 = 6509559808.0 + 3152019456
 	for _, tc := range []struct {
 		name          string
 		job           Job
@@ -111,14 +112,16 @@ func TestEstimate(t *testing.T) {
 		// LoRA r=16 on 70B: frozen 2 × 70,553,706,496 = 141,107,412,992 B; adapters
 		// 16 × 80 × (8192+8192 + 2(8192+1024) + 8192+8192) = 16 × 80 × 51,200 = 65,536,000
 		// params × 16 B = 1,048,576,000 B. Room per 80 GB GPU: 80e9/1.1 − act =
-		// 66.2177e9; 142.156e9 / 66.2177e9 = 2.15 → 3 GPUs.
+		// 63.0657e9; 142.156e9 / 63.0657e9 = 2.25 → 3 GPUs.
 		{"lora 70B", Job{Model: l70, Method: MethodLoRA}, 141107412992 + 1048576000, act70, 3},
 		// Full: 16 × 70,553,706,496 = 1,128,859,303,936 B (ZeRO's 16Ψ); 1128.86e9 /
-		// 66.2177e9 = 17.05 → 18 GPUs.
+		// 63.0657e9 = 17.9 → 18 GPUs.
 		{"full 70B", Job{Model: l70, Method: MethodFull}, 1128859303936, act70, 18},
-		// QLoRA: 0.5625 × 70,553,706,496 = 39,686,459,904 B + adapters 1,048,576,000 B;
-		// 40.735e9 / 66.2177e9 = 0.62 → 1 GPU.
-		{"qlora 70B", Job{Model: l70, Method: MethodQLoRA}, 39686459904 + 1048576000, act70, 1},
+		// QLoRA with double quantisation: (0.5 + 0.127/8) × 70,553,706,496 =
+		// 36,396,893,339 B + adapters 1,048,576,000 B; 37.445e9 / 63.0657e9 =
+		// 0.59 → 1 GPU. (Without double quantisation 0.5625 B/param would be
+		// 3.29 GB more.)
+		{"qlora 70B", Job{Model: l70, Method: MethodQLoRA}, 36396893339 + 1048576000, act70, 1},
 		// Qwen2.5-72B serving, bf16, 32k × 32: weights 2 × 72,706,203,648 =
 		// 145,412,407,296 B; KV 2·80·8·128·2 = 327,680 B/token × 32768 × 32 =
 		// 343,597,383,680 B. 489.01e9 / (80e9/1.1) = 6.72 → 7 GPUs.
@@ -148,6 +151,19 @@ func TestEstimate(t *testing.T) {
 			t.Errorf("full 70B on %d GPUs: %.1f GB < ZeRO-3 %.1f GB", n, m.PerGPU(n)/1e9, zero/1e9)
 		}
 	}
+	// Without recompute every layer's working set stays: 34·4096·8192·80 =
+	// 91,268,055,040 B, with the logits 94.42 GB per GPU: above the 72.7 GB an
+	// 80 GB GPU holds after the headroom, however many GPUs share the rest.
+	m, _ = Estimate(Job{Model: l70, Method: MethodLoRA, Recompute: RecomputeNone})
+	if !near(m.Replicated(), 91268055040+3152019456) {
+		t.Errorf("lora 70B without recompute: replicated %.0f; want 94,420,074,496", m.Replicated())
+	}
+	if _, ok := m.MinGPUs(80e9); ok {
+		t.Error("lora 70B without recompute fits 80 GB GPUs")
+	}
+	if _, err := Estimate(Job{Model: l70, Method: MethodLoRA, Recompute: "some"}); err == nil || !strings.Contains(err.Error(), `recompute "some"`) {
+		t.Errorf("bad recompute: %v", err)
+	}
 	if _, err := Estimate(Job{Model: l70, Method: "dpo"}); err == nil || !strings.Contains(err.Error(), `method "dpo"`) {
 		t.Errorf("bad method: %v", err)
 	}
@@ -165,5 +181,26 @@ func TestFLOPs(t *testing.T) {
 	}
 	if got, want := InferenceFLOPs(mx, 1e6), 2*12879925248*1e6; !near(got, want) {
 		t.Errorf("inference FLOPs %g, want %g", got, want)
+	}
+}
+
+// What the method and the recomputation do to a training job's time:
+// QLoRA 2.79/1.85 of LoRA's (the measured pair), no recompute base/(base+2).
+func TestTimeFactor(t *testing.T) {
+	for _, c := range []struct {
+		job  Job
+		want float64
+	}{
+		{Job{Method: MethodFull}, 1},
+		{Job{Method: MethodLoRA}, 1},
+		{Job{Method: MethodQLoRA}, 2.79 / 1.85},
+		{Job{Method: MethodFull, Recompute: RecomputeNone}, 6.0 / 8},
+		{Job{Method: MethodLoRA, Recompute: RecomputeNone}, 4.0 / 6},
+		{Job{Method: MethodQLoRA, Recompute: RecomputeNone}, 2.79 / 1.85 * 4 / 6},
+		{Job{Method: MethodInference, Recompute: RecomputeNone}, 1},
+	} {
+		if got, why := TimeFactor(c.job); math.Abs(got-c.want) > 1e-12 || (c.want != 1) != (why != "") {
+			t.Errorf("TimeFactor(%s, recompute %q) = %g (%q); want %g", c.job.Method, c.job.Recompute, got, why, c.want)
+		}
 	}
 }

@@ -37,6 +37,7 @@ type Advise struct {
 	checkpointGB                                        float64 // GB of job state a spot move transfers
 	// Sizing by the model (--model and its inputs).
 	model, method, weights         string
+	recompute                      string
 	tokens                         float64
 	context, concurrency, loraRank int
 }
@@ -80,6 +81,7 @@ func NewAdvise() *Advise {
 	fs.Var(&intValue{n: &f.concurrency, min: 1, max: advise.MaxConcurrency}, "concurrency", "with --model: requests served at once (inference) or sequences per GPU per step (training); default 1")
 	fs.Var(&intValue{n: &f.loraRank, min: 1, max: advise.MaxLoRARank}, "lora-rank", "with --method lora or qlora: the adapter rank (default 16)")
 	fs.StringVar(&f.weights, "weights", "", "with --method inference: bf16 (default), fp16, fp8, int8 or int4")
+	fs.StringVar(&f.recompute, "recompute", "", "with --model, training: activation recompute, full (default: a layer's input kept, the layer recomputed in the backward pass) or none (every layer's activations kept: more memory, 3/4 of the time)")
 	return f
 }
 

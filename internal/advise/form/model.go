@@ -12,7 +12,7 @@ import (
 // without --model. The inputs that size by the model need --model.
 func (f *Advise) modelJob() (*advise.ModelJob, error) {
 	if f.model == "" {
-		for _, name := range []string{"method", "tokens", "context", "concurrency", "lora-rank", "weights"} {
+		for _, name := range []string{"method", "tokens", "context", "concurrency", "lora-rank", "weights", "recompute"} {
 			if f.Changed(name) {
 				return nil, inputErrorf(name, "--%s needs --model NAME|SIZE (see gpuscout models)", name)
 			}
@@ -35,6 +35,9 @@ func (f *Advise) modelJob() (*advise.ModelJob, error) {
 			return nil, inputErrorf("weights", "--weights %q: want bf16, fp16, fp8, int8 or int4", f.weights)
 		}
 	}
+	if f.recompute != "" && f.recompute != models.RecomputeFull && f.recompute != models.RecomputeNone {
+		return nil, inputErrorf("recompute", "--recompute %q: want %s (the default: each layer recomputed in the backward pass) or %s (every layer's activations kept)", f.recompute, models.RecomputeFull, models.RecomputeNone)
+	}
 	return &advise.ModelJob{Job: models.Job{Model: m, Method: f.method, Context: f.context, Concurrency: f.concurrency,
-		LoRARank: f.loraRank, Weights: f.weights}, Tokens: f.tokens}, nil
+		LoRARank: f.loraRank, Weights: f.weights, Recompute: f.recompute}, Tokens: f.tokens}, nil
 }
