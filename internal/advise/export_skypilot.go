@@ -45,8 +45,9 @@ func skyPilotClouds(c *catalog.Catalog) []string {
 
 // skyPilotBlocker says why SkyPilot cannot launch the plan as gpuscout
 // priced it, or "" when it can. The checks are SkyPilot's own: its cloud
-// list, its clouds' unsupported features (providers.yaml skypilot:), and the
-// regions of its catalog.
+// list, its clouds' unsupported features (providers.yaml skypilot:), the
+// regions of its catalog, and the instance types and accelerators its
+// catalog has on the cloud.
 func skyPilotBlocker(c *catalog.Catalog, p *Plan, opt SkyPilotOptions) string {
 	o := p.Offering
 	prov := c.Provider(o.Provider)
@@ -70,7 +71,11 @@ func skyPilotBlocker(c *catalog.Catalog, p *Plan, opt SkyPilotOptions) string {
 	case !serving && p.Instances > 1 && lim.NoMultiNode:
 		return fmt.Sprintf("SkyPilot cannot build multi-node clusters on %s (the plan needs %d nodes)", prov.SkyPilotCloud, p.Instances)
 	}
-	return ""
+	// The instance type and its accelerator as SkyPilot's own catalog has
+	// them: a task SkyPilot would refuse, or launch without the GPUs
+	// gpuscout priced, is not exported (export_skypilot_facts.go).
+	_, why := skyPilotCatalogCheck(prov.SkyPilotCloud, o)
+	return why
 }
 
 // WriteSkyPilot prints a SkyPilot task YAML for the best of plans (in rank
@@ -81,12 +86,14 @@ func skyPilotBlocker(c *catalog.Catalog, p *Plan, opt SkyPilotOptions) string {
 // SkyPilot can launch none of them.
 func WriteSkyPilot(w io.Writer, c *catalog.Catalog, plans []Plan, opt SkyPilotOptions) error {
 	var skipped []string
+	askedSkipped := false // a plan on the shape the user asked for is among them
 	for i := range plans {
 		p := &plans[i]
 		why := skyPilotBlocker(c, p, opt)
 		if why == "" {
-			return writeSkyPilotTask(w, c, p, opt, skipped)
+			return writeSkyPilotTask(w, c, p, opt, skipped, askedSkipped && !p.AsAsked)
 		}
+		askedSkipped = askedSkipped || p.AsAsked
 		skipped = append(skipped, fmt.Sprintf("#%d %s %s (%s): %s", p.Rank, p.Offering.Provider, p.Offering.InstanceType, planName(p), why))
 	}
 	if len(skipped) == 0 {
@@ -109,7 +116,10 @@ const (
 	skyService                     // sky serve up task.yaml
 )
 
-func writeSkyPilotTask(w io.Writer, c *catalog.Catalog, p *Plan, opt SkyPilotOptions, skipped []string) error {
+// writeSkyPilotTask writes the task of plan p; skipped lists the better
+// plans SkyPilot cannot launch, and notAsked says that plans on the shape
+// the user asked for are among them while p is on another.
+func writeSkyPilotTask(w io.Writer, c *catalog.Catalog, p *Plan, opt SkyPilotOptions, skipped []string, notAsked bool) error {
 	o := p.Offering
 	prov := c.Provider(o.Provider)
 	kind := skyCluster
@@ -124,8 +134,17 @@ func writeSkyPilotTask(w io.Writer, c *catalog.Catalog, p *Plan, opt SkyPilotOpt
 	if o.SkyPilotRegion != "" {
 		region = o.SkyPilotRegion // SkyPilot's own text (Vast: ", CA, NA")
 	}
+	// The instance type pins the machine gpuscout priced: SkyPilot launches
+	// that type or nothing, and never another with a similar accelerator.
 	res := map[string]any{"cloud": prov.SkyPilotCloud, "instance_type": o.InstanceType}
+	skyAccel, _ := skyPilotCatalogCheck(prov.SkyPilotCloud, o)
 	var notes []string
+	if notAsked {
+		// Never another accelerator in silence: say that this is not the
+		// shape asked for, and why (the skipped plans above).
+		notes = append(notes, fmt.Sprintf("not the shape you asked for: SkyPilot cannot launch the plans on it (skipped above, with why); this task is gpuscout's best plan SkyPilot can launch: %d × %s, %s×%s each",
+			p.Instances, o.InstanceType, fmtCount(o.GPUCount), o.GPU.Name))
+	}
 	if o.SkyPilotAccelerator != "" {
 		// The name and count of SkyPilot's own catalog row for this
 		// instance type: SkyPilot checks that accelerators match what the
@@ -133,9 +152,25 @@ func writeSkyPilotTask(w io.Writer, c *catalog.Catalog, p *Plan, opt SkyPilotOpt
 		res["accelerators"] = fmt.Sprintf("%s:%s", o.SkyPilotAccelerator, fmtCount(o.GPUCount))
 	} else {
 		// gpuscout's GPU names are not SkyPilot's (GCP's a3-megagpu-8g is
-		// H100-MEGA there): a guessed name that differs fails the launch,
-		// while an omitted one is read from the instance type.
-		notes = append(notes, fmt.Sprintf("accelerators omitted: SkyPilot reads them from instance type %s in its %s catalog (%s×%s in gpuscout's terms)", o.InstanceType, prov.SkyPilotCloud, fmtCount(o.GPUCount), o.GPU.Name))
+		// H100-MEGA there): a name that is not SkyPilot's own fails the
+		// launch or, matching one of its names in part, is silently taken
+		// for that one; an omitted one is read from the instance type.
+		there := ""
+		if skyAccel != "" {
+			there = skyAccel + " there, "
+		}
+		notes = append(notes, fmt.Sprintf("accelerators omitted: SkyPilot reads them from instance type %s in its %s catalog (%s%s×%s in gpuscout's terms)", o.InstanceType, prov.SkyPilotCloud, there, fmtCount(o.GPUCount), o.GPU.Name))
+	}
+	if kind != skyService {
+		// Replicas of a service do not talk to each other; the nodes of a
+		// cluster or a managed job do.
+		best, note := skyPilotNetworkTier(prov.SkyPilotCloud, o, skyAccel, p.Instances)
+		if best {
+			res["network_tier"] = "best"
+		}
+		if note != "" {
+			notes = append(notes, note)
+		}
 	}
 	var command string
 	switch kind {
