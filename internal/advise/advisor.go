@@ -41,7 +41,7 @@ func (a *Advisor) Advise(in *Request) (*Result, error) {
 	if req.Deadline == 0 && req.IsJob() && (req.Ask == nil || req.Ask.Hours == 0) {
 		res.TimeBudgetHours = req.timeLimit()
 	}
-	sm := &speedModel{sc: sc, ref: req.Ref, bench: req.Bench}
+	sm := &speedModel{sc: sc, ref: req.Ref, bench: req.Bench, cat: a.Catalog}
 	cm := newCommModel(requestWorkload(req), a.Scenarios.Comm, sm, req.RefCount)
 	q := req.Select
 	q.FX, q.Currency = a.FX, a.Currency
@@ -75,6 +75,9 @@ func (a *Advisor) Advise(in *Request) (*Result, error) {
 				continue
 			case o.GPUCount < 1 && sc.CommHeavy:
 				excl.add(o, "a slice of a GPU cannot train", stageFit, 0)
+				continue
+			case sc.RequiresBF16 && o.GPU.BF16.Unsupported:
+				excl.add(o, noBF16Exclusion(sc, o.GPU), stageFit, 0)
 				continue
 			case !o.OnDemand.Known && !o.Spot.Known:
 				excl.add(o, "no sourced price; supply one with --prices FILE", stagePrice, 0)

@@ -252,6 +252,11 @@ func (m *speedModel) linkGBs(g *catalog.GPU, link string, p CommParams) (float64
 func (m *speedModel) offeringShape(o *catalog.Offering, k int, speed float64, p CommParams) shape {
 	s := shape{gpu: o.GPU, gpusPerNode: math.Max(o.GPUCount, 1), nodes: k, speed: speed, netKind: o.NetworkKind}
 	s.linkGBs, s.linkNote = m.linkGBs(o.GPU, o.Interconnect, p)
+	if v := m.switchedVariant(o.GPU, o.Interconnect, o.GPUCount); v != nil && m.bench[o.GPU] == nil {
+		s.linkGBs = v.InterconnectBW.Value / 2
+		s.linkNote = fmt.Sprintf("%g GB/s per GPU each way (%s among %s GPUs: the SXM module on an NVSwitch board, %s, half its %g GB/s datasheet figure)",
+			s.linkGBs, o.Interconnect, fmtCount(o.GPUCount), v.Name, v.InterconnectBW.Value)
+	}
 	if o.NetworkGbps > 0 {
 		s.netGbps, s.netNote = o.NetworkGbps, fmt.Sprintf("%s %g Gbps (%s)", o.Network(), o.NetworkGbps, o.NetworkSource)
 		if o.NetworkSource == "" {
@@ -381,4 +386,29 @@ func fmtBytes(b float64) string {
 		return fmt.Sprintf("%.3g MB", b/1e6)
 	}
 	return fmt.Sprintf("%.3g kB", b/1e3)
+}
+
+// switchedVariant is the variant of a generic GPU that an NVSwitch board
+// holds (its board_link is nvswitch, with a sourced NVLink figure), or nil:
+// a provider that names only "A100 40GB" but NVSwitch (or NVLink among more
+// than two GPUs, which a PCIe card's bridge cannot join) runs the SXM module.
+func (m *speedModel) switchedVariant(g *catalog.GPU, link string, count float64) *catalog.GPU {
+	// NVSwitch, or NVLink among more GPUs than a bridge joins (two).
+	if m.cat == nil || !g.Generic || g.InterconnectBW.Known || !(link == catalog.LinkNVSwitch || link == catalog.LinkNVLink && count > 2) {
+		return nil
+	}
+	vs, err := m.cat.LookupGPU(g.Name)
+	if err != nil {
+		return nil
+	}
+	var hit *catalog.GPU
+	for _, v := range vs {
+		if v != g && v.BoardLink == catalog.LinkNVSwitch && v.InterconnectBW.Known {
+			if hit != nil {
+				return nil // two candidates: no guess
+			}
+			hit = v
+		}
+	}
+	return hit
 }

@@ -51,6 +51,13 @@ func (a *Advisor) annotate(req *Request, p *Plan) {
 			p.Risks = append(p.Risks, fmt.Sprintf("%d marketplace hosts are not one cluster: the network between them is unknown", p.Instances))
 		}
 	}
+	weights := ""
+	if req.Model != nil && req.Model.Method == "inference" {
+		weights = req.Model.Weights
+	}
+	if why := fp16Stand(req.Scenario, weights, o.GPU); why != "" {
+		p.Risks = append(p.Risks, why)
+	}
 	if stack, risk := softwareStack(o.GPU); risk != "" {
 		p.Risks = append(p.Risks, fmt.Sprintf("software stack %s, not CUDA: %s", stack, risk))
 	}

@@ -31,6 +31,9 @@ type Scenario struct {
 	Spot               bool     `yaml:"spot"`
 	PreferGPUsAtLeast  int      `yaml:"prefer_gpus_at_least"`
 	PreferAccelerators []string `yaml:"prefer_accelerators"`
+	// RequiresBF16: the work is done in bf16 and a GPU without it is left
+	// out (LLM training); elsewhere such a GPU runs fp16, said per plan.
+	RequiresBF16 bool `yaml:"requires_bf16"`
 	// The communication model's per-scenario parameters (comm.go): the
 	// model whose gradients are all-reduced, the work per GPU per step,
 	// the sustained fraction of the datasheet rate and the share of compute
@@ -133,4 +136,23 @@ func precisionFigure(g *catalog.GPU, precision string) (catalog.Figure, string) 
 		}
 	}
 	return catalog.Figure{}, precision
+}
+
+// noBF16Exclusion is why a GPU without bf16 gets no plan for a scenario
+// that requires it.
+func noBF16Exclusion(sc *Scenario, g *catalog.GPU) string {
+	return fmt.Sprintf("%s has no bf16: %s trains in bf16, and fp16 instead needs loss scaling and can overflow on weights pre-trained in bf16; FlashAttention-2 also needs an Ampere or newer GPU", g.Name, sc.Name)
+}
+
+// fp16Stand says how a GPU without bf16 runs a bf16 scenario (fp16 at its
+// fp16 rate), or "" where it has bf16 or the scenario is not bf16.
+func fp16Stand(sc *Scenario, weights string, g *catalog.GPU) string {
+	bf16 := sc.Precision == "bf16" || weights == "bf16"
+	if !bf16 || !g.BF16.Unsupported {
+		return ""
+	}
+	if weights == "bf16" {
+		return fmt.Sprintf("%s has no bf16: the bf16 weights are served in fp16 (vLLM and TGI cast them), at the fp16 rate; a model whose activations exceed fp16's range (65,504) can overflow: check its outputs, or serve --weights fp16 or int8", g.Name)
+	}
+	return fmt.Sprintf("%s has no bf16: %s runs in fp16 mixed precision with loss scaling, at the fp16 rate", g.Name, sc.Name)
 }

@@ -13,6 +13,9 @@ type speedModel struct {
 	sc    *Scenario
 	ref   *catalog.GPU
 	bench map[*catalog.GPU]*benchreport.Report
+	// cat resolves a generic GPU's variants (linkGBs: NVSwitch means the
+	// SXM module); nil in tests that need no variants.
+	cat *catalog.Catalog
 }
 
 // figures returns compute (TFLOP/s at the scenario's precision) and memory
