@@ -250,8 +250,13 @@ func TestSpeedModel(t *testing.T) {
 	if err != nil || math.Abs(s-want) > 1e-9 {
 		t.Errorf("speed %v, want %v", s, want)
 	}
-	if _, _, err := sm.speed(a.Catalog.GPU("A10G")); err == nil || !strings.Contains(err.Error(), "--bench") {
-		t.Errorf("A10G without compute figures: %v", err)
+	if _, _, err := sm.speed(&catalog.GPU{Name: "NoFigures"}); err == nil || !strings.Contains(err.Error(), "--bench") {
+		t.Errorf("a GPU without compute figures or an estimate: %v", err)
+	}
+	// A10G has no figures of its own: A10's stand in (gpus.yaml estimate).
+	a10g, _, err := sm.speed(a.Catalog.GPU("A10G"))
+	if a10, _, _ := sm.speed(a.Catalog.GPU("A10")); err != nil || a10g != a10 {
+		t.Errorf("A10G speed %g (%v); want A10's %g", a10g, err, a10)
 	}
 	// A measured scenario throughput replaces the model.
 	sm.bench = map[*catalog.GPU]*benchreport.Report{

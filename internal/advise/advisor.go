@@ -88,14 +88,16 @@ func (a *Advisor) Advise(in *Request) (*Result, error) {
 				excl.add(o, why, stageFit, 0)
 				continue
 			}
-			s, how, err := sm.speed(a.Catalog.Conservative(o.GPU)) // a generic entry's missing figures: its variants' lowest
+			g := a.Catalog.Conservative(o.GPU) // a generic entry's missing figures: its variants' lowest
+			s, how, err := sm.speed(g)
 			if err != nil {
 				excl.add(o, err.Error(), stageSpeed, 0)
 				continue
 			}
 			sh := cm.shapeOf(o, s)
 			eff, r := cm.efficiency(sh)
-			c := candidate{o: o, speed: s, speedNote: how, eff: eff, nodeSpeed: o.GPUCount * s * eff, comm: cm, shape: sh, minNodes: minNodes, commNote: cm.note(r, sh)}
+			c := candidate{o: o, speed: s, speedNote: how, eff: eff, nodeSpeed: o.GPUCount * s * eff, comm: cm, shape: sh, minNodes: minNodes, commNote: cm.note(r, sh),
+				estimatedFrom: sm.estimatedFrom(g)}
 			if err := a.size(req, &c); err != nil {
 				exclude(o, "cannot be sized for the work: "+err.Error())
 				continue

@@ -22,6 +22,9 @@ type candidate struct {
 	hours     float64 // wall hours of the job (jobs)
 	usage     cost.Usage
 	billNote  string // a job shorter than the billing minimum: what is billed
+	// estimatedFrom: the GPU whose figures stand in for this one's
+	// (gpus.yaml estimate); nil where its own figures give the speed.
+	estimatedFrom *catalog.GPU
 }
 
 // size works out how many instances a candidate needs and how long the job takes.

@@ -51,6 +51,9 @@ func (a *Advisor) annotate(req *Request, p *Plan) {
 			p.Risks = append(p.Risks, fmt.Sprintf("%d marketplace hosts are not one cluster: the network between them is unknown", p.Instances))
 		}
 	}
+	if line := estimateRisk(p); line != "" {
+		p.Risks = append(p.Risks, line)
+	}
 	weights := ""
 	if req.Model != nil && req.Model.Method == "inference" {
 		weights = req.Model.Weights
@@ -172,6 +175,10 @@ func (a *Advisor) summarize(req *Request, res *Result, considered int) []string 
 			line += fmt.Sprintf(" No --deadline was given: plans are sized to finish within the default budget of %s, on up to %d instances; --deadline sets yours.",
 				cost.FormatHours(res.TimeBudgetHours), req.MaxNodes)
 		}
+		if e := req.Ref.Estimate; e != nil && req.Bench[req.Ref] == nil {
+			line += fmt.Sprintf(" Your %s has no published or measured throughput: %s's figures stand in (±%.0f%%), and every other plan's hours are scaled from it; gpuscout bench on one %s and --bench make them exact.",
+				req.Ref.Name, e.From, 100*e.Uncertainty, req.Ref.Name)
+		}
 		if ask := firstAsked(res.Plans); ask != nil && ask != &res.Plans[0] {
 			line += " Against the ask " + strings.TrimPrefix(askDifference(req, &res.Plans[0], ask), "vs the ask ") + "."
 		} else if ask == nil && req.Ask != nil {
@@ -256,4 +263,23 @@ func (a *Advisor) unpricedCommitments(plans []Plan) string {
 	}
 	return "Not compared: commitments sold without a sourced price here: " + strings.Join(names, "; ") +
 		". For a steady load they usually beat on-demand above their break-even; give your quotes with --prices FILE (commitments:)."
+}
+
+// estimateRisk says, for a plan whose GPU's speed is estimated from another
+// GPU's figures, what that rests on and what the plan becomes if the GPU is
+// as much slower as the estimate's uncertainty allows; "" otherwise.
+func estimateRisk(p *Plan) string {
+	from := p.EstimatedFrom
+	if from == nil {
+		return ""
+	}
+	g := p.Offering.GPU
+	e := g.Estimate
+	line := fmt.Sprintf("throughput estimated, ±%.0f%%: no published or measured %s throughput, so %s's figures stand in (%s; %s)",
+		100*e.Uncertainty, g.Name, from.Name, e.Basis, e.Source)
+	if p.ExpectedHours > 0 && !p.AsAsked { // the ask's hours are the user's own statement
+		slow := p.ExpectedHours / (1 - e.Uncertainty)
+		line += fmt.Sprintf("; %.0f%% slower, the job takes %.1f h instead of %.1f h and its usage costs grow alike", 100*e.Uncertainty, slow, p.ExpectedHours)
+	}
+	return line + "; measure it with gpuscout bench and pass --bench"
 }

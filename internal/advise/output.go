@@ -57,12 +57,32 @@ type PlanJSON struct {
 	// cost over it (a share); null where not simulated (no deadline, not spot).
 	SpotFloorCost *json.Number `json:"spot_floor_cost"`
 	SpotRegret    *float64     `json:"spot_regret"`
+	// ThroughputEstimate: the plan's GPU has no published or measured
+	// throughput and another GPU's figures stand in; null otherwise.
+	ThroughputEstimate *EstimateJSON `json:"throughput_estimate"`
 	// Zone: where a spot plan is priced and runs (the region's cheapest
 	// zone with a spot price); absent where the region has one price.
 	Zone string `json:"zone,omitempty"`
 	// SpotRegions: the regions a spot plan may fail over among (--spot-regions),
 	// its own region first; absent where it stays in one.
 	SpotRegions []string `json:"spot_regions,omitempty"`
+}
+
+// EstimateJSON says whose figures stand in for a GPU's, how far off the
+// speed may be (a share: 0.5 is ±50%) and why (gpus.yaml estimate).
+type EstimateJSON struct {
+	From        string  `json:"from"`
+	Uncertainty float64 `json:"uncertainty"`
+	Basis       string  `json:"basis"`
+	Source      string  `json:"source"`
+}
+
+func estimateJSON(p *Plan) *EstimateJSON {
+	if p.EstimatedFrom == nil || p.Offering.GPU.Estimate == nil {
+		return nil
+	}
+	e := p.Offering.GPU.Estimate
+	return &EstimateJSON{From: p.EstimatedFrom.Name, Uncertainty: e.Uncertainty, Basis: e.Basis, Source: e.Source}
 }
 
 // CashFlowJSON is a run of equal monthly payments of one kind (upfront,
@@ -116,7 +136,7 @@ func PlanOutput(p *Plan) PlanJSON {
 	return PlanJSON{Rank: p.Rank, Provider: p.Offering.Provider, InstanceType: p.Offering.InstanceType, Region: p.Offering.Region,
 		GPU: p.Offering.GPU.Name, GPUCount: p.Offering.GPUCount, Instances: p.Instances, Interconnect: p.Offering.Interconnect,
 		Network: NetworkJSON{Kind: p.Offering.Network(), Gbps: optNum(p.Offering.NetworkGbps), Source: p.Offering.NetworkSource},
-		Zone:    p.Zone, PricingModel: p.Model, Term: p.Term, Payment: p.Payment, BlockDays: p.BlockDays, PriceAsOf: p.PriceAsOf, PriceAgeDays: p.PriceAgeDays, Stale: p.Stale, Mix: p.Mix, TotalCost: money.Number(p.Total.Value), Currency: string(p.Currency),
+		Zone:    p.Zone, ThroughputEstimate: estimateJSON(p), PricingModel: p.Model, Term: p.Term, Payment: p.Payment, BlockDays: p.BlockDays, PriceAsOf: p.PriceAsOf, PriceAgeDays: p.PriceAgeDays, Stale: p.Stale, Mix: p.Mix, TotalCost: money.Number(p.Total.Value), Currency: string(p.Currency),
 		PricePerHour:  money.NullNumber(p.PricePerHour),
 		ExpectedHours: math.Round(p.ExpectedHours*100) / 100, PMissDeadline: pMiss(p), UpfrontCash: money.Number(p.UpfrontCash.Value),
 		RelSpeed: math.Round(p.Speed*1000) / 1000, Breakdown: bd,

@@ -41,7 +41,7 @@ func (a *Advisor) plan(req *Request, c *candidate, o *cost.Option) Plan {
 		Total: o.Total, Currency: a.Currency, ExpectedHours: c.hours, UpfrontCash: o.Upfront, Speed: c.speed, NodeSpeed: c.nodeSpeed,
 		Breakdown: breakdown(o), Breakeven: o.Breakeven, option: o, Deadline: req.Deadline,
 		OnDemandPerHour: a.hourly(c.o.OnDemand), AsAsked: req.Ask.matches(c.o) && c.instances >= req.Ask.instances(c.o),
-		CashFlows: slices.Clone(o.Schedule), HorizonMonths: c.usage.HorizonMonths, NotPriced: slices.Clone(o.Excludes)}
+		CashFlows: slices.Clone(o.Schedule), HorizonMonths: c.usage.HorizonMonths, NotPriced: slices.Clone(o.Excludes), EstimatedFrom: c.estimatedFrom}
 	switch {
 	case o.Model == cost.ModelOnDemand && (req.Usage.License == "" || req.Usage.License == "linux"):
 		p.PricePerHour = p.OnDemandPerHour

@@ -60,6 +60,10 @@ type Plan struct {
 	// SpotRegions lists the regions a spot plan may fail over among, its
 	// offering's first; nil where it stays in one.
 	SpotRegions []string
+	// EstimatedFrom is the GPU whose figures stand in for the plan's GPU's
+	// (gpus.yaml estimate: no published or measured throughput); nil where
+	// the GPU's own figures give its speed.
+	EstimatedFrom *catalog.GPU
 	// AsAsked marks a plan on the shape the user named (--gpu NAME:COUNT with --for).
 	AsAsked bool
 	// CashFlows are the plan's payments as the cost engine scheduled them

@@ -102,6 +102,11 @@ func refTFLOPs(r *Request) (float64, string) {
 	if f.Known {
 		return f.Value, fmt.Sprintf("%s %s %g TF (datasheet)", r.Ref.Name, dtype, f.Value)
 	}
+	if e := r.Ref.Estimate; e != nil && e.FromGPU != nil { // as the speed model does (throughput.go)
+		if f, dtype := precisionFigure(e.FromGPU, r.Scenario.Precision); f.Known {
+			return f.Value, fmt.Sprintf("%s %s %g TF (%s's, standing in: estimated ±%.0f%%)", r.Ref.Name, dtype, f.Value, e.From, 100*e.Uncertainty)
+		}
+	}
 	return 0, ""
 }
 

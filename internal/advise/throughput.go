@@ -28,6 +28,15 @@ func (m *speedModel) figures(g *catalog.GPU) (compute, bw float64, cNote, bNote 
 	if g.MemoryBandwidth.Known {
 		bw, bNote = g.MemoryBandwidth.Value, fmt.Sprintf("%g GB/s (datasheet)", g.MemoryBandwidth.Value)
 	}
+	if from := m.estimatedFrom(g); from != nil {
+		if compute == 0 {
+			f, dtype := precisionFigure(from, m.sc.Precision)
+			compute, cNote = f.Value, fmt.Sprintf("%s %g TF (%s's, standing in: estimated)", dtype, f.Value, from.Name)
+		}
+		if bw == 0 && from.MemoryBandwidth.Known {
+			bw, bNote = from.MemoryBandwidth.Value, fmt.Sprintf("%g GB/s (%s's, standing in: estimated)", from.MemoryBandwidth.Value, from.Name)
+		}
+	}
 	if r := m.bench[g]; r != nil {
 		if v, okc := r.GEMMTFLOPS[dtype]; okc {
 			compute, cNote = v, fmt.Sprintf("%s %g TF (measured, %s)", dtype, v, r.Path)
@@ -66,4 +75,17 @@ func (m *speedModel) speed(g *catalog.GPU) (float64, string, error) {
 	}
 	how := fmt.Sprintf("%s is %.2f× %s for %s: (%s vs %g)^%.2g × (%s vs %g GB/s)^%.2g", g.Name, s, m.ref.Name, m.sc.Name, cn, rc, 1-beta, bn, rb, beta)
 	return s, how, nil
+}
+
+// estimatedFrom is the GPU whose figures stand in for g's (gpus.yaml
+// estimate), or nil: g has its own compute figure at the scenario's
+// precision and its own bandwidth, or no estimate, or a bench report.
+func (m *speedModel) estimatedFrom(g *catalog.GPU) *catalog.GPU {
+	if g.Estimate == nil || m.bench[g] != nil {
+		return nil
+	}
+	if f, _ := precisionFigure(g, m.sc.Precision); f.Known && (g.MemoryBandwidth.Known || m.sc.BandwidthWeight == 0) {
+		return nil
+	}
+	return g.Estimate.FromGPU
 }

@@ -87,6 +87,50 @@ type GPU struct {
 	Source  string            `yaml:"source"`  // default source id of every figure
 	Sources map[string]string `yaml:"sources"` // per-figure overrides, keyed by yaml field name
 	Notes   string            `yaml:"notes"`
+	// Estimate names a GPU whose figures stand in where this one's
+	// throughput is published nowhere (AWS's A10G and T4G), with how far
+	// off that may be; nil where the GPU's own figures are the only ones.
+	Estimate *GPUEstimate `yaml:"estimate"`
+}
+
+// GPUEstimate is how a GPU without published compute figures is
+// estimated: From's dense TFLOP/s and memory bandwidth stand in where its
+// own are unknown, and its throughput may be off by up to Uncertainty (a
+// share of the estimate; 0.5: ±50%). Basis says why From is close, citing
+// Source.
+type GPUEstimate struct {
+	From        string  `yaml:"from"`
+	Uncertainty float64 `yaml:"uncertainty"`
+	Source      string  `yaml:"source"`
+	Basis       string  `yaml:"basis"`
+	// FromGPU is From resolved when the table is loaded.
+	FromGPU *GPU `yaml:"-"`
+}
+
+// checkEstimate validates g's estimate against the table: a known other
+// GPU with compute figures, an uncertainty in (0, 1), a source and a basis.
+func (c *Catalog) checkEstimate(g *GPU) error {
+	e := g.Estimate
+	if e == nil {
+		return nil
+	}
+	from := c.GPU(e.From)
+	switch {
+	case from == nil || from == g:
+		return fmt.Errorf("gpus.yaml: %s: estimate.from %q: want another GPU of the table", g.Name, e.From)
+	case from.Estimate != nil:
+		return fmt.Errorf("gpus.yaml: %s: estimate.from %s is itself estimated: name a GPU with its own figures", g.Name, e.From)
+	case !from.BF16.Known && !from.FP16.Known:
+		return fmt.Errorf("gpus.yaml: %s: estimate.from %s has no bf16 or fp16 TFLOP/s to stand in", g.Name, e.From)
+	case !(e.Uncertainty > 0 && e.Uncertainty < 1):
+		return fmt.Errorf("gpus.yaml: %s: estimate.uncertainty %g: want a share above 0 and below 1 (0.5: ±50%%)", g.Name, e.Uncertainty)
+	case e.Basis == "":
+		return fmt.Errorf("gpus.yaml: %s: estimate needs a basis: why %s is close", g.Name, e.From)
+	case c.Source(e.Source) == nil:
+		return fmt.Errorf("gpus.yaml: %s: estimate cites unknown source %q", g.Name, e.Source)
+	}
+	e.FromGPU = from
+	return nil
 }
 
 // Figures lists the named figures in display order, with their sources resolved.

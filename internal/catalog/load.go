@@ -120,6 +120,11 @@ func ParseSpecs(f Files) (*Catalog, error) {
 			}
 		}
 	}
+	for _, g := range c.GPUs {
+		if err := c.checkEstimate(g); err != nil {
+			return nil, err
+		}
+	}
 	for _, p := range c.Providers {
 		if p.Marketplace && c.Source(p.MarketplaceSource) == nil {
 			return nil, fmt.Errorf("providers.yaml: %s: marketplace needs a marketplace_source in sources.yaml, got %q", p.Name, p.MarketplaceSource)

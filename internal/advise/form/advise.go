@@ -137,7 +137,7 @@ func (f *Advise) Request(env Env) (*advise.Request, error) {
 		return nil, inputErrorf("gpu", "--gpu: %v", err)
 	}
 	for _, g := range gs {
-		if !g.Generic && (g.BF16.Known || g.FP16.Known) {
+		if !g.Generic && (g.BF16.Known || g.FP16.Known || g.Estimate != nil) {
 			req.Ref = g
 			break
 		}
