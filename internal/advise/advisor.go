@@ -98,6 +98,16 @@ func (a *Advisor) Advise(in *Request) (*Result, error) {
 			eff, r := cm.efficiency(sh)
 			c := candidate{o: o, speed: s, speedNote: how, eff: eff, nodeSpeed: o.GPUCount * s * eff, comm: cm, shape: sh, minNodes: minNodes, commNote: cm.note(r, sh),
 				estimatedFrom: sm.estimatedFrom(g)}
+			if mfit.serving() {
+				if why := servingRefusal(req, a.Catalog.Provider(o.Provider), o, minNodes); why != "" {
+					excl.add(o, why, stageFit, 0)
+					continue
+				}
+				_, bw, _, _, _ := sm.figures(g)
+				sp := servingShape(mfit.mem, o, sh, bw, minNodes)
+				c.serving, c.eff = &sp, c.eff*sp.eff
+				c.nodeSpeed *= sp.eff
+			}
 			if err := a.size(req, &c); err != nil {
 				exclude(o, "cannot be sized for the work: "+err.Error())
 				continue

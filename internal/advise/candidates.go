@@ -22,6 +22,9 @@ type candidate struct {
 	hours     float64 // wall hours of the job (jobs)
 	usage     cost.Usage
 	billNote  string // a job shorter than the billing minimum: what is billed
+	// serving: a served model's replica on this offering (serving.go);
+	// its stages are the instances one replica spans. nil without one.
+	serving *servingPlan
 	// estimatedFrom: the GPU whose figures stand in for this one's
 	// (gpus.yaml estimate); nil where its own figures give the speed.
 	estimatedFrom *catalog.GPU
@@ -87,6 +90,9 @@ func (a *Advisor) size(req *Request, c *candidate) error {
 		u.HorizonMonths = req.HorizonMonths
 	default:
 		c.instances = int(math.Ceil(req.RefCount/c.nodeSpeed - 1e-9))
+		if st := c.stages(); st > 1 { // whole replicas of st instances
+			c.instances = st * int(math.Ceil(float64(c.instances)/float64(st)-1e-9))
+		}
 		u.HoursPerMonth = req.HoursPerMonth
 		u.HorizonMonths = req.HorizonMonths
 	}
@@ -129,4 +135,12 @@ func scaleEgress(e map[string]float64, f float64) map[string]float64 {
 		out[k] = v * f
 	}
 	return out
+}
+
+// stages is the instances one served replica spans; 1 where it fits one.
+func (c *candidate) stages() int {
+	if c.serving == nil {
+		return 1
+	}
+	return c.serving.stages
 }

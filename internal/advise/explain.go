@@ -40,7 +40,10 @@ func (a *Advisor) annotate(req *Request, p *Plan) {
 		}
 	}
 	if req.Model != nil && req.Model.Method == "inference" && o.GPUCount > 1 && o.Interconnect != catalog.LinkNVSwitch && o.Interconnect != catalog.LinkNVLink {
-		p.Risks = append(p.Risks, fmt.Sprintf("the model is served tensor-parallel over %s GPUs linked by %s: without NVLink the all-reduce of every layer slows decoding; measure it before you commit", fmtCount(o.GPUCount), o.Interconnect))
+		p.Risks = append(p.Risks, fmt.Sprintf("the model is served tensor-parallel over %s GPUs linked by %s: without NVLink the all-reduce of every layer slows decoding (in the explanation, bandwidth only; the latency of each all-reduce adds more): measure it before you commit", fmtCount(o.GPUCount), o.Interconnect))
+	}
+	if p.Stages > 1 {
+		p.Risks = append(p.Risks, fmt.Sprintf("each replica spans %d instances as pipeline stages: one instance down stops the replica, and the serving framework must run across nodes (vLLM: --pipeline-parallel-size %d over a Ray cluster); each hop adds the network's latency to every token", p.Stages, p.Stages))
 	}
 	if prov != nil {
 		p.Risks = append(p.Risks, prov.RisksFor(p.Model, p.Offering.InstanceType)...)

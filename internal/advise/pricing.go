@@ -41,7 +41,7 @@ func (a *Advisor) plan(req *Request, c *candidate, o *cost.Option) Plan {
 		Total: o.Total, Currency: a.Currency, ExpectedHours: c.hours, UpfrontCash: o.Upfront, Speed: c.speed, NodeSpeed: c.nodeSpeed,
 		Breakdown: breakdown(o), Breakeven: o.Breakeven, option: o, Deadline: req.Deadline,
 		OnDemandPerHour: a.hourly(c.o.OnDemand), AsAsked: req.Ask.matches(c.o) && c.instances >= req.Ask.instances(c.o),
-		CashFlows: slices.Clone(o.Schedule), HorizonMonths: c.usage.HorizonMonths, NotPriced: slices.Clone(o.Excludes), EstimatedFrom: c.estimatedFrom}
+		CashFlows: slices.Clone(o.Schedule), HorizonMonths: c.usage.HorizonMonths, NotPriced: slices.Clone(o.Excludes), EstimatedFrom: c.estimatedFrom, Stages: c.stages()}
 	switch {
 	case o.Model == cost.ModelOnDemand && (req.Usage.License == "" || req.Usage.License == "linux"):
 		p.PricePerHour = p.OnDemandPerHour
@@ -63,6 +63,11 @@ func (a *Advisor) plan(req *Request, c *candidate, o *cost.Option) Plan {
 		}
 		p.Explanation = append(p.Explanation, fmt.Sprintf("%s GPUs on %s at %.0f%%%s scaling efficiency: %.2f reference-GPU equivalents per instance",
 			fmtCount(c.o.GPUCount), c.o.Interconnect, 100*c.eff, of, c.nodeSpeed))
+	}
+	if c.serving != nil {
+		if l := c.serving.line(); l != "" {
+			p.Explanation = append(p.Explanation, l)
+		}
 	}
 	if c.commNote != "" {
 		p.Explanation = append(p.Explanation, c.commNote)

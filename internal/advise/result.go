@@ -60,6 +60,9 @@ type Plan struct {
 	// SpotRegions lists the regions a spot plan may fail over among, its
 	// offering's first; nil where it stays in one.
 	SpotRegions []string
+	// Stages is the instances one replica of a served model spans
+	// (pipeline parallel, a stage each); 0 or 1: one instance holds it.
+	Stages int
 	// EstimatedFrom is the GPU whose figures stand in for the plan's GPU's
 	// (gpus.yaml estimate: no published or measured throughput); nil where
 	// the GPU's own figures give its speed.

@@ -199,11 +199,17 @@ func (f *memoryFit) nodes(o *catalog.Offering, maxNodes int) (int, string) {
 		return 0, fmt.Sprintf("needs %s per GPU for activations alone (%s); %s has %s per GPU", fmtGB(f.mem.Replicated()*(1+f.mem.Headroom)), f.what, o.InstanceType, fmtGB(perGPU))
 	}
 	if !f.mem.AcrossNodes {
-		if float64(g) > count {
-			return 0, fmt.Sprintf("needs %s for %s (%s) within one instance: ≥ %d × %.0f GB GPUs; %s has %s×%.0f GB = %.0f GB",
-				fmtGB(need), f.what, f.formula(), g, gb, o.InstanceType, fmtCount(count), gb, node)
+		if float64(g) <= count {
+			return 1, ""
 		}
-		return 1, ""
+		// A replica too big for one instance spans several, a pipeline
+		// stage each (serving.go), where a slice of a GPU is not the unit.
+		n := int(math.Ceil(float64(g)/count - 1e-9))
+		if limit := min(maxNodes, MaxServingStages); o.GPUCount < 1 || n > limit {
+			return 0, fmt.Sprintf("needs %s for %s (%s): ≥ %d × %.0f GB GPUs, %d × %s (%s×%.0f GB = %.0f GB each) as pipeline stages, more than the %d a replica may span (%s)",
+				fmtGB(need), f.what, f.formula(), g, gb, n, o.InstanceType, fmtCount(count), gb, node, limit, stagesLimitWhy(maxNodes))
+		}
+		return n, ""
 	}
 	n := int(math.Ceil(float64(g)/count - 1e-9))
 	if n > maxNodes {
@@ -212,6 +218,24 @@ func (f *memoryFit) nodes(o *catalog.Offering, maxNodes int) (int, string) {
 	}
 	return n, ""
 }
+
+// MaxServingStages is the most instances one served replica spans as
+// pipeline stages: every token crosses each hop in turn and any instance
+// down stops the replica, so deployments keep pipelines short (vLLM's
+// multi-node serving is tensor parallel within a node, pipeline parallel
+// over a few); 4 is an assumption, stated where it binds.
+const MaxServingStages = 4
+
+func stagesLimitWhy(maxNodes int) string {
+	if maxNodes < MaxServingStages {
+		return "--max-nodes"
+	}
+	return fmt.Sprintf("gpuscout plans pipelines of at most %d instances, an assumption: each token crosses every hop and any instance down stops the replica", MaxServingStages)
+}
+
+// serving says whether the job is a served model (one replica within an
+// instance or, too big for one, over several as pipeline stages).
+func (f *memoryFit) serving() bool { return f != nil && !f.mem.AcrossNodes }
 
 // formula is the estimate's terms in one line.
 func (f *memoryFit) formula() string {
@@ -236,6 +260,9 @@ func (f *memoryFit) explain(req *Request, p *Plan) {
 	if f.mem.AcrossNodes {
 		gpus *= p.Instances
 		spread = "FSDP/ZeRO-3 over all its GPUs"
+	} else if p.Stages > 1 {
+		gpus *= p.Stages
+		spread = fmt.Sprintf("a replica spans %d instances, pipeline parallel (a stage each), tensor parallel within each", p.Stages)
 	}
 	line := fmt.Sprintf("memory: %s needs %s in all (%s); %s: %s per GPU of %.0f GB",
 		f.what, fmtGB(f.mem.Total()), f.formula(), spread, fmtGB(f.mem.PerGPU(gpus)), o.GPUMemoryClassGB())

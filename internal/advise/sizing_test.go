@@ -35,6 +35,8 @@ func gpusHold(t *testing.T, mj *ModelJob, p *Plan) (need, have float64) {
 	gpus := int(math.Round(p.Offering.GPUCount))
 	if mem.AcrossNodes {
 		gpus *= p.Instances
+	} else if p.Stages > 1 { // a served replica over several instances, a pipeline stage each
+		gpus *= p.Stages
 	}
 	return mem.PerGPU(gpus), p.Offering.GPUMemoryClassGB() * 1e9
 }
@@ -113,7 +115,8 @@ func TestFullFineTune70BSpreads(t *testing.T) {
 
 // Serving Qwen2.5-72B at 32k × 32: KV 2·80·8·128·2 = 327,680 B/token ×
 // 1,048,576 tokens = 343.6 GB, weights 145.4 GB; × 1.1 = 537.9 GB in one
-// instance: 4×80 GB (320 GB) is excluded with the numbers, 8×80 GB fits.
+// replica: 8×80 GB holds it in one instance, 4×80 GB (320 GB) in two, as
+// pipeline stages (serving.go); every replica holds it.
 func TestServeQwen72BKVCache(t *testing.T) {
 	a := advisor(t, "USD")
 	req := request(t, a, "inference-online", "A100-SXM4-40GB")
@@ -126,8 +129,8 @@ func TestServeQwen72BKVCache(t *testing.T) {
 	}
 	for i := range res.Plans {
 		p := &res.Plans[i]
-		if cap := p.Offering.GPUCount * p.Offering.GPUMemoryClassGB(); cap < 537.9 {
-			t.Errorf("%s: %g GB in the instance, below 537.9", p.Offering.Key(), cap)
+		if cap := p.Offering.GPUCount * p.Offering.GPUMemoryClassGB() * float64(max(p.Stages, 1)); cap < 537.9 {
+			t.Errorf("%s: %g GB in a replica of %d instance(s), below 537.9", p.Offering.Key(), cap, max(p.Stages, 1))
 		}
 	}
 	found := false
