@@ -176,7 +176,7 @@ func TestBuildJoinsCuratedSpecs(t *testing.T) {
 		"Standard_NC6_Promo eastus":                    {"K80", 1, 12, catalog.LinkNone, "x86_64", "2023-09-06", "azure-nc-retirement"},
 		"Standard_NV6_Promo eastus":                    {"M60", 1, 8, catalog.LinkNone, "x86_64", "2023-09-06", "azure-nv-retirement"},
 		"Standard_ND40s_v2 eastus":                     {"V100-SXM2-16GB", 8, 16, catalog.LinkNVLink, "x86_64", "2020-02-03", "azure-ndv2-preview-2020"},
-		"Standard_NC256lds_xl_RTXPRO6000BSE_v6 eastus": {"RTXPRO6000", 2, 96, catalog.LinkPCIe, "x86_64", "2026-06-03", "azure-size-nc-rtxpro6000-bse-v6-overview"},
+		"Standard_NC256lds_xl_RTXPRO6000BSE_v6 eastus": {"RTXPRO6000-Server", 2, 96, catalog.LinkPCIe, "x86_64", "2026-06-03", "azure-size-nc-rtxpro6000-bse-v6-overview"},
 	} {
 		o := byKey[key]
 		if o == nil {
