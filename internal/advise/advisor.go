@@ -2,6 +2,7 @@ package advise
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/gpuscout/gpuscout/internal/catalog"
@@ -85,7 +86,14 @@ func (a *Advisor) Advise(in *Request) (*Result, error) {
 			}
 			minNodes, why := mfit.nodes(o, req.MaxNodes)
 			if why != "" {
-				excl.add(o, why, stageFit, 0)
+				// Held back only by a limit (--max-nodes, the pipeline's
+				// length) rather than by the GPU: the closest of the
+				// misfits, the most memory an instance first.
+				key := 0.0
+				if strings.Contains(why, "more than") {
+					key = -o.GPUCount * o.GPUMemoryClassGB()
+				}
+				excl.add(o, why, stageFit, key)
 				continue
 			}
 			g := a.Catalog.Conservative(o.GPU) // a generic entry's missing figures: its variants' lowest

@@ -79,8 +79,14 @@ func closest(req *Request, plans []Plan) (string, []Plan) {
 			}
 		}
 		if fastest != nil && fastest.ExpectedHours > limit+1e-6 {
-			parts = append(parts, fmt.Sprintf("time: the fastest plan, %d × %s (%s), takes %.1f h, %.1f h past %s", fastest.Instances, fastest.Offering.InstanceType,
-				fastest.Offering.Provider, fastest.ExpectedHours, fastest.ExpectedHours-limit, limitName))
+			part := fmt.Sprintf("time: the fastest plan, %d × %s (%s), takes %.1f h, %.1f h past %s", fastest.Instances, fastest.Offering.InstanceType,
+				fastest.Offering.Provider, fastest.ExpectedHours, fastest.ExpectedHours-limit, limitName)
+			if fastest.Instances >= req.MaxNodes {
+				// Perfect scaling is the best case: communication only adds.
+				need := int(math.Ceil(float64(fastest.Instances)*fastest.ExpectedHours/limit - 1e-9))
+				part += fmt.Sprintf(" on --max-nodes %d; even scaling perfectly it would need at least %d instances (--max-nodes %d), or a later deadline", req.MaxNodes, need, need)
+			}
+			parts = append(parts, part)
 		}
 	}
 	if len(parts) == 0 {
