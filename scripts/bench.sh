@@ -8,6 +8,7 @@ N=${N:-50}
 echo "== Go benchmarks"
 go test -run '^$' -bench . -benchmem ./internal/catalog/ ./internal/cost/
 go test -run '^$' -bench . -benchtime 3x ./internal/spot/ ./internal/advise/
+go test -run '^$' -bench AdviseREADME -benchtime 3x ./internal/cli/
 # The stores' durable puts/s (the PostgreSQL one skips without PostgreSQL 15).
 go test -run '^$' -bench PutDocument -benchtime 2s ./internal/store/sqlite/ ./internal/store/postgres/
 
@@ -34,8 +35,15 @@ whole() {
 }
 whole 50 offers --gpu A100:8
 whole 50 advise --scenario cv-training --gpu A100:4 --for 7d --no-spot
-whole 1000 advise --scenario cv-training --gpu A100:4 --for 7d
-whole 1000 advise --scenario llm-pretraining --work 20000gpu-h@A100 --deadline 30d --budget 60000USD
+# Every README advise example within 300 ms (issue 23); the Go benchmark
+# BenchmarkAdviseREADME (internal/cli) runs the same list in-process.
+whole 300 advise --scenario cv-training --gpu A100:4 --for 7d
+whole 300 advise --scenario llm-pretraining --work 20000gpu-h@A100 --deadline 30d --budget 60000USD
+whole 300 advise --scenario inference-online --hours-per-month 730 --china --currency CNY
+whole 300 advise --scenario llm-finetuning --model llama-3-70b --method lora --tokens 2e9 --deadline 10d --budget 20000USD
+whole 300 advise --scenario inference-online --model qwen2.5-72b --context 32k --concurrency 32 --hours-per-month 730
+whole 300 advise --scenario llm-pretraining --model 8B --tokens 1e12 --deadline 30d
+whole 300 advise --scenario llm-pretraining --model 70B --tokens 2e12
 whole 100 cost --gpu A100:4 --for 7d
 whole 100 cost --offering gcp/a2-highgpu-8g --hours-per-month 420 --horizon 3y --discount-rate 8%
 if [ -d ../shared/data/spot-traces ]; then

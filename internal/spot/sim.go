@@ -313,7 +313,7 @@ func advanceJob(s *State, j *Job, ckpt *float64, dt float64, m meter) {
 			return
 		}
 		if s.overLeft > 0 { // changeover: billed, no progress
-			x := math.Min(dt, s.overLeft)
+			x := min(dt, s.overLeft)
 			m.pay(t0, x)
 			s.T += x
 			s.overLeft -= x
@@ -322,7 +322,7 @@ func advanceJob(s *State, j *Job, ckpt *float64, dt float64, m meter) {
 			continue
 		}
 		if *ckpt > 0 { // writing a checkpoint: billed, no progress
-			x := math.Min(dt, *ckpt)
+			x := min(dt, *ckpt)
 			m.pay(t0, x)
 			s.T += x
 			*ckpt -= x
@@ -337,10 +337,10 @@ func advanceJob(s *State, j *Job, ckpt *float64, dt float64, m meter) {
 			continue
 		}
 		rem := j.Work - s.Durable - s.Pending
-		x := math.Min(dt, rem)
+		x := min(dt, rem)
 		periodic := s.Mode == OnSpot && j.Checkpoint > 0 && !math.IsInf(j.Checkpoint, 1)
 		if periodic {
-			x = math.Min(x, j.Checkpoint-s.Pending)
+			x = min(x, j.Checkpoint-s.Pending)
 		}
 		m.pay(t0, x)
 		s.T += x
