@@ -368,6 +368,8 @@ func networkRefusal(req *Request, p *catalog.Provider, o *catalog.Offering) stri
 	if !o.FastNetwork() {
 		net := "not sourced"
 		switch {
+		case o.NetworkGbps > 0 && o.NetworkKind == "":
+			net = fmt.Sprintf("%g Gbps of an unnamed fabric", o.NetworkGbps)
 		case o.NetworkGbps > 0:
 			net = fmt.Sprintf("%s %g Gbps", o.Network(), o.NetworkGbps)
 		case o.NetworkKind != "":

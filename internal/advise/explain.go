@@ -140,9 +140,9 @@ func (a *Advisor) compareWithReference(req *Request, plans []Plan) {
 		if ratioCost > 1 {
 			verdict, pct = "dearer", 100*(ratioCost-1)
 		}
-		p.Explanation = append(p.Explanation, fmt.Sprintf("%s is %.2f× as fast as %s per GPU for %s, so %.0f%% %s per job than %s %s (%s) despite %.2f× the on-demand price per GPU-hour",
-			p.Offering.GPU.Name, p.Speed/ref.Speed, ref.Offering.GPU.Name, req.Scenario.Name, pct, verdict, ref.Offering.InstanceType, ref.Model,
-			money.Format(ref.Total.Value, ref.Currency), hourly(p)/hourly(ref)))
+		p.Explanation = append(p.Explanation, fmt.Sprintf("%s is %.2f× as fast as %s per GPU for %s at %.2f× its on-demand price per GPU-hour: %.0f%% %s per job than %s %s (%s)",
+			p.Offering.GPU.Name, p.Speed/ref.Speed, ref.Offering.GPU.Name, req.Scenario.Name, hourly(p)/hourly(ref), pct, verdict, ref.Offering.InstanceType, ref.Model,
+			money.Format(ref.Total.Value, ref.Currency)))
 	}
 }
 
@@ -196,6 +196,9 @@ func (a *Advisor) summarize(req *Request, res *Result, considered int) []string 
 			load = fmt.Sprintf("a base always on and a peak for %g h a month", req.PeakHours)
 		}
 		line := fmt.Sprintf("2. Cost sensitivity: at %s for %s, ", load, cost.FormatMonths(req.HorizonMonths))
+		if req.RefDefault && !req.Bursty && (req.Model == nil || req.Model.Tokens == 0) {
+			line = fmt.Sprintf("2. Cost sensitivity: the load is sized by default as %g × %s (--gpu NAME:COUNT sets it); at %s for %s, ", req.RefCount, req.Ref.Name, load, cost.FormatMonths(req.HorizonMonths))
+		}
 		if best.Breakeven != nil {
 			line += fmt.Sprintf("the best plan (%s %s) beats on-demand above %.0f h a month.", best.Model, best.Term, *best.Breakeven)
 		} else {

@@ -61,8 +61,12 @@ func (a *Advisor) plan(req *Request, c *candidate, o *cost.Option) Plan {
 		if req.Scenario.CommHeavy {
 			of = " of your shape's" // comm.go: efficiency relative to the user's own shape
 		}
+		link := c.o.Interconnect
+		if link == "" || link == catalog.LinkUnknown {
+			link = "a link no source names"
+		}
 		p.Explanation = append(p.Explanation, fmt.Sprintf("%s GPUs on %s at %.0f%%%s scaling efficiency: %.2f reference-GPU equivalents per instance",
-			fmtCount(c.o.GPUCount), c.o.Interconnect, 100*c.eff, of, c.nodeSpeed))
+			fmtCount(c.o.GPUCount), link, 100*c.eff, of, c.nodeSpeed))
 	}
 	if c.serving != nil {
 		if l := c.serving.line(); l != "" {

@@ -42,6 +42,9 @@ type Request struct {
 	Scenario *Scenario
 	Ref      *catalog.GPU // the GPU the work is measured on
 	RefCount float64      // GPUs in --gpu NAME:COUNT (a steady load's size; 1 if none)
+	// RefDefault: no --gpu, --work or --model named the load's GPU, so it
+	// is the default reference (1 × A100-SXM4-40GB); the summary says so.
+	RefDefault bool
 
 	// Size: a job (WorkGPUHours of work on Ref), or a steady load, or a bursty one.
 	WorkGPUHours  float64

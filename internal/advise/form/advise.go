@@ -112,6 +112,7 @@ func (f *Advise) Request(env Env) (*advise.Request, error) {
 		AllowSlowNetwork: f.allowSlowNetwork, MaxNodes: f.maxNodes, Bench: map[*catalog.GPU]*benchreport.Report{}}
 	// The reference GPU and the size of the work.
 	refName := "A100-SXM4-40GB"
+	req.RefDefault = f.sel.GPU == "" && f.work == ""
 	if f.sel.GPU != "" {
 		name, count, err := ParseGPU(f.sel.GPU)
 		if err != nil {
