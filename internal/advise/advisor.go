@@ -112,7 +112,7 @@ func (a *Advisor) Advise(in *Request) (*Result, error) {
 					continue
 				}
 				_, bw, _, _, _ := sm.figures(g)
-				sp := servingShape(mfit.mem, o, sh, bw, minNodes)
+				sp := servingShape(mfit.mem, o, sh, bw, minNodes, cm.p)
 				c.serving, c.eff = &sp, c.eff*sp.eff
 				c.nodeSpeed *= sp.eff
 			}

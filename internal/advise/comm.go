@@ -72,6 +72,9 @@ type CommParams struct {
 	// BucketBytes is the message size of a data-parallel gradient
 	// all-reduce: PyTorch DDP's default bucket (pytorch-ddp-bucket).
 	BucketBytes float64 `yaml:"bucket_bytes" json:"bucket_bytes"`
+	// CollectiveLatencyUS is the fixed time of one small collective or
+	// pipeline hop in serving, microseconds (an assumption, printed).
+	CollectiveLatencyUS float64 `yaml:"collective_latency_us" json:"collective_latency_us"`
 
 	fabrics fabricTable // measured NCCL across nodes (fabrics.yaml)
 }
@@ -105,7 +108,7 @@ func (w workload) frozenGathered(s shape) bool {
 		return false
 	}
 	gb := s.gpu.MemoryClassGB
-	return !gb.Known || w.memBytes > gb.Value*bytesPerGB
+	return !gb.Known || !fitsOneGPU(w.memBytes, gb.Value)
 }
 
 // workload is what a step computes and all-reduces.
@@ -350,8 +353,12 @@ func (m *commModel) note(r commResult, s shape) string {
 	if r.frozenGathered {
 		what = fmt.Sprintf("two all-gathers of the %s frozen weights (sharded: the job needs %s, more than one %s) and the all-reduce", fmtBytes(m.w.frozenBytes), fmtBytes(m.w.memBytes), s.gpu.Name)
 	}
-	return fmt.Sprintf("%s of %s bf16 gradients (%s) over %g GPUs: %.1f ms a step at %.4g GB/s bus bandwidth (%s), %.1f ms exposed beyond %.0f%% overlap with %.1f ms of compute → %.0f%% efficiency (%.0f%% on your own shape)",
-		what, fmtBytes(2*m.w.gradParams), m.w.what, n, 1000*r.commS, r.bottleneckGBs, where, 1000*r.exposedS, 100*m.w.overlap, 1000*r.computeS, 100*r.eff, 100*m.refEff)
+	own := ""
+	if m.refEff < 0.9995 {
+		own = fmt.Sprintf(" (%.0f%% on your own shape)", 100*m.refEff)
+	}
+	return fmt.Sprintf("%s of %s bf16 gradients (%s) over %g GPUs: %.1f ms a step at %.4g GB/s bus bandwidth (%s), %.1f ms exposed beyond %.0f%% overlap with %.1f ms of compute → %.0f%% efficiency%s",
+		what, fmtBytes(2*m.w.gradParams), m.w.what, n, 1000*r.commS, r.bottleneckGBs, where, 1000*r.exposedS, 100*m.w.overlap, 1000*r.computeS, 100*r.eff, own)
 }
 
 // networkRefusal says why instances of o may not be joined to carry

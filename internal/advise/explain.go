@@ -7,6 +7,7 @@ import (
 
 	"github.com/gpuscout/gpuscout/internal/catalog"
 	"github.com/gpuscout/gpuscout/internal/cost"
+	"github.com/gpuscout/gpuscout/internal/models"
 	"github.com/gpuscout/gpuscout/internal/money"
 )
 
@@ -42,6 +43,9 @@ func (a *Advisor) annotate(req *Request, p *Plan) {
 	if req.Model != nil && req.Model.Method == "inference" && o.GPUCount > 1 && o.Interconnect != catalog.LinkNVSwitch && o.Interconnect != catalog.LinkNVLink {
 		p.Risks = append(p.Risks, fmt.Sprintf("the model is served tensor-parallel over %s GPUs linked by %s: without NVLink the all-reduce of every layer slows decoding (in the explanation, bandwidth only; the latency of each all-reduce adds more): measure it before you commit", fmtCount(o.GPUCount), o.Interconnect))
 	}
+	if strings.HasPrefix(o.GPU.Name, "GB200") && p.Instances > 1 {
+		p.Risks = append(p.Risks, fmt.Sprintf("GB200 comes in NVL72 racks whose 72 GPUs share one NVLink domain; these %d VMs are modelled as separate nodes on the network, so the plan's time is pessimistic where the provider places them in one rack", p.Instances))
+	}
 	if p.Stages > 1 {
 		p.Risks = append(p.Risks, fmt.Sprintf("each replica spans %d instances as pipeline stages: one instance down stops the replica, and the serving framework must run across nodes (vLLM: --pipeline-parallel-size %d over a Ray cluster); each hop adds the network's latency to every token", p.Stages, p.Stages))
 	}
@@ -49,7 +53,11 @@ func (a *Advisor) annotate(req *Request, p *Plan) {
 		p.Risks = append(p.Risks, prov.RisksFor(p.Model, p.Offering.InstanceType)...)
 	}
 	if prov != nil && prov.Marketplace {
-		p.Risks = append(p.Risks, "marketplace host: hardware, network and uptime vary from host to host, no provider SLA covers them, and a host can leave the market mid-job; checkpoint often and test the host first")
+		if req.WorkGPUHours > 0 {
+			p.Risks = append(p.Risks, "marketplace host: hardware, network and uptime vary from host to host, no provider SLA covers them, and a host can leave the market mid-job; checkpoint often and test the host first")
+		} else {
+			p.Risks = append(p.Risks, "marketplace host: hardware, network and uptime vary from host to host, no provider SLA covers them, and a host can leave the market: a service on it needs a standby replica elsewhere; test the host first")
+		}
 		if p.Instances > 1 {
 			p.Risks = append(p.Risks, fmt.Sprintf("%d marketplace hosts are not one cluster: the network between them is unknown", p.Instances))
 		}
@@ -125,7 +133,12 @@ func (a *Advisor) compareWithReference(req *Request, plans []Plan) {
 		}
 		return any
 	}
+	// Price per GPU-hour under the plan's own pricing model (the reference
+	// is a plan of the same model): spot against spot, on-demand against on-demand.
 	hourly := func(x *Plan) float64 {
+		if x.PricePerHour.Valid {
+			return x.PricePerHour.Decimal.InexactFloat64() / x.Offering.GPUCount
+		}
 		v, _ := a.FX.Convert(x.Offering.OnDemand.Value, x.Offering.OnDemand.Currency, a.Currency)
 		return v.InexactFloat64() / x.Offering.GPUCount
 	}
@@ -140,8 +153,8 @@ func (a *Advisor) compareWithReference(req *Request, plans []Plan) {
 		if ratioCost > 1 {
 			verdict, pct = "dearer", 100*(ratioCost-1)
 		}
-		p.Explanation = append(p.Explanation, fmt.Sprintf("%s is %.2f× as fast as %s per GPU for %s at %.2f× its on-demand price per GPU-hour: %.0f%% %s per job than %s %s (%s)",
-			p.Offering.GPU.Name, p.Speed/ref.Speed, ref.Offering.GPU.Name, req.Scenario.Name, hourly(p)/hourly(ref), pct, verdict, ref.Offering.InstanceType, ref.Model,
+		p.Explanation = append(p.Explanation, fmt.Sprintf("%s is %.2f× as fast as %s per GPU for %s at %.2f× its %s price per GPU-hour: %.0f%% %s per job than %s %s (%s)",
+			p.Offering.GPU.Name, p.Speed/ref.Speed, ref.Offering.GPU.Name, req.Scenario.Name, hourly(p)/hourly(ref), p.Model, pct, verdict, ref.Offering.InstanceType, ref.Model,
 			money.Format(ref.Total.Value, ref.Currency)))
 	}
 }
@@ -196,7 +209,11 @@ func (a *Advisor) summarize(req *Request, res *Result, considered int) []string 
 			load = fmt.Sprintf("a base always on and a peak for %g h a month", req.PeakHours)
 		}
 		line := fmt.Sprintf("2. Cost sensitivity: at %s for %s, ", load, cost.FormatMonths(req.HorizonMonths))
-		if req.RefDefault && !req.Bursty && (req.Model == nil || req.Model.Tokens == 0) {
+		switch {
+		case req.RefDefault && !req.Bursty && req.Model != nil && req.Model.Method == models.MethodInference:
+			line = fmt.Sprintf("2. Cost sensitivity: the throughput the load needs is not given (taken as %g × %s): a plan is the fewest replicas that hold %s, sized by its memory, and --gpu NAME:COUNT states the capacity you need; at %s for %s, ",
+				req.RefCount, req.Ref.Name, req.Model.Model.Name, load, cost.FormatMonths(req.HorizonMonths))
+		case req.RefDefault && !req.Bursty && (req.Model == nil || req.Model.Tokens == 0):
 			line = fmt.Sprintf("2. Cost sensitivity: the load is sized by default as %g × %s (--gpu NAME:COUNT sets it); at %s for %s, ", req.RefCount, req.Ref.Name, load, cost.FormatMonths(req.HorizonMonths))
 		}
 		if best.Breakeven != nil {

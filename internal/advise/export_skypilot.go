@@ -70,6 +70,9 @@ func skyPilotBlocker(c *catalog.Catalog, p *Plan, opt SkyPilotOptions) string {
 		return fmt.Sprintf("sky serve replicas need open ports, which SkyPilot does not support on %s", prov.SkyPilotCloud)
 	case !serving && p.Instances > 1 && lim.NoMultiNode:
 		return fmt.Sprintf("SkyPilot cannot build multi-node clusters on %s (the plan needs %d nodes)", prov.SkyPilotCloud, p.Instances)
+	case !serving && p.Instances > 1 && o.NetworkKind == catalog.NetTCPXO && prov.SkyPilotCloud == "gcp":
+		// Launched without the fabric it was priced on, the plan is another plan.
+		return fmt.Sprintf("the plan's %d nodes are priced on %s's GPUDirect-TCPXO, which SkyPilot sets up on GKE only, not on GCP VMs: launched as a VM task they would talk over plain networking and the plan's hours would not hold", p.Instances, o.InstanceType)
 	}
 	// The instance type and its accelerator as SkyPilot's own catalog has
 	// them: a task SkyPilot would refuse, or launch without the GPUs

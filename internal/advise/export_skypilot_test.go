@@ -214,6 +214,8 @@ func TestSkyPilotExportsLaunch(t *testing.T) {
 			want = "open ports"
 		case !serving && p.Instances > 1 && slices.Contains(skyNoMultiNode, cloud):
 			want = "multi-node"
+		case !serving && p.Instances > 1 && cloud == "gcp" && o.NetworkKind == catalog.NetTCPXO:
+			want = "GPUDirect-TCPXO, which SkyPilot sets up on GKE only"
 		case !sky.launchable(cloud, o):
 			want = cloud + " catalog"
 		}
@@ -613,7 +615,7 @@ func TestSkyPilotNetworkTier(t *testing.T) {
 		{"3 AWS p5 replicas of a service", p5, 3, cost.ModelOnDemand, 0, "inference-online", false, ""},
 		{"2-node AWS trn1 cluster", skyOffering(t, c, "aws", "trn1.32xlarge"), 2, cost.ModelOnDemand, 0, "llm-pretraining", true, "not trn1.32xlarge; gpuscout priced efa at 800 Gbps"},
 		{"2-node GCP a3-highgpu-8g", skyOffering(t, c, "gcp", "a3-highgpu-8g"), 2, cost.ModelOnDemand, 0, "llm-pretraining", true, "GPUDirect-TCPX"},
-		{"2-node GCP a3-megagpu-8g", skyOffering(t, c, "gcp", "a3-megagpu-8g"), 2, cost.ModelOnDemand, 0, "llm-pretraining", false, "# no network_tier: on GCP VMs SkyPilot's network_tier: best sets GPUDirect-TCPX up only on a3-edgegpu-8g and a3-highgpu-8g and rejects a3-megagpu-8g; gpuscout priced gpudirect-tcpxo at 1800 Gbps"},
+		{"3 GCP a3-megagpu-8g replicas of a service", skyOffering(t, c, "gcp", "a3-megagpu-8g"), 3, cost.ModelOnDemand, 0, "inference-online", false, ""},
 		{"2-node Nebius H100 ×8", nebiusH100, 2, cost.ModelOnDemand, 0, "llm-pretraining", true, "InfiniBand"},
 		{"2-node Nebius L40S", nebiusL40S, 2, cost.ModelOnDemand, 0, "cv-training", false, "# no network_tier: SkyPilot accepts network_tier: best on nebius only for H100:8 and H200:8"},
 		{"2-node Lambda ×8", lambda8, 2, cost.ModelOnDemand, 0, "llm-pretraining", false, "# no network_tier: SkyPilot does not support network_tier on lambda"},

@@ -141,8 +141,18 @@ func (t fabricTable) netBusBW(kind string, nodeGbps float64, nodes int, msgBytes
 	mib := msgBytes / (1 << 20)
 	b, bmax := r.at(mib), r.max()
 	v := 1 / ((1/b - 1/bmax) + (f.NodeGbps/nodeGbps)/bmax)
+	// The measured cluster may beat its own NICs (NVLink SHARP and trees
+	// reduce inside the node first); a scaled node is held to its line
+	// rate, all its NICs together, which a ring cannot pass.
+	capped := false
+	if line := nodeGbps / 8; nodeGbps != f.NodeGbps && v > line {
+		v, capped = line, true
+	}
 	note := fmt.Sprintf("%.4g GB/s all-reduce bus bandwidth at %s messages: nccl-tests on %d nodes of %s (%s) measured %.4g GB/s there (%.4g at its largest), its bandwidth part scaled by %g/%g Gbps",
 		v, fmtBytes(msgBytes), r.Nodes, f.What, f.Source, b, bmax, nodeGbps, f.NodeGbps)
+	if capped {
+		note += fmt.Sprintf(", held to the node's %g Gbps line rate", nodeGbps)
+	}
 	switch {
 	case !measured:
 		note += fmt.Sprintf("; no published result for %s, so efa's curve is an assumption", kind)

@@ -39,8 +39,12 @@ func TestNetBusBW(t *testing.T) {
 		// 280.30 at 1 GiB, 356.99 at most; 1/b′ = (1/280.30 − 1/356.99) +
 		// 8/356.99 → 43.148… GB/s.
 		{"EFA p4d × 4 at 1 GiB", catalog.NetEFA, 400, 4, 1 << 30, 1 / ((1/280.30 - 1/356.99) + 8/356.99), []string{"scaled by 400/3200 Gbps"}},
-		// GPUDirect-TCPX has no published result: EFA's curve, said.
-		{"TCPX borrows EFA", catalog.NetTCPX, 1000, 2, 8 << 30, 1 / ((1/477.71 - 1/477.71) + 3.2/477.71), []string{"no published result for gpudirect-tcpx"}},
+		// GPUDirect-TCPX has no published result: EFA's curve, said; its
+		// scaled figure 1/(3.2/477.71) = 149.3 GB/s passes the node's 1000
+		// Gbps (125 GB/s), which a ring cannot: held there.
+		{"TCPX borrows EFA", catalog.NetTCPX, 1000, 2, 8 << 30, 125, []string{"no published result for gpudirect-tcpx", "held to the node's 1000 Gbps line rate"}},
+		// p4d × 2 at 8 GiB: 1/(8/477.71) = 59.7 GB/s above its 400 Gbps = 50 GB/s.
+		{"EFA p4d × 2 at 8 GiB", catalog.NetEFA, 400, 2, 8 << 30, 50, []string{"held to the node's 400 Gbps line rate"}},
 		// Below the smallest measured size, in proportion: 25 MiB at p5 × 8 =
 		// 86.74 × 25/32.
 		{"EFA p5 × 8 at 25 MiB", catalog.NetEFA, 3200, 8, 25 << 20, 86.74 * 25 / 32, nil},

@@ -42,6 +42,9 @@ func (a *Advisor) plan(req *Request, c *candidate, o *cost.Option) Plan {
 		Breakdown: breakdown(o), Breakeven: o.Breakeven, option: o, Deadline: req.Deadline,
 		OnDemandPerHour: a.hourly(c.o.OnDemand), AsAsked: req.Ask.matches(c.o) && c.instances >= req.Ask.instances(c.o),
 		CashFlows: slices.Clone(o.Schedule), HorizonMonths: c.usage.HorizonMonths, NotPriced: slices.Clone(o.Excludes), EstimatedFrom: c.estimatedFrom, Stages: c.stages()}
+	if req.Deadline > 0 && c.hours > req.Deadline+1e-6 {
+		p.PMissDeadline = 1 // not a simulation's share: it cannot finish in time
+	}
 	switch {
 	case o.Model == cost.ModelOnDemand && (req.Usage.License == "" || req.Usage.License == "linux"):
 		p.PricePerHour = p.OnDemandPerHour
@@ -58,8 +61,8 @@ func (a *Advisor) plan(req *Request, c *candidate, o *cost.Option) Plan {
 	}
 	if c.o.GPUCount > 1 || (c.instances > 1 && req.Scenario.CommHeavy) {
 		of := ""
-		if req.Scenario.CommHeavy {
-			of = " of your shape's" // comm.go: efficiency relative to the user's own shape
+		if req.Scenario.CommHeavy && c.comm != nil && c.comm.refEff < 0.9995 {
+			of = " of your shape's" // comm.go: efficiency relative to the user's own shape, where that loses some
 		}
 		link := c.o.Interconnect
 		if link == "" || link == catalog.LinkUnknown {

@@ -20,9 +20,9 @@ import (
 //	        instance's GPU link: 2·L/stages × 2(t−1)/t × b·h·2 B ÷ link GB/s
 //	PP    = (stages − 1) hops a step of b·h·2 B over the network ÷ its GB/s
 //
-// bandwidth terms only: each collective's and hop's latency (µs to tens
-// of µs) lengthens a token's time as well, and is not counted. Stages
-// pass micro-batches along, so throughput is the stages', not one's.
+// each collective and hop also pays a fixed latency (CommParams.
+// CollectiveLatencyUS, an assumption). A token passes the stages in turn:
+// only min(concurrency, stages) of them work at once.
 type servingPlan struct {
 	stages          int
 	eff             float64
@@ -36,7 +36,7 @@ type servingPlan struct {
 
 // servingShape works out the serving plan of one replica of the model job
 // on instances of o with the given stages (1: within one instance).
-func servingShape(mem *models.Memory, o *catalog.Offering, s shape, gpuBW float64, stages int) servingPlan {
+func servingShape(mem *models.Memory, o *catalog.Offering, s shape, gpuBW float64, stages int, p CommParams) servingPlan {
 	sp := servingPlan{stages: max(stages, 1), eff: 1, busy: 1}
 	md := mem.Job.Model
 	t := math.Max(1, math.Round(o.GPUCount))
@@ -49,16 +49,19 @@ func servingShape(mem *models.Memory, o *catalog.Offering, s shape, gpuBW float6
 	}
 	act := float64(max(mem.Job.Concurrency, 1)) * float64(md.Hidden) * 2 // bytes a token's activations take between layers and stages
 	if t > 1 {
-		bytes := 2 * float64(md.Layers) / float64(sp.stages) * 2 * (t - 1) / t * act
-		sp.tpS = bytes / (s.linkGBs * 1e9)
-		sp.tpNote = fmt.Sprintf("tensor parallel over %g GPUs: 2 all-reduces a layer of %d concurrent × %d hidden × 2 B, %.3g MB a step at %.4g GB/s (%s) = %.3f ms",
-			t, max(mem.Job.Concurrency, 1), md.Hidden, bytes/1e6, s.linkGBs, s.linkNote, 1000*sp.tpS)
+		calls := 2 * float64(md.Layers) / float64(sp.stages)
+		bytes := calls * 2 * (t - 1) / t * act
+		lat := calls * p.CollectiveLatencyUS * 1e-6
+		sp.tpS = bytes/(s.linkGBs*1e9) + lat
+		sp.tpNote = fmt.Sprintf("tensor parallel over %g GPUs: 2 all-reduces a layer of %d concurrent × %d hidden × 2 B, %.3g MB a step at %.4g GB/s (%s) plus %.0f × %g µs (collective_latency_us, an assumption) = %.3f ms",
+			t, max(mem.Job.Concurrency, 1), md.Hidden, bytes/1e6, s.linkGBs, s.linkNote, calls, p.CollectiveLatencyUS, 1000*sp.tpS)
 	}
 	if sp.stages > 1 {
 		netGBs := s.netGbps / 8
-		sp.ppS = float64(sp.stages-1) * act / (netGBs * 1e9)
-		sp.ppNote = fmt.Sprintf("pipeline parallel over %d instances (%d layers a stage): %d hop(s) a step of %.3g MB at %.4g GB/s (%s) = %.3f ms",
-			sp.stages, int(math.Ceil(float64(md.Layers)/float64(sp.stages))), sp.stages-1, act/1e6, netGBs, s.netNote, 1000*sp.ppS)
+		hops := float64(sp.stages - 1)
+		sp.ppS = hops*act/(netGBs*1e9) + hops*p.CollectiveLatencyUS*1e-6
+		sp.ppNote = fmt.Sprintf("pipeline parallel over %d instances (%d layers a stage): %d hop(s) a step of %.3g MB at %.4g GB/s (%s) plus %g µs each = %.3f ms",
+			sp.stages, int(math.Ceil(float64(md.Layers)/float64(sp.stages))), sp.stages-1, act/1e6, netGBs, s.netNote, p.CollectiveLatencyUS, 1000*sp.ppS)
 	}
 	sp.busy = math.Min(1, float64(max(mem.Job.Concurrency, 1))/float64(sp.stages))
 	sp.eff = sp.busy * sp.stepS / (sp.stepS + sp.tpS + sp.ppS)
@@ -81,7 +84,7 @@ func (sp servingPlan) line() string {
 		out += fmt.Sprintf("; %d concurrent request(s) keep %.0f%% of the %d stages at work (a token passes them in turn: --concurrency ≥ %d fills the pipeline)",
 			int(math.Round(sp.busy*float64(sp.stages))), 100*sp.busy, sp.stages, sp.stages)
 	}
-	return out + fmt.Sprintf(" → %.0f%% efficiency (bandwidth only: each collective's and hop's latency also lengthens a token's time)", 100*sp.eff)
+	return out + fmt.Sprintf(" → %.0f%% efficiency", 100*sp.eff)
 }
 
 // servingRefusal says why a replica may not span instances of o, or "":

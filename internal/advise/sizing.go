@@ -233,6 +233,12 @@ func stagesLimitWhy(maxNodes int) string {
 	return fmt.Sprintf("gpuscout plans pipelines of at most %d instances, an assumption: each token crosses every hop and any instance down stops the replica", MaxServingStages)
 }
 
+// fitsOneGPU says whether a job of total bytes fits one GPU of gb GB: a
+// LoRA/QLoRA job that does replicates its frozen weights (data parallel),
+// one that does not shards them (FSDP) and all-gathers them each step
+// (comm.go). The one place that decides it.
+func fitsOneGPU(total, gb float64) bool { return gb > 0 && total <= gb*bytesPerGB }
+
 // serving says whether the job is a served model (one replica within an
 // instance or, too big for one, over several as pipeline stages).
 func (f *memoryFit) serving() bool { return f != nil && !f.mem.AcrossNodes }
@@ -257,7 +263,11 @@ func (f *memoryFit) explain(req *Request, p *Plan) {
 	o := p.Offering
 	gpus := max(1, int(math.Round(o.GPUCount)))
 	spread := "tensor parallel within the instance"
-	if f.mem.AcrossNodes {
+	adapters := f.mem.Job.Method == models.MethodLoRA || f.mem.Job.Method == models.MethodQLoRA
+	if adapters && fitsOneGPU(f.mem.Total(), o.GPUMemoryClassGB()) {
+		gpus = 1 // the frozen weights are replicated (DDP), as comm.go moves only the adapters' gradients
+		spread = "replicated on every GPU (it fits one: data parallel, only the adapters' gradients move)"
+	} else if f.mem.AcrossNodes {
 		gpus *= p.Instances
 		spread = "FSDP/ZeRO-3 over all its GPUs"
 	} else if p.Stages > 1 {

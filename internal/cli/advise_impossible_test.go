@@ -13,7 +13,8 @@ func TestAdviseImpossible(t *testing.T) {
 	// 70B on 2e12 tokens in a day: the fastest plan at --max-nodes 64 and
 	// the instances a perfect scaling would need, at least 64 × its hours / 24.
 	out, errOut, code := run(t, "advise", "--scenario", "llm-pretraining", "--model", "70B", "--tokens", "2e12", "--deadline", "1d")
-	m := regexp.MustCompile(`the fastest plan, 64 × \S+ \(\w+\), takes ([\d.]+) h, [\d.]+ h\s+past the 24 h deadline on --max-nodes 64; even\s+scaling\s+perfectly\s+it\s+would\s+need\s+at\s+least\s+(\d+)\s+instances`).FindStringSubmatch(out)
+	// Any space may be a line break where the text wraps at 120 columns.
+	m := regexp.MustCompile(strings.ReplaceAll(`the fastest plan, 64 × \S+ \(\w+\), takes ([\d.]+) h, [\d.]+ h past the 24 h deadline on --max-nodes 64; even scaling perfectly it would need at least (\d+) instances`, " ", `\s+`)).FindStringSubmatch(out)
 	if code != 0 || m == nil || !strings.HasPrefix(strings.Split(out, "\n")[1], "~") {
 		t.Fatalf("exit %d %s; want the fastest plan and the instances needed, closest plans marked ~:\n%s", code, errOut, out)
 	}

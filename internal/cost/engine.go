@@ -134,7 +134,13 @@ func (e *Engine) Price(u *Usage, o *catalog.Offering) ([]Option, error) {
 		if err != nil {
 			return nil, err
 		}
-		s := p.payAsYouGo(o, ModelSpot, spot, est.HoursFactor, "spot")
+		label := "spot"
+		if est.OnDemandFallback() {
+			// The hours are the cost in spot-price hours: spot hours, and the
+			// on-demand fallback's hours at their own price.
+			label = "spot with on-demand fallback, in spot-price hours (on-demand hours weigh their price),"
+		}
+		s := p.payAsYouGo(o, ModelSpot, spot, est.HoursFactor, label)
 		s.PriceZone, s.SpotEstimate = quote.Zone, &est
 		if quote.Zone != "" {
 			where := "the plan runs there"

@@ -223,3 +223,10 @@ func outageText(h float64) string {
 	}
 	return fmt.Sprintf(", spot then unavailable for %s on average (--spot-outage, an assumption)", FormatHours(h))
 }
+
+// OnDemandFallback says whether the estimate's policy falls back to
+// on-demand (Uniform Progress, failover under a deadline), so that its
+// hours factor weighs on-demand hours at their price.
+func (e *SpotEstimate) OnDemandFallback() bool {
+	return e.Policy != (spot.SpotOnly{}).Name() && e.Policy != (spot.Failover{}).Name()
+}

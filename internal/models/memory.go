@@ -188,6 +188,9 @@ func Estimate(j Job) (*Memory, error) {
 	}
 	n := md.Parameters
 	m := &Memory{Job: j, Headroom: Headroom}
+	if md.ShapeFrom != "" {
+		m.Notes = append(m.Notes, fmt.Sprintf("%s is a bare size: its layers (%d), hidden size (%d) and vocabulary (%d) are %s's, the nearest dense model in the table; name a model for its own", md.Name, md.Layers, md.Hidden, md.Vocab, md.ShapeFrom))
+	}
 	gb := func(b float64) string { return fmt.Sprintf("%.1f GB", b/1e9) }
 	switch j.Method {
 	case MethodFull:

@@ -54,6 +54,31 @@ type Model struct {
 	Source           string   `yaml:"source" json:"source"`
 	AsOf             string   `yaml:"as_of" json:"as_of"`
 	Notes            string   `yaml:"notes" json:"notes,omitempty"`
+	// ShapeFrom names the table model a bare size borrows its layers,
+	// hidden size and vocabulary from (the nearest dense one by
+	// parameters); "" for a table model.
+	ShapeFrom string `yaml:"-" json:"shape_from,omitempty"`
+}
+
+// borrowShape gives a bare size the layers, hidden size and vocabulary of
+// the table's dense decoder nearest to it in log(parameters), so that its
+// FSDP messages (a layer), activations and logits are sized; the model
+// says where they come from.
+func (t *Table) borrowShape(m *Model) {
+	var best *Model
+	d := math.Inf(1)
+	for _, x := range t.Models {
+		if x.Layers == 0 || x.Hidden == 0 || x.Experts > 0 {
+			continue
+		}
+		if e := math.Abs(math.Log(x.Parameters / m.Parameters)); e < d {
+			best, d = x, e
+		}
+	}
+	if best == nil {
+		return
+	}
+	m.Layers, m.Hidden, m.Vocab, m.ShapeFrom = best.Layers, best.Hidden, best.Vocab, best.Name
 }
 
 // Table is the model table.
@@ -134,7 +159,9 @@ func (t *Table) Lookup(s string) (*Model, error) {
 		if !(n >= MinParameters && n <= MaxParameters) {
 			return nil, fmt.Errorf("model size %q: want %g to %g parameters", s, float64(MinParameters), float64(MaxParameters))
 		}
-		return &Model{Name: s, Arch: ArchSize, Parameters: n, ActiveParameters: n, ParametersSource: "given by the user", Source: "a bare size given by the user"}, nil
+		m := &Model{Name: s, Arch: ArchSize, Parameters: n, ActiveParameters: n, ParametersSource: "given by the user", Source: "a bare size given by the user"}
+		t.borrowShape(m)
+		return m, nil
 	}
 	return nil, fmt.Errorf("unknown model %q: want one of %s, or a size such as 70B or 1.5e9", s, strings.Join(t.Names(), ", "))
 }
