@@ -43,6 +43,10 @@ func (a *Advisor) annotate(req *Request, p *Plan) {
 	if req.Model != nil && req.Model.Method == "inference" && o.GPUCount > 1 && o.Interconnect != catalog.LinkNVSwitch && o.Interconnect != catalog.LinkNVLink {
 		p.Risks = append(p.Risks, fmt.Sprintf("the model is served tensor-parallel over %s GPUs linked by %s: without NVLink the all-reduce of every layer slows decoding (in the explanation, bandwidth only; the latency of each all-reduce adds more): measure it before you commit", fmtCount(o.GPUCount), o.Interconnect))
 	}
+	if h := req.timeLimit(); p.AsAsked && h > 0 && p.ExpectedHours > h+1e-6 {
+		p.Risks = append(p.Risks, fmt.Sprintf("the shape asked for, on %s: it takes %.1f h on average, %.1f h past %s (its launches and interruptions); a deadline (--deadline) would weigh that",
+			p.Model, p.ExpectedHours, p.ExpectedHours-h, req.timeLimitName()))
+	}
 	if strings.HasPrefix(o.GPU.Name, "GB200") && p.Instances > 1 {
 		p.Risks = append(p.Risks, fmt.Sprintf("GB200 comes in NVL72 racks whose 72 GPUs share one NVLink domain; these %d VMs are modelled as separate nodes on the network, so the plan's time is pessimistic where the provider places them in one rack", p.Instances))
 	}

@@ -38,7 +38,7 @@ func violation(req *Request, p *Plan) (string, float64) {
 	case req.Deadline > 0 && p.PMissDeadline > 0.05:
 		whys = append(whys, fmt.Sprintf("misses the deadline in %.0f%% of simulated runs", 100*p.PMissDeadline))
 		margin += p.PMissDeadline
-	case h > 0 && !(p.AsAsked && p.Model != cost.ModelSpot) && p.ExpectedHours > h+1e-6: // the ask's own shape is the baseline, unless spot's interruptions stretch it
+	case h > 0 && !p.AsAsked && p.ExpectedHours > h+1e-6: // the ask's own shape is the baseline (a spot one that runs longer says so: explain.go)
 		why := fmt.Sprintf("takes %.0f h, past %s; --deadline allows longer", p.ExpectedHours, req.timeLimitName())
 		if p.Instances >= req.MaxNodes {
 			why += fmt.Sprintf(" (already on %d instances, --max-nodes)", p.Instances)
