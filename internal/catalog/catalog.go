@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/agnivade/levenshtein"
 	"github.com/shopspring/decimal"
 
 	"github.com/gpuscout/gpuscout/internal/money"
@@ -330,4 +331,37 @@ func appendUnique(list []*GPU, g *GPU) []*GPU {
 		}
 	}
 	return append(list, g)
+}
+
+// LookupProvider returns the provider of that name (any case), or an
+// *UnknownProviderError naming the known ones: the one check every input
+// that names a provider goes through (flags, price files, credits, the
+// dashboard's filters).
+func (c *Catalog) LookupProvider(name string) (*Provider, error) {
+	if p := c.Provider(name); p != nil {
+		return p, nil
+	}
+	e := &UnknownProviderError{Name: name, Known: c.ProviderNames()}
+	best := 3 // a suggestion only within two edits
+	for _, k := range e.Known {
+		if d := levenshtein.ComputeDistance(strings.ToLower(strings.TrimSpace(name)), k); d < best {
+			best, e.Suggestion = d, k
+		}
+	}
+	return nil, e
+}
+
+// UnknownProviderError is a provider name the catalog does not know.
+type UnknownProviderError struct {
+	Name       string
+	Known      []string
+	Suggestion string // the closest known name, "" when none is close
+}
+
+func (e *UnknownProviderError) Error() string {
+	s := fmt.Sprintf("%q is not a known provider", e.Name)
+	if e.Suggestion != "" {
+		s += fmt.Sprintf(" (did you mean %s?)", e.Suggestion)
+	}
+	return s + "; known: " + strings.Join(e.Known, ", ")
 }

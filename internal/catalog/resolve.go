@@ -43,9 +43,9 @@ func ParseOfferingRef(s string) (OfferingRef, error) {
 // provider's canonical name and the regions it names (aliases such as 华东1
 // resolved; all regions when none is given). Errors name what is known.
 func (c *Catalog) Resolve(r OfferingRef) (provider string, regions []string, err error) {
-	p := c.Provider(r.Provider)
-	if p == nil {
-		return "", nil, fmt.Errorf("%s: unknown provider %q; known: %s", r, r.Provider, strings.Join(c.ProviderNames(), ", "))
+	p, err := c.LookupProvider(r.Provider)
+	if err != nil {
+		return "", nil, fmt.Errorf("%s: %w", r, err)
 	}
 	var types []string
 	found := false

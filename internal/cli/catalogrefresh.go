@@ -167,9 +167,9 @@ func (f *refreshFlags) run(cmd *cobra.Command, e *env) error {
 	var im feeds.Importer
 	provider := ""
 	if f.provider != "" {
-		p := base.Provider(f.provider)
-		if p == nil {
-			return usagef("--provider %q is not a known provider; known: %s", f.provider, strings.Join(base.ProviderNames(), ", "))
+		p, err := base.LookupProvider(f.provider)
+		if err != nil {
+			return usagef("--provider %v", err)
 		}
 		provider = p.Name
 	}
@@ -487,9 +487,9 @@ refresh kept since), so moves over the last 30 days show with --since 30d.`,
 		}
 		provider := ""
 		if f.provider != "" {
-			p := base.Provider(f.provider)
-			if p == nil {
-				return usagef("--provider %q is not a known provider; known: %s", f.provider, strings.Join(base.ProviderNames(), ", "))
+			p, err := base.LookupProvider(f.provider)
+			if err != nil {
+				return usagef("--provider %v", err)
 			}
 			provider = p.Name
 		}

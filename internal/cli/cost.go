@@ -274,8 +274,8 @@ func (run *costRun) checkCurrencies() error {
 	}
 	for _, p := range run.usage.Credits {
 		for _, name := range p.Providers {
-			if run.l.cat.Provider(name) == nil {
-				return usagef("credit for unknown provider %q; known: %s", name, strings.Join(run.l.cat.ProviderNames(), ", "))
+			if _, err := run.l.cat.LookupProvider(name); err != nil {
+				return usagef("--credits: %v", err)
 			}
 		}
 	}

@@ -44,9 +44,9 @@ func Apply(c *catalog.Catalog, fx *money.FX, f *File) (Summary, error) {
 	for i := range f.Entries {
 		e := &f.Entries[i]
 		fail := func(field, msg string) error { return &Error{Path: f.Path, Line: e.Line, Field: field, Msg: msg} }
-		p := c.Provider(e.Provider)
-		if p == nil {
-			return sum, fail("provider", "unknown provider \""+e.Provider+"\"; known: "+strings.Join(c.ProviderNames(), ", "))
+		p, err := c.LookupProvider(e.Provider)
+		if err != nil {
+			return sum, fail("provider", err.Error())
 		}
 		region := e.Region
 		if region != "" {
@@ -133,9 +133,9 @@ func Apply(c *catalog.Catalog, fx *money.FX, f *File) (Summary, error) {
 	seenCommit := map[string]int{}
 	for _, ce := range f.Commitments {
 		fail := func(field, msg string) error { return &Error{Path: f.Path, Line: ce.Line, Field: field, Msg: msg} }
-		p := c.Provider(ce.Provider)
-		if p == nil {
-			return sum, fail("provider", "unknown provider \""+ce.Provider+"\"; known: "+strings.Join(c.ProviderNames(), ", "))
+		p, err := c.LookupProvider(ce.Provider)
+		if err != nil {
+			return sum, fail("provider", err.Error())
 		}
 		region := ce.Region
 		if rs := x.resolveRegion(region); len(rs) > 0 {

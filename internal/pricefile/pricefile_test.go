@@ -111,7 +111,7 @@ func TestErrorsNameFileLineFieldValue(t *testing.T) {
 
 func TestApplyErrors(t *testing.T) {
 	for name, tc := range map[string]struct{ in, want string }{
-		"unknown provider": {"prices:\n  - provider: oracle\n    instance_type: x\n    price: 1\n", `x.yaml:2: field provider: unknown provider "oracle"; known: aws`},
+		"unknown provider": {"prices:\n  - provider: oracle\n    instance_type: x\n    price: 1\n", `x.yaml:2: field provider: "oracle" is not a known provider; known: aws`},
 		"new needs gpu":    {"prices:\n  - provider: aws\n    instance_type: nope.xlarge\n    region: us-east-1\n    price: 1\n", "field gpu: no catalog offering is aws instance_type nope.xlarge"},
 		"ambiguous gpu":    {"prices:\n  - provider: aws\n    instance_type: n\n    region: us-east-1\n    gpu: A100\n    gpu_count: 1\n    price: 1\n", "names several GPUs"},
 		"discount nothing": {"prices:\n  - provider: aws\n    instance_type: nope\n    discount: 10%\n", "the discount matches no catalog offering"},

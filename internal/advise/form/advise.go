@@ -213,8 +213,8 @@ func (f *Advise) Request(env Env) (*advise.Request, error) {
 			return nil, inputErrorf("credits", "--credits %s%s: currency %s has no exchange rate; add one with --fx %s=USD_PER_UNIT", c.Amount, c.Currency, c.Currency, c.Currency)
 		}
 		for _, p := range c.Providers {
-			if env.Catalog.Provider(p) == nil {
-				return nil, inputErrorf("credits", "--credits: unknown provider %q; known: %s", p, strings.Join(env.Catalog.ProviderNames(), ", "))
+			if _, err := env.Catalog.LookupProvider(p); err != nil {
+				return nil, inputErrorf("credits", "--credits: %v", err)
 			}
 		}
 	}

@@ -83,7 +83,7 @@ func TestAdviseRequest(t *testing.T) {
 		{"bad work", []string{"scenario=cv-training", "work=lots"}, want{}, "work", `--work "lots": want GPU-hours`},
 		{"unknown reference", []string{"scenario=cv-training", "work=10gpu-h@Z9"}, want{}, "work", "--work: "},
 		{"credit in an unknown currency", []string{"scenario=cv-training", "for=7d", "credits=100XYZ"}, want{}, "credits", "--credits 100XYZ: currency XYZ has no exchange rate"},
-		{"credit for an unknown provider", []string{"scenario=cv-training", "for=7d", "credits=100USD@nocloud"}, want{}, "credits", `unknown provider "nocloud"`},
+		{"credit for an unknown provider", []string{"scenario=cv-training", "for=7d", "credits=100USD@nocloud"}, want{}, "credits", `--credits: "nocloud" is not a known provider`},
 		{"unknown provider", []string{"scenario=cv-training", "for=7d", "provider=nocloud"}, want{}, "provider", `--provider "nocloud" is not a known provider`},
 		{"unknown region", []string{"scenario=cv-training", "for=7d", "region=atlantis-1"}, want{}, "region", `--region "atlantis-1" is not a known region; closest: `},
 		// Sizing by the model: --tokens is the size (the work follows in Defaults).

@@ -47,9 +47,9 @@ func (s *Selection) Apply(q *catalog.Query, cat *catalog.Catalog) error {
 		q.GPUCount = count
 	}
 	for _, p := range s.Providers {
-		prov := cat.Provider(p)
-		if prov == nil {
-			return inputErrorf("provider", "--provider %q is not a known provider; known: %s", p, strings.Join(cat.ProviderNames(), ", "))
+		prov, err := cat.LookupProvider(p)
+		if err != nil {
+			return inputErrorf("provider", "--provider %v", err)
 		}
 		q.Providers = append(q.Providers, prov.Name)
 	}

@@ -161,9 +161,9 @@ func (d *dash) reportFilter(r *http.Request) (store.Filter, *form, url.Values, e
 	}
 	if prov != "" {
 		keep.Set("provider", prov)
-		pp := d.Catalog.Provider(prov)
-		if pp == nil {
-			return f, fm, nil, badRequest("provider %q is not a known provider; known: %s", prov, strings.Join(d.Catalog.ProviderNames(), ", "))
+		pp, err := d.Catalog.LookupProvider(prov)
+		if err != nil {
+			return f, fm, nil, badRequest("provider %s", err)
 		}
 		f.Provider = pp.Name
 	}
