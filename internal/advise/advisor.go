@@ -138,7 +138,7 @@ func (a *Advisor) Advise(in *Request) (*Result, error) {
 		spotCands = candidates(spotRows, false)
 	}
 	// One spot model for every plan: the engine's, deadline-aware, cached per job shape.
-	spotModel := &cost.SimModel{Runs: a.SpotRuns, Deadline: req.Deadline, Floor: true}
+	spotModel := &cost.SimModel{Runs: a.SpotRuns, Deadline: req.Deadline}
 	eng := &cost.Engine{Catalog: a.Catalog, FX: a.FX, Currency: a.Currency, Spot: spotModel, SkipSpot: true}
 	var plans []Plan
 	for i := range cands {
@@ -190,6 +190,19 @@ func (a *Advisor) Advise(in *Request) (*Result, error) {
 		mfit.explain(req, &fit[i])
 	}
 	rank(req.Objective, fit)
+	if !req.NoSpot && sc.Spot && !req.Bursty {
+		// The hindsight optimum of the best spot plan, on the same runs.
+		floorEng := *eng
+		floorEng.SkipSpot = false
+		floorSim := &cost.SimModel{Runs: a.SpotRuns, Deadline: req.Deadline, Floor: true}
+		floorEng.Spot = floorSim
+		if req.SpotRegions > 1 {
+			floorEng.Spot = &failoverModel{a: a, req: req, sim: floorSim}
+		}
+		if err := a.floorForBest(req, &floorEng, fit); err != nil {
+			return nil, err
+		}
+	}
 	explainCapacityBlocks(fit, plans)
 	if !a.compareWithAsk(req, fit) {
 		a.compareWithReference(req, fit)

@@ -82,6 +82,7 @@ type Plan struct {
 	// and the cash flows for want of a sourced price.
 	NotPriced []string
 	option    *cost.Option
+	spot      *spotState // a spot plan's candidate, for its hindsight optimum (floorForBest)
 }
 
 // CashFlowMonths is the number of monthly payment dates after the start

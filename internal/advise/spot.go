@@ -12,20 +12,35 @@ import (
 	"github.com/gpuscout/gpuscout/internal/money"
 )
 
-// maxSpotCandidates bounds how many offerings are simulated on spot.
-const maxSpotCandidates = 12
+// Spot candidates: every offering whose lower bound (every hour at the spot
+// price) could still place among the spotRankDepth best plans is simulated,
+// up to maxSpotCandidates (a bound on the work, never reached by the
+// README's examples).
+const (
+	spotRankDepth     = 10
+	maxSpotCandidates = 40
+)
 
 // spotPlans price spot through the cost engine's spot model, only for
-// offerings whose lower bound (every hour at the spot price) could beat the
-// best plan found so far. The engine's model is deadline-aware: with a
-// deadline it simulates Uniform Progress (on-demand fallback when behind the
-// deadline's progress line); without one, spot-only with checkpoint/restart.
+// offerings whose lower bound (every hour at the spot price) could place
+// among the spotRankDepth cheapest plans found so far. The engine's model is
+// deadline-aware: with a deadline it simulates Uniform Progress (on-demand
+// fallback when behind the deadline's progress line); without one,
+// spot-only with checkpoint/restart. The hindsight optimum is not computed
+// here: floorForBest adds it to the best-ranked spot plan.
 func (a *Advisor) spotPlans(req *Request, eng *cost.Engine, cands []candidate, plans []Plan) ([]Plan, error) {
-	best := math.Inf(1)
+	var totals []float64 // of the plans that meet the constraints, kept sorted
 	for _, p := range plans {
 		if violates(req, &p) == "" {
-			best = math.Min(best, p.Total.Value.InexactFloat64())
+			totals = append(totals, p.Total.Value.InexactFloat64())
 		}
+	}
+	sort.Float64s(totals)
+	threshold := func() float64 { // the total a plan must beat to place
+		if len(totals) < spotRankDepth {
+			return math.Inf(1)
+		}
+		return totals[spotRankDepth-1]
 	}
 	type bound struct {
 		c     *candidate
@@ -50,8 +65,8 @@ func (a *Advisor) spotPlans(req *Request, eng *cost.Engine, cands []candidate, p
 	sort.SliceStable(list, func(i, j int) bool { return list[i].lower < list[j].lower })
 	var out []Plan
 	for n, x := range list {
-		if x.lower >= best || n >= maxSpotCandidates {
-			break // cannot win (or enough simulated): skip the rest
+		if x.lower >= threshold() || n >= maxSpotCandidates {
+			break // cannot place (or enough simulated): skip the rest
 		}
 		c := x.c
 		u := c.usage
@@ -101,10 +116,68 @@ func (a *Advisor) spotPlans(req *Request, eng *cost.Engine, cands []candidate, p
 			}
 			p.Explanation = append(p.Explanation, lines...)
 		}
-		p.Explanation = append(p.Explanation, a.floorLine(&p, c, est, usage))
+		if req.Deadline == 0 {
+			p.Explanation = append(p.Explanation, noFloorWithoutDeadline)
+		}
+		p.spot = &spotState{c: c, usage: usage}
 		out = append(out, p)
+		if violates(req, &p) == "" {
+			totals = append(totals, p.Total.Value.InexactFloat64())
+			sort.Float64s(totals)
+		}
 	}
 	return out, nil
+}
+
+// noFloorWithoutDeadline is why a spot plan without --deadline has no floor.
+const noFloorWithoutDeadline = "no hindsight optimum: it needs a deadline (--deadline) to weigh waiting for spot against on-demand"
+
+// spotState is what floorForBest needs of a spot plan: its candidate and
+// its simulated usage cost.
+type spotState struct {
+	c     *candidate
+	usage decimal.Decimal
+}
+
+// floorForBest computes the hindsight optimum (the floor of what spot can
+// save) for the best-ranked spot plan of the ranked plans, on the same
+// simulated runs (the same seed), and says on the others where it is: the
+// optimum costs far more than the policy's simulation, so it is computed for
+// what the answer leads with.
+func (a *Advisor) floorForBest(req *Request, eng *cost.Engine, plans []Plan) error {
+	if req.Deadline == 0 {
+		return nil
+	}
+	top := -1
+	for i := range plans {
+		if plans[i].spot != nil {
+			top = i
+			break
+		}
+	}
+	if top < 0 {
+		return nil
+	}
+	p := &plans[top]
+	c := p.spot.c
+	u := c.usage
+	u.Egress = scaleEgress(req.Usage.Egress, 1/float64(c.instances))
+	opts, err := eng.Price(&u, c.o)
+	if err != nil {
+		return err
+	}
+	for i := range opts {
+		if o := &opts[i]; o.Model == cost.ModelSpot && o.SpotEstimate != nil {
+			p.Explanation = append(p.Explanation, a.floorLine(p, c, o.SpotEstimate, p.spot.usage))
+			break
+		}
+	}
+	for i := range plans {
+		if q := &plans[i]; q.spot != nil && i != top {
+			q.Explanation = append(q.Explanation, fmt.Sprintf("hindsight optimum: computed for the best spot plan, #%d, only", p.Rank))
+		}
+	}
+	return nil
 }
 
 // failoverLines set a spot plan's regions and say where it may run, what a

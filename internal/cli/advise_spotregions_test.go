@@ -86,8 +86,9 @@ func TestAdviseSpotRegionsJSON(t *testing.T) {
 			continue
 		}
 		n++
-		if p.Model != "spot" || p.Payment != "failover-deadline" || len(p.SpotRegions) != 3 || p.SpotRegions[0] != p.Region || p.Floor == nil {
-			t.Errorf("%s plan in %s: %s/%s, regions %v, floor %v; want spot/failover-deadline in 3 regions, its own first, with a floor", p.Provider, p.Region, p.Model, p.Payment, p.SpotRegions, p.Floor)
+		// The hindsight optimum is the best spot plan's (the first).
+		if p.Model != "spot" || p.Payment != "failover-deadline" || len(p.SpotRegions) != 3 || p.SpotRegions[0] != p.Region || (n == 1) != (p.Floor != nil) {
+			t.Errorf("%s plan in %s: %s/%s, regions %v, floor %v; want spot/failover-deadline in 3 regions, its own first, a floor on the first only", p.Provider, p.Region, p.Model, p.Payment, p.SpotRegions, p.Floor)
 		}
 	}
 	if n == 0 {
