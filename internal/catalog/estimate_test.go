@@ -1,6 +1,7 @@
 package catalog
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -43,5 +44,31 @@ func TestGPUEstimates(t *testing.T) {
 	}
 	if err := c.checkEstimate(&GPU{Name: "Test", Estimate: &GPUEstimate{From: "A10", Uncertainty: 0.2, Source: "baseten-a10g", Basis: "x"}}); err != nil || a10 == nil {
 		t.Errorf("a good estimate refused: %v", err)
+	}
+}
+
+// The gpus command's table (GPUTable, the GPU table alone) is the full
+// catalog's: the same GPUs, figures, sources and estimates.
+func TestGPUTableIsDefaults(t *testing.T) {
+	full, err := Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	table, err := GPUTable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(table.GPUs) != len(full.GPUs) {
+		t.Fatalf("%d GPUs, want %d", len(table.GPUs), len(full.GPUs))
+	}
+	for i, g := range table.GPUs {
+		f := full.GPUs[i]
+		if g.Name != f.Name || fmt.Sprint(g.Figures()) != fmt.Sprint(f.Figures()) || (g.Estimate == nil) != (f.Estimate == nil) ||
+			g.Estimate != nil && g.Estimate.FromGPU.Name != f.Estimate.FromGPU.Name {
+			t.Errorf("%s differs from the full catalog's %s", g.Name, f.Name)
+		}
+	}
+	if gs, err := table.LookupGPU("A100-80GB"); err != nil || len(gs) < 2 {
+		t.Errorf("generic lookup: %v, %v", gs, err)
 	}
 }

@@ -63,6 +63,44 @@ func Default() (*Catalog, error) {
 	return defaultCat.Clone(), nil
 }
 
+var (
+	gpuTableOnce sync.Once
+	gpuTableCat  *Catalog
+	gpuTableErr  error
+)
+
+// GPUTable parses only the embedded GPU table, once: for commands that read
+// nothing else (gpus), a fraction of Default's work. Its sources are not
+// checked against sources.yaml here (Parse does, and the tests parse it);
+// estimates are resolved. Its catalog is shared: read it, never change it.
+func GPUTable() (*Catalog, error) {
+	gpuTableOnce.Do(func() { gpuTableCat, gpuTableErr = parseGPUTable(gpusYAML) })
+	return gpuTableCat, gpuTableErr
+}
+
+func parseGPUTable(b []byte) (*Catalog, error) {
+	c := &Catalog{}
+	if err := decodeStrict(b, &c.GPUs); err != nil {
+		return nil, fmt.Errorf("gpus.yaml: %w", err)
+	}
+	for _, g := range c.GPUs {
+		if err := g.setSources(); err != nil {
+			return nil, fmt.Errorf("gpus.yaml: %w", err)
+		}
+	}
+	if err := c.index(); err != nil {
+		return nil, err
+	}
+	for _, g := range c.GPUs {
+		if e := g.Estimate; e != nil {
+			if e.FromGPU = c.GPU(e.From); e.FromGPU == nil {
+				return nil, fmt.Errorf("gpus.yaml: %s: estimate.from %q: want another GPU of the table", g.Name, e.From)
+			}
+		}
+	}
+	return c, nil
+}
+
 // Clone returns a copy whose offering and source lists can be changed without
 // touching the original. GPU and provider entries are shared (read-only).
 func (c *Catalog) Clone() *Catalog {

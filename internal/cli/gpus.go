@@ -31,7 +31,7 @@ NAME may be any spelling clouds and NVML use: "NVIDIA A100-SXM4-80GB",
 		if err != nil {
 			return err
 		}
-		cat, err := catalog.Default()
+		cat, err := catalog.GPUTable() // the GPU table alone: nothing else is read
 		if err != nil {
 			return err
 		}
