@@ -5,6 +5,7 @@ import (
 	"io"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // CSV is for machines: numbers are written raw, and what the text table marks
@@ -14,7 +15,9 @@ import (
 // partial total's "+?" becomes PARTIAL=true; "-", "?", "n/a" and "unknown"
 // are an empty cell, and "?" (unknown) is one in every column. The table's currency is a CURRENCY column.
 
-var numberCell = regexp.MustCompile(`^([-+]?[0-9][0-9,]*(?:\.[0-9]+)?)(%?)(\*?)((?: \+\?)?)$`)
+var numberCell = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^([-+]?[0-9][0-9,]*(?:\.[0-9]+)?)(%?)(\*?)((?: \+\?)?)$`)
+})
 
 var missingCell = map[string]bool{"": true, "-": true, "?": true, "n/a": true, "unknown": true}
 
@@ -27,7 +30,7 @@ func (t *Table) writeCSV(w io.Writer) error {
 			if i >= len(t.Columns) || !t.Columns[i].Right {
 				continue
 			}
-			if m := numberCell.FindStringSubmatch(strings.TrimSpace(cell)); m != nil {
+			if m := numberCell().FindStringSubmatch(strings.TrimSpace(cell)); m != nil {
 				percent[i] = percent[i] || m[2] != ""
 				converted = converted || m[3] != ""
 				partial = partial || m[4] != ""
@@ -60,7 +63,7 @@ func (t *Table) writeCSV(w io.Writer) error {
 		for i, cell := range r {
 			c := strings.TrimSpace(cell)
 			if i < len(t.Columns) && t.Columns[i].Right {
-				if m := numberCell.FindStringSubmatch(c); m != nil {
+				if m := numberCell().FindStringSubmatch(c); m != nil {
 					c = strings.ReplaceAll(m[1], ",", "")
 					conv = conv || m[3] != ""
 					part = part || m[4] != ""

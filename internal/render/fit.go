@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/shopspring/decimal"
@@ -272,7 +273,9 @@ func wrapCell(s string, width int) []string {
 // decimalCell is a number cell of a text table: sign and digits (with
 // thousands separators), its decimals, a mark after it ("%", "*", " +?"),
 // and the spaces alignDecimals pads marks with.
-var decimalCell = regexp.MustCompile(`^([-+]?[0-9][0-9,]*)(?:\.([0-9]+))?((?:%|\*| \+\?)*)( *)$`)
+var decimalCell = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^([-+]?[0-9][0-9,]*)(?:\.([0-9]+))?((?:%|\*| \+\?)*)( *)$`)
+})
 
 // alignDecimals gives every number in a right-aligned column the same
 // number of decimals (the column's Places, else the most any of its cells
@@ -295,7 +298,7 @@ func (t *Table) alignDecimals(padMarks bool) {
 			if j >= len(r) {
 				continue
 			}
-			if m := decimalCell.FindStringSubmatch(r[j]); m != nil {
+			if m := decimalCell().FindStringSubmatch(r[j]); m != nil {
 				places = max(places, min(len(m[2]), MaxDecimals))
 				if padMarks {
 					markW = max(markW, displayWidth(m[3]))
@@ -313,7 +316,7 @@ func (t *Table) alignDecimals(padMarks bool) {
 			if j >= len(r) {
 				continue
 			}
-			m := decimalCell.FindStringSubmatch(r[j])
+			m := decimalCell().FindStringSubmatch(r[j])
 			if m == nil {
 				continue
 			}

@@ -6,6 +6,7 @@ import (
 	htmltemplate "html/template"
 	"io"
 	"strings"
+	"sync"
 	texttemplate "text/template"
 )
 
@@ -142,7 +143,8 @@ li{margin:2px 0}.muted{color:#555}
 @media print{body{max-width:none;padding:0;font-size:11pt}h2{break-before:page}h2.first{break-before:auto}
 .scroll{overflow:visible}table{font-size:8pt;width:100%}td,th{white-space:normal;padding:2px 4px}td.n,th.n{white-space:nowrap}tr,figure,.answer{break-inside:avoid}}`
 
-var htmlReport = htmltemplate.Must(htmltemplate.New("report").Parse(`<!doctype html>
+var htmlReport = sync.OnceValue(func() *htmltemplate.Template {
+	return htmltemplate.Must(htmltemplate.New("report").Parse(`<!doctype html>
 <html lang="en"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>{{.Title}}</title>
@@ -182,6 +184,7 @@ var htmlReport = htmltemplate.Must(htmltemplate.New("report").Parse(`<!doctype h
 {{end}}</ul>{{else}}<p>Nothing was excluded.</p>{{end}}
 </body></html>
 `))
+})
 
 // WriteHTML writes the report as one self-contained HTML page: inline CSS
 // and SVG, no script, a viewport for phones, a scrolling table and print
@@ -214,13 +217,14 @@ func (r *Report) WriteHTML(w io.Writer) error {
 		}
 		v.TableNotes = r.Table.Notes
 	}
-	return htmlReport.Execute(w, struct {
+	return htmlReport().Execute(w, struct {
 		htmlView
 		CSS htmltemplate.CSS
 	}{v, htmltemplate.CSS(reportCSS)})
 }
 
-var mdReport = texttemplate.Must(texttemplate.New("report").Funcs(texttemplate.FuncMap{"inc": func(i int) int { return i + 1 }}).Parse(`# {{.Title}}
+var mdReport = sync.OnceValue(func() *texttemplate.Template {
+	return texttemplate.Must(texttemplate.New("report").Funcs(texttemplate.FuncMap{"inc": func(i int) int { return i + 1 }}).Parse(`# {{.Title}}
 {{with .Description}}
 {{.}}
 {{end}}
@@ -261,6 +265,7 @@ var mdReport = texttemplate.Must(texttemplate.New("report").Funcs(texttemplate.F
 {{range .Excluded}}- **{{.What}}**: {{.Reason}}
 {{else}}Nothing was excluded.
 {{end}}`))
+})
 
 // WriteMarkdown writes the report as Markdown with the same sections as the
 // HTML, linking each chart as base-NAME.svg, the files ChartFiles(base)
@@ -281,7 +286,7 @@ func (r *Report) WriteMarkdown(w io.Writer, base string) error {
 		}
 		charts = append(charts, mc)
 	}
-	return mdReport.Execute(w, struct {
+	return mdReport().Execute(w, struct {
 		*Report
 		TableText string
 		Charts    []mdChart
