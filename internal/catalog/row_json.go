@@ -18,7 +18,7 @@ type RowJSON struct {
 	China            bool         `json:"china"`
 	GPU              string       `json:"gpu"`
 	GPUCount         float64      `json:"gpu_count"`
-	GPUMemoryGiB     float64      `json:"gpu_memory_gib"`
+	GPUMemoryGiB     *float64     `json:"gpu_memory_gib"` // null where no source gives it, never 0
 	VCPUs            float64      `json:"vcpus"`
 	MemoryGiB        float64      `json:"memory_gib"`
 	LocalDiskGB      *float64     `json:"local_disk_gb"`
@@ -53,7 +53,7 @@ func RowsJSON(rows []Row, cur money.Currency) []RowJSON {
 		o := r.Offering
 		j := RowJSON{
 			Provider: o.Provider, InstanceType: o.InstanceType, Region: o.Region, Zone: r.Zone, China: o.China,
-			GPU: o.GPU.Name, GPUCount: o.GPUCount, GPUMemoryGiB: o.GPUMemoryGiB, VCPUs: o.VCPUs, MemoryGiB: o.MemoryGiB,
+			GPU: o.GPU.Name, GPUCount: o.GPUCount, GPUMemoryGiB: opt(o.GPUMemoryGiB), VCPUs: o.VCPUs, MemoryGiB: o.MemoryGiB,
 			LocalDiskGB: opt(o.LocalDiskGB), Interconnect: o.Interconnect, NetworkGbps: opt(o.NetworkGbps),
 			PricePerHour: money.NullNumber(r.Price), SpotPricePerHour: money.NullNumber(r.Spot), SpotZone: r.SpotZone,
 			PricePerGPUHour: money.NullNumber(r.PerGPU),
