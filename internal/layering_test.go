@@ -1,6 +1,7 @@
 // Package internal_test keeps gpuscout's layering: data flows one way, feeds
-// → catalog → cost/spot → advise → render → cli, and nothing lower imports
-// anything higher. A new edge fails this test until it is added here on
+// → catalog → cost/spot → advise → render → server → cli, and nothing lower
+// imports anything higher. Every package, cli and server included, lists
+// what it may import: a new edge fails this test until it is added here on
 // purpose.
 package internal_test
 
@@ -64,16 +65,23 @@ var allowed = map[string][]string{
 	// subpackages (collect, rules, notify, autostop) sit on it.
 	"agent":   {"agentconfig"},
 	"agent/*": {"agent", "agentconfig", "gpu", "gpu/*", "catalog", "cost", "money"},
-	"cli":     {"*"},
+	// The top: commands turn flags into requests of the packages below. No
+	// package imports cli (no rule here names it).
+	"cli": {"advise", "advise/form", "agent", "agent/*", "agentconfig", "bench", "bench/workload", "benchreport", "catalog",
+		"catalog/build", "cloudmeta", "cost", "doctor", "feeds", "feeds/httpclient", "feeds/registry", "gpu", "gpu/*",
+		"hostinfo", "models", "money", "pricefile", "render", "server", "server/client", "server/dashboard", "spot",
+		"store", "store/postgres", "store/sqlite", "usercatalog"},
 	// Test-only: its tests drive cli.Main and look at the pictures in Chromium;
 	// its one non-test file (the package comment) imports nothing.
 	"browsercheck": {},
 	// The team server: the store knows documents and tokens only; the server
-	// (API, dashboard) may use every engine package, as the CLI does.
+	// (API, dashboard) uses the engine packages the CLI's queries use, never
+	// the CLI, the agent, the GPU bindings or the feeds; its stores are
+	// chosen by the CLI (serve) and handed in.
 	"store":    {},
 	"store/*":  {"store", "store/schema"}, // the SQL stores share their migrations
-	"server":   {"*"},
-	"server/*": {"*"},
+	"server":   {"advise", "advise/form", "benchreport", "catalog", "cost", "money", "render", "spot", "store"},
+	"server/*": {"server", "advise", "advise/form", "benchreport", "catalog", "cost", "money", "render", "spot", "store"},
 	// The agent's alerting: notify delivers alerts; rules makes them from
 	// samples (and exports them for Prometheus).
 	"agent/notify": {"agentconfig"},
@@ -154,6 +162,28 @@ func TestRulesPermitNothingCircular(t *testing.T) {
 		for _, b := range ra {
 			if rb, ok := allowed[b]; ok && slices.Contains(rb, a) {
 				t.Errorf("%s and %s may import each other", a, b)
+			}
+		}
+	}
+}
+
+// The rules themselves keep the top on top: no package below may import the
+// CLI, and the server none of the node-side packages (agent, GPU bindings,
+// bench) or the feeds.
+func TestLayeringRules(t *testing.T) {
+	for pkg := range allowed {
+		if pkg == "cli" {
+			continue
+		}
+		if r, _ := rule(pkg); permits(r, "cli") {
+			t.Errorf("%s may import cli", pkg)
+		}
+	}
+	for _, pkg := range []string{"server", "server/dashboard", "server/client"} {
+		r, _ := rule(pkg)
+		for _, imp := range []string{"agent", "agent/collect", "gpu/cuda", "bench", "feeds/registry", "doctor", "usercatalog"} {
+			if permits(r, imp) {
+				t.Errorf("%s may import %s", pkg, imp)
 			}
 		}
 	}
