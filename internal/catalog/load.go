@@ -4,6 +4,7 @@ import (
 	"bytes"
 	_ "embed"
 	"fmt"
+	"runtime/debug"
 	"strings"
 	"sync"
 
@@ -56,7 +57,12 @@ var (
 // Default parses the embedded catalog once and returns a fresh copy each call,
 // so callers may change their copy (apply user prices) freely.
 func Default() (*Catalog, error) {
-	defaultOnce.Do(func() { defaultCat, defaultErr = Parse(Embedded()) })
+	defaultOnce.Do(func() {
+		// The parse allocates some 8 MB it mostly keeps; collecting during
+		// it costs a fifth of a short command's time and frees nothing.
+		defer debug.SetGCPercent(debug.SetGCPercent(-1))
+		defaultCat, defaultErr = Parse(Embedded())
+	})
 	if defaultErr != nil {
 		return nil, defaultErr
 	}
@@ -74,7 +80,10 @@ var (
 // checked against sources.yaml here (Parse does, and the tests parse it);
 // estimates are resolved. Its catalog is shared: read it, never change it.
 func GPUTable() (*Catalog, error) {
-	gpuTableOnce.Do(func() { gpuTableCat, gpuTableErr = parseGPUTable(gpusYAML) })
+	gpuTableOnce.Do(func() {
+		defer debug.SetGCPercent(debug.SetGCPercent(-1)) // as Default
+		gpuTableCat, gpuTableErr = parseGPUTable(gpusYAML)
+	})
 	return gpuTableCat, gpuTableErr
 }
 
