@@ -240,7 +240,7 @@ func Parse(f Files) (*Catalog, error) {
 	if err != nil {
 		return nil, err
 	}
-	c.Offerings, err = c.ReadOfferingsCSV(bytes.NewReader(f.Offerings))
+	c.Offerings, err = c.readOfferingsCSV(bytes.NewReader(f.Offerings), bytes.Count(f.Offerings, []byte{'\n'}))
 	if err != nil {
 		return nil, err
 	}

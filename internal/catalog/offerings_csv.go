@@ -63,7 +63,11 @@ func pnum(p Price) string {
 }
 
 // ReadOfferingsCSV parses the snapshot format; gpu names must be in the catalog's spec table.
-func (c *Catalog) ReadOfferingsCSV(r io.Reader) ([]Offering, error) {
+func (c *Catalog) ReadOfferingsCSV(r io.Reader) ([]Offering, error) { return c.readOfferingsCSV(r, 0) }
+
+// readOfferingsCSV is ReadOfferingsCSV with room for rows offerings made
+// at once: an Offering is large, and growing the slice copies them all.
+func (c *Catalog) readOfferingsCSV(r io.Reader, rows int) ([]Offering, error) {
 	cr := csv.NewReader(r)
 	cr.ReuseRecord = true
 	head, err := cr.Read()
@@ -77,7 +81,7 @@ func (c *Catalog) ReadOfferingsCSV(r io.Reader) ([]Offering, error) {
 	for _, g := range c.GPUs {
 		byName[g.Name] = g
 	}
-	var out []Offering
+	out := make([]Offering, 0, rows)
 	line := 1
 	for {
 		rec, err := cr.Read()
