@@ -15,6 +15,33 @@ go test -run '^$' -bench PutDocument -benchtime 2s ./internal/store/sqlite/ ./in
 bin=$(mktemp -d)/gpuscout
 CGO_ENABLED=0 go build -o "$bin" ./cmd/gpuscout
 
+# Start-up against a static Go hello-world built here, now (issue 24's
+# targets: version <= 2x, gpus <= 3x, offers --gpu A100:8 <= 4x).
+hello_dir=$(mktemp -d)
+printf 'package main\n\nimport "os"\n\nfunc main() { os.Stdout.WriteString("hi\\n") }\n' >"$hello_dir/main.go"
+printf 'module hello\n\ngo 1.26\n' >"$hello_dir/go.mod"
+(cd "$hello_dir" && CGO_ENABLED=0 go build -o hello .)
+median_us() { # median_us CMD...: the median wall time of N runs, in microseconds
+  local times=() s e
+  "$@" >/dev/null 2>&1
+  for _ in $(seq "$N"); do
+    s=$(date +%s%N)
+    "$@" >/dev/null 2>&1
+    e=$(date +%s%N)
+    times+=($(( (e - s) / 1000 )))
+  done
+  printf '%s\n' "${times[@]}" | sort -n | sed -n "$(( N / 2 + 1 ))p"
+}
+echo
+echo "== start-up against a static hello-world (median of $N runs)"
+base=$(median_us "$hello_dir/hello")
+printf 'hello-world %d.%03d ms\n' $((base / 1000)) $((base % 1000))
+for args in "version" "gpus" "offers --gpu A100:8"; do
+  # shellcheck disable=SC2086 # args is a list of words
+  t=$(median_us "$bin" $args)
+  printf '%-20s %d.%03d ms  %s× hello-world\n' "$args" $((t / 1000)) $((t % 1000)) "$(awk -v a="$t" -v b="$base" 'BEGIN { printf "%.1f", a / b }')"
+done
+
 # whole TARGET_MS ARGS...: median of N runs of the built binary.
 whole() {
   local target=$1; shift
