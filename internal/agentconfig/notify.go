@@ -68,7 +68,7 @@ func (n *Notify) validate() error {
 	seen := map[string]bool{}
 	for i, e := range n.Exec {
 		f := func(name string) string { return fmt.Sprintf("notify.exec[%d].%s", i, name) }
-		if !nameRE.MatchString(e.Name) {
+		if !nameRE().MatchString(e.Name) {
 			return fieldErr(f("name"), "value %q: want a name of letters, digits and _, such as scale_out", e.Name)
 		}
 		if seen[e.Name] {

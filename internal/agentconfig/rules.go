@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -72,8 +73,8 @@ const (
 )
 
 var (
-	nameRE  = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
-	labelRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+	nameRE  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`) })
+	labelRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`) })
 )
 
 func (r *Rule) applyDefaults() {
@@ -115,7 +116,7 @@ func validateRules(rules []Rule, n *Notify, o Options) error {
 	for i := range rules {
 		r := &rules[i]
 		f := func(name string) string { return fmt.Sprintf("rules[%d].%s", i, name) }
-		if !nameRE.MatchString(r.Name) {
+		if !nameRE().MatchString(r.Name) {
 			return fieldErr(f("name"), "value %q: want a name of letters, digits and _ (not starting with a digit), such as GPUIdle", r.Name)
 		}
 		if seen[r.Name] {
@@ -165,7 +166,7 @@ func validateRules(rules []Rule, n *Notify, o Options) error {
 				return fieldErr(f(m.name), "%d entries; at most %d", len(m.kv), MaxLabels)
 			}
 			for k, v := range m.kv {
-				if !labelRE.MatchString(k) {
+				if !labelRE().MatchString(k) {
 					return fieldErr(f(m.name+"."+k), "name %q: want letters, digits and _ (not starting with a digit)", k)
 				}
 				if len(v) > MaxLabelLen {

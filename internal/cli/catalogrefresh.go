@@ -11,6 +11,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -154,7 +155,7 @@ func importerOf(provider string) feeds.Importer {
 	return nil
 }
 
-var regionRE = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,62}$`)
+var regionRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,62}$`) })
 
 // maxRefreshRegions bounds --region.
 const maxRefreshRegions = 64
@@ -270,7 +271,7 @@ func (f *refreshFlags) resolveRegions(base *catalog.Catalog, provider string) ([
 			}
 		}
 		if name == "" { // a region the catalog does not list yet: the API decides
-			if !regionRE.MatchString(r) {
+			if !regionRE().MatchString(r) {
 				return nil, usagef("--region %q: not a region of %s the catalog knows, nor a region id (lower-case letters, digits and -)", r, orNone([]string{provider}))
 			}
 			name = r

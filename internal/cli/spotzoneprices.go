@@ -39,7 +39,7 @@ func zoneMoveCosts(l *loadedCatalog, zones []spot.Zone, gb, price float64, price
 	}
 	var notes []string
 	for a := range zones {
-		if !awsZone.MatchString(zones[a].Name) {
+		if !awsZone().MatchString(zones[a].Name) {
 			return nil, "", usagef("--move-gb %g: zone %s is not an AWS zone the catalog prices transfer for; give --move-price PRICE_PER_GB", gb, zones[a].Name)
 		}
 		for b := range zones {

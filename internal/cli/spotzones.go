@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/gpuscout/gpuscout/internal/catalog"
 	"github.com/gpuscout/gpuscout/internal/spot"
@@ -30,7 +31,7 @@ type zoneInputs struct {
 }
 
 // awsZone matches an AWS availability zone name, such as us-east-1a.
-var awsZone = regexp.MustCompile(`^[a-z]{2}(-gov)?-[a-z]+-\d[a-z]$`)
+var awsZone = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z]{2}(-gov)?-[a-z]+-\d[a-z]$`) })
 
 // zonePolicies parses --regions (the multi-zone policies, "all" for every
 // one, optimal for the optimum across zones) and adds --policy's policies

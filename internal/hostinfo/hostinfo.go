@@ -17,6 +17,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // Host is what Read found.
@@ -176,7 +177,7 @@ func memTotalKB(b []byte) (int64, bool) {
 	return 0, false
 }
 
-var nodeDir = regexp.MustCompile(`^node[0-9]+$`)
+var nodeDir = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^node[0-9]+$`) })
 
 func numaNodes(fsys fs.FS) (int, error) {
 	entries, err := fs.ReadDir(fsys, "sys/devices/system/node")
@@ -185,7 +186,7 @@ func numaNodes(fsys fs.FS) (int, error) {
 	}
 	n := 0
 	for _, e := range entries {
-		if e.IsDir() && nodeDir.MatchString(e.Name()) {
+		if e.IsDir() && nodeDir().MatchString(e.Name()) {
 			n++
 		}
 	}

@@ -77,6 +77,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/gpuscout/gpuscout/internal/catalog"
@@ -175,7 +176,7 @@ func Key(regions []string) string {
 	}
 	rs := append([]string(nil), regions...)
 	sort.Strings(rs)
-	k := unsafeChars.ReplaceAllString(strings.Join(rs, "+"), "_")
+	k := unsafeChars().ReplaceAllString(strings.Join(rs, "+"), "_")
 	if strings.HasPrefix(k, ".") { // never a hidden folder, "." or ".."
 		k = "_" + k[1:]
 	}
@@ -185,7 +186,7 @@ func Key(regions []string) string {
 	return k
 }
 
-var unsafeChars = regexp.MustCompile(`[^A-Za-z0-9._+-]`)
+var unsafeChars = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[^A-Za-z0-9._+-]`) })
 
 func fnv32(s string) uint32 {
 	h := uint32(2166136261)

@@ -13,6 +13,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/shopspring/decimal"
@@ -172,7 +173,7 @@ func (r *Reader) Currency(n *yaml.Node, field string) (money.Currency, error) {
 	return c, nil
 }
 
-var dateRE = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}$`)
+var dateRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\d{4}-\d{2}-\d{2}$`) })
 
 // Date reads YYYY-MM-DD.
 func (r *Reader) Date(n *yaml.Node, field string) (string, error) {
@@ -180,7 +181,7 @@ func (r *Reader) Date(n *yaml.Node, field string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if !dateRE.MatchString(s) {
+	if !dateRE().MatchString(s) {
 		return "", r.Errf(n, field, "value %q is not a date; want YYYY-MM-DD", s)
 	}
 	if _, err := time.Parse(time.DateOnly, s); err != nil {
@@ -287,7 +288,7 @@ func ParseFraction(s string) (decimal.Decimal, error) {
 	return d, nil
 }
 
-var lineRE = regexp.MustCompile(`line (\d+)`)
+var lineRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`line (\d+)`) })
 
 func errLine(err error) int {
 	var te *yaml.TypeError
@@ -295,7 +296,7 @@ func errLine(err error) int {
 	if errors.As(err, &te) && len(te.Errors) > 0 {
 		msg = te.Errors[0]
 	}
-	if m := lineRE.FindStringSubmatch(msg); m != nil {
+	if m := lineRE().FindStringSubmatch(msg); m != nil {
 		n, _ := strconv.Atoi(m[1])
 		return n
 	}

@@ -101,7 +101,7 @@ type retryState struct {
 	next     time.Time
 }
 
-var namePattern = regexp.MustCompile(`^[a-zA-Z0-9_.-]{1,64}$`)
+var namePattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-zA-Z0-9_.-]{1,64}$`) })
 
 // New checks the receivers and exec actions and opens the queue in o.Dir.
 func New(receivers []Receiver, execs []Exec, o Options) (*Dispatcher, error) {
@@ -110,7 +110,7 @@ func New(receivers []Receiver, execs []Exec, o Options) (*Dispatcher, error) {
 	}
 	names := map[string]bool{}
 	for i, r := range receivers {
-		if !namePattern.MatchString(r.Name) || names[r.Name] {
+		if !namePattern().MatchString(r.Name) || names[r.Name] {
 			return nil, fmt.Errorf("notify receiver %d: name %q: want a unique name of letters, digits, _ . -", i, r.Name)
 		}
 		names[r.Name] = true
@@ -125,7 +125,7 @@ func New(receivers []Receiver, execs []Exec, o Options) (*Dispatcher, error) {
 		}
 	}
 	for i, x := range execs {
-		if !namePattern.MatchString(x.Name) || names[x.Name] {
+		if !namePattern().MatchString(x.Name) || names[x.Name] {
 			return nil, fmt.Errorf("notify exec %d: name %q: want a unique name of letters, digits, _ . -", i, x.Name)
 		}
 		names[x.Name] = true

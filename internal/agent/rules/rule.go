@@ -36,6 +36,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -128,7 +129,7 @@ var MatchTypes = []string{"=", "!=", "=~", "!~"}
 // NewMatcher checks and compiles a matcher.
 func NewMatcher(label, typ, value string) (Matcher, error) {
 	m := Matcher{Label: label, Type: typ, Value: value}
-	if !labelName.MatchString(label) {
+	if !labelName().MatchString(label) {
 		return m, fmt.Errorf("label %q: want letters, digits and _, not starting with a digit", label)
 	}
 	switch typ {
@@ -176,8 +177,8 @@ func (m Matcher) matches(labels map[string]string) bool {
 }
 
 var (
-	labelName  = regexp.MustCompile(`^[a-zA-Z_][a-zA-Z0-9_]*$`)
-	metricName = regexp.MustCompile(`^[a-zA-Z_:][a-zA-Z0-9_:]*$`)
+	labelName  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-zA-Z_][a-zA-Z0-9_]*$`) })
+	metricName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-zA-Z_:][a-zA-Z0-9_:]*$`) })
 )
 
 // MaxFor bounds a rule's For (a week, as the config allows); an aggregate's
@@ -188,10 +189,10 @@ const MaxFor = 7 * 24 * time.Hour
 // accepts any well-formed name). Errors name the field, the value and what
 // is allowed.
 func (r *Rule) Check(known func(string) bool) error {
-	if !labelName.MatchString(r.Name) {
+	if !labelName().MatchString(r.Name) {
 		return fmt.Errorf("name %q: want letters, digits and _, not starting with a digit", r.Name)
 	}
-	if !metricName.MatchString(r.Metric) || (known != nil && !known(r.Metric)) {
+	if !metricName().MatchString(r.Metric) || (known != nil && !known(r.Metric)) {
 		return fmt.Errorf("metric %q: not one of the agent's metrics (gpuscout agent check lists them)", r.Metric)
 	}
 	if r.Over == "" {
@@ -220,12 +221,12 @@ func (r *Rule) Check(known func(string) bool) error {
 		r.Match[i] = c
 	}
 	for _, n := range sortedKeys(r.Labels) {
-		if !labelName.MatchString(n) || n == "alertname" {
+		if !labelName().MatchString(n) || n == "alertname" {
 			return fmt.Errorf("labels.%s: want letters, digits and _ (and not alertname)", n)
 		}
 	}
 	for _, n := range sortedKeys(r.Annotations) {
-		if !labelName.MatchString(n) {
+		if !labelName().MatchString(n) {
 			return fmt.Errorf("annotations.%s: want letters, digits and _", n)
 		}
 		if _, err := parseTemplate(n, r.Annotations[n]); err != nil {

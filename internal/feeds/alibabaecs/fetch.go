@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/gpuscout/gpuscout/internal/feeds"
@@ -41,8 +42,8 @@ const (
 var ErrThrottled = errors.New("alibaba: throttled (Throttling.*)")
 
 var (
-	regionRE = regexp.MustCompile(`^[a-z]{2}-[a-z0-9]+(-[a-z0-9]+)*$`)
-	typeRE   = regexp.MustCompile(`^ecs\.[a-z0-9][a-z0-9.-]*$`)
+	regionRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z]{2}-[a-z0-9]+(-[a-z0-9]+)*$`) })
+	typeRE   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^ecs\.[a-z0-9][a-z0-9.-]*$`) })
 )
 
 // Fetch implements feeds.Importer: for every region and GPU instance type,
@@ -65,12 +66,12 @@ func (im *Importer) Fetch(ctx context.Context, req feeds.FetchRequest) (*feeds.R
 		regions = DefaultRegions
 	}
 	for _, r := range regions {
-		if !regionRE.MatchString(r) {
+		if !regionRE().MatchString(r) {
 			return nil, fmt.Errorf("alibaba: region %q: want an Alibaba Cloud region id such as cn-hangzhou or ap-southeast-1", r)
 		}
 	}
 	for _, t := range im.InstanceTypes {
-		if !typeRE.MatchString(t) {
+		if !typeRE().MatchString(t) {
 			return nil, fmt.Errorf("alibaba: instance type %q: want an ECS instance type such as ecs.gn7i-c8g1.2xlarge", t)
 		}
 	}

@@ -3,6 +3,7 @@ package alibabalist
 import (
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // gpuFamilyRE matches the instance families Alibaba Cloud's naming
@@ -10,7 +11,7 @@ import (
 // (NVIDIA GRID vGPU, shared and dedicated), ebmgn and sccgn (the same on
 // ECS Bare Metal and Super Computing Cluster), gi and ebmgi (Intel GPU), ga
 // (GPU visual computing), each followed by the generation digit.
-var gpuFamilyRE = regexp.MustCompile(`^(?:gn|sgn|vgn|ebmgn|sccgn|gi|ebmgi|ga)[0-9]`)
+var gpuFamilyRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(?:gn|sgn|vgn|ebmgn|sccgn|gi|ebmgi|ga)[0-9]`) })
 
 // GPUFamilies names the families IsGPUType accepts, for reports.
 const GPUFamilies = "gn, sgn, vgn, ebmgn, sccgn, gi, ebmgi, ga"
@@ -29,4 +30,4 @@ func Family(instanceType string) string {
 }
 
 // IsGPUType reports whether the instance type belongs to a GPU family.
-func IsGPUType(instanceType string) bool { return gpuFamilyRE.MatchString(Family(instanceType)) }
+func IsGPUType(instanceType string) bool { return gpuFamilyRE().MatchString(Family(instanceType)) }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"regexp"
+	"sync"
 	"time"
 
 	"github.com/shopspring/decimal"
@@ -41,8 +42,10 @@ const (
 )
 
 var (
-	regionCodeRE   = regexp.MustCompile(`^[a-z]{2}(-gov)?-[a-z]+-[0-9]+(-[a-z]{3}-[0-9]+[a-z])?$`)
-	instanceTypeRE = regexp.MustCompile(`^[a-z0-9][a-z0-9-]*(\.[a-z0-9]+)?$`)
+	regionCodeRE = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^[a-z]{2}(-gov)?-[a-z]+-[0-9]+(-[a-z]{3}-[0-9]+[a-z])?$`)
+	})
+	instanceTypeRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z0-9][a-z0-9-]*(\.[a-z0-9]+)?$`) })
 	// A row's hourly rate and its accelerators' agree to within a cent an
 	// instance-hour (the page rounds the per-accelerator rate to 3 decimals).
 	rateTolerance = decimal.RequireFromString("0.01")
@@ -182,7 +185,7 @@ func (p *parser) metadata(t *Table) error {
 func (p *parser) instanceTypes(t *Table) error {
 	seen := map[string]bool{}
 	return p.object("instance_types", func(typ string) error {
-		if !instanceTypeRE.MatchString(typ) {
+		if !instanceTypeRE().MatchString(typ) {
 			return p.errorf("instance type %q: want an EC2 instance type name such as p5.48xlarge", typ)
 		}
 		if seen[typ] {
@@ -258,7 +261,7 @@ func (p *parser) pricing(typ string) ([]Row, error) {
 			return nil, fmt.Errorf("line %d: %s pricing row: %v", line, typ, err)
 		}
 		where := fmt.Sprintf("line %d: %s", line, typ)
-		if !regionCodeRE.MatchString(pj.RegionCode) {
+		if !regionCodeRE().MatchString(pj.RegionCode) {
 			return nil, fmt.Errorf("%s region_code %q: want an AWS region or Local Zone code such as us-east-1 or us-east-1-atl-2a", where, pj.RegionCode)
 		}
 		if seen[pj.RegionCode] {

@@ -133,7 +133,7 @@ func FuzzParse(f *testing.F) {
 			t.Fatalf("parsed a table without a date or rows: %+v", tab)
 		}
 		for _, r := range tab.Rows {
-			if !r.Hourly.IsPositive() || r.AcceleratorCount < 1 || r.Line < 1 || !regionCodeRE.MatchString(r.RegionCode) {
+			if !r.Hourly.IsPositive() || r.AcceleratorCount < 1 || r.Line < 1 || !regionCodeRE().MatchString(r.RegionCode) {
 				t.Fatalf("bad row %+v", r)
 			}
 		}

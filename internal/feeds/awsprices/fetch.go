@@ -13,6 +13,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -74,7 +75,7 @@ const (
 // the API when credentials are found, else the offer file.
 const PricesEnv = "GPUSCOUT_AWS_PRICES"
 
-var regionRE = regexp.MustCompile(`^[a-z]{2}(-gov|-iso[a-z]?)?-[a-z]+-[0-9]+$`)
+var regionRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z]{2}(-gov|-iso[a-z]?)?-[a-z]+-[0-9]+$`) })
 
 // Fetch implements feeds.Importer: for each region, on-demand and Reserved
 // Instance prices of GPU instances (offer file or GetProducts), their
@@ -123,7 +124,7 @@ func (im *Importer) Fetch(ctx context.Context, req feeds.FetchRequest) (*feeds.R
 		}
 	}
 	for _, r := range regions {
-		if !regionRE.MatchString(r) {
+		if !regionRE().MatchString(r) {
 			return nil, fmt.Errorf("aws: region %q is not an AWS region code (us-east-1, eu-west-1, ...)", r)
 		}
 		if strings.Contains(r, "-gov-") || strings.Contains(r, "-iso") {
@@ -285,7 +286,7 @@ func (f *fetcher) offerRegions() ([]string, map[string]string, error) {
 	f.progress(what)
 	urls := map[string]string{}
 	for code, r := range idx.Regions {
-		if regionRE.MatchString(code) && !strings.Contains(code, "-gov-") && strings.HasPrefix(r.CurrentVersionURL, "/") {
+		if regionRE().MatchString(code) && !strings.Contains(code, "-gov-") && strings.HasPrefix(r.CurrentVersionURL, "/") {
 			urls[code] = bulkBase + r.CurrentVersionURL
 		}
 	}

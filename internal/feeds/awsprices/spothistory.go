@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/shopspring/decimal"
@@ -53,7 +54,7 @@ type spotItem struct {
 }
 
 // zoneRegion is the region part of a zone name: us-east-1a, us-west-2-lax-1a → us-east-1, us-west-2.
-var zoneRegion = regexp.MustCompile(`^[a-z]{2}(-gov|-iso[a-z]?)?-[a-z]+-[0-9]+`)
+var zoneRegion = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z]{2}(-gov|-iso[a-z]?)?-[a-z]+-[0-9]+`) })
 
 // The leave categories of spot history rows.
 const (
@@ -125,7 +126,7 @@ func ParseSpotHistory(r io.Reader, o SpotHistoryOptions) (*SpotHistory, error) {
 		at, terr := time.Parse(time.RFC3339, it.Timestamp)
 		region := o.Region
 		if region == "" {
-			region = zoneRegion.FindString(it.AvailabilityZone)
+			region = zoneRegion().FindString(it.AvailabilityZone)
 		}
 		switch {
 		case it.InstanceType == "" || it.AvailabilityZone == "":

@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/gpuscout/gpuscout/internal/feeds"
 )
@@ -110,7 +111,7 @@ func (im *Importer) Parse(format string, r io.Reader, o feeds.ParseOptions) (*fe
 
 // regionRE is what an ARM region name looks like; anything else would change
 // the OData filter it is quoted into.
-var regionRE = regexp.MustCompile(`^[a-z][a-z0-9]{1,40}$`)
+var regionRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z][a-z0-9]{1,40}$`) })
 
 // Filter is the OData filter of one region's GPU VM prices ("" region: all).
 func Filter(region string) string {
@@ -129,7 +130,7 @@ func query(v string) string { return strings.ReplaceAll(url.QueryEscape(v), "+",
 // on the same host only.
 func (im *Importer) Fetch(ctx context.Context, req feeds.FetchRequest) (*feeds.Result, error) {
 	for _, r := range req.Regions {
-		if !regionRE.MatchString(r) {
+		if !regionRE().MatchString(r) {
 			return nil, fmt.Errorf("azureretail: region %q is not an Azure region name (lower-case letters and digits, e.g. eastus)", r)
 		}
 	}

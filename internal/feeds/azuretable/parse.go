@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/shopspring/decimal"
@@ -54,16 +55,24 @@ func (t *Table) Normalized() []Record {
 }
 
 var (
-	generatedRE = regexp.MustCompile(`^//\s*generated at\s+(\S+)\s*$`)
-	updateRE    = regexp.MustCompile(`^var\s+InitialPriceUpdate\s*,\s*_\s*=\s*time\.Parse\(\s*time\.RFC3339\s*,\s*"([^"]*)"\s*\)\s*$`)
-	declRE      = regexp.MustCompile(`^var\s+initialOnDemandPrices\s*=\s*map\[string\]map\[string\]float64\s*\{\s*\}\s*$`)
-	initRE      = regexp.MustCompile(`^func\s+init\(\)\s*\{\s*$`)
-	headerRE    = regexp.MustCompile(`^initialOnDemandPrices\s*\[\s*"([^"\\]*)"\s*\]\s*=\s*map\[string\]float64\s*\{\s*$`)
-	entryRE     = regexp.MustCompile(`^"((?:[^"\\]|\\.)*)"\s*:\s*([^\s,]*)\s*,\s*$`)
-	regionRE    = regexp.MustCompile(`^[a-z][a-z0-9]{1,40}$`)
+	generatedRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^//\s*generated at\s+(\S+)\s*$`) })
+	updateRE    = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^var\s+InitialPriceUpdate\s*,\s*_\s*=\s*time\.Parse\(\s*time\.RFC3339\s*,\s*"([^"]*)"\s*\)\s*$`)
+	})
+	declRE = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^var\s+initialOnDemandPrices\s*=\s*map\[string\]map\[string\]float64\s*\{\s*\}\s*$`)
+	})
+	initRE   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^func\s+init\(\)\s*\{\s*$`) })
+	headerRE = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^initialOnDemandPrices\s*\[\s*"([^"\\]*)"\s*\]\s*=\s*map\[string\]float64\s*\{\s*$`)
+	})
+	entryRE  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^"((?:[^"\\]|\\.)*)"\s*:\s*([^\s,]*)\s*,\s*$`) })
+	regionRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z][a-z0-9]{1,40}$`) })
 	// numberRE is a Go decimal float or integer literal without sign,
 	// underscores or hexadecimal: what the generator writes (%f).
-	numberRE = regexp.MustCompile(`^(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?$`)
+	numberRE = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?$`)
+	})
 )
 
 type state int
@@ -131,21 +140,21 @@ func (p *parser) next(line string) error {
 }
 
 func (p *parser) preambleLine(s string) error {
-	if m := generatedRE.FindStringSubmatch(s); m != nil {
+	if m := generatedRE().FindStringSubmatch(s); m != nil {
 		return p.stamp(&p.generated, m[1], `the "generated at" comment`)
 	}
-	if m := updateRE.FindStringSubmatch(s); m != nil {
+	if m := updateRE().FindStringSubmatch(s); m != nil {
 		return p.stamp(&p.update, m[1], "InitialPriceUpdate")
 	}
 	switch {
-	case declRE.MatchString(s):
+	case declRE().MatchString(s):
 		p.declared = true
-	case initRE.MatchString(s):
+	case initRE().MatchString(s):
 		if p.generated == "" || !p.declared {
 			return p.errorf(`func init() before the "// generated at" stamp and the initialOnDemandPrices declaration; want Karpenter's generated zz_generated.pricing.go`)
 		}
 		p.st = inInit
-	case headerRE.MatchString(s), entryRE.MatchString(s):
+	case headerRE().MatchString(s), entryRE().MatchString(s):
 		return p.errorf("%s before func init() {; want the generated file's header first", quote(s))
 	}
 	return nil
@@ -176,12 +185,12 @@ func (p *parser) initLine(s string) error {
 		p.st = done
 		return nil
 	}
-	m := headerRE.FindStringSubmatch(s)
+	m := headerRE().FindStringSubmatch(s)
 	if m == nil {
 		return p.errorf(`%s inside func init(); want initialOnDemandPrices["region"] = map[string]float64{, a comment or init's closing brace`, quote(s))
 	}
 	region := m[1]
-	if !regionRE.MatchString(region) {
+	if !regionRE().MatchString(region) {
 		return p.errorf("region %q is not an Azure region name (lower-case letters and digits, such as eastus)", region)
 	}
 	if prev, ok := p.regions[region]; ok {
@@ -201,7 +210,7 @@ func (p *parser) regionLine(s string) error {
 		p.st, p.region = inInit, ""
 		return nil
 	}
-	m := entryRE.FindStringSubmatch(s)
+	m := entryRE().FindStringSubmatch(s)
 	if m == nil {
 		return p.errorf(`region %q: %s; want a "size": price, entry or the map's closing brace`, p.region, quote(s))
 	}
@@ -214,7 +223,7 @@ func (p *parser) regionLine(s string) error {
 	switch {
 	case size == "":
 		return p.errorf("%s: the key is empty; want a size name such as Standard_ND96isr_H100_v5", at)
-	case !numberRE.MatchString(m[2]):
+	case !numberRE().MatchString(m[2]):
 		return p.errorf("%s: price %q is not a decimal number of 0 or more; want USD per hour such as 98.320000", at, m[2])
 	}
 	price, err := money.ParseDecimal(m[2])

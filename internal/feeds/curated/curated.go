@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"regexp"
+	"sync"
 
 	"github.com/shopspring/decimal"
 	"go.yaml.in/yaml/v3"
@@ -65,8 +66,8 @@ type Offer struct {
 }
 
 var (
-	dateRE = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}$`)
-	curRE  = regexp.MustCompile(`^[A-Z]{3}$`)
+	dateRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\d{4}-\d{2}-\d{2}$`) })
+	curRE  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Z]{3}$`) })
 )
 
 // Parse reads and checks one file. Errors name the line.
@@ -112,7 +113,7 @@ func ParseBytes(b []byte) (*File, error) {
 			return nil, fmt.Errorf("%s: gpu_count must be > 0", at)
 		case in.VCPUs <= 0 || in.MemoryGiB <= 0:
 			return nil, fmt.Errorf("%s: vcpus and memory_gib must be > 0", at)
-		case in.Retired != "" && (!dateRE.MatchString(in.Retired) || in.RetiredSource == ""):
+		case in.Retired != "" && (!dateRE().MatchString(in.Retired) || in.RetiredSource == ""):
 			return nil, fmt.Errorf("%s: retired %q needs a date YYYY-MM-DD and a retired_source", at, in.Retired)
 		case in.Retired == "" && in.RetiredSource != "":
 			return nil, fmt.Errorf("%s: retired_source without a retired date", at)
@@ -123,7 +124,7 @@ func ParseBytes(b []byte) (*File, error) {
 				return nil, fmt.Errorf("%s: offer needs a region", at)
 			}
 			priced := o.Price.Valid || o.SpotPrice.Valid
-			if priced && (o.Source == "" || !curRE.MatchString(o.Currency) || !dateRE.MatchString(o.AsOf)) {
+			if priced && (o.Source == "" || !curRE().MatchString(o.Currency) || !dateRE().MatchString(o.AsOf)) {
 				return nil, fmt.Errorf("%s/%s: a price needs source, a currency code and as_of YYYY-MM-DD", at, o.Region)
 			}
 			if (o.Price.Valid && !o.Price.Decimal.IsPositive()) || (o.SpotPrice.Valid && !o.SpotPrice.Decimal.IsPositive()) {

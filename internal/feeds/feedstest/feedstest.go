@@ -16,6 +16,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -44,7 +45,7 @@ func Inputs(t testing.TB) feeds.Inputs {
 }
 
 var (
-	currencyRE = regexp.MustCompile(`^[A-Z]{3}$`)
+	currencyRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Z]{3}$`) })
 )
 
 // Run checks src against the suite on the real inputs.
@@ -198,7 +199,7 @@ func checkPrice(t testing.TB, what string, p feeds.Price) {
 
 func cited(t testing.TB, what, currency, source, asOf string) {
 	t.Helper()
-	if !currencyRE.MatchString(currency) {
+	if !currencyRE().MatchString(currency) {
 		t.Errorf("%s: currency %q is not an ISO 4217 code", what, currency)
 	}
 	if source == "" {

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"sync"
 
 	"github.com/gpuscout/gpuscout/internal/feeds"
 )
@@ -39,7 +40,7 @@ var ErrNoCredentials = fmt.Errorf("tencent: %w: set "+EnvSecretID+" and "+EnvSec
 // maxCredentialFile bounds the credential file read.
 const maxCredentialFile = 1 << 16
 
-var profileRE = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,64}$`)
+var profileRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_.-]{1,64}$`) })
 
 // LoadCredentials finds the credentials: the environment first (both
 // variables set), then tccli's profile file home/.tccli/PROFILE.credential,
@@ -67,7 +68,7 @@ func LoadCredentials(getenv func(string) string, home string) (Credentials, erro
 	if profile == "" {
 		profile = "default"
 	}
-	if !profileRE.MatchString(profile) {
+	if !profileRE().MatchString(profile) {
 		return Credentials{}, fmt.Errorf("tencent: %s %q: want letters, digits, '.', '_' or '-'", EnvProfile, profile)
 	}
 	path := filepath.Join(home, ".tccli", profile+".credential")

@@ -12,6 +12,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/gpuscout/gpuscout/internal/feeds"
@@ -47,7 +48,7 @@ var (
 	ErrThrottled = errors.New("tencent: throttled (RequestLimitExceeded)")
 )
 
-var regionRE = regexp.MustCompile(`^[a-z]{2}-[a-z0-9]+(-[a-z0-9]+)*$`)
+var regionRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z]{2}-[a-z0-9]+(-[a-z0-9]+)*$`) })
 
 // Fetch implements feeds.Importer: DescribeZoneInstanceConfigInfos for
 // every region and charge type (POSTPAID_BY_HOUR, SPOTPAID, PREPAID), the
@@ -69,7 +70,7 @@ func (im *Importer) Fetch(ctx context.Context, req feeds.FetchRequest) (*feeds.R
 		regions = DefaultRegions
 	}
 	for _, r := range regions {
-		if !regionRE.MatchString(r) {
+		if !regionRE().MatchString(r) {
 			return nil, fmt.Errorf("tencent: region %q: want a Tencent Cloud region id such as ap-shanghai or na-siliconvalley", r)
 		}
 	}

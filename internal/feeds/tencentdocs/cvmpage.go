@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/shopspring/decimal"
 )
@@ -32,10 +33,10 @@ func (r CVMRow) GPU() bool { return strings.HasPrefix(r.Model, "GPU ") }
 var cvmHeader = []string{"Model", "Specification", "vCPU", "MEM", "Processor model (clock rate)", "Fee"}
 
 var (
-	cvmVCPURE   = regexp.MustCompile(`^([1-9][0-9]{0,3})-core$`)
-	cvmMemRE    = regexp.MustCompile(`^([0-9]{1,5}(?:\.[0-9]{1,3})?)GB$`)
-	cvmFeeRE    = regexp.MustCompile(`^(\S+)USD/hr$`)
-	backToTopRE = regexp.MustCompile(`^\[Back to Top\]\(#[A-Za-z]+\)$`)
+	cvmVCPURE   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^([1-9][0-9]{0,3})-core$`) })
+	cvmMemRE    = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^([0-9]{1,5}(?:\.[0-9]{1,3})?)GB$`) })
+	cvmFeeRE    = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(\S+)USD/hr$`) })
+	backToTopRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\[Back to Top\]\(#[A-Za-z]+\)$`) })
 )
 
 // cvmSection is the region section being read.
@@ -96,7 +97,7 @@ func ParseCVMPage(r io.Reader) ([]CVMRow, error) {
 				return fmt.Errorf("line %d: heading %s inside the region sections; want \"### REGION\"", n, quoteCut(t))
 			}
 			return nil // the page's title
-		case backToTopRE.MatchString(t):
+		case backToTopRE().MatchString(t):
 			if sec == nil || sec.state != inTable || sec.rows == 0 {
 				return fmt.Errorf("line %d: [Back to Top] link without a price table before it", n)
 			}
@@ -165,7 +166,7 @@ func cvmRow(n int, reg Region, c []string) (CVMRow, error) {
 	if row.Model == "" {
 		return row, fmt.Errorf("line %d: empty Model cell", n)
 	}
-	if !instanceTypeRE.MatchString(row.InstanceType) {
+	if !instanceTypeRE().MatchString(row.InstanceType) {
 		return row, fmt.Errorf("line %d: Specification %s is not an instance type; want FAMILY.SIZE such as GN7.2XLARGE32", n, quoteCut(c[1]))
 	}
 	if row.GPU() {
@@ -173,17 +174,17 @@ func cvmRow(n int, reg Region, c []string) (CVMRow, error) {
 			return row, fmt.Errorf("line %d: model %q is family %s, but the specification %s is family %s", n, row.Model, fam, row.InstanceType, Family(row.InstanceType))
 		}
 	}
-	m := cvmVCPURE.FindStringSubmatch(c[2])
+	m := cvmVCPURE().FindStringSubmatch(c[2])
 	if m == nil {
 		return row, fmt.Errorf("line %d: vCPU %s; want N-core", n, quoteCut(c[2]))
 	}
 	row.VCPUs, _ = strconv.Atoi(m[1])
-	m = cvmMemRE.FindStringSubmatch(c[3])
+	m = cvmMemRE().FindStringSubmatch(c[3])
 	if m == nil {
 		return row, fmt.Errorf("line %d: MEM %s; want NGB", n, quoteCut(c[3]))
 	}
 	row.MemoryGB = decimal.RequireFromString(m[1])
-	m = cvmFeeRE.FindStringSubmatch(c[5])
+	m = cvmFeeRE().FindStringSubmatch(c[5])
 	if m == nil {
 		return row, fmt.Errorf("line %d: Fee %s; want a price in USD/hr such as 2.68USD/hr", n, quoteCut(c[5]))
 	}

@@ -32,7 +32,7 @@ func FuzzParseList(f *testing.F) {
 			return
 		}
 		for _, r := range rows {
-			if !instanceTypeRE.MatchString(r.InstanceType) || r.Line < 2 || !(r.GPUCount > 0) {
+			if !instanceTypeRE().MatchString(r.InstanceType) || r.Line < 2 || !(r.GPUCount > 0) {
 				t.Fatalf("accepted row %+v", r)
 			}
 			checkPrice(t, r.InstanceType+" monthly low", r.MonthlyLow, maxMonthly)
@@ -63,7 +63,7 @@ func FuzzParseCVMPage(f *testing.F) {
 			t.Fatal("a page accepted with no rows")
 		}
 		for _, r := range rows {
-			if _, ok := RegionForHeading(r.Heading); !ok || r.Region == "" || !instanceTypeRE.MatchString(r.InstanceType) || r.VCPUs <= 0 || r.Line <= 0 {
+			if _, ok := RegionForHeading(r.Heading); !ok || r.Region == "" || !instanceTypeRE().MatchString(r.InstanceType) || r.VCPUs <= 0 || r.Line <= 0 {
 				t.Fatalf("accepted row %+v", r)
 			}
 			checkPrice(t, r.InstanceType, r.Price, maxHourly)
@@ -88,7 +88,7 @@ func FuzzParseOverview(f *testing.F) {
 			t.Fatalf("accepted an overview without its zone or rows: %+v", ov)
 		}
 		for _, r := range ov.Rows {
-			if !instanceTypeRE.MatchString(r.InstanceType) || Family(r.InstanceType) != r.Family || !(r.GPUCount > 0) || r.VCPUs <= 0 || r.MemoryGB <= 0 {
+			if !instanceTypeRE().MatchString(r.InstanceType) || Family(r.InstanceType) != r.Family || !(r.GPUCount > 0) || r.VCPUs <= 0 || r.MemoryGB <= 0 {
 				t.Fatalf("accepted row %+v", r)
 			}
 			checkPrice(t, r.InstanceType, r.Price, maxHourly)

@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/shopspring/decimal"
 )
@@ -34,7 +35,7 @@ type ListRow struct {
 var listHeader = []string{"instance_type", "gpu", "monthly_cny_low", "monthly_cny_high", "hourly_cny_low", "hourly_cny_high"}
 
 // listGPURE is the gpu column: a model, then "xN" GPUs or a fraction "N/M" of one.
-var listGPURE = regexp.MustCompile(`^(\S+) (?:x([1-9][0-9]?)|([1-9])/([1-9]))$`)
+var listGPURE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(\S+) (?:x([1-9][0-9]?)|([1-9])/([1-9]))$`) })
 
 // ParseList reads the transcription of the China site's GPU price overview
 // (tencent-qcloud-gpu-price-overview-cny.transcribed.csv): the header
@@ -91,10 +92,10 @@ func ParseList(r io.Reader) ([]ListRow, error) {
 // listRow checks and reads one record.
 func listRow(line int, rec []string) (ListRow, error) {
 	row := ListRow{Line: line, InstanceType: rec[0], GPU: rec[1]}
-	if !instanceTypeRE.MatchString(rec[0]) {
+	if !instanceTypeRE().MatchString(rec[0]) {
 		return row, fmt.Errorf("line %d: instance_type %s is not an instance type; want FAMILY.SIZE such as GN10Xp.2XLARGE40", line, quoteCut(rec[0]))
 	}
-	m := listGPURE.FindStringSubmatch(rec[1])
+	m := listGPURE().FindStringSubmatch(rec[1])
 	if m == nil {
 		return row, fmt.Errorf("line %d: gpu %s; want a model and a count, \"T4 x2\", or a fraction of one GPU, \"T4 1/4\"", line, quoteCut(rec[1]))
 	}

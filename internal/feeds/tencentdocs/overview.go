@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/shopspring/decimal"
 )
@@ -35,13 +36,13 @@ type OverviewRow struct {
 }
 
 var (
-	ovPlaceRE   = regexp.MustCompile(`The prices on this page are for ([^.]+)\.`)
-	ovFamilyRE  = regexp.MustCompile(`^### Computing ([A-Z][A-Za-z0-9]{0,15})$`)
-	ovGPUHeadRE = regexp.MustCompile(`^GPU \((.+)\)$`)
-	ovGPUsRE    = regexp.MustCompile(`^(?:([1-9][0-9]?)|([1-9])/([1-9]) vGPU)$`)
-	ovGBRE      = regexp.MustCompile(`^([1-9][0-9]{0,4}) GB$`)
-	ovCountRE   = regexp.MustCompile(`^([1-9][0-9]{0,4})(?: cores| GB)?$`)
-	ovPriceRE   = regexp.MustCompile(`^(\S+) USD/hr$`)
+	ovPlaceRE   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`The prices on this page are for ([^.]+)\.`) })
+	ovFamilyRE  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^### Computing ([A-Z][A-Za-z0-9]{0,15})$`) })
+	ovGPUHeadRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^GPU \((.+)\)$`) })
+	ovGPUsRE    = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(?:([1-9][0-9]?)|([1-9])/([1-9]) vGPU)$`) })
+	ovGBRE      = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^([1-9][0-9]{0,4}) GB$`) })
+	ovCountRE   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^([1-9][0-9]{0,4})(?: cores| GB)?$`) })
+	ovPriceRE   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(\S+) USD/hr$`) })
 )
 
 // ovHeader is the tables' header; the GPU cell names the GPU ("GPU (Tesla P4)").
@@ -69,7 +70,7 @@ func ParseOverview(r io.Reader) (*Overview, error) {
 	families := map[string]int{}
 	err := lines(r, func(n int, line string) error {
 		t := strings.TrimSpace(line)
-		if m := ovPlaceRE.FindStringSubmatch(t); m != nil {
+		if m := ovPlaceRE().FindStringSubmatch(t); m != nil {
 			if ov.PlaceLine != 0 {
 				return fmt.Errorf("line %d: a second statement of the zone the prices are for (first on line %d)", n, ov.PlaceLine)
 			}
@@ -84,7 +85,7 @@ func ParseOverview(r io.Reader) (*Overview, error) {
 		case t == "":
 			return nil
 		case strings.HasPrefix(t, "### "):
-			m := ovFamilyRE.FindStringSubmatch(t)
+			m := ovFamilyRE().FindStringSubmatch(t)
 			if m == nil {
 				return fmt.Errorf("line %d: heading %s; want \"### Computing FAMILY\"", n, quoteCut(t))
 			}
@@ -129,7 +130,7 @@ func ParseOverview(r io.Reader) (*Overview, error) {
 		case ovFamily:
 			for i, c := range cells {
 				if i == 1 {
-					m := ovGPUHeadRE.FindStringSubmatch(collapse(c))
+					m := ovGPUHeadRE().FindStringSubmatch(collapse(c))
 					if m == nil {
 						return fmt.Errorf("line %d: header cell 2 is %s; want \"GPU (MODEL)\"", n, quoteCut(c))
 					}
@@ -177,13 +178,13 @@ func ParseOverview(r io.Reader) (*Overview, error) {
 // overviewRow checks and reads one price row.
 func overviewRow(n int, family, gpuModel string, c []string) (OverviewRow, error) {
 	row := OverviewRow{Line: n, Family: family, GPUModel: gpuModel, InstanceType: c[0]}
-	if !instanceTypeRE.MatchString(row.InstanceType) {
+	if !instanceTypeRE().MatchString(row.InstanceType) {
 		return row, fmt.Errorf("line %d: Instance Specification %s is not an instance type; want FAMILY.SIZE such as GN10Xp.2XLARGE40", n, quoteCut(c[0]))
 	}
 	if f := Family(row.InstanceType); f != family {
 		return row, fmt.Errorf("line %d: %s is family %s, in the %s section", n, row.InstanceType, f, family)
 	}
-	m := ovGPUsRE.FindStringSubmatch(collapse(c[1]))
+	m := ovGPUsRE().FindStringSubmatch(collapse(c[1]))
 	if m == nil {
 		return row, fmt.Errorf("line %d: GPU %s; want a count (\"2\") or a fraction of one (\"1/4 vGPU\")", n, quoteCut(c[1]))
 	}
@@ -199,16 +200,16 @@ func overviewRow(n int, family, gpuModel string, c []string) (OverviewRow, error
 		row.GPUCount = float64(num) / float64(den)
 	}
 	var err error
-	if row.GPUMemoryGB, err = atoiMatch(ovGBRE, collapse(c[2])); err != nil {
+	if row.GPUMemoryGB, err = atoiMatch(ovGBRE(), collapse(c[2])); err != nil {
 		return row, fmt.Errorf("line %d: GPU Video Memory %s; want N GB", n, quoteCut(c[2]))
 	}
-	if row.VCPUs, err = atoiMatch(ovCountRE, collapse(c[3])); err != nil {
+	if row.VCPUs, err = atoiMatch(ovCountRE(), collapse(c[3])); err != nil {
 		return row, fmt.Errorf("line %d: vCPU %s; want N or N cores", n, quoteCut(c[3]))
 	}
-	if row.MemoryGB, err = atoiMatch(ovCountRE, collapse(c[4])); err != nil {
+	if row.MemoryGB, err = atoiMatch(ovCountRE(), collapse(c[4])); err != nil {
 		return row, fmt.Errorf("line %d: Memory %s; want N or N GB", n, quoteCut(c[4]))
 	}
-	pm := ovPriceRE.FindStringSubmatch(collapse(c[5]))
+	pm := ovPriceRE().FindStringSubmatch(collapse(c[5]))
 	if pm == nil {
 		return row, fmt.Errorf("line %d: Pay-as-You-Go %s; want a price such as \"1.72 USD/hr\"", n, quoteCut(c[5]))
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // Region is a place as Tencent's international price pages name it, and
@@ -69,12 +70,12 @@ func headings() string {
 	return strings.Join(hs, ", ")
 }
 
-var zonePlaceRE = regexp.MustCompile(`^(\S.*?) Zone ([1-9][0-9]?)$`)
+var zonePlaceRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(\S.*?) Zone ([1-9][0-9]?)$`) })
 
 // ZoneForPlace reads a zone as the pages write it ("Guangzhou Zone 3")
 // into its region and zone name ("ap-guangzhou", "ap-guangzhou-3").
 func ZoneForPlace(place string) (region Region, zone string, err error) {
-	m := zonePlaceRE.FindStringSubmatch(place)
+	m := zonePlaceRE().FindStringSubmatch(place)
 	if m == nil {
 		return Region{}, "", fmt.Errorf("%q is not a zone as the pages write one (want CITY Zone N, e.g. \"Guangzhou Zone 3\")", place)
 	}

@@ -3,6 +3,7 @@ package tencentdocs
 import (
 	"fmt"
 	"regexp"
+	"sync"
 
 	"github.com/gpuscout/gpuscout/internal/feeds"
 )
@@ -62,12 +63,12 @@ func (f *Feed) Describe() feeds.Description {
 	}
 }
 
-var dateRE = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}$`)
+var dateRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\d{4}-\d{2}-\d{2}$`) })
 
 // check refuses a configuration that could not cite its prices.
 func (fs Files) check() error {
 	for _, f := range []File{fs.List, fs.CVM, fs.Overview} {
-		if f.Path == "" || f.Source == "" || !dateRE.MatchString(f.AsOf) {
+		if f.Path == "" || f.Source == "" || !dateRE().MatchString(f.AsOf) {
 			return fmt.Errorf("tencentdocs: file %q needs a path, a source id and an as-of date YYYY-MM-DD (source %q, as of %q)", f.Path, f.Source, f.AsOf)
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"io"
 	"regexp"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/shopspring/decimal"
@@ -26,17 +27,17 @@ const (
 
 var (
 	// plainNumberRE is how the pages write a price: digits, a point, digits.
-	plainNumberRE = regexp.MustCompile(`^[0-9]{1,9}(\.[0-9]{1,6})?$`)
+	plainNumberRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[0-9]{1,9}(\.[0-9]{1,6})?$`) })
 	// instanceTypeRE is a CVM instance type: FAMILY.SIZE ("GN10Xp.2XLARGE40", "SN3ne.16XLARGE128").
-	instanceTypeRE = regexp.MustCompile(`^[A-Z][A-Za-z0-9]{0,15}\.[A-Z0-9]{1,24}$`)
+	instanceTypeRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Z][A-Za-z0-9]{0,15}\.[A-Z0-9]{1,24}$`) })
 	// separatorCellRE is a cell of a Markdown table's separator row.
-	separatorCellRE = regexp.MustCompile(`^:?-{3,}:?$`)
+	separatorCellRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^:?-{3,}:?$`) })
 )
 
 // parsePrice reads a price written as a plain decimal: above 0 and at most
 // limit. what names the value in the error ("the fee").
 func parsePrice(what, s string, limit int64) (decimal.Decimal, error) {
-	if !plainNumberRE.MatchString(s) {
+	if !plainNumberRE().MatchString(s) {
 		return decimal.Decimal{}, fmt.Errorf("%s %q is not a price; want a plain decimal such as 16.21", what, s)
 	}
 	d, err := money.ParseDecimal(s)
@@ -106,7 +107,7 @@ func isEscapable(c byte) bool { return strings.IndexByte("\\`*_{}[]()#+-.!|<>~\"
 // isSeparator reports a table's separator row ("| --- | --- |").
 func isSeparator(cells []string) bool {
 	for _, c := range cells {
-		if !separatorCellRE.MatchString(c) {
+		if !separatorCellRE().MatchString(c) {
 			return false
 		}
 	}
