@@ -127,8 +127,12 @@ func (s *Server) postReport(w http.ResponseWriter, r *http.Request) {
 	status := http.StatusOK
 	if created {
 		status = http.StatusCreated
-		// The dashboard's cached pages built from the store are now stale.
-		if inv, ok := s.cfg.Dashboard.(interface{ Invalidate() }); ok {
+		// The dashboard's cached pages built from documents of this kind
+		// are now stale; the others are not.
+		switch inv := s.cfg.Dashboard.(type) {
+		case interface{ InvalidateKind(kind string) }:
+			inv.InvalidateKind(d.Kind)
+		case interface{ Invalidate() }:
 			inv.Invalidate()
 		}
 	}

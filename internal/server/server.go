@@ -36,9 +36,10 @@ type Config struct {
 	// Bursts of up to twice the rate (at least 10) pass.
 	RatePerToken float64
 	// Dashboard serves everything outside /api/, /healthz and /metrics;
-	// nil: a plain landing page. When it has an Invalidate() method (the
-	// dashboard's cache of pages built from the store), it is called after
-	// each upload that created a document.
+	// nil: a plain landing page. When it has an InvalidateKind(kind string)
+	// method (the dashboard's cache of pages built from the store), it is
+	// called with the document's kind after each upload that created a
+	// document; else, when it has an Invalidate() method, that is.
 	Dashboard http.Handler
 	// Keys are the node HMAC keys by key id: an upload signed with one of
 	// them is verified (401 when the signature does not match).

@@ -72,6 +72,40 @@ func CheckFilter(f *Filter) (limit int, err error) {
 	return f.Limit, nil
 }
 
+// CheckIDs checks the IDs of a GetDocuments call and returns the ones to
+// look up: the valid IDs (ValidID; no other can be stored), each once, in
+// their first order. More than MaxLimit ids is an error.
+func CheckIDs(ids []string) ([]string, error) {
+	if len(ids) > MaxLimit {
+		return nil, fmt.Errorf("ids: %d; want at most %d", len(ids), MaxLimit)
+	}
+	out := make([]string, 0, len(ids))
+	seen := make(map[string]bool, len(ids))
+	for _, id := range ids {
+		if ValidID(id) && !seen[id] {
+			seen[id] = true
+			out = append(out, id)
+		}
+	}
+	return out, nil
+}
+
+// InIDOrder returns docs (found by the IDs, which CheckIDs returned) in
+// the order of ids; an ID with no document is left out.
+func InIDOrder(ids []string, docs []Document) []Document {
+	at := make(map[string]int, len(docs))
+	for i := range docs {
+		at[docs[i].ID] = i
+	}
+	out := make([]Document, 0, len(docs))
+	for _, id := range ids {
+		if i, ok := at[id]; ok {
+			out = append(out, docs[i])
+		}
+	}
+	return out
+}
+
 // CheckToken reports a token that cannot be stored: one without an ID, a
 // name or a hash, or with an unknown scope.
 func CheckToken(t *Token) error {

@@ -20,3 +20,20 @@ func TestValidID(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckIDs: the IDs looked up are the valid ones, each once, in their
+// first order; more than MaxLimit is an error.
+func TestCheckIDs(t *testing.T) {
+	a, b := DocumentID([]byte("a")), DocumentID([]byte("b"))
+	got, err := CheckIDs([]string{b, "x", a, b, strings.ToUpper(a), ""})
+	if err != nil || strings.Join(got, ",") != b+","+a {
+		t.Errorf("CheckIDs = %v, %v; want [b a]", got, err)
+	}
+	if _, err := CheckIDs(make([]string, MaxLimit+1)); err == nil {
+		t.Errorf("CheckIDs(%d ids): no error", MaxLimit+1)
+	}
+	docs := []Document{{ID: a}, {ID: b}}
+	if got := InIDOrder([]string{b, DocumentID(nil), a}, docs); len(got) != 2 || got[0].ID != b || got[1].ID != a {
+		t.Errorf("InIDOrder = %v; want b, a", got)
+	}
+}

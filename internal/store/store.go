@@ -87,6 +87,11 @@ type Store interface {
 	PutDocument(ctx context.Context, d *Document) (created bool, err error)
 	// GetDocument returns the document with the ID (ErrNotFound).
 	GetDocument(ctx context.Context, id string) (*Document, error)
+	// GetDocuments returns the stored documents among ids, with their
+	// bodies, in one query (one round trip): in the order of ids, an ID
+	// named twice once, an ID not stored (or not a valid ID) left out. At
+	// most MaxLimit ids; more is an error, none an empty answer.
+	GetDocuments(ctx context.Context, ids []string) ([]Document, error)
 	// ListDocuments returns documents matching f, newest first, without
 	// their bodies (Body nil) unless withBody.
 	ListDocuments(ctx context.Context, f Filter, withBody bool) ([]Document, error)

@@ -35,7 +35,8 @@ type Config struct {
 	Logger *slog.Logger
 	// CacheTTL is how long a page built from the store is served from the
 	// cache, 0 to MaxCacheTTL (0: DefaultCacheTTL); negative turns that
-	// cache off. Handler.Invalidate drops those pages at once.
+	// cache off. Handler.InvalidateKind drops those built from a kind of
+	// document at once, Handler.Invalidate all of them.
 	CacheTTL time.Duration
 }
 
@@ -52,6 +53,10 @@ type dash struct {
 	decMu   sync.Mutex
 	decoded map[string]*benchreport.Document
 	gists   map[string]*planGist // plans' gists by document ID (under decMu)
+	// priced keeps the leaderboard's entries by document ID for pricedDay.
+	pricedMu  sync.Mutex
+	pricedDay string
+	priced    map[string]entry
 	// offers keeps matchOffering's answers by reference and day.
 	offMu  sync.Mutex
 	offers map[string]*pricedOffering
@@ -87,15 +92,20 @@ func New(c Config) *Handler {
 		_, _ = w.Write(dashCSS)
 	})
 	// Each page names the query parameters it reads; any other is a 400.
-	mux.HandleFunc("GET /{$}", d.storeCached(d.page(only(d.overview))))
+	// A page built from the store names the kinds of document it reads: an
+	// upload of one of them makes it stale (InvalidateKind). A page of one
+	// report, or a comparison of some, reads documents by ID, which never
+	// change: no upload makes it stale.
+	bench, plan, agent := store.KindBench, store.KindPlan, store.KindAgent
+	mux.HandleFunc("GET /{$}", d.storeCached(d.page(only(d.overview)), bench, plan, agent))
 	mux.HandleFunc("GET /catalog", d.cached(d.page(only(d.catalogPage, catalogParams...))))
-	mux.HandleFunc("GET /priceperf", d.storeCached(d.page(only(d.pricePerf))))
-	mux.HandleFunc("GET /leaderboard", d.storeCached(d.page(only(d.leaderboard, "page"))))
-	mux.HandleFunc("GET /reports", d.storeCached(d.page(only(d.reports, "gpu", "provider", "page"))))
+	mux.HandleFunc("GET /priceperf", d.storeCached(d.page(only(d.pricePerf)), bench))
+	mux.HandleFunc("GET /leaderboard", d.storeCached(d.page(only(d.leaderboard, "page")), bench))
+	mux.HandleFunc("GET /reports", d.storeCached(d.page(only(d.reports, "gpu", "provider", "page")), bench))
 	mux.HandleFunc("GET /reports/{id}", d.storeCached(d.page(only(d.report))))
 	mux.HandleFunc("GET /compare", d.storeCached(d.page(only(d.compare, "ids"))))
-	mux.HandleFunc("GET /plans", d.storeCached(d.page(only(d.plans, "page"))))
-	mux.HandleFunc("GET /agents", d.storeCached(d.page(only(d.agents, "page"))))
+	mux.HandleFunc("GET /plans", d.storeCached(d.page(only(d.plans, "page")), plan))
+	mux.HandleFunc("GET /agents", d.storeCached(d.page(only(d.agents, "page")), agent))
 	mux.HandleFunc("GET /plans/{id}", d.cached(d.plan)) // a document never changes: its ID is its hash
 	mux.HandleFunc("GET /spot", d.cached(d.page(only(d.spotPage, "offering", "work", "deadline", "runs"))))
 	// Anything else: a page saying so, under the same headers.

@@ -11,8 +11,13 @@
 // changes) are kept for the day. Those built from the store (the overview,
 // the reports, a report, the comparison, the leaderboard, price/performance)
 // are kept, final bytes and headers with the CSP's hashes, by method, path
-// and sorted query, until Handler.Invalidate is called (the server calls it
-// after each upload that created a document) or until Config.CacheTTL
+// and sorted query, until a document of a kind the page reads is uploaded
+// (the server calls Handler.InvalidateKind after each upload that created a
+// document: a bench report makes the overview, the report list, the
+// leaderboard and price/performance stale, a plan the overview and the plan
+// list, an agent summary the overview and the agent list; a page of one
+// report or a comparison reads only documents that never change), until
+// Handler.Invalidate is called, or until Config.CacheTTL
 // (DefaultCacheTTL, 2 s) has passed: with several server replicas on one
 // PostgreSQL, another replica's upload shows within that time plus one
 // render (a page past its TTL is served once more while a background

@@ -71,6 +71,7 @@ type entry struct {
 	// aboveSheet: the sustained figure is more than maxOverSheet times the
 	// datasheet's dense peak, which no node sustains: not ranked.
 	aboveSheet bool
+	priced     bool // the fields above are set (priceEntry)
 }
 
 // maxOverSheet is how far above the datasheet's dense bf16 peak a
@@ -98,25 +99,45 @@ func (d *dash) reportOffering(rep *benchreport.Document) (off *pricedOffering, b
 	return off, off != nil
 }
 
+// entries prices the reports, cheapest measured work first. An entry
+// depends only on its report (which never changes), the catalog and the
+// day's prices, so each is priced once a day and kept (at most maxDecoded).
 func (d *dash) entries(docs []benchDoc) []entry {
-	var out []entry
+	today := d.Now().UTC().Format("2006-01-02")
+	out := make([]entry, 0, len(docs))
+	var fresh []entry
+	d.pricedMu.Lock()
+	if d.pricedDay != today {
+		d.priced, d.pricedDay = nil, today
+	}
 	for _, doc := range docs {
-		rep := doc.Report
-		e := entry{doc: doc}
-		e.off, e.byIdentity = d.reportOffering(rep)
-		if len(rep.GPUs) > 0 && rep.GPUs[0].CanonicalGPU != nil {
-			e.gpu = d.Catalog.GPU(*rep.GPUs[0].CanonicalGPU)
+		if e, ok := d.priced[doc.ID]; ok && doc.ID != "" {
+			out = append(out, e)
+			continue
 		}
-		e.tflops, _ = perGPU(rep, sustainedBF16)
-		e.hbm, _ = perGPU(rep, hbmCopy)
-		price := e.off.perGPUHour()
-		e.perTFLOPh = unitPrice(price, e.tflops)
-		e.perGBs = unitPrice(price, e.hbm)
-		if e.gpu != nil && e.gpu.BF16.Known {
-			e.sheet = unitPrice(price, e.gpu.BF16.Value)
-			e.aboveSheet = e.tflops > maxOverSheet*e.gpu.BF16.Value
+		out = append(out, entry{doc: doc}) // priced below, outside the lock
+	}
+	d.pricedMu.Unlock()
+	for i := range out {
+		if !out[i].priced {
+			out[i] = d.priceEntry(docs[i])
+			fresh = append(fresh, out[i])
 		}
-		out = append(out, e)
+	}
+	if len(fresh) > 0 {
+		d.pricedMu.Lock()
+		if d.pricedDay == today {
+			for _, e := range fresh {
+				if e.doc.ID == "" {
+					continue
+				}
+				if d.priced == nil || len(d.priced) >= maxDecoded {
+					d.priced = map[string]entry{}
+				}
+				d.priced[e.doc.ID] = e
+			}
+		}
+		d.pricedMu.Unlock()
 	}
 	// Cheapest measured work first; reports that cannot be priced, or
 	// whose figure is above the datasheet's peak, last.
@@ -133,6 +154,26 @@ func (d *dash) entries(docs []benchDoc) []entry {
 		return cmp.Compare(b.doc.ReceivedAt.Unix(), a.doc.ReceivedAt.Unix())
 	})
 	return out
+}
+
+// priceEntry prices one report at its offering's on-demand price.
+func (d *dash) priceEntry(doc benchDoc) entry {
+	rep := doc.Report
+	e := entry{doc: doc, priced: true}
+	e.off, e.byIdentity = d.reportOffering(rep)
+	if len(rep.GPUs) > 0 && rep.GPUs[0].CanonicalGPU != nil {
+		e.gpu = d.Catalog.GPU(*rep.GPUs[0].CanonicalGPU)
+	}
+	e.tflops, _ = perGPU(rep, sustainedBF16)
+	e.hbm, _ = perGPU(rep, hbmCopy)
+	price := e.off.perGPUHour()
+	e.perTFLOPh = unitPrice(price, e.tflops)
+	e.perGBs = unitPrice(price, e.hbm)
+	if e.gpu != nil && e.gpu.BF16.Known {
+		e.sheet = unitPrice(price, e.gpu.BF16.Value)
+		e.aboveSheet = e.tflops > maxOverSheet*e.gpu.BF16.Value
+	}
+	return e
 }
 
 // leaderboard prices measured work: each uploaded report at the on-demand

@@ -1,7 +1,6 @@
 package dashboard
 
 import (
-	"errors"
 	"fmt"
 	"net/http"
 
@@ -42,17 +41,23 @@ func (d *dash) overview(r *http.Request) (*page, error) {
 	if err != nil {
 		return nil, err
 	}
+	ids := make([]string, len(plans))
+	for i, doc := range plans {
+		ids[i] = doc.ID
+	}
+	gists, err := d.planGists(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
 	b = block{Heading: "Latest plans"}
 	for _, doc := range plans {
 		note := docNote(doc)
 		// What the plan asked and recommends, so that the list says which is which.
-		if g, err := d.planGist(ctx, doc.ID); err == nil {
+		if g := gists[doc.ID]; g != nil {
 			note += " · " + g.Scenario + ", " + g.Work + " → " + g.Best
 			if g.Plans > 0 {
 				note += ", " + g.Total
 			}
-		} else if !errors.Is(err, errNotPlan) && !errors.Is(err, store.ErrNotFound) {
-			return nil, err
 		}
 		b.Links = append(b.Links, link{Text: doc.ID[:12], Href: "/plans/" + doc.ID, Note: note})
 	}

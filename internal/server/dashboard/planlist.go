@@ -3,7 +3,6 @@ package dashboard
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -16,8 +15,8 @@ import (
 )
 
 // planListPage is the rows the plan list shows a page: each row reads its
-// plan's body (an `advise -o json` is about 100 KiB), so fewer than the
-// report list's.
+// plan's body (an `advise -o json` is about 100 KiB) the first time it is
+// shown, so fewer than the report list's.
 const planListPage = 25
 
 // planGist is what a list says of an uploaded plan: the question it
@@ -91,33 +90,48 @@ func gistOf(body []byte) (*planGist, error) {
 	return g, nil
 }
 
-// errNotPlan marks a stored plan whose body gistOf cannot read.
-var errNotPlan = errors.New("not the JSON of 'gpuscout advise -o json'")
-
-// planGist returns a stored plan's gist, read once and kept (at most
-// maxDecoded of them); an error wrapping errNotPlan when the body is not a
-// plan, the store's error when it could not be read.
-func (d *dash) planGist(ctx context.Context, id string) (*planGist, error) {
+// planGists returns the gists of the stored plans with the ids, each read
+// once and kept (at most maxDecoded of them): the bodies of those not kept
+// yet come from the store in one query. A plan whose body is not a plan
+// (logged) maps to nil; an id not stored is absent.
+func (d *dash) planGists(ctx context.Context, ids []string) (map[string]*planGist, error) {
+	out := make(map[string]*planGist, len(ids))
+	var missing []string
 	d.decMu.Lock()
-	g, ok := d.gists[id]
-	d.decMu.Unlock()
-	if ok {
-		return g, nil
+	for _, id := range ids {
+		if g, ok := d.gists[id]; ok {
+			out[id] = g
+		} else {
+			missing = append(missing, id)
+		}
 	}
-	doc, err := d.Store.GetDocument(ctx, id)
+	d.decMu.Unlock()
+	if len(missing) == 0 {
+		return out, nil
+	}
+	docs, err := d.Store.GetDocuments(ctx, missing)
 	if err != nil {
 		return nil, err
 	}
-	if g, err = gistOf(doc.Body); err != nil {
-		return nil, fmt.Errorf("%w: %v", errNotPlan, err)
+	read := make(map[string]*planGist, len(docs))
+	for _, doc := range docs {
+		g, err := gistOf(doc.Body)
+		if err != nil {
+			d.Logger.Warn("dashboard: stored plan does not decode", "id", doc.ID, "err", fmt.Errorf("not the JSON of 'gpuscout advise -o json': %w", err))
+			out[doc.ID] = nil
+			continue
+		}
+		out[doc.ID], read[doc.ID] = g, g
 	}
 	d.decMu.Lock()
-	if d.gists == nil || len(d.gists) >= maxDecoded {
-		d.gists = map[string]*planGist{}
+	for id, g := range read {
+		if d.gists == nil || len(d.gists) >= maxDecoded {
+			d.gists = map[string]*planGist{}
+		}
+		d.gists[id] = g
 	}
-	d.gists[id] = g
 	d.decMu.Unlock()
-	return g, nil
+	return out, nil
 }
 
 // plans lists the uploaded plans, newest first, planListPage a page: what
@@ -142,18 +156,23 @@ func (d *dash) plans(r *http.Request) (*page, error) {
 	}
 	t := &render.Table{Legend: true, Columns: []render.Column{{Header: "PLAN"}, {Header: "RECEIVED"}, {Header: "SCENARIO"}, {Header: "WORK"},
 		{Header: "#1 PLAN"}, {Header: "TOTAL", Right: true}, {Header: "HOURS", Right: true}, {Header: "PLANS", Right: true}, {Header: "UPLOADED BY"}}}
+	ids := make([]string, len(docs))
+	for i, doc := range docs {
+		ids[i] = doc.ID
+	}
+	gists, err := d.planGists(r.Context(), ids)
+	if err != nil {
+		return nil, err
+	}
 	var hrefs []string
 	for _, doc := range docs {
 		row := []string{doc.ID[:12], doc.ReceivedAt.UTC().Format("2006-01-02 15:04Z")}
-		g, err := d.planGist(r.Context(), doc.ID)
+		g, stored := gists[doc.ID]
 		switch {
-		case errors.Is(err, store.ErrNotFound):
+		case !stored:
 			continue // deleted since the listing
-		case errors.Is(err, errNotPlan):
-			d.Logger.Warn("dashboard: stored plan does not decode", "id", doc.ID, "err", err)
+		case g == nil:
 			row = append(row, render.Unknown, "does not decode", render.Unknown, render.Unknown, render.Unknown, render.Unknown)
-		case err != nil:
-			return nil, err
 		default:
 			row = append(row, g.Scenario, g.Work, g.Best, g.Total, g.Hours, strconv.Itoa(g.Plans))
 		}

@@ -49,9 +49,12 @@ func (d *dash) loadBench(ctx context.Context, id string) (*benchDoc, error) {
 
 // benchDocs returns the newest stored bench reports (at most store.MaxLimit),
 // decoded; one that no longer decodes is logged and left out. capped says
-// the store holds older ones, left out. A document never
-// changes (its ID is its hash), so each is decoded once and kept (at most
-// maxDecoded of them).
+// the store holds older ones, left out. A document never changes (its ID
+// is its hash), so each is decoded once and kept (at most maxDecoded of
+// them). It reads the store in at most three queries however many reports
+// there are: the listing, whether there are older ones (only when the
+// listing is full), and the bodies of the reports not decoded yet, all at
+// once.
 func (d *dash) benchDocs(ctx context.Context) (out []benchDoc, capped bool, err error) {
 	docs, err := d.Store.ListDocuments(ctx, store.Filter{Kind: store.KindBench, Limit: store.MaxLimit}, false)
 	if err != nil {
@@ -64,31 +67,48 @@ func (d *dash) benchDocs(ctx context.Context) (out []benchDoc, capped bool, err 
 		}
 		capped = len(more) > 0
 	}
-	out = make([]benchDoc, 0, len(docs))
-	for _, doc := range docs {
-		d.decMu.Lock()
-		rep, ok := d.decoded[doc.ID]
-		d.decMu.Unlock()
-		if !ok {
-			full, err := d.Store.GetDocument(ctx, doc.ID)
-			if errors.Is(err, store.ErrNotFound) {
-				continue // deleted since the listing
-			}
+	reps := make([]*benchreport.Document, len(docs))
+	var missing []string
+	d.decMu.Lock()
+	for i, doc := range docs {
+		if reps[i] = d.decoded[doc.ID]; reps[i] == nil {
+			missing = append(missing, doc.ID)
+		}
+	}
+	d.decMu.Unlock()
+	if len(missing) > 0 {
+		full, err := d.Store.GetDocuments(ctx, missing) // at most MaxLimit: the listing's
+		if err != nil {
+			return nil, false, err
+		}
+		found := make(map[string]*benchreport.Document, len(full))
+		for _, doc := range full {
+			rep, err := benchreport.DecodeDocument(bytes.NewReader(doc.Body))
 			if err != nil {
-				return nil, false, err
-			}
-			if rep, err = benchreport.DecodeDocument(bytes.NewReader(full.Body)); err != nil {
 				d.Logger.Warn("dashboard: stored bench report does not decode", "id", doc.ID, "err", err)
 				continue
 			}
-			d.decMu.Lock()
+			found[doc.ID] = rep
+		}
+		d.decMu.Lock()
+		for id, rep := range found {
 			if d.decoded == nil || len(d.decoded) >= maxDecoded {
 				d.decoded = map[string]*benchreport.Document{}
 			}
-			d.decoded[doc.ID] = rep
-			d.decMu.Unlock()
+			d.decoded[id] = rep
 		}
-		out = append(out, benchDoc{Document: doc, Report: rep})
+		d.decMu.Unlock()
+		for i, doc := range docs {
+			if reps[i] == nil {
+				reps[i] = found[doc.ID] // nil: deleted since the listing, or does not decode
+			}
+		}
+	}
+	out = make([]benchDoc, 0, len(docs))
+	for i, doc := range docs {
+		if reps[i] != nil {
+			out = append(out, benchDoc{Document: doc, Report: reps[i]})
+		}
 	}
 	return out, capped, nil
 }
@@ -342,8 +362,7 @@ func (d *dash) report(r *http.Request) (*page, error) {
 // reportPrice says what the report's measured work costs at the offering
 // it ran on, as the leaderboard prices it, or why it is not priced.
 func (d *dash) reportPrice(rep *benchreport.Document) string {
-	es := d.entries([]benchDoc{{Report: rep}})
-	e := es[0]
+	e := d.priceEntry(benchDoc{Report: rep})
 	if e.off == nil {
 		return "Not priced: the report names no offering this catalog has (see the leaderboard)."
 	}

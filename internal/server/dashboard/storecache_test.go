@@ -2,9 +2,11 @@ package dashboard
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -33,6 +35,12 @@ func (s *countingStore) GetDocument(ctx context.Context, id string) (*store.Docu
 	s.reads.Add(1)
 	s.wait()
 	return s.Store.GetDocument(ctx, id)
+}
+
+func (s *countingStore) GetDocuments(ctx context.Context, ids []string) ([]store.Document, error) {
+	s.reads.Add(1)
+	s.wait()
+	return s.Store.GetDocuments(ctx, ids)
 }
 
 func (s *countingStore) CountDocuments(ctx context.Context, kind string) (int, error) {
@@ -77,7 +85,162 @@ func cachedFixture(t *testing.T, ttl time.Duration) (*fixture, *countingStore, *
 
 // storePages are the pages built from the store.
 func (f *fixture) storePages() []string {
-	return []string{"/", "/reports", "/reports/" + f.onAWS, "/compare?ids=" + f.plain + "," + f.onAWS, "/leaderboard", "/priceperf"}
+	return []string{"/", "/reports", "/reports/" + f.onAWS, "/compare?ids=" + f.plain + "," + f.onAWS, "/leaderboard", "/priceperf", "/plans", "/agents"}
+}
+
+// pageReads is, for each page built from the store, the kinds of document
+// whose upload changes it: what InvalidateKind must make stale. A page of
+// one report, or a comparison, shows documents that never change.
+func (f *fixture) pageReads() map[string][]string {
+	return map[string][]string{
+		"/":                   {store.KindBench, store.KindPlan, store.KindAgent},
+		"/reports":            {store.KindBench},
+		"/leaderboard":        {store.KindBench},
+		"/priceperf":          {store.KindBench},
+		"/plans":              {store.KindPlan},
+		"/agents":             {store.KindAgent},
+		"/reports/" + f.onAWS: nil,
+		"/compare?ids=" + f.plain + "," + f.onAWS: nil,
+	}
+}
+
+// newDoc is a document of the kind that every page reading that kind
+// shows: a bench report priced on another offering, a plan, an agent
+// summary; n makes it distinct.
+func newDoc(t *testing.T, kind string, n int) []byte {
+	t.Helper()
+	switch kind {
+	case store.KindBench:
+		var doc map[string]any
+		if err := json.Unmarshal(must(t, "../../cli/testdata/bench-h200-v1.json"), &doc); err != nil {
+			t.Fatal(err)
+		}
+		doc["cloud"] = map[string]any{"provider": "aws", "instance_type": "p5en.48xlarge", "region": "us-west-2", "zone": "", "matched_offering": "aws/p5en.48xlarge/us-west-2"}
+		doc["host"].(map[string]any)["hostname"] = fmt.Sprintf("node-new-%d", n)
+		b, _ := json.Marshal(doc)
+		return b
+	case store.KindPlan:
+		var plan map[string]any
+		if err := json.Unmarshal(planJSON(t), &plan); err != nil {
+			t.Fatal(err)
+		}
+		plan["seed"] = n
+		b, _ := json.Marshal(plan)
+		return b
+	default:
+		return fmt.Appendf(nil, `{"hour_start":"2026-11-30T22:00:00Z","hour_end":"2026-11-30T23:00:00Z","host":"agent-node-%d","provider":"aws","instance_type":"p5en.48xlarge","region":"us-east-1","gpu":"H200-SXM-141GB","samples":60,"gpu_utilization_mean":%d,"egress_bytes":1e9}`, n, 40+n)
+	}
+}
+
+// An upload of a kind makes stale exactly the pages that read that kind:
+// after it, every page built from the store is what a dashboard without a
+// cache renders (never stale), the pages that read the kind show the new
+// document (they changed), and the others are served from the cache (no
+// store read).
+func TestInvalidateKindDropsOnlyThePagesOfTheKind(t *testing.T) {
+	for i, kind := range []string{store.KindBench, store.KindPlan, store.KindAgent} {
+		t.Run(kind, func(t *testing.T) {
+			f, cs, clk, h := cachedFixture(t, time.Hour)
+			fresh := New(Config{Store: f.st, Catalog: h.d.Catalog, Now: clk.Now, CacheTTL: -1})
+			before := map[string]string{}
+			for path := range f.pageReads() {
+				res, b := get(t, f.h, path)
+				if res.StatusCode != 200 {
+					t.Fatalf("GET %s: status %d", path, res.StatusCode)
+				}
+				before[path] = b
+			}
+			put(t, f.st, kind, newDoc(t, kind, i), time.Date(2026, 11, 30, 23, 55, 0, 0, time.UTC))
+			h.InvalidateKind(kind)
+			for path, kinds := range f.pageReads() {
+				n := cs.reads.Load()
+				res, got := get(t, f.h, path)
+				reads := cs.reads.Load() - n
+				resFresh, want := get(t, fresh, path)
+				if got != want || res.StatusCode != resFresh.StatusCode || res.Header.Get("Content-Security-Policy") != resFresh.Header.Get("Content-Security-Policy") {
+					t.Errorf("GET %s after a %s upload: the page differs from a fresh render (stale)", path, kind)
+				}
+				if slices.Contains(kinds, kind) {
+					if got == before[path] {
+						t.Errorf("GET %s after a %s upload: the page did not change; the test's upload should show on it", path, kind)
+					}
+				} else if reads != 0 {
+					t.Errorf("GET %s after a %s upload it does not read: %d store reads, want 0 (kept in the cache)", path, kind, reads)
+				}
+			}
+		})
+	}
+}
+
+// Invalidate makes every page built from the store stale, whatever it reads.
+func TestInvalidateDropsEveryStorePage(t *testing.T) {
+	f, cs, _, h := cachedFixture(t, time.Hour)
+	for path := range f.pageReads() {
+		get(t, f.h, path)
+	}
+	h.Invalidate()
+	for path := range f.pageReads() {
+		n := cs.reads.Load()
+		get(t, f.h, path)
+		if cs.reads.Load() == n {
+			t.Errorf("GET %s after Invalidate: served from the cache, want a render", path)
+		}
+	}
+}
+
+// An unknown kind is taken as any kind: every page is rendered afresh.
+func TestInvalidateKindUnknownDropsEverything(t *testing.T) {
+	f, cs, _, h := cachedFixture(t, time.Hour)
+	get(t, f.h, "/agents")
+	h.InvalidateKind("report")
+	n := cs.reads.Load()
+	get(t, f.h, "/agents")
+	if cs.reads.Load() == n {
+		t.Errorf("GET /agents after InvalidateKind(unknown): served from the cache, want a render")
+	}
+}
+
+// The leaderboard reads its reports in at most three queries however many
+// there are: the listing, whether older ones were left out, and the
+// bodies of those not decoded yet in one query; once decoded, the listing
+// alone.
+func TestLeaderboardQueriesAreBounded(t *testing.T) {
+	f := newFixture(t)
+	cs := &countingStore{Store: f.st}
+	for i := range 40 {
+		put(t, f.st, store.KindBench, newDoc(t, store.KindBench, i), time.Date(2026, 11, 29, 0, i, 0, 0, time.UTC))
+	}
+	h := New(Config{Store: cs, Catalog: mustCatalog(t), Now: func() time.Time { return time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC) }, CacheTTL: -1})
+	for _, c := range []struct {
+		name string
+		max  int64
+	}{{"first render (nothing decoded)", 2}, {"second render (all decoded)", 1}} {
+		n := cs.reads.Load()
+		if res, b := get(t, h, "/leaderboard"); res.StatusCode != 200 || !strings.Contains(b, "of 42 reports") {
+			t.Fatalf("GET /leaderboard: status %d, or not 42 reports", res.StatusCode)
+		}
+		if got := cs.reads.Load() - n; got > c.max {
+			t.Errorf("%s over 42 reports: %d store queries, want at most %d", c.name, got, c.max)
+		}
+	}
+	// A new report: its body alone is read.
+	put(t, f.st, store.KindBench, newDoc(t, store.KindBench, 99), time.Date(2026, 11, 30, 23, 59, 0, 0, time.UTC))
+	n := cs.reads.Load()
+	if _, b := get(t, h, "/leaderboard"); !strings.Contains(b, "of 43 reports") {
+		t.Errorf("GET /leaderboard after a new report: not 43 reports")
+	}
+	if got := cs.reads.Load() - n; got > 2 {
+		t.Errorf("render after one new report: %d store queries, want at most 2", got)
+	}
+}
+
+func mustCatalog(t *testing.T) *catalog.Catalog {
+	t.Helper()
+	cat, err := catalog.Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cat
 }
 
 // A second request for a store page is answered from the cache: the store

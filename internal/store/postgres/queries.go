@@ -22,6 +22,7 @@ const (
 	instance_type, region, matched_offering, host, created_at)
 	VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) ON CONFLICT (id) DO NOTHING`
 	getDoc      = `SELECT ` + docColumns + `, body FROM documents WHERE id = $1`
+	getDocs     = `SELECT ` + docColumns + `, body FROM documents WHERE id = ANY($1)` // $1: text[]
 	createToken = `INSERT INTO tokens (` + tokenColumns + `) VALUES ($1, $2, $3, $4, $5, $6, $7)`
 	tokenByHash = `SELECT ` + tokenColumns + ` FROM tokens WHERE hash = $1`
 	touchToken  = `UPDATE tokens SET last_used = $1 WHERE id = $2`
@@ -85,6 +86,32 @@ func (s *Store) GetDocument(ctx context.Context, id string) (*store.Document, er
 		return nil, fmt.Errorf("postgres: get document %q: %w", id, err)
 	}
 	return &d, nil
+}
+
+// GetDocuments returns the stored documents among ids, in their order, in
+// one query.
+func (s *Store) GetDocuments(ctx context.Context, ids []string) ([]store.Document, error) {
+	ids, err := store.CheckIDs(ids)
+	if err != nil || len(ids) == 0 {
+		return nil, err
+	}
+	rows, err := s.pool.Query(ctx, getDocs, ids)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: get documents: %w", err)
+	}
+	defer rows.Close()
+	out := make([]store.Document, 0, len(ids))
+	for rows.Next() {
+		d, err := scanDoc(rows, true)
+		if err != nil {
+			return nil, fmt.Errorf("postgres: get documents: %w", err)
+		}
+		out = append(out, d)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("postgres: get documents: %w", err)
+	}
+	return store.InIDOrder(ids, out), nil
 }
 
 // CountDocuments returns how many documents of the kind are stored ("": all).

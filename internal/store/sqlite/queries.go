@@ -3,6 +3,7 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -14,7 +15,7 @@ import (
 
 // statements are prepared once at Open.
 type statements struct {
-	putDoc, getDoc                  *sql.Stmt
+	putDoc, getDoc, getDocs         *sql.Stmt
 	createToken, tokenByHash, touch *sql.Stmt
 	listTokens, revoke              *sql.Stmt
 }
@@ -34,6 +35,9 @@ func (s *Store) prepare(ctx context.Context) error {
 			provider, instance_type, region, matched_offering, host, created_at)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`},
 		{s.r, &s.stmts.getDoc, `SELECT ` + docColumns + `, body FROM documents WHERE id = ?`},
+		// The IDs as one JSON array: one statement for any number of them,
+		// each looked up by the id's unique index.
+		{s.r, &s.stmts.getDocs, `SELECT ` + docColumns + `, body FROM documents WHERE id IN (SELECT value FROM json_each(?))`},
 		{s.w, &s.stmts.createToken, `INSERT INTO tokens (` + tokenColumns + `) VALUES (?, ?, ?, ?, ?, ?, ?)`},
 		{s.r, &s.stmts.tokenByHash, `SELECT ` + tokenColumns + ` FROM tokens WHERE hash = ?`},
 		{s.w, &s.stmts.touch, `UPDATE tokens SET last_used = ? WHERE id = ?`},
@@ -50,7 +54,7 @@ func (s *Store) prepare(ctx context.Context) error {
 }
 
 func (st *statements) close() {
-	for _, s := range []*sql.Stmt{st.putDoc, st.getDoc, st.createToken, st.tokenByHash, st.touch, st.listTokens, st.revoke} {
+	for _, s := range []*sql.Stmt{st.putDoc, st.getDoc, st.getDocs, st.createToken, st.tokenByHash, st.touch, st.listTokens, st.revoke} {
 		if s != nil {
 			s.Close()
 		}
@@ -103,6 +107,36 @@ func (s *Store) GetDocument(ctx context.Context, id string) (*store.Document, er
 		return nil, fmt.Errorf("sqlite: get document %q: %w", id, err)
 	}
 	return &d, nil
+}
+
+// GetDocuments returns the stored documents among ids, in their order, in
+// one query.
+func (s *Store) GetDocuments(ctx context.Context, ids []string) ([]store.Document, error) {
+	ids, err := store.CheckIDs(ids)
+	if err != nil || len(ids) == 0 {
+		return nil, err
+	}
+	arg, err := json.Marshal(ids)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: get documents: %w", err)
+	}
+	rows, err := s.stmts.getDocs.QueryContext(ctx, string(arg))
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: get documents: %w", err)
+	}
+	defer rows.Close()
+	out := make([]store.Document, 0, len(ids))
+	for rows.Next() {
+		d, err := scanDoc(rows, true)
+		if err != nil {
+			return nil, fmt.Errorf("sqlite: get documents: %w", err)
+		}
+		out = append(out, d)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("sqlite: get documents: %w", err)
+	}
+	return store.InIDOrder(ids, out), nil
 }
 
 // CountDocuments returns how many documents of the kind are stored ("": all).

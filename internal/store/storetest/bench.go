@@ -58,13 +58,16 @@ func BenchPut(b *testing.B, open func() store.Store) {
 
 // BenchList measures ListDocuments on a store holding 1000 documents of
 // BenchBodySize bytes: a page of 100 without bodies (a listing), and all
-// 1000 with their bodies (the dashboard's leaderboard reads that many).
+// 1000 with their bodies (the dashboard's leaderboard reads that many);
+// and the 1000 bodies by ID, with GetDocuments (one query) and with
+// GetDocument (one query each).
 func BenchList(b *testing.B, open func() store.Store) {
 	ctx := context.Background()
 	s := open()
 	defer s.Close()
 	pad := strings.Repeat("x", BenchBodySize-64)
 	at := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
+	var all []string
 	for i := range store.MaxLimit {
 		body := fmt.Appendf(nil, `{"n":%d,"pad":%q}`, i, pad)
 		d := &store.Document{ID: store.DocumentID(body), Kind: store.KindBench, Body: body,
@@ -72,7 +75,25 @@ func BenchList(b *testing.B, open func() store.Store) {
 		if _, err := s.PutDocument(ctx, d); err != nil {
 			b.Fatal(err)
 		}
+		all = append(all, d.ID)
 	}
+	b.Run("get1000bodies", func(b *testing.B) {
+		for b.Loop() {
+			got, err := s.GetDocuments(ctx, all)
+			if err != nil || len(got) != len(all) {
+				b.Fatalf("%d documents, %v; want %d", len(got), err, len(all))
+			}
+		}
+	})
+	b.Run("get1000bodies1by1", func(b *testing.B) {
+		for b.Loop() {
+			for _, id := range all {
+				if _, err := s.GetDocument(ctx, id); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+	})
 	for _, c := range []struct {
 		name     string
 		f        store.Filter

@@ -61,6 +61,26 @@ func (m *memory) GetDocument(ctx context.Context, id string) (*store.Document, e
 	return &d, nil
 }
 
+func (m *memory) GetDocuments(ctx context.Context, ids []string) ([]store.Document, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	ids, err := store.CheckIDs(ids)
+	if err != nil {
+		return nil, err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var out []store.Document
+	for _, id := range ids {
+		if d, ok := m.docs[id]; ok {
+			d.Body = bytes.Clone(d.Body)
+			out = append(out, d)
+		}
+	}
+	return out, nil
+}
+
 func (m *memory) ListDocuments(ctx context.Context, f store.Filter, withBody bool) ([]store.Document, error) {
 	limit, err := store.CheckFilter(&f)
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -32,6 +33,8 @@ func Run(t *testing.T, open func() store.Store) {
 		{"ListLimitOffset", testListLimitOffset},
 		{"ListWithBody", testListWithBody},
 		{"Count", testCount},
+		{"GetDocuments", testGetDocuments},
+		{"GetDocumentsMany", testGetDocumentsMany},
 		{"NotFound", testNotFound},
 		{"Tokens", testTokens},
 		{"TokenErrors", testTokenErrors},
@@ -367,6 +370,98 @@ func testListWithBody(t *testing.T, s store.Store) {
 		if !equalDoc(got[0], want) {
 			t.Errorf("withBody %v: got\n%+v\nwant\n%+v", withBody, got[0], want)
 		}
+	}
+}
+
+// testGetDocuments: documents of every kind come back whole (bodies byte
+// for byte, index fields, times in UTC), in the order asked; IDs not
+// stored, not valid or named twice are left out or answered once.
+func testGetDocuments(t *testing.T, s store.Store) {
+	ctx := context.Background()
+	a, b, c := doc(store.KindBench, 1, base), doc(store.KindPlan, 2, base.Add(time.Second)), doc(store.KindAgent, 3, base.Add(2*time.Second))
+	a.SignedBy, a.GPU, a.Provider, a.InstanceType, a.Region = "node-a", "H100-SXM5-80GB", "aws", "p5.48xlarge", "us-east-1"
+	a.MatchedOffering, a.Host = "aws/p5.48xlarge/us-east-1", "gpu-node-1"
+	c.CreatedAt = time.Time{}
+	for _, d := range []*store.Document{a, b, c} {
+		put(t, s, d)
+	}
+	missing := store.DocumentID([]byte("not stored"))
+	for _, tc := range []struct {
+		name string
+		ids  []string
+		want []*store.Document
+	}{
+		{"none", nil, nil},
+		{"empty", []string{}, nil},
+		{"one", []string{b.ID}, []*store.Document{b}},
+		{"in the order asked", []string{c.ID, a.ID, b.ID}, []*store.Document{c, a, b}},
+		{"missing left out", []string{missing, b.ID, missing}, []*store.Document{b}},
+		{"twice answered once", []string{a.ID, c.ID, a.ID}, []*store.Document{a, c}},
+		{"only missing", []string{missing}, nil},
+		{"not IDs", []string{"", "x' OR '1'='1", strings.ToUpper(a.ID), a.ID + "0", `"]`, "%"}, nil},
+		{"SQL metacharacters beside an ID", []string{"') OR 1=1 --", b.ID}, []*store.Document{b}},
+	} {
+		got, err := s.GetDocuments(ctx, tc.ids)
+		if err != nil {
+			t.Errorf("%s: %v", tc.name, err)
+			continue
+		}
+		if len(got) != len(tc.want) {
+			t.Errorf("%s: %d documents %v; want %d", tc.name, len(got), short(ids(got)), len(tc.want))
+			continue
+		}
+		for i, w := range tc.want {
+			if !equalDoc(got[i], *w) || got[i].ReceivedAt.Location() != time.UTC {
+				t.Errorf("%s: [%d] =\n%+v\nwant\n%+v", tc.name, i, got[i], *w)
+			}
+		}
+	}
+	// The answer is the caller's: changing it changes nothing stored.
+	got, err := s.GetDocuments(ctx, []string{a.ID})
+	if err != nil || len(got) != 1 {
+		t.Fatalf("GetDocuments(a) = %d documents, %v", len(got), err)
+	}
+	got[0].Body[0] = 'X'
+	if again, err := s.GetDocument(ctx, a.ID); err != nil || !bytes.Equal(again.Body, a.Body) {
+		t.Errorf("after changing an answer's body: stored body %q, %v; want %q", again.Body, err, a.Body)
+	}
+}
+
+// testGetDocumentsMany: MaxLimit IDs are answered in one call, in order;
+// more is an error.
+func testGetDocumentsMany(t *testing.T, s store.Store) {
+	ctx := context.Background()
+	const n = 300
+	var stored []string
+	for i := range n {
+		d := doc(store.KindBench, i, base.Add(time.Duration(i)*time.Millisecond))
+		put(t, s, d)
+		stored = append(stored, d.ID)
+	}
+	// Every stored ID, newest first, among IDs not stored, up to MaxLimit.
+	var ask, want []string
+	for i := n - 1; i >= 0; i-- {
+		ask = append(ask, stored[i])
+		want = append(want, stored[i])
+	}
+	for i := 0; len(ask) < store.MaxLimit; i++ {
+		ask = append(ask, store.DocumentID(fmt.Appendf(nil, "missing %d", i)))
+	}
+	got, err := s.GetDocuments(ctx, ask)
+	if err != nil {
+		t.Fatalf("GetDocuments(%d ids): %v", len(ask), err)
+	}
+	if !slices.Equal(ids(got), want) {
+		t.Errorf("GetDocuments(%d ids): %d documents, not the %d stored in the order asked", len(ask), len(got), len(want))
+	}
+	for _, d := range got {
+		if sum := sha256.Sum256(d.Body); fmt.Sprintf("%x", sum) != d.ID {
+			t.Errorf("document %s: body hashes to %x", d.ID[:8], sum)
+			break
+		}
+	}
+	if got, err := s.GetDocuments(ctx, append(ask, stored[0])); err == nil {
+		t.Errorf("GetDocuments(%d ids): %d documents, no error; want an error", len(ask)+1, len(got))
 	}
 }
 

@@ -1,0 +1,301 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/gpuscout/gpuscout/internal/server/dashboard"
+	"github.com/gpuscout/gpuscout/internal/store"
+	"github.com/gpuscout/gpuscout/internal/store/postgres"
+	"github.com/gpuscout/gpuscout/internal/store/postgres/pgtest"
+	"github.com/gpuscout/gpuscout/internal/store/sqlite"
+)
+
+// benchStores opens a fresh store of each kind (PostgreSQL when its
+// binaries are installed).
+func benchStores(b *testing.B) map[string]func() store.Store {
+	stores := map[string]func() store.Store{
+		"sqlite": func() store.Store {
+			st, err := sqlite.Open(filepath.Join(b.TempDir(), "bench.db"))
+			if err != nil {
+				b.Fatal(err)
+			}
+			return st
+		},
+	}
+	pgOnce.Do(func() { pgServer, pgErr = pgtest.Start(false) })
+	if pgErr == nil {
+		stores["postgres"] = func() store.Store {
+			url, err := pgServer.NewDatabase(context.Background())
+			if err != nil {
+				b.Fatal(err)
+			}
+			st, err := postgres.Open(context.Background(), url)
+			if err != nil {
+				b.Fatal(err)
+			}
+			return st
+		}
+	}
+	return stores
+}
+
+// benchReport is the recorded H200 report as if run on an AWS offering the
+// catalog prices, on host node-i: a distinct document per i.
+func benchReport(b testing.TB, i int) []byte {
+	raw, err := os.ReadFile("../cli/testdata/bench-h200-v1.json")
+	if err != nil {
+		b.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(raw, &m); err != nil {
+		b.Fatal(err)
+	}
+	m["cloud"] = map[string]any{"provider": "aws", "instance_type": "p5en.48xlarge", "region": "us-east-1", "zone": "", "matched_offering": "aws/p5en.48xlarge/us-east-1"}
+	m["host"].(map[string]any)["hostname"] = fmt.Sprintf("node-%d", i)
+	out, _ := json.Marshal(m)
+	return out
+}
+
+// seedReports puts n bench reports in st, as uploads one minute apart.
+func seedReports(b testing.TB, st store.Store, n int) {
+	at := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
+	for i := range n {
+		body := benchReport(b, i)
+		d := &store.Document{ID: store.DocumentID(body), Kind: store.KindBench, Body: body, ReceivedAt: at.Add(time.Duration(i) * time.Minute),
+			TokenName: "bench", GPU: "H200-SXM-141GB", Provider: "aws", InstanceType: "p5en.48xlarge", Region: "us-east-1",
+			MatchedOffering: "aws/p5en.48xlarge/us-east-1", Host: fmt.Sprintf("node-%d", i)}
+		if _, err := st.PutDocument(context.Background(), d); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func getPage(b *testing.B, h http.Handler, path string) {
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, httptest.NewRequest("GET", path, nil))
+	if rec.Code != http.StatusOK {
+		b.Fatalf("GET %s: status %d", path, rec.Code)
+	}
+}
+
+// BenchmarkLeaderboard renders /leaderboard over N stored bench reports,
+// the page cache off: "cold" with a new dashboard each time (no report
+// decoded yet: the first render after a start), "warm" with one dashboard
+// (the reports decoded by an earlier render). queries/op counts the store
+// reads of one render.
+func BenchmarkLeaderboard(b *testing.B) {
+	cat := testCatalog(&testing.T{})
+	for name, open := range benchStores(b) {
+		for _, n := range []int{100, 1000} {
+			st := &queryCounter{Store: open()}
+			seedReports(b, st.Store, n)
+			b.Run(fmt.Sprintf("%s/N=%d/cold", name, n), func(b *testing.B) {
+				st.n.Store(0)
+				for b.Loop() {
+					h := dashboard.New(dashboard.Config{Store: st, Catalog: cat, CacheTTL: -1})
+					getPage(b, h, "/leaderboard")
+				}
+				b.ReportMetric(float64(st.n.Load())/float64(b.N), "queries/op")
+			})
+			b.Run(fmt.Sprintf("%s/N=%d/warm", name, n), func(b *testing.B) {
+				h := dashboard.New(dashboard.Config{Store: st, Catalog: cat, CacheTTL: -1})
+				getPage(b, h, "/leaderboard")
+				st.n.Store(0)
+				for b.Loop() {
+					getPage(b, h, "/leaderboard")
+				}
+				b.ReportMetric(float64(st.n.Load())/float64(b.N), "queries/op")
+			})
+			st.Close()
+		}
+	}
+}
+
+// BenchmarkReadsUnderUploads reads a dashboard page from many goroutines
+// through the server (the default 2 s page cache) while uploads of one kind
+// arrive through the API at uploadRate a second, over a SQLite store
+// holding 1000 bench reports, 50 plans and 50 agent summaries. reads/s is
+// the page's throughput; uploads/s what the uploader reached (it catches
+// up when it falls behind). 2 reading goroutines per CPU.
+func BenchmarkReadsUnderUploads(b *testing.B) {
+	const uploadRate = 92
+	cat := testCatalog(&testing.T{})
+	st, err := sqlite.Open(filepath.Join(b.TempDir(), "bench.db"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer st.Close()
+	seedReports(b, st, 1000)
+	ctx := context.Background()
+	at := time.Date(2026, 11, 2, 0, 0, 0, 0, time.UTC)
+	plan, err := os.ReadFile("dashboard/testdata/plan-a100.json")
+	if err != nil {
+		b.Fatal(err)
+	}
+	for i := range 50 {
+		for _, d := range []*store.Document{
+			{Kind: store.KindPlan, Body: bytes.Replace(plan, []byte("{"), fmt.Appendf(nil, `{"seed":%d,`, i), 1)},
+			{Kind: store.KindAgent, Body: fmt.Appendf(nil, `{"host":"node-%d","seed":%d}`, i, i)},
+		} {
+			d.ID, d.ReceivedAt = store.DocumentID(d.Body), at.Add(time.Duration(i)*time.Second)
+			if _, err := st.PutDocument(ctx, d); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	dash := dashboard.New(dashboard.Config{Store: st, Catalog: cat})
+	srv, err := New(Config{Store: st, Catalog: cat, ReadOpen: true, RatePerToken: 1e6, Dashboard: dash})
+	if err != nil {
+		b.Fatal(err)
+	}
+	secret, tok, err := NewToken("uploader", []string{ScopeWrite}, time.Now())
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := st.CreateToken(ctx, tok); err != nil {
+		b.Fatal(err)
+	}
+	var seq atomic.Int64
+	seq.Store(1_000_000)
+	body := func(kind string) []byte {
+		i := int(seq.Add(1))
+		switch kind {
+		case store.KindBench:
+			return benchReport(b, i)
+		case store.KindPlan:
+			return bytes.Replace(plan, []byte("{"), fmt.Appendf(nil, `{"seed":%d,`, i), 1)
+		default:
+			return fmt.Appendf(nil, `{"host":"node-%d","seed":%d,"created_at":"2026-12-01T00:00:00Z"}`, i%50, i)
+		}
+	}
+	for _, page := range []string{"/leaderboard", "/plans", "/agents"} {
+		for _, kind := range []string{"none", store.KindBench, store.KindPlan, store.KindAgent} {
+			b.Run(fmt.Sprintf("page=%s/uploads=%s", page[1:], kind), func(b *testing.B) {
+				getPage(b, srv, page) // cached before the clock starts
+				stop := make(chan struct{})
+				var wg sync.WaitGroup
+				var uploads atomic.Int64
+				if kind != "none" {
+					wg.Go(func() {
+						start := time.Now()
+						for {
+							select {
+							case <-stop:
+								return
+							default:
+							}
+							// Keep to the rate: catch up when behind, else wait.
+							if uploads.Load() >= int64(time.Since(start).Seconds()*uploadRate) {
+								time.Sleep(time.Second / uploadRate / 4)
+								continue
+							}
+							req := httptest.NewRequest("POST", "/api/v1/reports?kind="+kind, bytes.NewReader(body(kind)))
+							req.Header.Set("Authorization", "Bearer "+secret)
+							rec := httptest.NewRecorder()
+							srv.ServeHTTP(rec, req)
+							if rec.Code != http.StatusCreated {
+								b.Errorf("upload %s: status %d %s", kind, rec.Code, rec.Body)
+								return
+							}
+							uploads.Add(1)
+						}
+					})
+				}
+				b.SetParallelism(2)
+				b.RunParallel(func(pb *testing.PB) {
+					for pb.Next() {
+						rec := httptest.NewRecorder()
+						srv.ServeHTTP(rec, httptest.NewRequest("GET", page, nil))
+						if rec.Code != http.StatusOK {
+							b.Errorf("GET %s: status %d", page, rec.Code)
+							return
+						}
+					}
+				})
+				close(stop)
+				wg.Wait()
+				secs := b.Elapsed().Seconds()
+				b.ReportMetric(float64(b.N)/secs, "reads/s")
+				b.ReportMetric(float64(uploads.Load())/secs, "uploads/s")
+			})
+		}
+	}
+}
+
+// BenchmarkUploadThenRead: one op is an upload of a kind through the API
+// followed by reads of a page, one goroutine, over a SQLite store holding
+// 1000 bench reports (on /dev/shm when there is one: the fsync of each
+// upload would otherwise dominate). A read after an upload the page does
+// not depend on should be a cache hit. ns/op is the upload plus the reads.
+func BenchmarkUploadThenRead(b *testing.B) {
+	const readsPerUpload = 2 // the issue's 185 reads/s beside 92 uploads/s
+	dir := b.TempDir()
+	if fi, err := os.Stat("/dev/shm"); err == nil && fi.IsDir() {
+		if dir, err = os.MkdirTemp("/dev/shm", "gpuscout-bench"); err != nil {
+			b.Fatal(err)
+		}
+		defer os.RemoveAll(dir)
+	}
+	st, err := sqlite.Open(filepath.Join(dir, "bench.db"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer st.Close()
+	seedReports(b, st, 1000)
+	ctx := context.Background()
+	cat := testCatalog(&testing.T{})
+	dash := dashboard.New(dashboard.Config{Store: st, Catalog: cat, CacheTTL: time.Hour})
+	srv, err := New(Config{Store: st, Catalog: cat, ReadOpen: true, RatePerToken: 1e6, Dashboard: dash})
+	if err != nil {
+		b.Fatal(err)
+	}
+	secret, tok, err := NewToken("uploader", []string{ScopeWrite}, time.Now())
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := st.CreateToken(ctx, tok); err != nil {
+		b.Fatal(err)
+	}
+	n := 2_000_000
+	body := func(kind string) []byte {
+		n++
+		switch kind {
+		case store.KindBench:
+			return benchReport(b, n)
+		case store.KindPlan:
+			return fmt.Appendf(nil, `{"inputs":{"scenario":"llm-finetuning"},"plans":[],"seed":%d}`, n)
+		default:
+			return fmt.Appendf(nil, `{"host":"node-%d","seed":%d}`, n%50, n)
+		}
+	}
+	for _, page := range []string{"/leaderboard", "/plans", "/agents"} {
+		for _, kind := range []string{store.KindBench, store.KindPlan, store.KindAgent} {
+			b.Run(fmt.Sprintf("page=%s/uploads=%s", page[1:], kind), func(b *testing.B) {
+				getPage(b, srv, page)
+				for b.Loop() {
+					req := httptest.NewRequest("POST", "/api/v1/reports?kind="+kind, bytes.NewReader(body(kind)))
+					req.Header.Set("Authorization", "Bearer "+secret)
+					rec := httptest.NewRecorder()
+					srv.ServeHTTP(rec, req)
+					if rec.Code != http.StatusCreated {
+						b.Fatalf("upload %s: status %d %s", kind, rec.Code, rec.Body)
+					}
+					for range readsPerUpload {
+						getPage(b, srv, page)
+					}
+				}
+			})
+		}
+	}
+}
