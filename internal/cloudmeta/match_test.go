@@ -27,7 +27,7 @@ func TestMatchOffering(t *testing.T) {
 		{"type elsewhere only", &Identity{Provider: "alibaba", InstanceType: "ecs.gn7s-c8g1.2xlarge", Region: "cn-shanghai"}, "",
 			"the catalog has alibaba/ecs.gn7s-c8g1.2xlarge in cn-hangzhou, not in cn-shanghai"},
 		{"type not in the catalog", &Identity{Provider: "aws", InstanceType: "t2.micro", Region: "us-west-2"}, "", `has no instance type "t2.micro"`},
-		{"provider not in the catalog", &Identity{Provider: "oracle", InstanceType: "BM.GPU.H100.8", Region: "us-ashburn-1"}, "", `unknown provider "oracle"`},
+		{"provider not in the catalog", &Identity{Provider: "oracle", InstanceType: "BM.GPU.H100.8", Region: "us-ashburn-1"}, "", `"oracle" is not a known provider`},
 		{"no identity", nil, "", "no cloud identity"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
