@@ -12,6 +12,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/gpuscout/gpuscout/internal/store"
@@ -30,12 +31,12 @@ var Scopes = []string{ScopeRead, ScopeWrite, ScopeAdmin}
 // TokenPrefix starts every secret, so that a leaked one is recognisable.
 const TokenPrefix = "gps_"
 
-var tokenName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
+var tokenName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`) })
 
 // NewToken makes a token named name with the scopes (nil: write): the
 // secret, shown once, and the record to store, which holds only its hash.
 func NewToken(name string, scopes []string, now time.Time) (secret string, t *store.Token, err error) {
-	if !tokenName.MatchString(name) {
+	if !tokenName().MatchString(name) {
 		return "", nil, fmt.Errorf("name %q: want 1 to 64 letters, digits, '.', '_' or '-', starting with a letter or digit", name)
 	}
 	if len(scopes) == 0 {

@@ -25,7 +25,7 @@ func ParseKeys(name string, r io.Reader) (map[string][]byte, error) {
 		if len(f) != 2 {
 			return nil, fmt.Errorf("%s:%d: want KEY-ID HEX-KEY", name, n)
 		}
-		if !tokenName.MatchString(f[0]) {
+		if !tokenName().MatchString(f[0]) {
 			return nil, fmt.Errorf("%s:%d: key id %q: want letters, digits, '.', '_' or '-'", name, n, f[0])
 		}
 		k, err := ParseKey(f[1])

@@ -68,7 +68,7 @@ func (s *Server) postToken(w http.ResponseWriter, r *http.Request) {
 	secret, t, err := NewToken(req.Name, req.Scopes, s.cfg.Now())
 	if err != nil {
 		field := "name"
-		if tokenName.MatchString(req.Name) {
+		if tokenName().MatchString(req.Name) {
 			field = "scopes"
 		}
 		badRequest(w, FieldError{field, err.Error()})

@@ -199,7 +199,8 @@ func tableHTML(t *render.Table, hrefs []string) *htmlTable {
 var nav = []link{{"Overview", "/", ""}, {"Catalog", "/catalog", ""}, {"Price/performance", "/priceperf", ""},
 	{"Leaderboard", "/leaderboard", ""}, {"Reports", "/reports", ""}, {"Plans", "/plans", ""}, {"Agents", "/agents", ""}, {"Spot risk", "/spot", ""}}
 
-var pageTmpl = template.Must(template.New("page").Parse(`<!doctype html>
+var pageTmpl = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("page").Parse(`<!doctype html>
 <html lang="en"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>{{.Title}} · gpuscout</title>
@@ -225,6 +226,7 @@ var pageTmpl = template.Must(template.New("page").Parse(`<!doctype html>
 {{end}}{{end}}{{end}}</main>
 </body></html>
 `))
+})
 
 // httpError is an error with its status: 400 for bad input (the message
 // names the parameter, the value and what is allowed), 404 for nothing there.
@@ -281,7 +283,7 @@ func (d *dash) page(build func(*http.Request) (*page, error)) http.HandlerFunc {
 			p = &page{Title: http.StatusText(status), Intro: []string{msg}}
 		}
 		var b bytes.Buffer
-		if err := pageTmpl.Execute(&b, struct {
+		if err := pageTmpl().Execute(&b, struct {
 			*page
 			Nav []link
 		}{p, nav}); err != nil {

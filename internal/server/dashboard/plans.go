@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/shopspring/decimal"
 
@@ -236,7 +237,7 @@ func (d *dash) plan(w http.ResponseWriter, r *http.Request) {
 	// The dashboard's navigation and the note on what was rebuilt go at
 	// the top of the report's own page.
 	var head bytes.Buffer
-	if err := planHead.Execute(&head, struct {
+	if err := planHead().Execute(&head, struct {
 		Nav      []link
 		ID       string
 		Received string
@@ -249,10 +250,12 @@ func (d *dash) plan(w http.ResponseWriter, r *http.Request) {
 	writeHTML(w, http.StatusOK, []byte(page))
 }
 
-var planHead = template.Must(template.New("planhead").Parse(`<nav aria-label="pages">{{range $i, $l := .Nav}}{{if $i}} · {{end}}<a href="{{$l.Href}}">{{$l.Text}}</a>{{end}}</nav>
+var planHead = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("planhead").Parse(`<nav aria-label="pages">{{range $i, $l := .Nav}}{{if $i}} · {{end}}<a href="{{$l.Href}}">{{$l.Text}}</a>{{end}}</nav>
 <p class="muted">Plan {{.ID}}, uploaded {{.Received}}, rebuilt from its <code>advise -o json</code>. Not rebuilt from the upload:</p>
 <ul class="muted">{{range .Missing}}<li>{{.}}</li>{{end}}</ul>
 `))
+})
 
 // durationText writes hours as the user likely wrote them: 7d, 36h.
 func durationText(h float64) string {
