@@ -241,45 +241,27 @@ func (f *costFlags) prepare(changed func(string) bool) (*costRun, error) {
 	return run, nil
 }
 
-// checkCurrencies makes sure every amount in the usage can be converted.
+// checkCurrencies makes sure every amount in the usage can be converted and
+// every credit's provider exists (cost.CheckUsage, as the API checks), and
+// names the usage file's line of a currency it cannot convert.
 func (run *costRun) checkCurrencies() error {
-	check := func(what string, c money.Currency) error {
-		if c == "" || run.l.fx.Known(c) {
-			return nil
-		}
+	err := cost.CheckUsage(run.usage, run.l.cat, run.l.fx)
+	var ce *cost.CurrencyError
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &ce):
 		where := ""
 		if run.spec != nil {
 			for k, line := range run.spec.CurrencyLines {
-				if strings.HasSuffix(k, "@"+string(c)) {
+				if strings.HasSuffix(k, "@"+string(ce.Currency)) {
 					where = fmt.Sprintf("%s:%d: ", run.spec.Path, line)
 				}
 			}
 		}
-		return usagef("%s%s currency %s has no exchange rate (known: %s); add one with --fx %s=USD_PER_UNIT", where, what, c, strings.Join(run.l.fx.Currencies(), ", "), c)
+		return usagef("%s%v", where, err)
 	}
-	for _, c := range run.usage.Credits {
-		if err := check("credit", c.Currency); err != nil {
-			return err
-		}
-	}
-	for _, p := range run.usage.Promotions {
-		if err := check("promotion", p.Currency); err != nil {
-			return err
-		}
-	}
-	for _, s := range run.usage.Storage {
-		if err := check("storage", s.Currency); err != nil {
-			return err
-		}
-	}
-	for _, p := range run.usage.Credits {
-		for _, name := range p.Providers {
-			if _, err := run.l.cat.LookupProvider(name); err != nil {
-				return usagef("--credits: %v", err)
-			}
-		}
-	}
-	return nil
+	return usagef("--credits: %v", err)
 }
 
 // priceAll prepares the run from the flags and prices every selected offering.
@@ -293,22 +275,11 @@ func (f *costFlags) priceAll(changed func(string) bool) (*costRun, []cost.Option
 }
 
 func (run *costRun) price() ([]cost.Option, error) {
-	rows, err := run.l.cat.Query(run.query)
-	if err != nil {
-		return nil, asUsage(err)
+	opts, err := cost.Quote(run.l.cat, run.l.fx, run.l.currency, run.query, run.usage)
+	if sel := (*cost.SelectionError)(nil); errors.As(err, &sel) {
+		return nil, asUsage(sel.Err) // the selection's errors are the user's
 	}
-	rows = catalog.PerRegion(rows) // zones share everything but spot, which the engine quotes per region
-	eng := &cost.Engine{Catalog: run.l.cat, FX: run.l.fx, Currency: run.l.currency}
-	var all []cost.Option
-	for _, r := range rows {
-		opts, err := eng.Price(run.usage, r.Offering)
-		if err != nil {
-			return nil, err
-		}
-		all = append(all, opts...)
-	}
-	cost.SortOptions(all)
-	return all, nil
+	return opts, err
 }
 
 func optionLabel(o *cost.Option) string {

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"errors"
 	"net/http"
 	"strconv"
 	"strings"
@@ -65,6 +66,15 @@ func (s *Server) postCost(w http.ResponseWriter, r *http.Request) {
 		badRequest(w, FieldError{"currency", string(cur) + ": want one of " + strings.Join(fx.Currencies(), ", ")})
 		return
 	}
+	// The same checks as the CLI's: every amount converts, every credit's provider exists.
+	if err := cost.CheckUsage(&u, c, fx); err != nil {
+		field := "credits"
+		if ce := (*cost.CurrencyError)(nil); errors.As(err, &ce) {
+			field = map[string]string{"credit": "credits", "promotion": "promotions", "storage": "storage"}[ce.What]
+		}
+		badRequest(w, FieldError{field, err.Error()})
+		return
+	}
 	q := catalog.Query{FX: fx, Currency: cur}
 	switch {
 	case spec.Offering != "":
@@ -97,23 +107,11 @@ func (s *Server) postCost(w http.ResponseWriter, r *http.Request) {
 		badRequest(w, FieldError{"gpu", "say what to price: gpu NAME[:COUNT] or offering provider/instance"})
 		return
 	}
-	rows, err := c.Query(q)
+	all, err := cost.Quote(c, fx, cur, q, &u)
 	if err != nil {
 		badRequest(w, FieldError{"request", err.Error()})
 		return
 	}
-	rows = catalog.PerRegion(rows)
-	eng := &cost.Engine{Catalog: c, FX: fx, Currency: cur}
-	var all []cost.Option
-	for _, row := range rows {
-		opts, err := eng.Price(&u, row.Offering)
-		if err != nil {
-			badRequest(w, FieldError{"request", err.Error()})
-			return
-		}
-		all = append(all, opts...)
-	}
-	cost.SortOptions(all)
 	if len(all) > limit {
 		all = all[:limit]
 	}

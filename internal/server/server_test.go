@@ -625,6 +625,11 @@ func TestCost(t *testing.T) {
 		{"", `{"offering":"nocloud/x","duration":"7d"}`, "offering"},
 		{"?limit=0", `{"gpu":"A100","duration":"7d"}`, "limit"},
 		{"?cashflow=maybe", `{"gpu":"A100","duration":"7d"}`, "cashflow"},
+		// The CLI's checks, now the API's too (cost.CheckUsage): before, a
+		// credit in a currency without a rate or for an unknown provider
+		// was priced.
+		{"", `{"gpu":"A100","duration":"7d","credits":[{"amount":100,"currency":"XYZ"}]}`, "credits"},
+		{"", `{"gpu":"A100","duration":"7d","credits":[{"amount":100,"currency":"USD","providers":["nocloud"]}]}`, "credits"},
 	} {
 		w := f.do(t, "POST", "/api/v1/cost"+tc.query, "", []byte(tc.body))
 		var e apiError
