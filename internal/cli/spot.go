@@ -596,32 +596,21 @@ func (f *spotFlags) budgetHint(err error, in *spotInputs) error {
 		err, in.cfg.Runs, in.ckptMode, f.maxEvents)
 }
 
-// autoCheckpoint is Daly's optimum interval for the job's MTBF, capped at half
-// the deadline slack: with a deadline, unsaved work counts as lost when the
-// safety net decides, so a longer interval would push deadline-aware policies
-// to on-demand before their first checkpoint.
+// autoCheckpoint is spot.AutoCheckpoint's interval with the words that say
+// how it came, for the job's MTBF.
 func autoCheckpoint(job *spot.Job, mtbf float64, costFlag string) (float64, string) {
-	if math.IsInf(mtbf, 1) {
-		return math.Inf(1), "none (no interruptions expected)"
+	ch := spot.AutoCheckpoint(job, mtbf)
+	if math.IsInf(ch.Interval, 1) {
+		return ch.Interval, "none (no interruptions expected)"
 	}
-	c := job.CheckpointCost
-	if c == 0 {
-		c = 1.0 / 3600
+	note := fmt.Sprintf("auto: Daly's optimum for checkpoint cost %s and job MTBF %.2f h = %.3f h (Young: %.3f h)", costFlag, mtbf, ch.Daly, spot.Young(ch.Cost, mtbf))
+	if ch.CappedBySlack {
+		note += fmt.Sprintf(", capped at half the deadline slack: %.3f h", ch.Interval)
 	}
-	daly := spot.Daly(c, mtbf)
-	tau := daly
-	note := fmt.Sprintf("auto: Daly's optimum for checkpoint cost %s and job MTBF %.2f h = %.3f h (Young: %.3f h)", costFlag, mtbf, daly, spot.Young(c, mtbf))
-	if slack := job.Deadline - job.Work - 2*job.Restart; job.Deadline > 0 && slack > 0 && daly > slack/2 {
-		tau = slack / 2
-		note += fmt.Sprintf(", capped at half the deadline slack: %.3f h", tau)
+	if ch.RaisedToCost {
+		note += fmt.Sprintf(", raised to twice the checkpoint cost: %.3f h", ch.Interval)
 	}
-	if tau <= c {
-		// Interruptions (or the slack) are too short for checkpoints to pay:
-		// an interval at or below their cost would only write checkpoints.
-		tau = 2 * c
-		note += fmt.Sprintf(", raised to twice the checkpoint cost: %.3f h", tau)
-	}
-	return tau, note
+	return ch.Interval, note
 }
 
 // expandTraces turns files and folders into the list of trace files, sorted.

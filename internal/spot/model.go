@@ -19,6 +19,41 @@ func Daly(c, m float64) float64 {
 	return math.Sqrt(2*c*m)*(1+math.Sqrt(x)/3+x/9) - c
 }
 
+// CheckpointChoice is a job's automatic checkpoint interval and how it came.
+type CheckpointChoice struct {
+	Interval      float64 // hours of work between checkpoints; +Inf: none
+	Daly          float64 // Daly's optimum for the job's MTBF
+	Cost          float64 // the checkpoint cost it used (1 s where the job's is 0)
+	CappedBySlack bool    // held to half the deadline's slack
+	RaisedToCost  bool    // raised to twice the checkpoint cost
+}
+
+// AutoCheckpoint is the one rule for a job's automatic checkpoint interval
+// (the spot command's --checkpoint auto, the dashboard's spot risk): Daly's
+// optimum for the job's MTBF, capped at half the deadline's slack (with a
+// deadline, unsaved work counts as lost when the safety net decides, so a
+// longer interval would push deadline-aware policies to on-demand before
+// their first checkpoint), and never at or below the checkpoint's own cost
+// (then twice it: an interval that short would only write checkpoints).
+func AutoCheckpoint(j *Job, mtbf float64) CheckpointChoice {
+	if math.IsInf(mtbf, 1) {
+		return CheckpointChoice{Interval: math.Inf(1)}
+	}
+	c := j.CheckpointCost
+	if c == 0 {
+		c = 1.0 / 3600
+	}
+	ch := CheckpointChoice{Daly: Daly(c, mtbf), Cost: c}
+	ch.Interval = ch.Daly
+	if slack := j.Deadline - j.Work - 2*j.Restart; j.Deadline > 0 && slack > 0 && ch.Interval > slack/2 {
+		ch.Interval, ch.CappedBySlack = slack/2, true
+	}
+	if ch.Interval <= c {
+		ch.Interval, ch.RaisedToCost = 2*c, true
+	}
+	return ch
+}
+
 // ExpectedSegment is the expected wall time to complete a segment of L hours
 // under Poisson interruptions with mean time between them M and restart R
 // (no interruption during a restart): (M+R)(e^{L/M}−1).

@@ -118,13 +118,7 @@ func (d *dash) spotPage(r *http.Request) (*page, error) {
 	job := spot.Job{Work: work, Deadline: deadline, Nodes: 1, CheckpointCost: spotCheckpointCost, Restart: spotRestart,
 		SpotPrice: sp.InexactFloat64(), ODPrice: od.InexactFloat64()} // floats inside the simulator only
 	mtbf := model.MTBF(1)
-	job.Checkpoint = spot.Daly(spotCheckpointCost, mtbf)
-	if slack := deadline - work - 2*spotRestart; slack > 0 && job.Checkpoint > slack/2 {
-		job.Checkpoint = slack / 2
-	}
-	if job.Checkpoint <= spotCheckpointCost {
-		job.Checkpoint = 2 * spotCheckpointCost
-	}
+	job.Checkpoint = spot.AutoCheckpoint(&job, mtbf).Interval // the spot command's rule
 	if err := job.Validate(); err != nil {
 		return fail(badRequest("%v", err))
 	}
