@@ -105,6 +105,8 @@ const eps = 1e-9
 // maxHours bounds a run that can never finish (spot never up under a spot-only policy).
 func (j *Job) maxHours() float64 { return 100*math.Max(j.Work+j.Startup, j.Deadline) + 1000 }
 
+func (m *sim) tracing() bool { return m.trace }
+
 func (m *sim) log(what, format string, a ...any) {
 	if m.trace {
 		m.res.Events = append(m.res.Events, Event{T: m.s.T, What: what, Detail: fmt.Sprintf(format, a...)})
@@ -135,10 +137,14 @@ func simulate(plan *Job, work float64, pol Policy, src source, trace bool, budge
 	}
 	if _, ok := pol.(OnDemandOnly); ok {
 		// Exactly (start-up + work) × nodes × price: no availability history matters.
-		m.log("switch", "idle → on-demand")
+		if m.tracing() { // no boxing of the arguments when no one reads the timeline
+			m.log("switch", "idle → on-demand")
+		}
 		h := j.Work + j.Startup
 		m.s.T = h
-		m.log("done", "work complete")
+		if m.tracing() { // no boxing of the arguments when no one reads the timeline
+			m.log("done", "work complete")
+		}
 		return Result{Cost: j.ODCost(), Hours: h, Met: j.Deadline == 0 || h <= j.Deadline+1e-6, ODHours: h, Switches: 1, Events: m.res.Events}, 1, false
 	}
 	r = m.run()
@@ -149,7 +155,9 @@ func (m *sim) run() Result {
 	j := m.job
 	pol := m.pol
 	m.nextRun()
-	m.log("start", "spot %s", upDown(m.s.SpotUp))
+	if m.tracing() { // no boxing of the arguments when no one reads the timeline
+		m.log("start", "spot %s", upDown(m.s.SpotUp))
+	}
 	limit := j.maxHours()
 	for ; ; m.steps++ {
 		if m.s.Durable >= j.Work-eps {
@@ -158,16 +166,22 @@ func (m *sim) run() Result {
 		if m.steps >= m.budget {
 			m.exhaust = true
 			m.res.Hours = math.Inf(1)
-			m.log("abandon", "event budget of %d spent", m.budget)
+			if m.tracing() { // no boxing of the arguments when no one reads the timeline
+				m.log("abandon", "event budget of %d spent", m.budget)
+			}
 			return m.finish()
 		}
 		if m.s.T > limit {
 			m.res.Hours = math.Inf(1)
-			m.log("abandon", "no finish within %.0f h", limit)
+			if m.tracing() { // no boxing of the arguments when no one reads the timeline
+				m.log("abandon", "no finish within %.0f h", limit)
+			}
 			return m.finish()
 		}
 		if m.planMax != nil && m.s.Job != m.planMax && m.s.Durable+m.s.Pending >= m.s.Job.Work-eps {
-			m.log("replan", "the planned %.2f h of work is done and the job is not: planning on the longest, %.2f h", m.s.Job.Work, m.planMax.Work)
+			if m.tracing() { // no boxing of the arguments when no one reads the timeline
+				m.log("replan", "the planned %.2f h of work is done and the job is not: planning on the longest, %.2f h", m.s.Job.Work, m.planMax.Work)
+			}
 			m.s.Job = m.planMax
 		}
 		want, until := pol.decide(&m.s)
@@ -196,11 +210,15 @@ func (m *sim) run() Result {
 				m.interrupt()
 			}
 			m.nextRun()
-			m.log("spot", "%s", upDown(m.s.SpotUp))
+			if m.tracing() { // no boxing of the arguments when no one reads the timeline
+				m.log("spot", "%s", upDown(m.s.SpotUp))
+			}
 		}
 	}
 	m.res.Hours = m.s.T
-	m.log("done", "work complete")
+	if m.tracing() { // no boxing of the arguments when no one reads the timeline
+		m.log("done", "work complete")
+	}
 	return m.finish()
 }
 
@@ -223,7 +241,9 @@ func (m *sim) switchTo(to Mode) {
 	s := &m.s
 	changeMode(s, m.job, &m.ckpt, &m.first, to)
 	m.res.Switches++
-	m.log("switch", "%s → %s", s.Mode, to)
+	if m.tracing() { // no boxing of the arguments when no one reads the timeline
+		m.log("switch", "%s → %s", s.Mode, to)
+	}
 	s.Mode = to
 }
 
@@ -231,7 +251,9 @@ func (m *sim) interrupt() {
 	s := &m.s
 	m.res.Interruptions++
 	m.res.Wasted += s.Pending
-	m.log("interrupted", "lost %.2f h of work since the last checkpoint", s.Pending)
+	if m.tracing() { // no boxing of the arguments when no one reads the timeline
+		m.log("interrupted", "lost %.2f h of work since the last checkpoint", s.Pending)
+	}
 	s.Pending, m.ckpt, s.overLeft = 0, 0, 0
 	s.Mode = Idle
 }
@@ -295,6 +317,7 @@ type meter interface {
 	pay(a, dt float64)
 	clock(x float64, overhead bool)
 	log(what, format string, a ...any)
+	tracing() bool // whether log records anything: callers skip building its arguments otherwise
 }
 
 // advanceJob moves a job forward by dt hours (or until it completes), the
@@ -332,7 +355,9 @@ func advanceJob(s *State, j *Job, ckpt *float64, dt float64, m meter) {
 				*ckpt = 0
 				s.Durable += s.Pending
 				s.Pending = 0
-				m.log("checkpoint", "saved: %.2f h of %.2f h done", s.Durable, j.Work)
+				if m.tracing() { // no boxing of the arguments when no one reads the timeline
+					m.log("checkpoint", "saved: %.2f h of %.2f h done", s.Durable, j.Work)
+				}
 			}
 			continue
 		}

@@ -96,6 +96,8 @@ func simulateZone(cfg *Config, plan *Job, work float64, pol zonePolicy, srcs []s
 	return r, m.steps, m.exhaust
 }
 
+func (m *zsim) tracing() bool { return m.trace }
+
 func (m *zsim) log(what, format string, a ...any) {
 	if m.trace {
 		m.res.Events = append(m.res.Events, Event{T: m.s.T, What: what, Detail: fmt.Sprintf(format, a...)})
@@ -144,7 +146,9 @@ func (m *zsim) run() Result {
 				down = append(down, m.zoneName(z))
 			}
 		}
-		m.log("start", "spot up in %s; down in %s (later changes: the job's zone only)", orNone(up), orNone(down))
+		if m.tracing() { // no boxing of the arguments when no one reads the timeline
+			m.log("start", "spot up in %s; down in %s (later changes: the job's zone only)", orNone(up), orNone(down))
+		}
 	}
 	limit := j.maxHours()
 	for ; ; m.steps++ {
@@ -154,16 +158,22 @@ func (m *zsim) run() Result {
 		if m.steps >= m.budget {
 			m.exhaust = true
 			m.res.Hours = math.Inf(1)
-			m.log("abandon", "event budget of %d spent", m.budget)
+			if m.tracing() { // no boxing of the arguments when no one reads the timeline
+				m.log("abandon", "event budget of %d spent", m.budget)
+			}
 			return m.finish()
 		}
 		if s.T > limit {
 			m.res.Hours = math.Inf(1)
-			m.log("abandon", "no finish within %.0f h", limit)
+			if m.tracing() { // no boxing of the arguments when no one reads the timeline
+				m.log("abandon", "no finish within %.0f h", limit)
+			}
 			return m.finish()
 		}
 		if m.planMax != nil && s.Job != m.planMax && s.Durable+s.Pending >= s.Job.Work-eps {
-			m.log("replan", "the planned %.2f h of work is done and the job is not: planning on the longest, %.2f h", s.Job.Work, m.planMax.Work)
+			if m.tracing() { // no boxing of the arguments when no one reads the timeline
+				m.log("replan", "the planned %.2f h of work is done and the job is not: planning on the longest, %.2f h", s.Job.Work, m.planMax.Work)
+			}
 			s.Job = m.planMax
 		}
 		s.SpotUp = false
@@ -204,12 +214,16 @@ func (m *zsim) run() Result {
 			}
 			s.up[k], m.left[k] = m.srcs[k].next()
 			if k == s.zone {
-				m.log("spot", "%s in %s", upDown(s.up[k]), m.zoneName(k))
+				if m.tracing() { // no boxing of the arguments when no one reads the timeline
+					m.log("spot", "%s in %s", upDown(s.up[k]), m.zoneName(k))
+				}
 			}
 		}
 	}
 	m.res.Hours = s.T
-	m.log("done", "work complete")
+	if m.tracing() { // no boxing of the arguments when no one reads the timeline
+		m.log("done", "work complete")
+	}
 	return m.finish()
 }
 
@@ -231,16 +245,22 @@ func (m *zsim) switchTo(to Mode, z int) {
 			m.res.Moves++
 			m.res.MoveCost += c
 			m.res.Cost += c
-			m.log("move", "%s → %s (%s): %.2f h restart + %.2f transfer", m.zoneName(s.zone), m.zoneName(z), s.why, s.overLeft, c)
+			if m.tracing() { // no boxing of the arguments when no one reads the timeline
+				m.log("move", "%s → %s (%s): %.2f h restart + %.2f transfer", m.zoneName(s.zone), m.zoneName(z), s.why, s.overLeft, c)
+			}
 		}
 	}
 	m.res.Switches++
 	from := s.Mode
 	if to != Idle {
-		m.log("switch", "%s → %s in %s", from, to, m.zoneName(z))
+		if m.tracing() { // no boxing of the arguments when no one reads the timeline
+			m.log("switch", "%s → %s in %s", from, to, m.zoneName(z))
+		}
 		s.zone = z
 	} else {
-		m.log("switch", "%s → %s", from, to)
+		if m.tracing() { // no boxing of the arguments when no one reads the timeline
+			m.log("switch", "%s → %s", from, to)
+		}
 	}
 	s.Mode = to
 }
@@ -249,7 +269,9 @@ func (m *zsim) interrupt() {
 	s := &m.s
 	m.res.Interruptions++
 	m.res.Wasted += s.Pending
-	m.log("interrupted", "preempted in %s: lost %.2f h of work since the last checkpoint", m.zoneName(s.zone), s.Pending)
+	if m.tracing() { // no boxing of the arguments when no one reads the timeline
+		m.log("interrupted", "preempted in %s: lost %.2f h of work since the last checkpoint", m.zoneName(s.zone), s.Pending)
+	}
 	s.Pending, m.ckpt, s.overLeft = 0, 0, 0
 	s.Mode = Idle
 }
