@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"sort"
 )
 
 // Young is Young's first-order optimum checkpoint interval √(2CM).
@@ -189,10 +190,9 @@ func (r *Replay) source(rng *rand.Rand, nodes int) source {
 }
 
 func (r *Replay) sourceAt(runs *Runs, off float64) *traceSource {
-	i := 0
-	for i+1 < len(runs.Start) && runs.Start[i+1] <= off {
-		i++
-	}
+	// The last run starting at or before off (runs start in order): a binary
+	// search, since every simulated run starts at its own offset.
+	i := max(0, sort.Search(len(runs.Start), func(k int) bool { return runs.Start[k] > off })-1)
 	return &traceSource{runs: runs, i: i, into: off - runs.Start[i], off: off}
 }
 
