@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"regexp"
-	"strconv"
 	"strings"
 	"sync"
 
@@ -100,16 +99,9 @@ func listRow(line int, rec []string) (ListRow, error) {
 		return row, fmt.Errorf("line %d: gpu %s; want a model and a count, \"T4 x2\", or a fraction of one GPU, \"T4 1/4\"", line, quoteCut(rec[1]))
 	}
 	row.GPUModel = m[1]
-	if m[2] != "" {
-		n, _ := strconv.Atoi(m[2])
-		row.GPUCount = float64(n)
-	} else {
-		num, _ := strconv.Atoi(m[3])
-		den, _ := strconv.Atoi(m[4])
-		if num >= den {
-			return row, fmt.Errorf("line %d: gpu %s: a fraction of one GPU is below 1", line, quoteCut(rec[1]))
-		}
-		row.GPUCount = float64(num) / float64(den)
+	var ok bool
+	if row.GPUCount, ok = gpuCount(m[2], m[3], m[4]); !ok {
+		return row, fmt.Errorf("line %d: gpu %s: a fraction of one GPU is below 1", line, quoteCut(rec[1]))
 	}
 	var err error
 	for i, p := range []struct {

@@ -188,16 +188,9 @@ func overviewRow(n int, family, gpuModel string, c []string) (OverviewRow, error
 	if m == nil {
 		return row, fmt.Errorf("line %d: GPU %s; want a count (\"2\") or a fraction of one (\"1/4 vGPU\")", n, quoteCut(c[1]))
 	}
-	if m[1] != "" {
-		k, _ := strconv.Atoi(m[1])
-		row.GPUCount = float64(k)
-	} else {
-		num, _ := strconv.Atoi(m[2])
-		den, _ := strconv.Atoi(m[3])
-		if num >= den {
-			return row, fmt.Errorf("line %d: GPU %s: a fraction of one GPU is below 1", n, quoteCut(c[1]))
-		}
-		row.GPUCount = float64(num) / float64(den)
+	var ok bool
+	if row.GPUCount, ok = gpuCount(m[1], m[2], m[3]); !ok {
+		return row, fmt.Errorf("line %d: GPU %s: a fraction of one GPU is below 1", n, quoteCut(c[1]))
 	}
 	var err error
 	if row.GPUMemoryGB, err = atoiMatch(ovGBRE(), collapse(c[2])); err != nil {

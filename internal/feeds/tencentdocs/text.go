@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"unicode/utf8"
@@ -124,4 +125,20 @@ func quoteCut(s string) string {
 		s = string(r[:n]) + "…"
 	}
 	return fmt.Sprintf("%q", s)
+}
+
+// gpuCount reads a GPU count as both pages write it, matched by their
+// patterns: a whole count, or a fraction num/den of one GPU (a vGPU slice);
+// false for a "fraction" of one or more.
+func gpuCount(whole, num, den string) (float64, bool) {
+	if whole != "" {
+		n, _ := strconv.Atoi(whole)
+		return float64(n), true
+	}
+	a, _ := strconv.Atoi(num)
+	b, _ := strconv.Atoi(den)
+	if a >= b {
+		return 0, false
+	}
+	return float64(a) / float64(b), true
 }
