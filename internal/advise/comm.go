@@ -170,14 +170,9 @@ func requestWorkload(req *Request) workload {
 		if n, ok := m.LoRAParameters(mj.LoRARank); ok {
 			w.gradParams, w.what = n, fmt.Sprintf("%s, rank-%d adapters", m.Name, mj.LoRARank)
 		}
-		w.flopsPerSample = 4 * m.ActiveParameters // no weight gradients (models.AdapterTrainingFLOPs)
-		if mem, err := models.Estimate(mj.Job); err == nil {
-			w.memBytes = mem.Total()
-			per := 2.0
-			if mj.Method == models.MethodQLoRA {
-				per = models.NF4BytesPerParam
-			}
-			w.frozenBytes = per * m.Parameters
+		w.flopsPerSample = 4 * m.ActiveParameters            // no weight gradients (models.AdapterTrainingFLOPs)
+		if mem, err := models.Estimate(mj.Job); err == nil { // the memory model's own figures
+			w.memBytes, w.frozenBytes = mem.Total(), mem.Part(models.FrozenWeightsPart)
 		}
 	}
 	factor, _ := models.TimeFactor(mj.Job) // QLoRA's dequantisation, no recompute

@@ -57,3 +57,18 @@ func TestEstimatedThroughput(t *testing.T) {
 }
 
 func fmtHours1(h float64) string { return fmt.Sprintf("%.1f", h) }
+
+// An estimated reference sizes --tokens from its sibling's figure, the same
+// one the speed model uses: 4·N·tokens for LoRA of llama-3-8b on A10G at
+// 40% MFU of A10's 125 bf16 TF, and the work says it is estimated.
+func TestEstimatedReferenceWork(t *testing.T) {
+	a := advisor(t, money.USD)
+	req := request(t, a, "llm-finetuning", "A10G")
+	req.Model = modelJob(t, "llama-3-8b", "lora")
+	req.Model.Tokens = 1e8
+	req.Defaults()
+	want := 4 * req.Model.Model.ActiveParameters * 1e8 / (0.4 * 125e12) / 3600
+	if math.Abs(req.WorkGPUHours-want) > 1e-9*want || !strings.Contains(req.workNote(), "A10's, standing in: estimated ±50%") {
+		t.Errorf("work %g GPU-h (%s); want %g", req.WorkGPUHours, req.workNote(), want)
+	}
+}

@@ -93,19 +93,17 @@ func (r *Request) defaultsModel() {
 // refTFLOPs is the reference GPU's dense TFLOP/s at the scenario's
 // precision: measured where a bench report gives it, else the datasheet's.
 func refTFLOPs(r *Request) (float64, string) {
-	f, dtype := precisionFigure(r.Ref, r.Scenario.Precision)
+	f, dtype, from := computeFigure(r.Ref, r.Scenario.Precision)
 	if b := r.Bench[r.Ref]; b != nil {
 		if v, ok := b.GEMMTFLOPS[dtype]; ok && v > 0 {
 			return v, fmt.Sprintf("%s %s %g TF (measured, %s)", r.Ref.Name, dtype, v, b.Path)
 		}
 	}
-	if f.Known {
+	switch {
+	case from != nil:
+		return f.Value, fmt.Sprintf("%s %s %g TF (%s's, standing in: estimated ±%.0f%%)", r.Ref.Name, dtype, f.Value, from.Name, 100*r.Ref.Estimate.Uncertainty)
+	case f.Known:
 		return f.Value, fmt.Sprintf("%s %s %g TF (datasheet)", r.Ref.Name, dtype, f.Value)
-	}
-	if e := r.Ref.Estimate; e != nil && e.FromGPU != nil { // as the speed model does (throughput.go)
-		if f, dtype := precisionFigure(e.FromGPU, r.Scenario.Precision); f.Known {
-			return f.Value, fmt.Sprintf("%s %s %g TF (%s's, standing in: estimated ±%.0f%%)", r.Ref.Name, dtype, f.Value, e.From, 100*e.Uncertainty)
-		}
 	}
 	return 0, ""
 }

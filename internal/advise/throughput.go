@@ -30,7 +30,7 @@ func (m *speedModel) figures(g *catalog.GPU) (compute, bw float64, cNote, bNote 
 	}
 	if from := m.estimatedFrom(g); from != nil {
 		if compute == 0 {
-			f, dtype := precisionFigure(from, m.sc.Precision)
+			f, dtype, _ := computeFigure(g, m.sc.Precision)
 			compute, cNote = f.Value, fmt.Sprintf("%s %g TF (%s's, standing in: estimated)", dtype, f.Value, from.Name)
 		}
 		if bw == 0 && from.MemoryBandwidth.Known {
@@ -88,4 +88,20 @@ func (m *speedModel) estimatedFrom(g *catalog.GPU) *catalog.GPU {
 		return nil
 	}
 	return g.Estimate.FromGPU
+}
+
+// computeFigure is a GPU's dense TFLOP/s at a precision: its own datasheet
+// figure, else, for a GPU with a gpus.yaml estimate, its sibling's (from is
+// then that sibling). The one place the estimate stands in for compute: the
+// speed model and the reference's work (sizing.go) both read it.
+func computeFigure(g *catalog.GPU, precision string) (f catalog.Figure, dtype string, from *catalog.GPU) {
+	f, dtype = precisionFigure(g, precision)
+	if f.Known || g.Estimate == nil || g.Estimate.FromGPU == nil {
+		return f, dtype, nil
+	}
+	f, dtype = precisionFigure(g.Estimate.FromGPU, precision)
+	if !f.Known {
+		return f, dtype, nil
+	}
+	return f, dtype, g.Estimate.FromGPU
 }

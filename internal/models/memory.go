@@ -140,6 +140,20 @@ func (m *Memory) Sharded() float64 {
 	return s
 }
 
+// FrozenWeightsPart names the part of a LoRA/QLoRA estimate that holds
+// the frozen weights (their bytes: Part).
+const FrozenWeightsPart = "frozen weights"
+
+// Part is the bytes of the named part of the estimate; 0 where it has none.
+func (m *Memory) Part(name string) float64 {
+	for _, p := range m.Parts {
+		if p.Name == name {
+			return p.Bytes
+		}
+	}
+	return 0
+}
+
 // Replicated is the bytes every GPU holds whatever their number.
 func (m *Memory) Replicated() float64 {
 	s := 0.0
@@ -205,7 +219,7 @@ func Estimate(j Job) (*Memory, error) {
 		if j.Method == MethodQLoRA {
 			per, what = NF4BytesPerParam, "0.516 B/param (4-bit NF4 + 0.127 bit of double-quantised constants; QLoRA §3)"
 		}
-		m.Parts = append(m.Parts, Part{"frozen weights", per * n, fmt.Sprintf("%s × %s = %s", what, fmtParams(n), gb(per*n)), true})
+		m.Parts = append(m.Parts, Part{FrozenWeightsPart, per * n, fmt.Sprintf("%s × %s = %s", what, fmtParams(n), gb(per*n)), true})
 		a, ok := md.LoRAParameters(j.LoRARank)
 		if !ok {
 			m.Notes = append(m.Notes, fmt.Sprintf("adapters not counted: %s's attention shapes are not in the table", md.Name))
