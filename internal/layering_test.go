@@ -85,7 +85,7 @@ var allowed = map[string][]string{
 	// The agent's alerting: notify delivers alerts; rules makes them from
 	// samples (and exports them for Prometheus).
 	"agent/notify": {"agentconfig"},
-	"agent/rules":  {"agent", "agentconfig", "agent/notify"},
+	"agent/rules":  {"agent", "agentconfig", "agent/notify", "agent/autostop"}, // a rule's action stop runs autostop's commands
 }
 
 func rule(pkg string) ([]string, bool) {

@@ -4,8 +4,9 @@
 #   scripts/test.sh                 every step, in this order (what make test and CI run)
 #   scripts/test.sh install         the Debian packages the tests need (as root with apt-get; idempotent)
 #   scripts/test.sh gofmt           formatting of every Go file
-#   scripts/test.sh vet             go vet ./... (in the race build's configuration, so go-test reuses its compiled packages)
-#   scripts/test.sh go-test         every package's tests under the race detector (vet already ran: -vet=off)
+#   scripts/test.sh vet             go vet ./... (every analyzer; go-test and race also run them, package by package)
+#   scripts/test.sh go-test         the tests of every package not in RACE_PKGS, built as the release is (CGO_ENABLED=0)
+#   scripts/test.sh race            the tests of RACE_PKGS, the packages that start goroutines, under the race detector
 #   scripts/test.sh fuzz            every fuzz target (scripts/fuzzstep): fails only on a real finding
 #   scripts/test.sh smoke           the CGO_ENABLED=0 binary runs; bad input exits 2
 #   scripts/test.sh go-test fuzz    several steps, in the order given
@@ -14,7 +15,7 @@
 #   FUZZTIME    inputs per fuzz target (default: scripts/fuzzstep's, 10000x) or a duration (make fuzz: 60s); 0 skips fuzzing
 #   FUZZRUN     fuzz only targets whose ./dir:Name matches this regular expression
 #   FUZZMINIMIZE  -fuzzminimizetime (default 0: a crasher is written as found)
-#   GOTESTFLAGS extra flags for the go-test step (e.g. "-run TestX ./internal/spot")
+#   GOTESTFLAGS flags and packages for the go-test step instead of its own (e.g. "-run TestX ./internal/spot")
 #
 # A step that is not `install` uses what is installed and skips (with a note)
 # the tests whose tools are missing.
@@ -25,7 +26,7 @@ FUZZTIME=${FUZZTIME:-}
 FUZZRUN=${FUZZRUN:-}
 FUZZMINIMIZE=${FUZZMINIMIZE:-0}
 export GOFLAGS=${GOFLAGS:-}
-ALL_STEPS="install gofmt vet go-test fuzz smoke"
+ALL_STEPS="install gofmt vet go-test race fuzz smoke"
 
 usage() {
   sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'
@@ -35,7 +36,7 @@ steps=()
 for arg in "$@"; do
   case "$arg" in
     all) steps+=($ALL_STEPS) ;;
-    install | gofmt | vet | go-test | fuzz | smoke) steps+=("$arg") ;;
+    install | gofmt | vet | go-test | race | fuzz | smoke) steps+=("$arg") ;;
     -h | --help | help) usage; exit 0 ;;
     *) echo "test.sh: unknown step \"$arg\": want one or more of: all $ALL_STEPS" >&2; exit 2 ;;
   esac
@@ -114,24 +115,47 @@ detect() {
 # --- the steps -----------------------------------------------------------------------
 step_gofmt() {
   local unformatted
-  unformatted=$(git ls-files --cached --others --exclude-standard '*.go' 2>/dev/null | xargs -r gofmt -l)
+  # Files in the index or new; one deleted but not yet staged is skipped.
+  unformatted=$(git ls-files --cached --others --exclude-standard '*.go' 2>/dev/null |
+    while read -r f; do [ ! -e "$f" ] || printf '%s\n' "$f"; done | xargs -r gofmt -l)
   if [ -n "$unformatted" ]; then
     echo "gofmt would change: $unformatted" >&2
     return 1
   fi
 }
 
-# vet compiles every dependency; with the race detector's flags, the
-# go-test step reuses those compiled packages instead of building them again
-# (about a minute on 2 cores from a cold cache).
-step_vet() { go vet $RACE ./...; }
+# The packages whose own code starts goroutines (internal/racelist_test.go
+# fails when one is missing), with the tests that drive them concurrently:
+# the stores' conformance suite and the agent's parts. Their tests run under
+# the race detector; every other package's tests are single-goroutine logic
+# (parsers, the cost engine, the simulator, the CLI's outputs) that the
+# detector slowed 3 to 12 times and in which it can find nothing, so they run
+# as the release is built.
+RACE_PKGS="./internal/agent/... ./internal/bench/... ./internal/cloudmeta ./internal/gpu/...
+  ./internal/server ./internal/server/client ./internal/server/dashboard ./internal/spot ./internal/store/...
+  ./scripts/fuzzstep"
 
+step_vet() { CGO_ENABLED=0 go vet ./...; }
+
+# go test -vet=all runs every analyzer of go vet on the packages it tests
+# (the default is a subset); eight packages at a time, because many test
+# binaries mostly wait (on servers, Chromium, subprocesses).
 step_go_test() {
-  # The vet step ran every analyzer; go test's own subset would repeat it.
-  # Eight packages at a time: many test binaries mostly wait (on servers,
-  # Chromium, subprocesses), so two at a time left a third of 2 cores idle.
-  # shellcheck disable=SC2086 # GOTESTFLAGS is a list of words
-  go test $RACE -vet=off -p 8 -count=1 ${GOTESTFLAGS:-./...}
+  if [ -n "${GOTESTFLAGS:-}" ]; then
+    # shellcheck disable=SC2086 # GOTESTFLAGS is a list of words
+    CGO_ENABLED=0 go test -vet=all -p 8 -count=1 $GOTESTFLAGS
+    return
+  fi
+  local plain
+  # shellcheck disable=SC2086 # RACE_PKGS is a list of patterns
+  plain=$(go list ./... | grep -vxF -f <(go list $RACE_PKGS))
+  # shellcheck disable=SC2086
+  CGO_ENABLED=0 go test -vet=all -p 8 -count=1 $plain
+}
+
+step_race() {
+  # shellcheck disable=SC2086 # RACE_PKGS is a list of patterns
+  go test $RACE -vet=all -p 8 -count=1 $RACE_PKGS
 }
 
 step_fuzz() {
@@ -197,29 +221,30 @@ run_lane() {
 
 export GORACE=${GORACE:-atexit_sleep_ms=0} # race binaries otherwise sleep 1 s at exit: a minute over the suite's binaries
 if [ "$*" = "" ] || [ "$*" = all ]; then
-  # Everything, in two lanes: vet then go-test beside smoke then fuzz. The
+  # Everything, in two lanes: race then go-test beside smoke then fuzz. The
   # test binaries leave much of the CPU idle (servers, Chromium, PostgreSQL,
-  # processes they wait for); the smoke and fuzz builds fill it. Smoke goes
-  # first: its CGO_ENABLED=0 build compiles the dependencies the fuzz
-  # binaries then reuse (scripts/fuzzstep instruments only the package under
-  # test). On 2 cores from a cold build cache this saves minutes over one
-  # step at a time.
+  # processes they wait for); the builds fill it. Each lane starts in its
+  # own configuration, so that no package is compiled twice at once: race
+  # builds the race detector's packages, smoke the CGO_ENABLED=0 ones that
+  # go-test and the fuzz binaries then reuse (scripts/fuzzstep instruments
+  # only the package under test). The vet step is left out: go-test and race
+  # run every analyzer on every package.
   run_lane install gofmt
   [ "$(cat "$logs/gofmt.rc" 2>/dev/null)" = 0 ] || exit 1
   detect
-  run_lane vet go-test &
+  run_lane race go-test &
   lane_a=$!
   run_lane smoke fuzz &
   lane_b=$!
   wait "$lane_a" "$lane_b"
   failed=()
-  for s in install gofmt vet go-test fuzz smoke; do
+  for s in install gofmt race go-test smoke fuzz; do
     rc=$(cat "$logs/$s.rc" 2>/dev/null || echo skipped)
     [ "$rc" = 0 ] || failed+=("$s ($rc)")
   done
   echo
   printf 'steps (two lanes):'
-  for s in install gofmt vet go-test fuzz smoke; do
+  for s in install gofmt race go-test smoke fuzz; do
     sed -n "s/^-- $s: \(.*\)/ $s \1;/p" "$logs/$s.log" 2>/dev/null | tr -d '\n'
   done
   echo

@@ -7,9 +7,7 @@ import (
 	"io/fs"
 	"log/slog"
 	"net"
-	"net/http"
 	"os/signal"
-	"sync"
 	"syscall"
 	"time"
 
@@ -142,9 +140,9 @@ func runAgent(ctx context.Context, e *env, cfg *agentconfig.Config) error {
 	interval := cfg.Agent.Interval.D()
 	// The parts (rules and notify, autostop) take every sample; a part may
 	// also export metrics of its own (a Collector) and work in the
-	// background (agentRunner) until the agent stops.
+	// background (agent.Runner) until the agent stops.
 	var handlers []agent.TickHandler
-	var runners []agentRunner
+	var runners []agent.Runner
 	collectors := plan.collectors
 	for _, mk := range agentTickHandlers {
 		h, err := mk(cfg, log)
@@ -157,7 +155,7 @@ func runAgent(ctx context.Context, e *env, cfg *agentconfig.Config) error {
 		if c, ok := h.(agent.Collector); ok { // a part with metrics of its own (autostop)
 			collectors = append(collectors, c)
 		}
-		if r, ok := h.(agentRunner); ok { // a part working in the background (notify)
+		if r, ok := h.(agent.Runner); ok { // a part working in the background (notify)
 			runners = append(runners, r)
 		}
 	}
@@ -182,33 +180,7 @@ func runAgent(ctx context.Context, e *env, cfg *agentconfig.Config) error {
 		log.Info("watching " + l)
 	}
 	log.Info("gpuscout agent listening", "addr", ln.Addr().String(), "interval", interval.String(), "rules", len(cfg.Rules))
-	srv := &http.Server{
-		Handler:           endpoint,
-		ReadHeaderTimeout: 5 * time.Second,
-		WriteTimeout:      30 * time.Second,
-		IdleTimeout:       2 * time.Minute,
-	}
-	serveErr := make(chan error, 1)
-	go func() { serveErr <- srv.Serve(ln) }()
-	var wg sync.WaitGroup
-	for _, r := range runners {
-		wg.Go(func() { r.Run(ctx) })
-	}
-	loopDone := make(chan struct{})
-	go func() { loop.Run(ctx); close(loopDone) }()
-	select {
-	case <-ctx.Done():
-	case err = <-serveErr:
-		stop()
-	}
-	<-loopDone
-	wg.Wait()
-	sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	if serr := srv.Shutdown(sctx); serr != nil && err == nil {
-		err = serr
-	}
-	if err != nil && !errors.Is(err, http.ErrServerClosed) {
+	if err := agent.Serve(ctx, ln, endpoint, loop, runners...); err != nil {
 		return fmt.Errorf("agent: %w", err)
 	}
 	log.Info("gpuscout agent stopped")

@@ -15,19 +15,13 @@ import (
 
 // The rules and notify part of `gpuscout agent`: the engine evaluates every
 // sample (the loop's TickHandler) and queues the alerts on disk; the
-// dispatcher delivers them in its own goroutine (agentRunner).
+// dispatcher delivers them in its own goroutine (agent.Runner).
 func init() { agentTickHandlers = append(agentTickHandlers, newRulesPart) }
-
-// agentRunner is a part that also works in the background until the
-// agent stops.
-type agentRunner interface {
-	Run(ctx context.Context)
-}
 
 type rulesPart struct {
 	*rules.Handler
 	d    *notify.Dispatcher
-	stop *ruleStop // rules with action stop; nil without
+	stop *rules.Stopper // rules with action stop; nil without
 }
 
 // Run delivers the queued alerts until ctx ends, then waits for a stop
@@ -45,7 +39,7 @@ func (p rulesPart) Run(ctx context.Context) {
 
 var (
 	_ agent.TickHandler = rulesPart{}
-	_ agentRunner       = rulesPart{}
+	_ agent.Runner      = rulesPart{}
 )
 
 func newRulesPart(cfg *agentconfig.Config, log *slog.Logger) (agent.TickHandler, error) {
@@ -81,10 +75,10 @@ func newRulesPart(cfg *agentconfig.Config, log *slog.Logger) (agent.TickHandler,
 		log.Info("rules: no notify targets; alerts are evaluated and logged only")
 		logged = logAlerts(log)
 	}
-	var stop *ruleStop
+	var stop *rules.Stopper
 	for _, r := range cfg.Rules {
 		if r.Action == agentconfig.ActionStop {
-			stop = newRuleStop(cfg, log)
+			stop = rules.NewStopper(cfg, log)
 			p.stop = stop
 			break
 		}
@@ -95,7 +89,7 @@ func newRulesPart(cfg *agentconfig.Config, log *slog.Logger) (agent.TickHandler,
 				logged(as)
 			}
 			if stop != nil {
-				stop.alerts(as)
+				stop.Alerts(as)
 			}
 		}
 	}

@@ -1,4 +1,4 @@
-package cli
+package rules
 
 import (
 	"context"
@@ -11,12 +11,12 @@ import (
 	"github.com/gpuscout/gpuscout/internal/agentconfig"
 )
 
-// ruleStop carries out a rule's action stop: when such a rule first fires,
+// Stopper carries out a rule's action stop: when such a rule first fires,
 // the autostop's hook runs (killed at autostop.hook_timeout) and then its
 // stop command, whether or not autostop's own idle watch is enabled, and
 // not at all in autostop.dry_run (logged only). It runs once per agent run,
 // in its own goroutine: the sampling loop never waits for it.
-type ruleStop struct {
+type Stopper struct {
 	a    agentconfig.Autostop
 	log  *slog.Logger
 	run  func(ctx context.Context, argv []string, timeout time.Duration) autostop.Result
@@ -24,12 +24,14 @@ type ruleStop struct {
 	wg   sync.WaitGroup
 }
 
-func newRuleStop(cfg *agentconfig.Config, log *slog.Logger) *ruleStop {
-	return &ruleStop{a: cfg.Autostop, log: log, run: autostop.RunCommand}
+// NewStopper carries out the stop action of cfg's rules with its autostop
+// settings (hook, stop command, dry run).
+func NewStopper(cfg *agentconfig.Config, log *slog.Logger) *Stopper {
+	return &Stopper{a: cfg.Autostop, log: log, run: autostop.RunCommand}
 }
 
-// alerts takes one tick's alerts.
-func (s *ruleStop) alerts(as []notify.Alert) {
+// Alerts takes one tick's alerts.
+func (s *Stopper) Alerts(as []notify.Alert) {
 	for _, a := range as {
 		if a.Action != notify.ActionStop || a.Status() != notify.StatusFiring {
 			continue
@@ -45,7 +47,7 @@ func (s *ruleStop) alerts(as []notify.Alert) {
 	}
 }
 
-func (s *ruleStop) stop() {
+func (s *Stopper) stop() {
 	ctx := context.Background()
 	if len(s.a.Hook) > 0 {
 		r := s.run(ctx, s.a.Hook, s.a.HookTimeout.D())
@@ -60,4 +62,4 @@ func (s *ruleStop) stop() {
 }
 
 // Wait blocks until a running stop has ended.
-func (s *ruleStop) Wait() { s.wg.Wait() }
+func (s *Stopper) Wait() { s.wg.Wait() }
