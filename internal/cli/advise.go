@@ -1,10 +1,10 @@
 package cli
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -240,32 +240,27 @@ func writeAdviseReport(path string, res *advise.Result, req *advise.Request, a *
 		return usagef("--report %q: folder %s does not exist", path, dir)
 	}
 	r := render.AdviseReport(res, req, string(a.Currency))
-	var buf bytes.Buffer
+	out := outputFiles{flag: "--report"}
+	defer out.discard()
 	if format == "html" {
-		if err := r.WriteHTML(&buf); err != nil {
+		if err := out.add(path, r.WriteHTML); err != nil {
 			return err
 		}
-		return writeReportFile(path, buf.Bytes())
+		return out.commit()
 	}
 	base := filepath.Base(strings.TrimSuffix(path, filepath.Ext(path)))
 	charts, err := r.ChartFiles(base)
 	if err != nil {
 		return err
 	}
+	// The charts and the page that shows them, all or none.
 	for _, c := range charts {
-		if err := writeReportFile(filepath.Join(dir, c.Name), c.SVG); err != nil {
+		if err := out.add(filepath.Join(dir, c.Name), writeBytes(c.SVG)); err != nil {
 			return err
 		}
 	}
-	if err := r.WriteMarkdown(&buf, base); err != nil {
+	if err := out.add(path, func(w io.Writer) error { return r.WriteMarkdown(w, base) }); err != nil {
 		return err
 	}
-	return writeReportFile(path, buf.Bytes())
-}
-
-func writeReportFile(path string, b []byte) error {
-	if err := os.WriteFile(path, b, 0o644); err != nil {
-		return fmt.Errorf("--report: %w", err)
-	}
-	return nil
+	return out.commit()
 }

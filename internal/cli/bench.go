@@ -221,14 +221,7 @@ func runBench(ctx context.Context, e *env, req bench.Request, out string, format
 }
 
 func writeReport(path string, doc *benchreport.Document) error {
-	var b strings.Builder
-	if err := doc.Encode(&b); err != nil {
-		return err
-	}
-	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
-		return fmt.Errorf("--out: %v", err)
-	}
-	return nil
+	return writeOutputFile("--out", path, func(w io.Writer) error { return doc.Encode(w) })
 }
 
 // progressLine writes one line per finished measurement, and a line before

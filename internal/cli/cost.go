@@ -8,7 +8,6 @@ import (
 	"io/fs"
 	"maps"
 	"math"
-	"os"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -493,13 +492,17 @@ func writeCostChart(path string, opts []cost.Option, run *costRun) error {
 	if chart == nil {
 		return usagef("--chart: no priced, feasible option to plot")
 	}
-	if err := writeChart(path, chart); err != nil {
+	out := outputFiles{flag: "--chart"}
+	defer out.discard()
+	if err := out.add(path, chart.Write); err != nil {
 		return err
 	}
 	if flow := cashflowChart(opts, run); flow != nil {
-		return writeChart(cashflowChartPath(path), flow)
+		if err := out.add(cashflowChartPath(path), flow.Write); err != nil {
+			return err
+		}
 	}
-	return nil
+	return out.commit()
 }
 
 // cashflowChartPath is where the second chart of --chart goes: cost.svg →
@@ -668,15 +671,7 @@ func cashflowChart(opts []cost.Option, run *costRun) *render.LineChart {
 
 // writeChart writes an SVG chart to a file (the --chart flag of cost and spot).
 func writeChart(path string, chart interface{ Write(io.Writer) error }) error {
-	fh, err := os.Create(path)
-	if err != nil {
-		return fmt.Errorf("--chart: %w", err)
-	}
-	if err := chart.Write(fh); err != nil {
-		fh.Close()
-		return err
-	}
-	return fh.Close()
+	return writeOutputFile("--chart", path, chart.Write)
 }
 
 func newBreakevenCmd(e *env) *cobra.Command {

@@ -3,7 +3,6 @@ package cli
 import (
 	"bytes"
 	"fmt"
-	"os"
 
 	"github.com/spf13/cobra"
 
@@ -64,8 +63,8 @@ alerts are the agent's own evaluation of the same samples:
 				}); err != nil {
 					return err
 				}
-				if err := os.WriteFile(tests, tb.Bytes(), 0o644); err != nil {
-					return fmt.Errorf("--tests %s: %v", tests, err)
+				if err := writeOutputFile("--tests", tests, writeBytes(tb.Bytes())); err != nil {
+					return err
 				}
 			}
 			_, err = e.stdout.Write(out.Bytes())
