@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -72,7 +73,10 @@ func TestAgentBadConfig(t *testing.T) {
 		p := filepath.Join(dir, "a.yaml")
 		os.WriteFile(p, bytes.Replace(good, []byte(tc.old), []byte(tc.new), 1), 0o644)
 		for _, cmd := range [][]string{{"agent", "check"}, {"agent"}} {
-			args := append(append(cmd, "--config", p), tc.args...)
+			args := append(cmd, tc.args...)
+			if !slices.Contains(tc.args, "--config") {
+				args = append(args, "--config", p)
+			}
 			_, errOut, code := run(t, args...)
 			if code != ExitUsage || !strings.Contains(errOut, tc.want) {
 				t.Errorf("%s: %v: exit %d, stderr %q; want exit 2 and %q", tc.name, cmd, code, errOut, tc.want)

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"slices"
 
 	"github.com/spf13/cobra"
 
@@ -76,6 +77,9 @@ func (cf *catalogFlags) load() (*loadedCatalog, error) {
 		c, r, err := money.ParseOverride(s)
 		if err != nil {
 			return nil, asUsage(err)
+		}
+		if slices.Contains(l.fxOverrides, c) {
+			return nil, usagef("--fx %q: a rate for %s is given twice; give one", s, c)
 		}
 		if err := l.fx.CheckDrift(c, r); err != nil {
 			return nil, usagef("--fx %q: %v", s, err)

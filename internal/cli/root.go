@@ -61,6 +61,9 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		e.color = !noColor && os.Getenv("TERM") != "dumb"
 	}
 	root := newRoot(e)
+	if cmd, _, err := root.Find(args); err == nil {
+		onceFlags(cmd)
+	}
 	root.SetArgs(args)
 	root.SetOut(stdout)
 	root.SetErr(stderr)

@@ -156,7 +156,7 @@ func (f *Form) SetJSONValue(name string, raw json.RawMessage) error {
 	want := "a string in the flag's syntax"
 	if isBool(fl) {
 		want = "true or false"
-	} else if isRepeatable(fl) {
+	} else if IsRepeatable(fl) {
 		want = "a string, or a list of strings (one per repeated flag)"
 	}
 	switch x := v.(type) {
@@ -187,7 +187,7 @@ func (f *Form) SetJSONValue(name string, raw json.RawMessage) error {
 		}
 		return nil
 	case []any:
-		if !isRepeatable(fl) {
+		if !IsRepeatable(fl) {
 			break
 		}
 		if len(x) > MaxListLen {
@@ -246,7 +246,9 @@ func (f *Form) SetQuery(v url.Values, own ...string) []*InputError {
 
 func isBool(fl *pflag.Flag) bool { return fl.Value.Type() == "bool" }
 
-func isRepeatable(fl *pflag.Flag) bool {
+// IsRepeatable reports whether the flag collects a value per use (credits,
+// egress, pflag's lists); every other flag holds one value.
+func IsRepeatable(fl *pflag.Flag) bool {
 	if _, ok := fl.Value.(repeatable); ok {
 		return true
 	}
