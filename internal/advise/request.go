@@ -145,12 +145,12 @@ func (r *Request) Validate() error {
 		if r.Base == 0 {
 			return fmt.Errorf("--base 0: with nothing always on the load is not bursty; price it as --hours-per-month %g --gpu NAME:%g", r.PeakHours, r.Peak)
 		}
-		if !(r.PeakHours > 0) || r.PeakHours > catalog.HoursPerMonth {
-			return fmt.Errorf("--peak-hours %g: want 0 < h <= %d", r.PeakHours, catalog.HoursPerMonth)
+		if !(r.PeakHours >= cost.MinBillableHours) || r.PeakHours > catalog.HoursPerMonth {
+			return fmt.Errorf("--peak-hours %g: %s", r.PeakHours, cost.HoursPerMonthRange)
 		}
 	default:
-		if !(r.HoursPerMonth > 0) || r.HoursPerMonth > catalog.HoursPerMonth {
-			return fmt.Errorf("--hours-per-month %g: want 0 < h <= %d (a month has %d hours)", r.HoursPerMonth, catalog.HoursPerMonth, catalog.HoursPerMonth)
+		if !(r.HoursPerMonth >= cost.MinBillableHours) || r.HoursPerMonth > catalog.HoursPerMonth {
+			return fmt.Errorf("--hours-per-month %g: %s", r.HoursPerMonth, cost.HoursPerMonthRange)
 		}
 	}
 	if !r.IsJob() && (!(r.HorizonMonths > 0) || r.HorizonMonths > MaxHorizonMonths) {

@@ -21,10 +21,10 @@ func TestRequestValidate(t *testing.T) {
 	}{
 		{"a job", func(r *Request) { r.WorkGPUHours = 672 }, ""},
 		{"a steady load", func(r *Request) { r.HoursPerMonth = 730 }, ""},
-		{"no size", func(r *Request) {}, "--hours-per-month 0: want 0 < h <= 730"},
+		{"no size", func(r *Request) {}, "--hours-per-month 0: want 1 minute (0.0167 h) to 730 h"},
 		{"peak", func(r *Request) { r.Bursty, r.Base, r.Peak, r.PeakHours = true, 2, 1e9, 120 }, "--peak <= 100000"},
 		{"base 0", func(r *Request) { r.Bursty, r.Base, r.Peak, r.PeakHours = true, 0, 8, 120 }, "--base 0"},
-		{"peak hours", func(r *Request) { r.Bursty, r.Base, r.Peak, r.PeakHours = true, 1, 8, 800 }, "--peak-hours 800: want 0 < h <= 730"},
+		{"peak hours", func(r *Request) { r.Bursty, r.Base, r.Peak, r.PeakHours = true, 1, 8, 800 }, "--peak-hours 800: want 1 minute (0.0167 h) to 730 h"},
 		{"work", func(r *Request) { r.WorkGPUHours = 1e12 }, "want at most 1e+09"},
 		{"deadline on a load", func(r *Request) { r.HoursPerMonth, r.Deadline = 730, 24 }, "--deadline applies to a job"},
 		{"negative deadline", func(r *Request) { r.WorkGPUHours, r.Deadline = 10, -1 }, "--deadline -1 h"},

@@ -138,7 +138,7 @@ func (f *costFlags) registerUsage(cmd *cobra.Command) {
 	fl.StringVar(&f.offering, "offering", "", "one instance type: provider/instance[/region], e.g. aws/p4d.24xlarge")
 	fl.StringVar(&f.usageFile, "usage", "", "usage file (YAML); a flag you set wins over the file")
 	fl.Var(newHours(&u.DurationHours, false, cost.MaxDurationHours), "for", "a job's duration run back to back: 90m, 168h, 7d, 3mo, 1y")
-	fl.Var(form.Float(&u.HoursPerMonth, 0, catalog.HoursPerMonth, true, " hours"), "hours-per-month", "steady use per instance, hours a month (above 0, at most 730)")
+	fl.Var(form.Float(&u.HoursPerMonth, 0, catalog.HoursPerMonth, true, " hours"), "hours-per-month", "steady use per instance, hours a month: 1 minute (0.0167) to 730")
 	fl.Var(newHours(&f.horizonHours, false, cost.MaxHorizonMonths*catalog.HoursPerMonth), "horizon", "planning window: 1y, 3y, 18mo, at most 10y (default: the job's duration, else 1y)")
 	fl.Var(form.Fraction(&u.DiscountRate, decimal.Zero, decimal.NewFromInt(1)), "discount-rate", "yearly discount rate for NPV and break-even: 8% or 0.08, 0% to 100% (default 0)")
 	fl.Var(form.Int(&u.Instances, 1, cost.MaxInstances), "instances", "number of instances, 1 to 100000 (default 1)")

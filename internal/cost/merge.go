@@ -23,6 +23,7 @@ const (
 	FieldCheckpoint    Field = "spot.checkpoint"
 	FieldRestart       Field = "spot.restart"
 	FieldOutage        Field = "spot.outage"
+	FieldStorage       Field = "storage" // a usage file's only
 )
 
 // Merge returns u (from a usage file, say) with the given fields taken from

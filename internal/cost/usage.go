@@ -22,6 +22,11 @@ import (
 // MinBillableHours is the shortest usage any sourced provider bills (AWS and GCP: 60 s).
 const MinBillableHours = 60.0 / 3600
 
+// HoursPerMonthRange says what an hours-a-month figure (a steady load's use,
+// a bursty load's hours at peak) may be: from the shortest billable use to
+// the whole month.
+var HoursPerMonthRange = fmt.Sprintf("want 1 minute (%.4f h) to %d h: the shortest use any sourced provider bills, up to the %d hours of a month", MinBillableHours, catalog.HoursPerMonth, catalog.HoursPerMonth)
+
 // Usage describes a workload.
 type Usage struct {
 	Instances     int
@@ -143,38 +148,38 @@ func (u Usage) Resolved() (Usage, error) {
 // changes it. Errors name the field, the value and what is allowed.
 func (u *Usage) Validate() error {
 	if u.Instances < 1 || u.Instances > MaxInstances {
-		return fmt.Errorf("instances %d: want 1 to %d", u.Instances, MaxInstances)
+		return fieldErrorf(FieldInstances, "instances %d: want 1 to %d", u.Instances, MaxInstances)
 	}
-	if !(u.HoursPerMonth > 0 && u.HoursPerMonth <= catalog.HoursPerMonth) {
-		return fmt.Errorf("hours per month %g: a month has %d hours; want 0 < h <= %d", u.HoursPerMonth, catalog.HoursPerMonth, catalog.HoursPerMonth)
+	if !(u.HoursPerMonth >= MinBillableHours && u.HoursPerMonth <= catalog.HoursPerMonth) {
+		return fieldErrorf(FieldHoursPerMonth, "hours per month %g: %s", u.HoursPerMonth, HoursPerMonthRange)
 	}
 	if !(u.DurationHours >= 0 && u.DurationHours <= MaxDurationHours) {
-		return fmt.Errorf("duration %g h: want a positive duration such as 7d, at most 100y", u.DurationHours)
+		return fieldErrorf(FieldDuration, "duration %g h: want a positive duration such as 7d, at most 100y", u.DurationHours)
 	}
 	if u.DurationHours > 0 && u.DurationHours < MinBillableHours {
-		return fmt.Errorf("duration %s is shorter than the billing minimum of 60 s (AWS, GCP)", FormatHours(u.DurationHours))
+		return fieldErrorf(FieldDuration, "duration %s is shorter than the billing minimum of 60 s (AWS, GCP)", FormatHours(u.DurationHours))
 	}
 	if !(u.HorizonMonths > 0 && u.HorizonMonths <= MaxHorizonMonths) {
-		return fmt.Errorf("horizon %s: want up to 10y", FormatMonths(u.HorizonMonths))
+		return fieldErrorf(FieldHorizon, "horizon %s: want up to 10y", FormatMonths(u.HorizonMonths))
 	}
 	if u.HorizonMonths*catalog.HoursPerMonth < MinBillableHours {
-		return fmt.Errorf("horizon %s is shorter than the billing minimum of 60 s (AWS, GCP)", FormatHours(u.HorizonMonths*catalog.HoursPerMonth))
+		return fieldErrorf(FieldHorizon, "horizon %s is shorter than the billing minimum of 60 s (AWS, GCP)", FormatHours(u.HorizonMonths*catalog.HoursPerMonth))
 	}
 	if u.DurationHours > 0 && u.DurationHours > u.HorizonMonths*u.HoursPerMonth+1e-9 {
-		return fmt.Errorf("the job needs %s but the horizon of %s at %g h/month holds only %s", FormatHours(u.DurationHours),
+		return fieldErrorf(FieldDuration, "the job needs %s but the horizon of %s at %g h/month holds only %s", FormatHours(u.DurationHours),
 			FormatMonths(u.HorizonMonths), u.HoursPerMonth, FormatHours(u.HorizonMonths*u.HoursPerMonth))
 	}
 	if u.DiscountRate.LessThan(decimal.Zero) || u.DiscountRate.GreaterThan(decimal.NewFromInt(1)) {
-		return fmt.Errorf("discount rate %s%%: want a yearly rate from 0%% to 100%%, such as 8%%", u.DiscountRate.Mul(decimal.NewFromInt(100)))
+		return fieldErrorf(FieldDiscountRate, "discount rate %s%%: want a yearly rate from 0%% to 100%%, such as 8%%", u.DiscountRate.Mul(decimal.NewFromInt(100)))
 	}
 	switch u.License {
 	case "linux", "windows":
 	default:
-		return fmt.Errorf("license %q: want linux or windows", u.License)
+		return fieldErrorf(FieldLicense, "license %q: want linux or windows", u.License)
 	}
 	for p, gb := range u.Egress {
 		if !(gb >= 0 && gb <= MaxEgressGBMonth) {
-			return fmt.Errorf("egress %s: %g GB/month: want 0 to %g", p, gb, MaxEgressGBMonth)
+			return fieldErrorf(FieldEgress, "egress %s: %g GB/month: want 0 to %g", p, gb, MaxEgressGBMonth)
 		}
 	}
 	for _, c := range u.Credits {
@@ -191,7 +196,7 @@ func (u *Usage) Validate() error {
 	}
 	for _, st := range u.Storage {
 		if !(st.GBMonth >= 0 && st.GBMonth <= MaxStorageGBMonth) {
-			return fmt.Errorf("storage %s: %g GB-month: want 0 to %g", st.Kind, st.GBMonth, MaxStorageGBMonth)
+			return fieldErrorf(FieldStorage, "storage %s: %g GB-month: want 0 to %g", st.Kind, st.GBMonth, MaxStorageGBMonth)
 		}
 		if err := money.New(st.PricePerGB, st.Currency).CheckRange("storage price per GB-month", decimal.Zero, money.MaxHourly); err != nil {
 			return err
@@ -199,19 +204,32 @@ func (u *Usage) Validate() error {
 	}
 	if u.Spot.Band != "" {
 		if _, _, _, err := spot.BandHazard(u.Spot.Band); err != nil {
-			return fmt.Errorf("spot band: %v", err)
+			return fieldErrorf(FieldSpotBand, "spot band: %v", err)
 		}
 	}
 	if !(u.Spot.CheckpointHours > 0 && u.Spot.CheckpointHours <= MaxDurationHours) {
-		return fmt.Errorf("spot checkpoint interval %s: want above zero", FormatHours(u.Spot.CheckpointHours))
+		return fieldErrorf(FieldCheckpoint, "spot checkpoint interval %s: want above zero", FormatHours(u.Spot.CheckpointHours))
 	}
 	if !(u.Spot.RestartHours >= 0 && u.Spot.RestartHours <= MaxDurationHours) {
-		return fmt.Errorf("spot restart time %s: want 0 or more", FormatHours(u.Spot.RestartHours))
+		return fieldErrorf(FieldRestart, "spot restart time %s: want 0 or more", FormatHours(u.Spot.RestartHours))
 	}
 	if !(u.Spot.OutageHours >= 0 && u.Spot.OutageHours <= MaxSpotOutageHours) {
-		return fmt.Errorf("spot outage %s: want 0 to %s", FormatHours(u.Spot.OutageHours), FormatHours(MaxSpotOutageHours))
+		return fieldErrorf(FieldOutage, "spot outage %s: want 0 to %s", FormatHours(u.Spot.OutageHours), FormatHours(MaxSpotOutageHours))
 	}
 	return nil
+}
+
+// FieldError is a Usage that Validate refused, with the field at fault, so
+// that a usage file's error names that field's line and a command its flag.
+type FieldError struct {
+	Field Field
+	Msg   string
+}
+
+func (e *FieldError) Error() string { return e.Msg }
+
+func fieldErrorf(f Field, format string, args ...any) error {
+	return &FieldError{Field: f, Msg: fmt.Sprintf(format, args...)}
 }
 
 // Months is the number of monthly billing periods in the horizon.

@@ -1,6 +1,9 @@
 package cost
 
 import (
+	"errors"
+	"fmt"
+	"io"
 	"os"
 	"strings"
 
@@ -25,15 +28,28 @@ type Spec struct {
 
 // LoadSpec reads and checks a usage file.
 func LoadSpec(path string) (*Spec, error) {
-	b, err := os.ReadFile(path)
+	fh, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer fh.Close()
+	b, err := io.ReadAll(io.LimitReader(fh, MaxUsageFileSize+1))
 	if err != nil {
 		return nil, err
 	}
 	return ParseSpec(path, b)
 }
 
+// MaxUsageFileSize is the largest usage file gpuscout reads: 64 KiB. A usage
+// file describes one workload (a shape, its hours, a few credits and
+// storage entries); the README's examples are under 1 KiB.
+const MaxUsageFileSize = 64 << 10
+
 // ParseSpec parses a usage file; every error names the file, line and field.
 func ParseSpec(path string, b []byte) (*Spec, error) {
+	if len(b) > MaxUsageFileSize {
+		return nil, &yamlfields.Error{Path: path, Msg: fmt.Sprintf("the file is more than %d bytes (64 KiB), the most a usage file may be: it describes one workload", MaxUsageFileSize)}
+	}
 	r := &yamlfields.Reader{Path: path}
 	top, err := r.Root(b, "a mapping such as 'gpu: A100:4' and 'duration: 7d'")
 	if err != nil {
@@ -58,7 +74,15 @@ func ParseSpec(path string, b []byte) (*Spec, error) {
 		s.CurrencyLines[field+"@"+string(c)] = n.Line
 		return c, err
 	}
-	err = r.Mapping(top, "a usage file", map[string]func(*yaml.Node) error{
+	// The line of each field, for the errors Validate finds after parsing.
+	lines := map[Field]int{}
+	at := func(prefix string, fields map[string]func(*yaml.Node) error) map[string]func(*yaml.Node) error {
+		for k, fn := range fields {
+			fields[k] = func(n *yaml.Node) error { lines[Field(prefix+k)] = n.Line; return fn(n) }
+		}
+		return fields
+	}
+	err = r.Mapping(top, "a usage file", at("", map[string]func(*yaml.Node) error{
 		"gpu":      func(n *yaml.Node) (err error) { s.GPU, err = r.NonEmpty(n, "gpu"); return },
 		"offering": func(n *yaml.Node) (err error) { s.Offering, err = r.NonEmpty(n, "offering"); return },
 		"currency": func(n *yaml.Node) (err error) { s.Currency, err = r.Currency(n, "currency"); return },
@@ -72,7 +96,7 @@ func ParseSpec(path string, b []byte) (*Spec, error) {
 		},
 		"duration": func(n *yaml.Node) (err error) { durNode = n; u.DurationHours, err = dur(n, "duration"); return },
 		"hours_per_month": func(n *yaml.Node) (err error) {
-			u.HoursPerMonth, err = r.Number(n, "hours_per_month", 0.0001, catalog.HoursPerMonth)
+			u.HoursPerMonth, err = r.Number(n, "hours_per_month", MinBillableHours, catalog.HoursPerMonth)
 			return
 		},
 		"horizon": func(n *yaml.Node) error {
@@ -202,7 +226,7 @@ func ParseSpec(path string, b []byte) (*Spec, error) {
 			})
 		},
 		"spot": func(n *yaml.Node) error {
-			return r.Mapping(n, "spot", map[string]func(*yaml.Node) error{
+			return r.Mapping(n, "spot", at("spot.", map[string]func(*yaml.Node) error{
 				"band": func(v *yaml.Node) (err error) {
 					if u.Spot.Band, err = r.NonEmpty(v, "spot.band"); err == nil {
 						if _, _, _, berr := spot.BandHazard(u.Spot.Band); berr != nil {
@@ -214,9 +238,9 @@ func ParseSpec(path string, b []byte) (*Spec, error) {
 				"checkpoint": func(v *yaml.Node) (err error) { u.Spot.CheckpointHours, err = dur(v, "spot.checkpoint"); return },
 				"restart":    func(v *yaml.Node) (err error) { u.Spot.RestartHours, err = dur(v, "spot.restart"); return },
 				"outage":     func(v *yaml.Node) (err error) { u.Spot.OutageHours, err = dur(v, "spot.outage"); return },
-			})
+			}))
 		},
-	})
+	}))
 	if err != nil {
 		return nil, err
 	}
@@ -225,7 +249,12 @@ func ParseSpec(path string, b []byte) (*Spec, error) {
 	}
 	// Validated again, with flags merged, by the caller.
 	if _, err := u.Resolved(); err != nil {
-		return nil, &yamlfields.Error{Path: path, Line: top.Line, Msg: err.Error()}
+		line := top.Line
+		var fe *FieldError
+		if errors.As(err, &fe) && lines[fe.Field] > 0 {
+			line = lines[fe.Field]
+		}
+		return nil, &yamlfields.Error{Path: path, Line: line, Msg: err.Error()}
 	}
 	return s, nil
 }
