@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"reflect"
 	"slices"
 	"strings"
 
@@ -58,6 +59,9 @@ type Options struct {
 	// which label names its series carry; rules naming an unknown metric or
 	// matching an unknown label are errors.
 	Metric func(name string) (labels []string, ok bool)
+	// Annotation, when set, checks a rule annotation's template (the
+	// functions it calls exist, its syntax parses).
+	Annotation func(text string) error
 }
 
 // Validate checks the config (after ApplyDefaults); it changes nothing.
@@ -109,13 +113,21 @@ func fieldErr(field, format string, a ...any) error {
 	return &FieldError{Field: field, Msg: fmt.Sprintf(format, a...)}
 }
 
-// Write validates the config (with its defaults applied to a copy) and
-// writes it, as given, as YAML with a header comment.
-func Write(w io.Writer, c *Config) error {
+// clone is a copy of c whose lists ApplyDefaults may fill without touching c's.
+func (c *Config) clone() Config {
 	v := *c
 	v.Rules = slices.Clone(c.Rules)
 	v.Notify.Exec = slices.Clone(c.Notify.Exec)
 	v.Collect.Network.Exclude = slices.Clone(c.Collect.Network.Exclude)
+	v.Autostop.Stop = slices.Clone(c.Autostop.Stop)
+	v.Autostop.Hook = slices.Clone(c.Autostop.Hook)
+	return v
+}
+
+// Write validates the config (with its defaults applied to a copy) and
+// writes it, as given, as YAML with a header comment.
+func Write(w io.Writer, c *Config) error {
+	v := c.clone()
 	v.ApplyDefaults()
 	if err := v.Validate(Options{}); err != nil {
 		return err
@@ -160,7 +172,11 @@ func Read(r io.Reader, name string, o Options) (*Config, error) {
 	if c.Version != Version {
 		return nil, d.at(versionError(c.Version).(*FieldError))
 	}
+	given := c.clone()
 	c.ApplyDefaults()
+	if fe := givenThenDefaulted(reflect.ValueOf(given), reflect.ValueOf(c), "", d.lines); fe != nil {
+		return nil, d.at(fe)
+	}
 	if err := c.Validate(o); err != nil {
 		if fe, ok := err.(*FieldError); ok {
 			return nil, d.at(fe)

@@ -141,6 +141,10 @@ func TestReadErrors(t *testing.T) {
 		{"currency", "  instance_type: p5.48xlarge\n", "  instance_type: p5.48xlarge\n  price_per_hour: 98.3\n", `a.yaml:2: field node.currency: value ""`},
 		{"duplicate rule", "", "  - {name: GPUIdle, metric: gpuscout_collector_up, op: <, threshold: 1}\n", `a.yaml:19: field rules[1].name: value "GPUIdle" is the name of an earlier rule`},
 		{"alias", "", "x: &a 1\n", "a.yaml:19: field x: unknown field"},
+		// An empty value written out is not the default: interval 0s sampled
+		// every second, stop [] ran shutdown -h now.
+		{"interval 0s", "interval: 1s", "interval: 0s", "a.yaml:6: field agent.interval: an empty value (0s) stands for the default (1s) only when the field is left out"},
+		{"stop []", "agent:\n", "autostop:\n  enabled: true\n  dry_run: false\n  stop: []\nagent:\n", "a.yaml:8: field autostop.stop: an empty value ([]) stands for the default ([shutdown, -h, now])"},
 	} {
 		src := base
 		if tc.old == "" {

@@ -175,6 +175,11 @@ func validateRules(rules []Rule, n *Notify, o Options) error {
 				if m.name == "match" && o.Metric != nil && !slices.Contains(labels, k) {
 					return fieldErr(f(m.name+"."+k), "label %q is not a label of %s; its labels: %s", k, r.Metric, strings.Join(labels, ", "))
 				}
+				if m.name == "annotations" && o.Annotation != nil {
+					if err := o.Annotation(v); err != nil {
+						return fieldErr(f(m.name+"."+k), "%v", err)
+					}
+				}
 			}
 		}
 		switch r.Severity {

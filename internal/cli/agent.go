@@ -15,6 +15,7 @@ import (
 
 	"github.com/gpuscout/gpuscout/internal/agent"
 	"github.com/gpuscout/gpuscout/internal/agent/collect"
+	"github.com/gpuscout/gpuscout/internal/agent/rules"
 	"github.com/gpuscout/gpuscout/internal/agentconfig"
 )
 
@@ -70,7 +71,8 @@ it cannot serve, 2 for a bad flag or config.`,
 	fl := cmd.PersistentFlags()
 	fl.StringVar(&f.config, "config", "", "agent config file (format version 1, as advise --export agent writes)")
 	fl.StringVar(&f.listen, "listen", "", "address of the Prometheus endpoint, host:port (default 127.0.0.1:9836; overrides agent.listen)")
-	fl.DurationVar(&f.interval, "interval", 0, "sampling interval, 100ms to 10m (default 1s; overrides agent.interval)")
+	fl.DurationVar(&f.interval, "interval", 0, "sampling interval, 100ms to 10m; overrides agent.interval (whose default is 1s)")
+	fl.Lookup("interval").DefValue = "" // not set: the config's, not 0s
 	fl.IntVar(&f.fakeGPUs, "fake-gpus", 0, "simulate N GPUs (0 to 64) replaying a recorded H200 trace, labelled fake, instead of NVML")
 	f.upload.register(cmd, "an hourly summary (GPU utilisation, egress, spend)")
 	fl.BoolVar(&f.dcgmNames, "dcgm-names", false, "also export GPU series under dcgm-exporter's names and units (overrides agent.dcgm_names)")
@@ -85,7 +87,7 @@ func agentConfig(cmd *cobra.Command, f *agentFlags) (*agentconfig.Config, error)
 		cfg = agentconfig.Default()
 	} else {
 		var err error
-		cfg, err = agentconfig.ReadFile(f.config, agentconfig.Options{Metric: agent.MetricLabels})
+		cfg, err = agentconfig.ReadFile(f.config, agentconfig.Options{Metric: agent.MetricLabels, Annotation: rules.CheckAnnotation})
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, usagef("--config %s: no such file", f.config)
 		}

@@ -69,6 +69,7 @@ func TestAgentBadConfig(t *testing.T) {
 		{"bad interval flag", "", "", []string{"--interval", "1ms"}, "--interval 1ms: want 100ms to 10m0s"},
 		{"bad fake-gpus flag", "", "", []string{"--fake-gpus", "65"}, "--fake-gpus 65: want 0 to 64"},
 		{"no file", "", "", []string{"--config", filepath.Join(dir, "none.yaml")}, "none.yaml: no such file"},
+		{"undefined function", "    severity: info\n", "    severity: info\n    annotations: {summary: \"{{ humanize $value }} idle\"}\n", nil, `a.yaml:41: field rules[1].annotations.summary: template`},
 	} {
 		p := filepath.Join(dir, "a.yaml")
 		os.WriteFile(p, bytes.Replace(good, []byte(tc.old), []byte(tc.new), 1), 0o644)

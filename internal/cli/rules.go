@@ -85,7 +85,7 @@ func exportRules(path string) ([]rules.Rule, string, error) {
 	source := "the built-in rules (no budgets: the egress and spend rules need a config)"
 	if path != "" {
 		var err error
-		c, err = agentconfig.ReadFile(path, agentconfig.Options{Metric: agent.MetricLabels})
+		c, err = agentconfig.ReadFile(path, agentconfig.Options{Metric: agent.MetricLabels, Annotation: rules.CheckAnnotation})
 		if err != nil {
 			return nil, "", asUsage(fmt.Errorf("--config: %w", err))
 		}
