@@ -2,6 +2,7 @@ package pricefile
 
 import (
 	"fmt"
+	"maps"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -52,6 +53,9 @@ func Apply(c *catalog.Catalog, fx *money.FX, f *File) (Summary, error) {
 		if region != "" {
 			if rs := x.resolveRegion(region); len(rs) > 0 {
 				region = pickRegion(c, p.Name, rs)
+			}
+			if err := x.checkRegion(p.Name, region, e.NewRegion); err != nil {
+				return sum, fail("region", err.Error())
 			}
 		}
 		key := entryKey(p.Name, e.InstanceType, region, e.Zone)
@@ -271,4 +275,17 @@ func newOffering(c *catalog.Catalog, provider, region string, e *Entry, fail fun
 		GPU: gpus[0], GPUCount: e.GPUCount, GPUMemoryGiB: mem, VCPUs: e.VCPUs, MemoryGiB: e.MemoryGiB,
 		Interconnect: link,
 	}, nil
+}
+
+// checkRegion refuses a region the catalog does not know for the provider
+// (mars-1 for aws was priced as a new region), unless the entry says it is
+// new; a provider with no regions in the catalog takes any.
+func (x *offeringIndex) checkRegion(provider, region string, isNew bool) error {
+	known := x.byRegion[provider]
+	if isNew || len(known) == 0 || known[region] {
+		return nil
+	}
+	names := slices.Sorted(maps.Keys(known))
+	return fmt.Errorf("value %q is not a region of %s in the catalog (closest: %s); for a region launched since, add new_region: true to the entry",
+		region, provider, strings.Join(catalog.Closest(region, names, 3), ", "))
 }

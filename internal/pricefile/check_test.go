@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gpuscout/gpuscout/internal/catalog"
 	"github.com/gpuscout/gpuscout/internal/money"
@@ -167,7 +168,7 @@ func TestSizeLimit(t *testing.T) {
 // (for a later commitment) and resolves a region the file introduced, in any case.
 func TestApplyIndex(t *testing.T) {
 	in := "prices:\n" +
-		"  - {provider: aws, instance_type: custom.x, region: mars-1, gpu: T4, gpu_count: 1, price: 2}\n" +
+		"  - {provider: aws, instance_type: custom.x, region: mars-1, new_region: true, gpu: T4, gpu_count: 1, price: 2}\n" +
 		"  - {provider: aws, instance_type: custom.y, region: MARS-1, gpu: T4, gpu_count: 1, price: 3}\n" +
 		"commitments:\n  - {provider: aws, instance_type: custom.y, region: mars-1, model: reserved, term: 1y, payment: all-upfront, upfront: 9000}\n"
 	f, err := Parse("x.yaml", []byte(in))
@@ -189,10 +190,33 @@ func TestApplyIndex(t *testing.T) {
 		}
 	}
 	// Resolved the same way, a second entry for custom.x is a duplicate.
-	dup := "prices:\n  - {provider: aws, instance_type: custom.x, region: mars-1, gpu: T4, gpu_count: 1, price: 2}\n" +
+	dup := "prices:\n  - {provider: aws, instance_type: custom.x, region: mars-1, new_region: true, gpu: T4, gpu_count: 1, price: 2}\n" +
 		"  - {provider: aws, instance_type: custom.x, region: Mars-1, spot_price: 1}\n"
 	if err := validate(dup); err == nil || !strings.Contains(err.Error(), "x.yaml:3: the same offering as the entry at line 2 (aws/custom.x/mars-1)") {
 		t.Errorf("duplicate in a new region: %v", err)
+	}
+}
+
+// A region the catalog does not know for a known provider is refused as a
+// typing mistake, with the closest names, unless the entry says it is new;
+// an as_of in the future is refused.
+func TestUnknownRegionAndFutureDate(t *testing.T) {
+	err := validate("prices:\n  - {provider: aws, instance_type: custom.x, region: us-esat-1, gpu: T4, gpu_count: 1, price: 2}\n")
+	if err == nil || !strings.Contains(err.Error(), `x.yaml:2: field region: value "us-esat-1" is not a region of aws in the catalog (closest: us-east-1`) {
+		t.Errorf("misspelt region: %v", err)
+	}
+	if err := validate("prices:\n  - {provider: aws, instance_type: custom.x, region: mars-1, new_region: true, gpu: T4, gpu_count: 1, price: 2}\n"); err != nil {
+		t.Errorf("a region marked new: %v", err)
+	}
+	defer func(c func() time.Time) { clock = c }(clock)
+	clock = func() time.Time { return time.Date(2026, 12, 3, 0, 0, 0, 0, time.UTC) }
+	for _, in := range []string{"as_of: 2099-01-01\nprices: []\n", "prices:\n  - {provider: aws, instance_type: p5.48xlarge, price: 1, as_of: 2026-12-05}\n"} {
+		if _, err := Parse("x.yaml", []byte(in)); err == nil || !strings.Contains(err.Error(), "is in the future (today is 2026-12-03)") {
+			t.Errorf("%q: %v, want a future as_of refused", in, err)
+		}
+	}
+	if _, err := Parse("x.yaml", []byte("as_of: 2026-12-04\nprices: []\n")); err != nil {
+		t.Errorf("tomorrow (time zones): %v", err)
 	}
 }
 

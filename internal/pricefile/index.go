@@ -17,20 +17,40 @@ type offeringIndex struct {
 	byProvider map[string][]int
 	regions    map[string][]string // c.ResolveRegion, cached by name
 	known      map[string]bool     // lower-cased regions of the offerings
+	// byRegion holds each provider's regions: its offerings' and those
+	// providers.yaml lists.
+	byRegion map[string]map[string]bool
 }
 
 func newOfferingIndex(c *catalog.Catalog) *offeringIndex {
-	x := &offeringIndex{c: c, byType: map[string][]int{}, byProvider: map[string][]int{}, regions: map[string][]string{}, known: map[string]bool{}}
+	x := &offeringIndex{c: c, byType: map[string][]int{}, byProvider: map[string][]int{}, regions: map[string][]string{}, known: map[string]bool{},
+		byRegion: map[string]map[string]bool{}}
 	for i := range c.Offerings {
 		x.put(i)
 	}
+	for _, p := range c.Providers {
+		for _, r := range p.Regions {
+			x.addRegion(p.Name, r.Name)
+		}
+	}
 	return x
+}
+
+func (x *offeringIndex) addRegion(provider, region string) {
+	if region == "" {
+		return
+	}
+	if x.byRegion[provider] == nil {
+		x.byRegion[provider] = map[string]bool{}
+	}
+	x.byRegion[provider][region] = true
 }
 
 func (x *offeringIndex) put(i int) {
 	o := &x.c.Offerings[i]
 	x.byType[o.Provider+"\x00"+o.InstanceType] = append(x.byType[o.Provider+"\x00"+o.InstanceType], i)
 	x.byProvider[o.Provider] = append(x.byProvider[o.Provider], i)
+	x.addRegion(o.Provider, o.Region)
 	if r := strings.ToLower(o.Region); !x.known[r] {
 		x.known[r] = true
 		clear(x.regions) // a new region may resolve names that did not before

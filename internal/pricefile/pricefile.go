@@ -8,7 +8,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/shopspring/decimal"
 	"go.yaml.in/yaml/v3"
@@ -76,9 +78,13 @@ type Entry struct {
 	// entry's instance type (every type when none) and region (every region
 	// when none), e.g. "5-10%": it replaces the assumed default.
 	SpotBand string
-	Currency money.Currency
-	AsOf     string
-	Note     string
+	// NewRegion says the entry's region is one the catalog does not know for
+	// its provider (a region launched since): without it such a region is
+	// taken for a typing mistake and refused.
+	NewRegion bool
+	Currency  money.Currency
+	AsOf      string
+	Note      string
 	// For offerings the catalog lacks:
 	GPU          string
 	GPUCount     float64
@@ -133,7 +139,7 @@ func Parse(path string, b []byte) (*File, error) {
 			f.currencyLine = n.Line
 			return
 		},
-		"as_of":       func(n *yaml.Node) (err error) { f.AsOf, err = p.Date(n, "as_of"); return },
+		"as_of":       func(n *yaml.Node) (err error) { f.AsOf, err = asOf(p, n, "as_of"); return },
 		"note":        func(n *yaml.Node) (err error) { f.Note, err = p.Str(n, "note"); return },
 		"fx":          func(n *yaml.Node) error { return parseFX(p, n, f) },
 		"prices":      func(n *yaml.Node) error { return parseEntries(p, n, f) },
@@ -204,9 +210,25 @@ func parseFX(p *yamlfields.Reader, n *yaml.Node, f *File) error {
 	return nil
 }
 
+// clock is today, for the dates of quotes (tests set it).
+var clock = time.Now
+
+// asOf reads the date prices were quoted: a real date, not after today (a
+// day of slack for time zones).
+func asOf(p *yamlfields.Reader, n *yaml.Node, field string) (string, error) {
+	s, err := p.Date(n, field)
+	if err != nil {
+		return "", err
+	}
+	if latest := clock().AddDate(0, 0, 1).Format(time.DateOnly); s > latest {
+		return "", p.Errf(n, field, "value %s is in the future (today is %s); as_of is the day the prices were quoted", s, clock().Format(time.DateOnly))
+	}
+	return s, nil
+}
+
 // entryFields are the keys of a price entry, in the order messages list them.
 var entryFields = []string{"as_of", "currency", "discount", "gpu", "gpu_count", "gpu_memory_gib", "hourly_steps", "instance_type",
-	"interconnect", "memory_gib", "note", "price", "provider", "region", "spot_band", "spot_price", "vcpus", "zone"}
+	"interconnect", "memory_gib", "new_region", "note", "price", "provider", "region", "spot_band", "spot_price", "vcpus", "zone"}
 
 // entryField reads one field of a price entry into e.
 func entryField(p *yamlfields.Reader, e *Entry, key string, v *yaml.Node) (err error) {
@@ -237,7 +259,14 @@ func entryField(p *yamlfields.Reader, e *Entry, key string, v *yaml.Node) (err e
 		e.Currency, err = p.Currency(v, key)
 		e.lines.currency = v.Line
 	case "as_of":
-		e.AsOf, err = p.Date(v, key)
+		e.AsOf, err = asOf(p, v, key)
+	case "new_region":
+		var b string
+		if b, err = p.Str(v, key); err == nil {
+			if e.NewRegion, err = strconv.ParseBool(b); err != nil {
+				err = p.Errf(v, key, "value %q: want true or false", b)
+			}
+		}
 	case "note":
 		e.Note, err = p.Str(v, key)
 	case "gpu":
@@ -352,7 +381,7 @@ func commitmentField(p *yamlfields.Reader, c *CommitmentEntry, key string, v *ya
 		c.Currency, err = p.Currency(v, key)
 		c.lines.currency = v.Line
 	case "as_of":
-		c.AsOf, err = p.Date(v, key)
+		c.AsOf, err = asOf(p, v, key)
 	}
 	return err
 }
