@@ -393,7 +393,7 @@ func (f *costFlags) costTable(opts []cost.Option, run *costRun) *render.Table {
 			break
 		}
 		t.Notes = append(t.Notes, fmt.Sprintf("#%d %s:", i+1, optionLabel(o)))
-		for _, line := range append(o.Explanation, o.Unknown...) {
+		for _, line := range append(slices.Clip(o.Explanation), o.UnknownLines()...) {
 			t.Notes = append(t.Notes, "    "+line)
 		}
 		for _, line := range o.Excludes {

@@ -3,6 +3,7 @@ package cost
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 
@@ -27,10 +28,13 @@ type Option struct {
 	Payment  string
 	Class    string
 
-	Known    bool     // the option itself has a sourced price
-	Unknown  []string // what has no price, making the option unknown
-	Excludes []string // shared parts (egress, storage) without a sourced price, left out of the total
-	Feasible bool     // the option can serve the usage (a 7-day job cannot use a 1-year term)
+	Known bool // the option itself has a sourced price
+	// Unknown says what has no price, making the option unknown; read it
+	// with UnknownLines, which adds the line of a scheme sold but unpriced.
+	Unknown  []string
+	unpriced *catalog.Scheme // a commitment scheme the provider sells with no sourced price
+	Excludes []string        // shared parts (egress, storage) without a sourced price, left out of the total
+	Feasible bool            // the option can serve the usage (a 7-day job cannot use a 1-year term)
 
 	Schedule        Schedule
 	Total           money.Amount // over the horizon, in Currency
@@ -595,7 +599,7 @@ func (p *pricer) appendUnpricedSchemes(out []Option, o *catalog.Offering, priced
 	if pr == nil {
 		return out
 	}
-	for _, s := range pr.Schemes {
+	for si, s := range pr.Schemes {
 		classes := s.Classes
 		if len(classes) == 0 {
 			classes = []string{""}
@@ -608,14 +612,25 @@ func (p *pricer) appendUnpricedSchemes(out []Option, o *catalog.Offering, priced
 					}
 					opt := Option{Offering: o, Model: s.Model, Term: term, Payment: pay, Class: cl, Currency: p.e.Currency,
 						Feasible: float64(catalog.TermMonths(term)) <= p.u.HorizonMonths+1e-9}
-					// String concatenation: this runs for every scheme of every offering of a catalog-wide query.
-					opt.Unknown = []string{o.Provider + " sells " + s.Name + " (" + term + " " + pay + ") but no price is sourced for " + o.InstanceType + "; add it to a price file (commitments:)"}
+					// Its words are built only when read (UnknownLines): this runs
+					// for every scheme of every offering of a catalog-wide query.
+					opt.unpriced = &pr.Schemes[si]
 					out = append(out, opt)
 				}
 			}
 		}
 	}
 	return out
+}
+
+// UnknownLines says what has no price, making the option unknown.
+func (o *Option) UnknownLines() []string {
+	if o.unpriced == nil {
+		return o.Unknown
+	}
+	line := o.Offering.Provider + " sells " + o.unpriced.Name + " (" + o.Term + " " + o.Payment + ") but no price is sourced for " +
+		o.Offering.InstanceType + "; add it to a price file (commitments:)"
+	return append(slices.Clip(o.Unknown), line)
 }
 
 // finish computes totals and per-hour figures from the schedule.

@@ -382,7 +382,7 @@ func TestUnpricedSchemesListed(t *testing.T) {
 	o := offering(t, e.Catalog, "alibaba", "ecs.gn7i-c8g1.2xlarge", "cn-hangzhou")
 	opts, _ := e.Price(usage(t, Usage{HoursPerMonth: 730, HorizonMonths: 36}), o)
 	sub := find(t, opts, catalog.ModelSubscription, "1y", catalog.PayAll, "")
-	if sub.Known || len(sub.Unknown) == 0 || !sub.Feasible {
+	if sub.Known || len(sub.UnknownLines()) == 0 || !sub.Feasible {
 		t.Errorf("Alibaba 包年包月 1y: %+v", sub)
 	}
 }

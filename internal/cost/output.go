@@ -68,7 +68,7 @@ func OptionsJSON(opts []Option, currency money.Currency, usage *Usage, withCashf
 		j := OptionJSON{Provider: o.Offering.Provider, InstanceType: o.Offering.InstanceType, Region: o.Offering.Region,
 			GPU: o.Offering.GPU.Name, GPUCount: o.Offering.GPUCount, PricingModel: o.Model, Term: o.Term, Payment: o.Payment, Class: o.Class,
 			Known: o.Known, Feasible: o.Feasible, Currency: string(currency), BreakevenHoursPerMonth: RoundedHours(o.Breakeven),
-			BreakevenNPVHours: RoundedHours(o.BreakevenNPV), Explanation: append([]string{}, o.Explanation...), Unknown: o.Unknown, Excludes: o.Excludes}
+			BreakevenNPVHours: RoundedHours(o.BreakevenNPV), Explanation: append([]string{}, o.Explanation...), Unknown: o.UnknownLines(), Excludes: o.Excludes}
 		if o.ImpliedRate != nil {
 			v := math.Round(*o.ImpliedRate*10000) / 10000
 			j.ImpliedAnnualRate = &v

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"strings"
 
@@ -96,7 +97,10 @@ func ParseSpec(path string, b []byte) (*Spec, error) {
 		},
 		"duration": func(n *yaml.Node) (err error) { durNode = n; u.DurationHours, err = dur(n, "duration"); return },
 		"hours_per_month": func(n *yaml.Node) (err error) {
-			u.HoursPerMonth, err = r.Number(n, "hours_per_month", MinBillableHours, catalog.HoursPerMonth)
+			u.HoursPerMonth, err = r.Number(n, "hours_per_month", 0, math.Inf(1))
+			if err == nil && !(u.HoursPerMonth >= MinBillableHours && u.HoursPerMonth <= catalog.HoursPerMonth) {
+				err = r.Errf(n, "hours_per_month", "value %s: %s", n.Value, HoursPerMonthRange)
+			}
 			return
 		},
 		"horizon": func(n *yaml.Node) error {

@@ -33,7 +33,7 @@ func TestLoadExampleSpec(t *testing.T) {
 
 func TestSpecErrorsNameTheLine(t *testing.T) {
 	for name, tc := range map[string]struct{ in, want string }{
-		"hours":      {"gpu: A100\nhours_per_month: 800\n", `u.yaml:2: field hours_per_month: value "800" is not a number from 0.0001 to 730`},
+		"hours":      {"gpu: A100\nhours_per_month: 800\n", `u.yaml:2: field hours_per_month: value 800: want 1 minute (0.0167 h) to 730 h`},
 		"duration":   {"gpu: A100\nduration: soon\n", "u.yaml:2: field duration"},
 		"unknown":    {"gpu: A100\nbudget: 5\n", "u.yaml:2: field budget: unknown field"},
 		"egress":     {"gpu: A100\negress: {moon: 5}\n", "u.yaml:2: field moon: unknown field in egress"},
