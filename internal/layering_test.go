@@ -22,6 +22,9 @@ const module = "github.com/gpuscout/gpuscout/internal/"
 var allowed = map[string][]string{
 	"money":      {},
 	"yamlfields": {"money"},
+	// Strict JSON (one value, each key once, known fields, bounded numbers)
+	// for every uploaded or user-written JSON document.
+	"jsonfields": {},
 	"shareddata": {},
 	"feeds":      {},
 	// Importers read untrusted numbers with money.ParseDecimal (bounded exponents).
@@ -37,12 +40,17 @@ var allowed = map[string][]string{
 	// The user-level catalog `catalog refresh` writes and every command overlays.
 	"usercatalog": {"catalog", "catalog/build", "feeds", "money"},
 	"pricefile":   {"catalog", "money", "spot", "yamlfields"},
-	"spot":        {"catalog", "money"},
+	"spot":        {"catalog", "money", "jsonfields"},
 	// cost prices spot with the simulator (its SimModel); spot never imports cost.
 	"cost":        {"catalog", "money", "spot", "yamlfields"},
-	"benchreport": {"catalog", "money"},
+	"benchreport": {"catalog", "money", "jsonfields"},
 	"agentconfig": {"catalog", "money", "yamlfields"},
 	"models":      {"money"},
+	// The schemas of the other uploaded documents, beside benchreport:
+	// advise plans (advise -o json) and agent summaries (agent --upload).
+	// The CLI writes them, the server validates them, the dashboard reads them.
+	"plandoc":      {"money", "jsonfields"},
+	"agentsummary": {"money", "jsonfields"},
 	// The accelerator interface; its implementations (cuda, nvml, the loader,
 	// the host CPU) sit below bench and the agent and import nothing higher.
 	"gpu":    {},
@@ -56,7 +64,7 @@ var allowed = map[string][]string{
 	"doctor":    {"gpu", "gpu/*", "bench/workload"}, // the workloads decide which Python runs PyTorch
 	"cloudmeta": {"catalog"},                        // matches the identity to a catalog offering
 	"hostinfo":  {},
-	"advise":    {"cost", "spot", "catalog", "money", "benchreport", "agentconfig", "yamlfields", "models"},
+	"advise":    {"cost", "spot", "catalog", "money", "benchreport", "plandoc", "agentconfig", "yamlfields", "models"},
 	// What each input of advise and offers means, once, for the CLI's flags
 	// and the API's fields: below cli and server, beside advise.
 	"advise/form": {"advise", "cost", "spot", "catalog", "money", "benchreport", "models"},
@@ -67,7 +75,7 @@ var allowed = map[string][]string{
 	"agent/*": {"agent", "agentconfig", "gpu", "gpu/*", "catalog", "cost", "money"},
 	// The top: commands turn flags into requests of the packages below. No
 	// package imports cli (no rule here names it).
-	"cli": {"advise", "advise/form", "agent", "agent/*", "agentconfig", "bench", "bench/workload", "benchreport", "catalog",
+	"cli": {"advise", "advise/form", "agent", "agent/*", "agentconfig", "agentsummary", "bench", "bench/workload", "benchreport", "catalog",
 		"catalog/build", "cloudmeta", "cost", "doctor", "feeds", "feeds/httpclient", "feeds/registry", "gpu", "gpu/*",
 		"hostinfo", "models", "money", "pricefile", "render", "server", "server/client", "server/dashboard", "spot",
 		"store", "store/postgres", "store/sqlite", "usercatalog"},
@@ -80,8 +88,8 @@ var allowed = map[string][]string{
 	// chosen by the CLI (serve) and handed in.
 	"store":    {},
 	"store/*":  {"store", "store/schema"}, // the SQL stores share their migrations
-	"server":   {"advise", "advise/form", "benchreport", "catalog", "cost", "money", "render", "spot", "store"},
-	"server/*": {"server", "advise", "advise/form", "benchreport", "catalog", "cost", "money", "render", "spot", "store"},
+	"server":   {"advise", "advise/form", "benchreport", "plandoc", "agentsummary", "catalog", "cost", "money", "render", "spot", "store"},
+	"server/*": {"server", "advise", "advise/form", "benchreport", "plandoc", "agentsummary", "catalog", "cost", "money", "render", "spot", "store"},
 	// The agent's alerting: notify delivers alerts; rules makes them from
 	// samples (and exports them for Prometheus).
 	"agent/notify": {"agentconfig"},

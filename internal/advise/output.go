@@ -11,71 +11,21 @@ import (
 
 	"github.com/gpuscout/gpuscout/internal/cost"
 	"github.com/gpuscout/gpuscout/internal/money"
+	"github.com/gpuscout/gpuscout/internal/plandoc"
 )
 
-// PlanJSON is one plan of advise -o json.
-type PlanJSON struct {
-	Rank         int         `json:"rank"`
-	Provider     string      `json:"provider"`
-	InstanceType string      `json:"instance_type"`
-	Region       string      `json:"region"`
-	GPU          string      `json:"gpu"`
-	GPUCount     float64     `json:"gpu_count"`
-	Instances    int         `json:"instances"`
-	Interconnect string      `json:"interconnect"`
-	Network      NetworkJSON `json:"network"`
-	PricingModel string      `json:"pricing_model"`
-	Term         string      `json:"term"`
-	Payment      string      `json:"payment"`
-	BlockDays    int         `json:"block_days,omitempty"` // a Capacity Block plan: the block's length
-	// PriceAsOf is the date of the oldest price the plan bills at
-	// (YYYY-MM-DD; "" where none is dated), its age in days, and whether
-	// it is older than a year.
-	PriceAsOf     string         `json:"price_as_of"`
-	PriceAgeDays  int            `json:"price_age_days"`
-	Stale         bool           `json:"stale"`
-	Mix           string         `json:"mix,omitempty"`
-	TotalCost     *json.Number   `json:"total_cost"`
-	Currency      string         `json:"currency"`
-	PricePerHour  *json.Number   `json:"price_per_hour"` // per instance-hour: the list price (on-demand, spot) or the commitment's effective price
-	ExpectedHours float64        `json:"expected_hours"`
-	PMissDeadline *float64       `json:"p_miss_deadline"` // null without a deadline
-	UpfrontCash   *json.Number   `json:"upfront_cash"`
-	RelSpeed      float64        `json:"relative_speed_per_gpu"`
-	Breakdown     map[string]any `json:"cost_breakdown"`
-	// HorizonMonths is the window the cash flows cover (a job's: its
-	// billed hours / 730); CashFlows the payments in it, in Currency.
-	HorizonMonths float64        `json:"horizon_months"`
-	CashFlows     []CashFlowJSON `json:"cash_flows"`
-	NotPriced     []string       `json:"cash_flows_not_priced,omitempty"` // parts left out of the total and the cash flows: no sourced price
-	Explanation   []string       `json:"explanation"`
-	Risks         []string       `json:"capacity_risks"`
-	Ecosystem     []string       `json:"ecosystem"`
-	AsAsked       bool           `json:"as_asked"`
-	// SpotFloorCost and SpotRegret: a spot plan's hindsight optimum on the
-	// same simulated availability (money, plan currency) and the plan's
-	// cost over it (a share); null where not simulated (no deadline, not spot).
-	SpotFloorCost *json.Number `json:"spot_floor_cost"`
-	SpotRegret    *float64     `json:"spot_regret"`
-	// ThroughputEstimate: the plan's GPU has no published or measured
-	// throughput and another GPU's figures stand in; null otherwise.
-	ThroughputEstimate *EstimateJSON `json:"throughput_estimate"`
-	// Zone: where a spot plan is priced and runs (the region's cheapest
-	// zone with a spot price); absent where the region has one price.
-	Zone string `json:"zone,omitempty"`
-	// SpotRegions: the regions a spot plan may fail over among (--spot-regions),
-	// its own region first; absent where it stays in one.
-	SpotRegions []string `json:"spot_regions,omitempty"`
-}
-
-// EstimateJSON says whose figures stand in for a GPU's, how far off the
-// speed may be (a share: 0.5 is ±50%) and why (gpus.yaml estimate).
-type EstimateJSON struct {
-	From        string  `json:"from"`
-	Uncertainty float64 `json:"uncertainty"`
-	Basis       string  `json:"basis"`
-	Source      string  `json:"source"`
-}
+// The JSON of advise -o json is plandoc's, the schema the server validates
+// an uploaded plan with and the dashboard reads it with: one declaration.
+type (
+	PlanJSON     = plandoc.Plan     // one plan of advise -o json
+	EstimateJSON = plandoc.Estimate // whose figures stand in for a GPU's
+	NetworkJSON  = plandoc.Network  // an offering's network between instances
+	// CashFlowJSON is a run of equal monthly payments of one kind.
+	CashFlowJSON = plandoc.CashFlow
+	// Output is advise -o json: the plans, what was left out and why, and
+	// the inputs as understood (a map: plandoc.Inputs reads it back).
+	Output = plandoc.Output[map[string]any]
+)
 
 func estimateJSON(p *Plan) *EstimateJSON {
 	if p.EstimatedFrom == nil || p.Offering.GPU.Estimate == nil {
@@ -83,19 +33,6 @@ func estimateJSON(p *Plan) *EstimateJSON {
 	}
 	e := p.Offering.GPU.Estimate
 	return &EstimateJSON{From: p.EstimatedFrom.Name, Uncertainty: e.Uncertainty, Basis: e.Basis, Source: e.Source}
-}
-
-// CashFlowJSON is a run of equal monthly payments of one kind (upfront,
-// commitment, usage, egress, storage, promotion, credit), as the cost
-// engine schedules them: PerMonth paid at each of months FromMonth through
-// ToMonth. Month 0 is the start (upfront fees, fees billed in advance);
-// month j is the end of the j-th month. A 3-year commitment is two runs,
-// not 74 lines; the plan's total is Σ per_month × (to_month − from_month + 1).
-type CashFlowJSON struct {
-	Kind      string       `json:"kind"`
-	FromMonth int          `json:"from_month"`
-	ToMonth   int          `json:"to_month"`
-	PerMonth  *json.Number `json:"per_month"`
 }
 
 // CashFlowsJSON is a schedule as JSON; an empty schedule is an empty list.
@@ -107,29 +44,9 @@ func CashFlowsJSON(s cost.Schedule) []CashFlowJSON {
 	return out
 }
 
-// NetworkJSON is an offering's network between instances: kind (efa,
-// infiniband, gpudirect-tcpx, gpudirect-tcpxo, rdma, ethernet, unknown), Gbps (null when
-// unknown) and the source id.
-type NetworkJSON struct {
-	Kind   string   `json:"kind"`
-	Gbps   *float64 `json:"gbps"`
-	Source string   `json:"source,omitempty"`
-}
-
-// Output is advise -o json: the plans, what was left out and why, and the
-// inputs as understood.
-type Output struct {
-	Plans     []PlanJSON     `json:"plans"`
-	Excluded  []Excluded     `json:"excluded"`
-	Summary   []string       `json:"summary"`
-	Violation string         `json:"violation,omitempty"`
-	Closest   []PlanJSON     `json:"closest,omitempty"`
-	Inputs    map[string]any `json:"inputs"`
-}
-
 // PlanOutput is a plan's JSON.
 func PlanOutput(p *Plan) PlanJSON {
-	bd := map[string]any{}
+	bd := map[string]*json.Number{}
 	for k, v := range p.Breakdown {
 		bd[k] = money.Number(v)
 	}
@@ -163,9 +80,9 @@ func nonNil(xs []string) []string {
 
 // NewOutput is the JSON of an advise result.
 func NewOutput(res *Result, req *Request, a *Advisor) Output {
-	out := Output{Excluded: res.Excluded, Summary: res.Summary, Violation: res.Violation, Plans: []PlanJSON{}}
-	if out.Excluded == nil {
-		out.Excluded = []Excluded{}
+	out := Output{Excluded: make([]plandoc.Excluded, len(res.Excluded)), Summary: res.Summary, Violation: res.Violation, Plans: []PlanJSON{}}
+	for i, e := range res.Excluded {
+		out.Excluded[i] = plandoc.Excluded(e)
 	}
 	for i := range res.Plans {
 		out.Plans = append(out.Plans, PlanOutput(&res.Plans[i]))

@@ -13,8 +13,11 @@ import (
 	"io"
 	"math"
 	"os"
+	"slices"
+	"strings"
 
 	"github.com/gpuscout/gpuscout/internal/catalog"
+	"github.com/gpuscout/gpuscout/internal/jsonfields"
 )
 
 // Report is the part of a benchmark report advise reads (any JSON with these
@@ -38,6 +41,8 @@ type Report struct {
 	MemoryBandwidthGBs float64            `json:"memory_bandwidth_gbs,omitempty"`
 	ScenarioThroughput map[string]float64 `json:"scenario_throughput,omitempty"`
 	NCCLBusBWGBs       float64            `json:"nccl_busbw_gbs,omitempty"`
+	// Warnings are figures above their datasheet's (Read says which).
+	Warnings []string `json:"-"`
 }
 
 // MaxTFLOPS bounds a measured GEMM figure (TFLOP/s): far above any GPU's
@@ -47,17 +52,24 @@ const MaxTFLOPS = 1e5
 // MaxBandwidthGBs bounds a measured memory bandwidth (GB/s).
 const MaxBandwidthGBs = 1e6
 
+// Limits bound a report as it is read (jsonfields): 16 MiB, numbers up to
+// 1e15 in magnitude.
+var Limits = jsonfields.Limits{MaxBytes: 16 << 20, MaxNumber: 1e15}
+
 // Decode reads a report from JSON and validates it: either the flat format
 // above or a schema-versioned Document (what `gpuscout bench` writes), from
-// which Derive takes the figures advise reads. Unknown fields are allowed: a
-// report may carry more than advise reads.
+// which Derive takes the figures advise reads. Either is read strictly
+// (jsonfields): one JSON value, each key once, no field the format does not
+// have, numbers bounded.
 func Decode(r io.Reader) (*Report, error) {
-	b, err := io.ReadAll(r)
+	b, err := jsonfields.Read(r, Limits)
 	if err != nil {
-		return nil, err
+		return nil, notReport(err)
 	}
-	var probe map[string]json.RawMessage
-	if json.Unmarshal(b, &probe) == nil && probe["schema_version"] != nil {
+	var probe struct {
+		SchemaVersion json.RawMessage `json:"schema_version"`
+	}
+	if json.Unmarshal(b, &probe) == nil && probe.SchemaVersion != nil {
 		d, err := DecodeDocument(bytes.NewReader(b))
 		if err != nil {
 			return nil, err
@@ -65,8 +77,8 @@ func Decode(r io.Reader) (*Report, error) {
 		return Derive(d)
 	}
 	var rep Report
-	if err := json.Unmarshal(b, &rep); err != nil {
-		return nil, decodeError(err)
+	if err := jsonfields.Unmarshal(b, &rep, Limits); err != nil {
+		return nil, notReport(err)
 	}
 	if err := rep.Validate(); err != nil {
 		return nil, err
@@ -74,21 +86,9 @@ func Decode(r io.Reader) (*Report, error) {
 	return &rep, nil
 }
 
-// decodeError says what is wrong with a document that is not a report,
-// naming the field with the wrong type.
-func decodeError(err error) error {
-	var te *json.UnmarshalTypeError
-	if errors.As(err, &te) {
-		return fmt.Errorf("not a benchmark report: field %s has the wrong type (want a JSON object with gpu, gemm_tflops, memory_bandwidth_gbs, scenario_throughput, nccl_busbw_gbs, or a gpuscout bench report with schema_version)", fieldName(te.Field))
-	}
-	return fmt.Errorf("not a benchmark report: %v", err)
-}
-
-func fieldName(f string) string {
-	if f == "" {
-		return "(the whole document)"
-	}
-	return f
+// notReport says what is wrong with a document that is not a report.
+func notReport(err error) error {
+	return fmt.Errorf("not a benchmark report (a JSON object with gpu, gemm_tflops, memory_bandwidth_gbs, scenario_throughput, nccl_busbw_gbs, or a gpuscout bench report with schema_version): %w", err)
 }
 
 // Validate checks every field against its allowed range; it changes nothing.
@@ -155,5 +155,25 @@ func Read(b []byte, name string, c *catalog.Catalog) (*Report, *catalog.GPU, err
 	if len(gs) != 1 {
 		return nil, nil, fmt.Errorf("%s: gpu %q names %d GPUs; give the full name NVML reports", name, r.GPU, len(gs))
 	}
+	if r.Warnings, err = r.CheckDatasheet(gs[0]); err != nil {
+		return nil, nil, fmt.Errorf("%s: %v", name, err)
+	}
 	return r, gs[0], nil
+}
+
+// CheckScenarios refuses a scenario throughput for a scenario advise does
+// not have (known lists them): a misspelt name was ignored, and the
+// measured figure with it.
+func (r *Report) CheckScenarios(known []string) error {
+	names := make([]string, 0, len(r.ScenarioThroughput))
+	for sc := range r.ScenarioThroughput {
+		names = append(names, sc)
+	}
+	slices.Sort(names)
+	for _, sc := range names {
+		if !slices.Contains(known, sc) {
+			return fmt.Errorf("scenario_throughput.%s (or a workload's scenario): no such scenario; want one of %s", sc, strings.Join(known, ", "))
+		}
+	}
+	return nil
 }

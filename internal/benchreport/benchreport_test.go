@@ -16,7 +16,14 @@ func TestDecode(t *testing.T) {
 	for _, tc := range []struct {
 		in, err string
 	}{
-		{`{"gpu": "NVIDIA A10G", "gemm_tflops": {"bf16": 70}, "memory_bandwidth_gbs": 500, "extra": 1}`, ""},
+		{`{"gpu": "NVIDIA A10G", "gemm_tflops": {"bf16": 70}, "memory_bandwidth_gbs": 500}`, ""},
+		// An unknown field was ignored (a misspelt one with it); a key given
+		// twice was taken last-wins; data after the report was ignored.
+		{`{"gpu": "NVIDIA A10G", "gemm_tflops": {"bf16": 70}, "memory_bandwidth_gbs": 500, "extra": 1}`, "field extra at byte 81: unknown field; allowed: gemm_tflops, gpu, memory_bandwidth_gbs, nccl_busbw_gbs, scenario_throughput"},
+		{`{"gpu": "A10G", "gemm_tflops": {"bf16": 70, "bf16": 7000}}`, "field gemm_tflops.bf16 at byte 44: given twice"},
+		{`{"gpu": "A10G", "gpu": "H100"}`, "field gpu at byte 16: given twice"},
+		{`{"gpu": "A10G"} {"gpu": "H100"}`, "at byte 16: data after the JSON value"},
+		{`{"gpu": "A10G", "memory_bandwidth_gbs": 1e3000000}`, "field memory_bandwidth_gbs at byte 40: number 1e3000000 is outside the allowed range"},
 		{`{"gemm_tflops": {"bf16": 70}}`, "field gpu is missing"},
 		{`{"gpu": "A10G", "gemm_tflops": {"bf16": -1}}`, "gemm_tflops.bf16 = -1"},
 		{`{"gpu": "A10G", "gemm_tflops": {"bf16": 1e9}}`, "gemm_tflops.bf16 = 1e+09; want a number in (0, 100000]"},
@@ -24,9 +31,9 @@ func TestDecode(t *testing.T) {
 		{`{"gpu": "A10G", "scenario_throughput": {"cv-training": 0}}`, "scenario_throughput.cv-training = 0"},
 		{`{"gpu": "NVIDIA H100 80GB HBM3", "nccl_busbw_gbs": 360}`, ""},
 		{`{"gpu": "A10G", "nccl_busbw_gbs": -1}`, "nccl_busbw_gbs = -1; want a number in (0, 1e+06]"},
-		{`{"gpu": "A10G", "nccl_busbw_gbs": "fast"}`, "field nccl_busbw_gbs has the wrong type"},
+		{`{"gpu": "A10G", "nccl_busbw_gbs": "fast"}`, "field nccl_busbw_gbs at byte 34: a string is not allowed here; want a number"},
 		{`[1, 2]`, "not a benchmark report"},
-		{`{"gpu": 5}`, "field gpu has the wrong type"},
+		{`{"gpu": 5}`, "field gpu at byte 8: a number is not allowed here; want a string"},
 	} {
 		_, err := Decode(strings.NewReader(tc.in))
 		switch {

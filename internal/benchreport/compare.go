@@ -1,5 +1,7 @@
 package benchreport
 
+import "github.com/gpuscout/gpuscout/internal/catalog"
+
 // Comparison lines reports up side by side: `bench compare -o json` and the
 // server's GET /api/v1/reports/compare.
 type Comparison struct {
@@ -24,7 +26,9 @@ type ComparedRow struct {
 	Values []ComparedValue `json:"values"` // one per report, in order
 }
 
-// ComparedValue is one report's figure in a row.
+// ComparedValue is one report's figure in a row. Efficiency is computed
+// from the value and the catalog's datasheet, never taken from the report
+// (an edited value beside its old efficiency read "1e+308 (78%)").
 type ComparedValue struct {
 	Value      *float64 `json:"value"`
 	Efficiency *float64 `json:"efficiency"`
@@ -32,22 +36,44 @@ type ComparedValue struct {
 }
 
 // Compare lines the reports' measurements up by name and device, in the
-// order they first appear; names[i] labels docs[i].
-func Compare(names []string, docs []*Document) *Comparison {
-	c := &Comparison{Reports: []ComparedReport{}, Rows: []ComparedRow{}}
+// order they first appear; names[i] labels docs[i]. Where a report gives
+// an efficiency, it is computed again: the value over the datasheet figure
+// of the device's GPU in c (Efficiency), null where the catalog has none;
+// the number stored is never shown (an edited value kept its old one).
+// Where a report gives none (no datasheet figure when it was measured),
+// none is shown.
+func Compare(names []string, docs []*Document, c *catalog.Catalog) *Comparison {
+	cmp := &Comparison{Reports: []ComparedReport{}, Rows: []ComparedRow{}}
 	index := map[[2]string]int{}
 	for i, d := range docs {
-		c.Reports = append(c.Reports, ComparedReport{File: names[i], CreatedAt: d.CreatedAt.UTC().Format("2006-01-02T15:04:05Z"), Host: d.Host, Cloud: d.Cloud, GPUs: d.GPUs})
+		cmp.Reports = append(cmp.Reports, ComparedReport{File: names[i], CreatedAt: d.CreatedAt.UTC().Format("2006-01-02T15:04:05Z"), Host: d.Host, Cloud: d.Cloud, GPUs: d.GPUs})
 		for _, m := range d.Measurements {
 			key := [2]string{m.Name, m.Device}
 			row, ok := index[key]
 			if !ok {
-				row = len(c.Rows)
+				row = len(cmp.Rows)
 				index[key] = row
-				c.Rows = append(c.Rows, ComparedRow{Name: m.Name, Device: m.Device, Unit: m.Unit, Values: make([]ComparedValue, len(docs))})
+				cmp.Rows = append(cmp.Rows, ComparedRow{Name: m.Name, Device: m.Device, Unit: m.Unit, Values: make([]ComparedValue, len(docs))})
 			}
-			c.Rows[row].Values[i] = ComparedValue{Value: m.Value, Efficiency: m.Efficiency, Status: m.Status}
+			v := ComparedValue{Value: m.Value, Status: m.Status}
+			if m.Efficiency != nil {
+				v.Efficiency = Efficiency(d.SpecOf(c, m.Device), m)
+			}
+			cmp.Rows[row].Values[i] = v
 		}
 	}
-	return c
+	return cmp
+}
+
+// CompareRows is the number of rows Compare makes of docs (the distinct
+// measurement and device pairs), so that a caller can bound a comparison
+// before making it.
+func CompareRows(docs []*Document) int {
+	seen := map[[2]string]bool{}
+	for _, d := range docs {
+		for _, m := range d.Measurements {
+			seen[[2]string{m.Name, m.Device}] = true
+		}
+	}
+	return len(seen)
 }

@@ -7,6 +7,8 @@ import (
 	"math"
 	"slices"
 	"time"
+
+	"github.com/gpuscout/gpuscout/internal/jsonfields"
 )
 
 // SchemaVersion is the version of the Document schema this package writes
@@ -234,11 +236,13 @@ func (d *Document) Encode(w io.Writer) error {
 	return err
 }
 
-// DecodeDocument reads a schema-versioned report and validates it.
+// DecodeDocument reads a schema-versioned report strictly (jsonfields: one
+// JSON value, each key once, no field the schema does not have, numbers
+// bounded) and validates it.
 func DecodeDocument(r io.Reader) (*Document, error) {
 	var d Document
-	if err := json.NewDecoder(r).Decode(&d); err != nil {
-		return nil, decodeError(err)
+	if err := jsonfields.Decode(r, &d, Limits); err != nil {
+		return nil, fmt.Errorf("not a bench report: %w", err)
 	}
 	if err := d.Validate(); err != nil {
 		return nil, err

@@ -154,7 +154,7 @@ func TestDecodeBothFormats(t *testing.T) {
 	if _, err := Decode(strings.NewReader(`{"schema_version": 7, "gpus": []}`)); err == nil || !strings.Contains(err.Error(), "schema_version 7") {
 		t.Errorf("future version: got %v", err)
 	}
-	if _, err := Decode(strings.NewReader(`{"schema_version": 1, "measurements": {}}`)); err == nil || !strings.Contains(err.Error(), "field measurements has the wrong type") {
+	if _, err := Decode(strings.NewReader(`{"schema_version": 1, "measurements": {}}`)); err == nil || !strings.Contains(err.Error(), "field measurements at byte 38: an object is not allowed here; want an array") {
 		t.Errorf("bad measurements: got %v", err)
 	}
 }

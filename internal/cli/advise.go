@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -109,6 +110,9 @@ func newAdviseCmd(e *env) *cobra.Command {
 		if err != nil {
 			return err
 		}
+		if err := checkExport(f.export, cmd.Flags().Changed("output"), string(format)); err != nil {
+			return err
+		}
 		up, err := f.upload.client()
 		if err != nil {
 			return err
@@ -117,6 +121,7 @@ func newAdviseCmd(e *env) *cobra.Command {
 		if err != nil {
 			return err
 		}
+		benchWarnings(e, req)
 		res, err := a.Advise(req)
 		if err != nil {
 			return err
@@ -137,7 +142,7 @@ func newAdviseCmd(e *env) *cobra.Command {
 			case "agent":
 				return agentconfig.Write(e.stdout, advise.AgentConfig(&res.Plans[0], req.Usage.Egress[catalog.PathInternet]))
 			}
-			return usagef("--export %q: want skypilot or agent", f.export)
+			return usagef("--export %q: want skypilot or agent", f.export) // checkExport refused it first
 		}
 		out := adviseJSON(res, req, a)
 		if up != nil {
@@ -195,6 +200,9 @@ func (f *adviseFlags) prepare() (*advise.Advisor, *advise.Request, error) {
 			}
 			return nil, nil, usagef("--bench: %v", err)
 		}
+		if err := r.CheckScenarios(scs.Names()); err != nil {
+			return nil, nil, usagef("--bench %s: %v", path, err)
+		}
 		req.Bench[g] = r
 	}
 	req.Defaults()
@@ -202,6 +210,21 @@ func (f *adviseFlags) prepare() (*advise.Advisor, *advise.Request, error) {
 		return nil, nil, asUsage(err)
 	}
 	return a, req, nil
+}
+
+// benchWarnings prints, on stderr, the --bench figures above their GPU's
+// datasheet (benchreport.Read refuses those more than twice it).
+func benchWarnings(e *env, req *advise.Request) {
+	var lines []string
+	for _, r := range req.Bench {
+		for _, w := range r.Warnings {
+			lines = append(lines, fmt.Sprintf("warning: --bench %s: %s", r.Path, w))
+		}
+	}
+	slices.Sort(lines)
+	for _, l := range lines {
+		fmt.Fprintln(e.stderr, l)
+	}
 }
 
 // asInputUsage makes a form's input error a usage error (exit code 2);
@@ -263,4 +286,21 @@ func writeAdviseReport(path string, res *advise.Result, req *advise.Request, a *
 		return err
 	}
 	return out.commit()
+}
+
+// checkExport refuses, before any work, an --export that is not one of the
+// formats, and -o beside --export (which prints YAML of its own, so -o
+// json was silently ignored).
+func checkExport(export string, outputSet bool, format string) error {
+	switch export {
+	case "":
+		return nil
+	case "skypilot", "agent":
+	default:
+		return usagef("--export %q: want skypilot or agent", export)
+	}
+	if outputSet {
+		return usagef("--export %s prints its own YAML; -o %s does not apply: give one of --export and -o", export, format)
+	}
+	return nil
 }

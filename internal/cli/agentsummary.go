@@ -12,6 +12,7 @@ import (
 
 	"github.com/gpuscout/gpuscout/internal/agent"
 	"github.com/gpuscout/gpuscout/internal/agentconfig"
+	"github.com/gpuscout/gpuscout/internal/agentsummary"
 	"github.com/gpuscout/gpuscout/internal/money"
 	"github.com/gpuscout/gpuscout/internal/server/client"
 	"github.com/gpuscout/gpuscout/internal/store"
@@ -25,31 +26,9 @@ import (
 // hour_end the last sample's time), so that a node stopped mid-hour (the
 // idle stop, a spot interruption, a deploy) still reports its last minutes.
 
-// agentSummary is the uploaded document.
-type agentSummary struct {
-	SchemaVersion int    `json:"schema_version"`
-	Kind          string `json:"kind"` // "agent_hourly"
-	CreatedAt     string `json:"created_at"`
-	HourStart     string `json:"hour_start"`
-	HourEnd       string `json:"hour_end"`
-	Partial       bool   `json:"partial,omitempty"` // the agent stopped before the hour ended
-	Host          string `json:"host"`
-	Provider      string `json:"provider,omitempty"`
-	InstanceType  string `json:"instance_type,omitempty"`
-	Region        string `json:"region,omitempty"`
-	GPU           string `json:"gpu,omitempty"`
-	Samples       int    `json:"samples"`
-	// GPU utilisation: the mean over samples and GPUs, and the largest
-	// reading; null when no GPU reported one.
-	GPUUtilizationMean *float64 `json:"gpu_utilization_mean"`
-	GPUUtilizationMax  *float64 `json:"gpu_utilization_max"`
-	// EgressBytes are the bytes sent on the node's interfaces (not lo)
-	// during the hour.
-	EgressBytes float64 `json:"egress_bytes"`
-	// Spend is the cost meter's spend during the hour; null without a price.
-	Spend    *json.Number `json:"spend"`
-	Currency string       `json:"currency,omitempty"`
-}
+// agentSummary is the uploaded document: its schema is agentsummary's,
+// which the server validates it with and the dashboard reads it with.
+type agentSummary = agentsummary.Summary
 
 // maxQueued bounds the summaries kept while the server is away (a week).
 const maxQueued = 168
@@ -139,7 +118,7 @@ func (p *summaryPart) delta(metric string, se agent.Series) float64 {
 // (the hour's end, or the last sample's time for a partial one), and starts
 // the hour next.
 func (p *summaryPart) closeHour(next, end time.Time, partial bool) {
-	sum := agentSummary{SchemaVersion: 1, Kind: "agent_hourly", CreatedAt: end.Format(time.RFC3339), HourStart: p.start.Format(time.RFC3339),
+	sum := agentSummary{SchemaVersion: agentsummary.SchemaVersion, Kind: agentsummary.Kind, CreatedAt: end.Format(time.RFC3339), HourStart: p.start.Format(time.RFC3339),
 		HourEnd: end.Format(time.RFC3339), Partial: partial, Host: p.host, Provider: p.node.Provider, InstanceType: p.node.InstanceType, Region: p.node.Region,
 		GPU: p.node.GPU, Samples: p.samples, EgressBytes: p.egress}
 	if p.utilN > 0 {
@@ -149,7 +128,11 @@ func (p *summaryPart) closeHour(next, end time.Time, partial bool) {
 	if p.spendSeen {
 		sum.Spend, sum.Currency = money.Number(decimal.NewFromFloat(p.spend)), p.currency
 	}
-	if b, err := json.Marshal(sum); err == nil && p.samples > 0 {
+	// A summary the server would refuse is logged and dropped: queued, it
+	// would be retried first, and block the ones after it, forever.
+	if err := sum.Validate(); err != nil && p.samples > 0 {
+		p.log.Warn("agent summary not valid; not sent", "hour", p.start, "err", err)
+	} else if b, err := json.Marshal(sum); err == nil && p.samples > 0 {
 		if len(p.queue) == maxQueued {
 			p.log.Warn("agent summary queue full; the oldest is dropped", "hour", p.start)
 			p.queue = p.queue[1:]

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/gpuscout/gpuscout/internal/benchreport"
+	"github.com/gpuscout/gpuscout/internal/catalog"
 	"github.com/gpuscout/gpuscout/internal/render"
 )
 
@@ -21,7 +22,9 @@ func newBenchCompareCmd(e *env) *cobra.Command {
 		Short: "Compare bench reports side by side, with efficiency against the datasheet",
 		Long: `Compare reports written by 'gpuscout bench' side by side: one row per
 measurement and device, one column per report, each cell the measured value
-with its efficiency against the GPU's datasheet figure in brackets.`,
+with its efficiency against the GPU's datasheet figure in brackets, computed
+from the value (never the one the file stores). A figure more than twice its
+datasheet figure is refused; one above the datasheet gets a warning.`,
 		Example: "  gpuscout bench compare aws-p5e.json azure-nd-h200.json\n  gpuscout bench compare *.json -o json",
 		Args:    cobra.MinimumNArgs(1),
 	}
@@ -31,13 +34,26 @@ with its efficiency against the GPU's datasheet figure in brackets.`,
 		if err != nil {
 			return err
 		}
+		cat, err := catalog.Default()
+		if err != nil {
+			return err
+		}
 		docs := make([]*benchreport.Document, len(args))
 		for i, path := range args {
 			if docs[i], err = readDocument(path); err != nil {
 				return err
 			}
+			// Figures are checked against the datasheet as advise --bench
+			// and the server check them: far above it is refused.
+			warnings, err := docs[i].CheckDatasheet(cat)
+			if err != nil {
+				return usagef("%s: %v", path, err)
+			}
+			for _, w := range warnings {
+				fmt.Fprintf(e.stderr, "warning: %s: %s\n", path, w)
+			}
 		}
-		c := compareReports(args, docs)
+		c := compareReports(args, docs, cat)
 		return e.write(format, c.table(), c)
 	}
 	return cmd
@@ -70,8 +86,8 @@ type comparison struct{ *benchreport.Comparison }
 // MarshalJSON writes the comparison itself.
 func (c *comparison) MarshalJSON() ([]byte, error) { return json.Marshal(c.Comparison) }
 
-func compareReports(files []string, docs []*benchreport.Document) *comparison {
-	return &comparison{benchreport.Compare(files, docs)}
+func compareReports(files []string, docs []*benchreport.Document, cat *catalog.Catalog) *comparison {
+	return &comparison{benchreport.Compare(files, docs, cat)}
 }
 
 func (c *comparison) table() *render.Table {

@@ -36,3 +36,21 @@ func TestRepeatedSingleFlagsRefused(t *testing.T) {
 		}
 	}
 }
+
+// --export prints YAML of its own: -o beside it is refused, not ignored, and
+// an unknown export format is refused before any advising.
+func TestExportWithOutputRefused(t *testing.T) {
+	base := []string{"advise", "--scenario", "cv-training", "--gpu", "A100:4", "--for", "7d"}
+	for _, tc := range []struct {
+		extra []string
+		want  string
+	}{
+		{[]string{"--export", "skypilot", "-o", "json"}, "--export skypilot prints its own YAML; -o json does not apply"},
+		{[]string{"--export", "terraform"}, `--export "terraform": want skypilot or agent`},
+	} {
+		_, errb, code := run(t, append(append([]string{}, base...), tc.extra...)...)
+		if code != ExitUsage || !strings.Contains(errb, tc.want) {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", tc.extra, code, errb, tc.want)
+		}
+	}
+}

@@ -145,8 +145,8 @@ func BenchmarkReadsUnderUploads(b *testing.B) {
 	}
 	for i := range 50 {
 		for _, d := range []*store.Document{
-			{Kind: store.KindPlan, Body: bytes.Replace(plan, []byte("{"), fmt.Appendf(nil, `{"seed":%d,`, i), 1)},
-			{Kind: store.KindAgent, Body: fmt.Appendf(nil, `{"host":"node-%d","seed":%d}`, i, i)},
+			{Kind: store.KindPlan, Body: bytes.Replace(plan, []byte("{"), fmt.Appendf(nil, `{"violation":"seed %d",`, i), 1)},
+			{Kind: store.KindAgent, Body: agentBody(i, i)},
 		} {
 			d.ID, d.ReceivedAt = store.DocumentID(d.Body), at.Add(time.Duration(i)*time.Second)
 			if _, err := st.PutDocument(ctx, d); err != nil {
@@ -174,9 +174,9 @@ func BenchmarkReadsUnderUploads(b *testing.B) {
 		case store.KindBench:
 			return benchReport(b, i)
 		case store.KindPlan:
-			return bytes.Replace(plan, []byte("{"), fmt.Appendf(nil, `{"seed":%d,`, i), 1)
+			return bytes.Replace(plan, []byte("{"), fmt.Appendf(nil, `{"violation":"seed %d",`, i), 1)
 		default:
-			return fmt.Appendf(nil, `{"host":"node-%d","seed":%d,"created_at":"2026-12-01T00:00:00Z"}`, i%50, i)
+			return agentBody(i%50, i)
 		}
 	}
 	for _, page := range []string{"/leaderboard", "/plans", "/agents"} {
@@ -274,9 +274,9 @@ func BenchmarkUploadThenRead(b *testing.B) {
 		case store.KindBench:
 			return benchReport(b, n)
 		case store.KindPlan:
-			return fmt.Appendf(nil, `{"inputs":{"scenario":"llm-finetuning"},"plans":[],"seed":%d}`, n)
+			return fmt.Appendf(nil, `{"inputs":{"scenario":"llm-finetuning"},"plans":[],"violation":"seed %d"}`, n)
 		default:
-			return fmt.Appendf(nil, `{"host":"node-%d","seed":%d}`, n%50, n)
+			return agentBody(n%50, n)
 		}
 	}
 	for _, page := range []string{"/leaderboard", "/plans", "/agents"} {
@@ -298,4 +298,9 @@ func BenchmarkUploadThenRead(b *testing.B) {
 			})
 		}
 	}
+}
+
+// agentBody is an agent summary of node-NODE, distinct by samples.
+func agentBody(node, samples int) []byte {
+	return fmt.Appendf(nil, `{"schema_version":1,"kind":"agent_hourly","created_at":"2026-12-01T00:00:00Z","hour_start":"2026-11-30T23:00:00Z","hour_end":"2026-12-01T00:00:00Z","host":"node-%d","samples":%d,"gpu_utilization_mean":null,"gpu_utilization_max":null,"egress_bytes":0,"spend":null}`, node, samples%3600000)
 }

@@ -88,12 +88,12 @@ func TestUploadInvalidatesOnlyThePagesOfItsKind(t *testing.T) {
 	uploads := map[string]func(n int) []byte{
 		store.KindBench: func(n int) []byte { return reportWith(t, fmt.Sprintf("node-%d", n)) },
 		store.KindPlan: func(n int) []byte {
-			planDoc["seed"] = n
+			planDoc["summary"] = []any{fmt.Sprintf("seed %d", n)} // a distinct document, within the schema
 			b, _ := json.Marshal(planDoc)
 			return b
 		},
 		store.KindAgent: func(n int) []byte {
-			return fmt.Appendf(nil, `{"hour_start":"2026-11-30T22:00:00Z","hour_end":"2026-11-30T23:00:00Z","host":"agent-%d","gpu":"L4","samples":60,"gpu_utilization_mean":%d}`, n, 10+n)
+			return fmt.Appendf(nil, `{"schema_version":1,"kind":"agent_hourly","hour_start":"2026-11-30T22:00:00Z","hour_end":"2026-11-30T23:00:00Z","host":"agent-%d","gpu":"L4","samples":%d,"gpu_utilization_mean":0.5,"gpu_utilization_max":1,"egress_bytes":0,"spend":null}`, n, 10+n)
 		},
 	}
 	// What each page reads; a report's page and a comparison show

@@ -10,11 +10,15 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/gpuscout/gpuscout/internal/agentsummary"
 	"github.com/gpuscout/gpuscout/internal/benchreport"
+	"github.com/gpuscout/gpuscout/internal/catalog"
+	"github.com/gpuscout/gpuscout/internal/plandoc"
 	"github.com/gpuscout/gpuscout/internal/store"
 )
 
@@ -89,12 +93,20 @@ func (s *Server) postReport(w http.ResponseWriter, r *http.Request) {
 	if t := caller(r.Context()); t != nil {
 		d.TokenName = t.Name
 	}
-	var err error
+	// Each kind is read with its schema package, strictly: one JSON value
+	// and nothing after it, each key once, no field the schema does not
+	// have, every number within its range.
+	var (
+		err      error
+		warnings []string
+	)
 	switch kind {
 	case store.KindBench:
-		err = indexBench(d)
-	case store.KindPlan, store.KindAgent:
-		err = indexGeneric(d)
+		warnings, err = indexBench(d, s.cfg.Catalog)
+	case store.KindPlan:
+		err = indexPlan(d)
+	case store.KindAgent:
+		err = indexAgent(d)
 	default:
 		badRequest(w, FieldError{"kind", fmt.Sprintf("%q: want bench, plan or agent", kind)})
 		return
@@ -137,22 +149,27 @@ func (s *Server) postReport(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	w.Header().Set("Location", "/api/v1/reports/"+d.ID)
-	writeJSON(w, status, map[string]any{"id": d.ID, "kind": d.Kind, "created": created})
+	answer := map[string]any{"id": d.ID, "kind": d.Kind, "created": created}
+	if len(warnings) > 0 {
+		answer["warnings"] = warnings
+	}
+	writeJSON(w, status, answer)
 }
 
-// indexBench validates a bench report and takes its index fields.
-func indexBench(d *store.Document) error {
-	dec := json.NewDecoder(bytes.NewReader(d.Body))
-	dec.DisallowUnknownFields()
-	var doc benchreport.Document
-	if err := dec.Decode(&doc); err != nil {
-		return fmt.Errorf("not a bench report: %v", err)
+// indexBench validates a bench report and takes its index fields; the
+// warnings name figures above their GPU's datasheet (more than
+// benchreport.MaxOverDatasheet times it is refused).
+func indexBench(d *store.Document, c *catalog.Catalog) ([]string, error) {
+	doc, err := benchreport.DecodeDocument(bytes.NewReader(d.Body))
+	if err != nil {
+		return nil, err
 	}
-	if err := doc.Validate(); err != nil {
-		return err
+	if err := checkBounds(doc); err != nil {
+		return nil, err
 	}
-	if err := checkBounds(&doc); err != nil {
-		return err
+	warnings, err := doc.CheckDatasheet(c)
+	if err != nil {
+		return nil, err
 	}
 	if len(doc.GPUs) > 0 {
 		d.GPU = doc.GPUs[0].Name
@@ -164,7 +181,7 @@ func indexBench(d *store.Document) error {
 		d.Provider, d.InstanceType, d.Region, d.MatchedOffering = c.Provider, c.InstanceType, c.Region, c.MatchedOffering
 	}
 	d.Host, d.CreatedAt = doc.Host.Hostname, doc.CreatedAt.UTC()
-	return nil
+	return warnings, nil
 }
 
 // Upload bounds: the most a measured figure may be, by unit (a finite
@@ -211,25 +228,23 @@ func checkBounds(doc *benchreport.Document) error {
 	return nil
 }
 
-// indexGeneric checks a plan or agent summary is a JSON object and takes
-// the index fields it has at its top level.
-func indexGeneric(d *store.Document) error {
-	var top struct {
-		CreatedAt    time.Time `json:"created_at"`
-		Host         string    `json:"host"`
-		GPU          string    `json:"gpu"`
-		Provider     string    `json:"provider"`
-		InstanceType string    `json:"instance_type"`
-		Region       string    `json:"region"`
+// indexPlan validates a plan (the JSON of advise -o json, plandoc's
+// schema). A plan has no index fields: no host, GPU or time of its own.
+func indexPlan(d *store.Document) error {
+	_, err := plandoc.Read(d.Body)
+	return err
+}
+
+// indexAgent validates an agent's hourly summary (agentsummary's schema)
+// and takes its index fields.
+func indexAgent(d *store.Document) error {
+	sum, err := agentsummary.Read(d.Body)
+	if err != nil {
+		return err
 	}
-	var obj map[string]json.RawMessage
-	if err := json.Unmarshal(d.Body, &obj); err != nil {
-		return fmt.Errorf("want a JSON object: %v", err)
-	}
-	_ = json.Unmarshal(d.Body, &top) // index fields of other types are left empty
-	d.Host, d.GPU, d.Provider, d.InstanceType, d.Region = top.Host, top.GPU, top.Provider, top.InstanceType, top.Region
-	if !top.CreatedAt.IsZero() {
-		d.CreatedAt = top.CreatedAt.UTC()
+	d.Host, d.GPU, d.Provider, d.InstanceType, d.Region = sum.Host, sum.GPU, sum.Provider, sum.InstanceType, sum.Region
+	if t := sum.Created(); !t.IsZero() {
+		d.CreatedAt = t.UTC()
 	}
 	return nil
 }
@@ -327,10 +342,26 @@ func (s *Server) getReport(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusServiceUnavailable, "store", "lookup failed", nil)
 		return
 	}
+	// A document stored before uploads were read strictly may not be one
+	// JSON value (trailing data): said, not answered as an empty 200.
+	if !json.Valid(d.Body) {
+		writeError(w, http.StatusInternalServerError, "corrupt", "stored document "+id+" is not one JSON value (stored before uploads were checked); delete it and upload it again", nil)
+		return
+	}
 	writeJSON(w, http.StatusOK, map[string]any{"report": summary(d), "document": json.RawMessage(d.Body)})
 }
 
-// compareReports is `bench compare` over stored bench reports.
+// Bounds of a comparison: the reports' stored bytes together, and its
+// cells (rows × reports). Eight ids of one 8 MB report answered 79 MB and
+// took 1 GB of memory; a real report is well under 1 MiB.
+const (
+	maxCompareBytes = 8 << 20
+	maxCompareCells = 100000
+)
+
+// compareReports is `bench compare` over stored bench reports: 2 to 20
+// distinct ids, at most maxCompareBytes of reports together and
+// maxCompareCells cells (413 beyond either).
 func (s *Server) compareReports(w http.ResponseWriter, r *http.Request) {
 	if bad := unknownParams(r, []string{"ids"}); bad != nil {
 		badRequest(w, bad...)
@@ -341,12 +372,19 @@ func (s *Server) compareReports(w http.ResponseWriter, r *http.Request) {
 		badRequest(w, FieldError{"ids", "want 2 to 20 report ids, comma-separated"})
 		return
 	}
-	docs := make([]*benchreport.Document, len(ids))
 	for i, id := range ids {
 		if !store.ValidID(id) {
 			badRequest(w, FieldError{"ids", fmt.Sprintf("%q: want the 64 hex digits of a report's SHA-256", id)})
 			return
 		}
+		if slices.Contains(ids[:i], id) {
+			badRequest(w, FieldError{"ids", id + " is given twice; want distinct report ids"})
+			return
+		}
+	}
+	bodies := make([][]byte, len(ids))
+	total := 0
+	for i, id := range ids {
 		d, err := s.cfg.Store.GetDocument(r.Context(), id)
 		if errors.Is(err, store.ErrNotFound) {
 			writeError(w, http.StatusNotFound, "not_found", "no report "+id, nil)
@@ -360,10 +398,23 @@ func (s *Server) compareReports(w http.ResponseWriter, r *http.Request) {
 			badRequest(w, FieldError{"ids", id + " is a " + d.Kind + ", not a bench report"})
 			return
 		}
-		if docs[i], err = benchreport.DecodeDocument(bytes.NewReader(d.Body)); err != nil {
+		if total += len(d.Body); total > maxCompareBytes {
+			writeError(w, http.StatusRequestEntityTooLarge, "too_large", fmt.Sprintf("the reports compared hold more than %d bytes together (the limit); compare fewer or smaller reports", maxCompareBytes), nil)
+			return
+		}
+		bodies[i] = d.Body
+	}
+	docs := make([]*benchreport.Document, len(ids))
+	for i, id := range ids {
+		var err error
+		if docs[i], err = benchreport.DecodeDocument(bytes.NewReader(bodies[i])); err != nil {
 			writeError(w, http.StatusInternalServerError, "corrupt", "stored report "+id+" no longer decodes: "+err.Error(), nil)
 			return
 		}
 	}
-	writeJSON(w, http.StatusOK, benchreport.Compare(ids, docs))
+	if cells := benchreport.CompareRows(docs) * len(docs); cells > maxCompareCells {
+		writeError(w, http.StatusRequestEntityTooLarge, "too_large", fmt.Sprintf("the comparison would have %d cells (measurements × reports); the limit is %d: compare fewer reports", cells, maxCompareCells), nil)
+		return
+	}
+	writeJSON(w, http.StatusOK, benchreport.Compare(ids, docs, s.cfg.Catalog))
 }

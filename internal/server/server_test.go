@@ -340,7 +340,7 @@ func TestSQLMetacharactersInFilters(t *testing.T) {
 func TestListFilters(t *testing.T) {
 	f := newFixture(t, nil)
 	f.do(t, "POST", "/api/v1/reports", f.write, report(t))
-	f.do(t, "POST", "/api/v1/reports?kind=plan", f.write, []byte(`{"created_at":"2026-11-30T10:00:00Z","gpu":"H100-SXM5-80GB"}`))
+	f.do(t, "POST", "/api/v1/reports?kind=plan", f.write, []byte(`{"plans":[],"inputs":{"scenario":"cv-training","reference_gpu":"H100-SXM5-80GB"}}`))
 	for _, tc := range []struct {
 		path, key string
 		want      int

@@ -8,6 +8,7 @@ package spot
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -15,6 +16,8 @@ import (
 	"math"
 	"os"
 	"strings"
+
+	"github.com/gpuscout/gpuscout/internal/jsonfields"
 )
 
 // Trace is an availability trace in the Can't Be Late format:
@@ -38,7 +41,15 @@ func ParseTrace(r io.Reader) (*Trace, error) {
 	if err := expectObject(br); err != nil {
 		return nil, err
 	}
-	dec := json.NewDecoder(br)
+	// Read whole (at most 256 MiB), decoded for decodeError's words, then
+	// checked strictly (jsonfields): one JSON value and nothing after it,
+	// each key once, numbers bounded.
+	lim := jsonfields.Limits{MaxBytes: 256 << 20}
+	b, err := jsonfields.Read(br, lim)
+	if err != nil {
+		return nil, fmt.Errorf("trace: %w", err)
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	var raw struct {
 		Metadata *struct {
@@ -49,6 +60,9 @@ func ParseTrace(r io.Reader) (*Trace, error) {
 	}
 	if err := dec.Decode(&raw); err != nil {
 		return nil, decodeError(err)
+	}
+	if err := jsonfields.Check(b, &raw, lim); err != nil {
+		return nil, fmt.Errorf("trace: %v; want the Can't Be Late format %s", err, traceShape)
 	}
 	switch {
 	case raw.Metadata == nil || raw.Metadata.GapSeconds == nil:

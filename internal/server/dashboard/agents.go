@@ -1,7 +1,6 @@
 package dashboard
 
 import (
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -10,27 +9,10 @@ import (
 
 	"github.com/shopspring/decimal"
 
+	"github.com/gpuscout/gpuscout/internal/agentsummary"
 	"github.com/gpuscout/gpuscout/internal/render"
 	"github.com/gpuscout/gpuscout/internal/store"
 )
-
-// agentSummary is the part of an agent's hourly summary (`gpuscout agent
-// --upload`, kind agent) the page reads.
-type agentSummary struct {
-	HourStart    time.Time        `json:"hour_start"`
-	HourEnd      time.Time        `json:"hour_end"`
-	Host         string           `json:"host"`
-	Provider     string           `json:"provider"`
-	InstanceType string           `json:"instance_type"`
-	Region       string           `json:"region"`
-	GPU          string           `json:"gpu"`
-	Samples      int              `json:"samples"`
-	UtilMean     *float64         `json:"gpu_utilization_mean"`
-	UtilMax      *float64         `json:"gpu_utilization_max"`
-	EgressBytes  float64          `json:"egress_bytes"`
-	Spend        *decimal.Decimal `json:"spend"`
-	Currency     string           `json:"currency"`
-}
 
 // agentListPage is the summaries the page shows at once (a node sends 24 a day).
 const agentListPage = 100
@@ -74,20 +56,21 @@ func (d *dash) agents(r *http.Request) (*page, error) {
 	t := &render.Table{Legend: true, Columns: []render.Column{{Header: "HOUR (UTC)"}, {Header: "HOST"}, {Header: "GPU UTIL MEAN", Right: true},
 		{Header: "SPEND", Right: true}, {Header: "MAX UTIL", Right: true}, {Header: "EGRESS GB", Right: true}, {Header: "OFFERING"}, {Header: "GPU"}, {Header: "SAMPLES", Right: true}}}
 	for _, doc := range docs {
-		var s agentSummary
-		if err := json.Unmarshal(doc.Body, &s); err != nil {
+		s, err := agentsummary.Read(doc.Body)
+		if err != nil {
 			d.Logger.Warn("dashboard: stored agent summary does not decode", "id", doc.ID, "err", err)
 			continue
 		}
+		spendValue, spendKnown := s.SpendDecimal()
 		offering := render.Unknown
 		if s.Provider != "" && s.InstanceType != "" {
 			offering = strings.TrimSuffix(s.Provider+"/"+s.InstanceType+"/"+s.Region, "/")
 		}
 		spend := render.Unknown
-		if s.Spend != nil {
-			spend = s.Spend.StringFixed(2) + " " + orUnknown(s.Currency)
+		if spendKnown {
+			spend = spendValue.StringFixed(2) + " " + orUnknown(s.Currency)
 		}
-		t.Rows = append(t.Rows, []string{hourSpan(s.HourStart, s.HourEnd), orUnknown(s.Host), percent(s.UtilMean), spend, percent(s.UtilMax),
+		t.Rows = append(t.Rows, []string{hourSpan(s.Start(), s.End()), orUnknown(s.Host), percent(s.GPUUtilizationMean), spend, percent(s.GPUUtilizationMax),
 			strconv.FormatFloat(s.EgressBytes/1e9, 'f', 3, 64), offering, orUnknown(s.GPU), strconv.Itoa(s.Samples)})
 		key := s.Host + "\x00" + offering
 		n := nodes[key]
@@ -97,16 +80,16 @@ func (d *dash) agents(r *http.Request) (*page, error) {
 			order = append(order, key)
 		}
 		n.hours++
-		if s.UtilMean != nil {
-			n.utilSum += *s.UtilMean
+		if s.GPUUtilizationMean != nil {
+			n.utilSum += *s.GPUUtilizationMean
 			n.utilN++
 		}
 		n.egress += s.EgressBytes
-		if s.Spend != nil {
+		if spendKnown {
 			if s.Currency != n.currency {
 				n.mixing = "several currencies"
 			}
-			n.spend = n.spend.Add(*s.Spend)
+			n.spend = n.spend.Add(spendValue)
 			n.spendKnown++
 		}
 	}

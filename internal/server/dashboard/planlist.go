@@ -2,14 +2,12 @@ package dashboard
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"strconv"
 	"strings"
 
-	"github.com/shopspring/decimal"
-
+	"github.com/gpuscout/gpuscout/internal/plandoc"
 	"github.com/gpuscout/gpuscout/internal/render"
 	"github.com/gpuscout/gpuscout/internal/store"
 )
@@ -31,25 +29,10 @@ type planGist struct {
 	Plans    int    // how many plans fit
 }
 
-// planJSONGist is the part of `advise -o json` a gist reads.
-type planJSONGist struct {
-	Plans []struct {
-		Provider      string           `json:"provider"`
-		InstanceType  string           `json:"instance_type"`
-		Region        string           `json:"region"`
-		Instances     int              `json:"instances"`
-		PricingModel  string           `json:"pricing_model"`
-		TotalCost     *decimal.Decimal `json:"total_cost"`
-		Currency      string           `json:"currency"`
-		ExpectedHours float64          `json:"expected_hours"`
-	} `json:"plans"`
-	Inputs uploadedInputs `json:"inputs"`
-}
-
 // gistOf reads a plan's gist from its JSON.
 func gistOf(body []byte) (*planGist, error) {
-	var u planJSONGist
-	if err := json.Unmarshal(body, &u); err != nil {
+	u, err := plandoc.Unmarshal(body)
+	if err != nil {
 		return nil, err
 	}
 	in := u.Inputs
@@ -80,8 +63,8 @@ func gistOf(body []byte) (*planGist, error) {
 			g.Best = fmt.Sprintf("%d × %s", b.Instances, g.Best)
 		}
 		g.Total = render.Unknown
-		if b.TotalCost != nil {
-			g.Total = b.TotalCost.StringFixed(2) + " " + orUnknown(b.Currency)
+		if v, ok := plandoc.Decimal(b.TotalCost); ok {
+			g.Total = v.StringFixed(2) + " " + orUnknown(b.Currency)
 		}
 		if b.ExpectedHours > 0 {
 			g.Hours = strconv.FormatFloat(b.ExpectedHours, 'f', 1, 64)
@@ -117,7 +100,7 @@ func (d *dash) planGists(ctx context.Context, ids []string) (map[string]*planGis
 	for _, doc := range docs {
 		g, err := gistOf(doc.Body)
 		if err != nil {
-			d.Logger.Warn("dashboard: stored plan does not decode", "id", doc.ID, "err", fmt.Errorf("not the JSON of 'gpuscout advise -o json': %w", err))
+			d.Logger.Warn("dashboard: stored plan does not decode", "id", doc.ID, "err", err)
 			out[doc.ID] = nil
 			continue
 		}

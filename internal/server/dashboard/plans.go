@@ -17,78 +17,17 @@ import (
 	"github.com/gpuscout/gpuscout/internal/advise"
 	"github.com/gpuscout/gpuscout/internal/catalog"
 	"github.com/gpuscout/gpuscout/internal/money"
+	"github.com/gpuscout/gpuscout/internal/plandoc"
 	"github.com/gpuscout/gpuscout/internal/render"
 	"github.com/gpuscout/gpuscout/internal/store"
 )
-
-// uploadedPlan is the part of `gpuscout advise -o json` the plan page reads
-// (docs: the advise command's JSON contract).
-type uploadedPlan struct {
-	Plans     []uploadedPlanRow `json:"plans"`
-	Closest   []uploadedPlanRow `json:"closest"`
-	Excluded  []advise.Excluded `json:"excluded"`
-	Summary   []string          `json:"summary"`
-	Violation string            `json:"violation"`
-	Inputs    uploadedInputs    `json:"inputs"`
-}
-
-// uploadedInputs is the inputs of an uploaded `advise -o json`, as the plan
-// page and the plan list read them.
-type uploadedInputs struct {
-	Scenario       string           `json:"scenario"`
-	ReferenceGPU   string           `json:"reference_gpu"`
-	ReferenceCount float64          `json:"reference_gpu_count"` // 0: an upload from before it was recorded
-	WorkGPUHours   float64          `json:"work_gpu_hours"`
-	HoursPerMonth  float64          `json:"hours_per_month"`
-	Bursty         bool             `json:"bursty"`
-	HorizonMonths  float64          `json:"horizon_months"`
-	DeadlineHours  float64          `json:"deadline_hours"`
-	Objective      string           `json:"objective"`
-	Currency       string           `json:"currency"`
-	Budget         *decimal.Decimal `json:"budget"`
-	Ask            *struct {
-		GPU   string  `json:"gpu"`
-		Count float64 `json:"count"`
-		Hours float64 `json:"hours"`
-	} `json:"ask"`
-}
-
-type uploadedPlanRow struct {
-	Rank          int                        `json:"rank"`
-	Provider      string                     `json:"provider"`
-	InstanceType  string                     `json:"instance_type"`
-	Region        string                     `json:"region"`
-	GPU           string                     `json:"gpu"`
-	GPUCount      float64                    `json:"gpu_count"`
-	Instances     int                        `json:"instances"`
-	Interconnect  string                     `json:"interconnect"`
-	PricingModel  string                     `json:"pricing_model"`
-	Term          string                     `json:"term"`
-	Payment       string                     `json:"payment"`
-	Mix           string                     `json:"mix"`
-	TotalCost     *decimal.Decimal           `json:"total_cost"`
-	Currency      string                     `json:"currency"`
-	PricePerHour  *decimal.Decimal           `json:"price_per_hour"`
-	ExpectedHours float64                    `json:"expected_hours"`
-	PMissDeadline *float64                   `json:"p_miss_deadline"`
-	UpfrontCash   *decimal.Decimal           `json:"upfront_cash"`
-	RelSpeed      float64                    `json:"relative_speed_per_gpu"`
-	Breakdown     map[string]decimal.Decimal `json:"cost_breakdown"`
-	HorizonMonths float64                    `json:"horizon_months"`
-	CashFlows     []advise.CashFlowJSON      `json:"cash_flows"` // nil: an upload from before plans carried them
-	NotPriced     []string                   `json:"cash_flows_not_priced"`
-	Explanation   []string                   `json:"explanation"`
-	Risks         []string                   `json:"capacity_risks"`
-	Ecosystem     []string                   `json:"ecosystem"`
-	AsAsked       bool                       `json:"as_asked"`
-}
 
 // maxPlanRows bounds the plans rebuilt from one upload.
 const maxPlanRows = 200
 
 // rebuild turns the uploaded JSON back into advise's result and request,
 // as far as the JSON carries them, and says what it could not rebuild.
-func (d *dash) rebuild(u *uploadedPlan) (*advise.Result, *advise.Request, []string) {
+func (d *dash) rebuild(u *plandoc.Document) (*advise.Result, *advise.Request, []string) {
 	cur := u.Inputs.Currency
 	if cur == "" {
 		cur = string(money.USD)
@@ -96,25 +35,24 @@ func (d *dash) rebuild(u *uploadedPlan) (*advise.Result, *advise.Request, []stri
 	var missing []string
 	unmatched, noFlows := 0, 0
 	var badFlows []string
-	plan := func(p uploadedPlanRow) advise.Plan {
+	plan := func(p plandoc.Plan) advise.Plan {
 		o := d.findOffering(p)
 		if o == nil {
 			unmatched++
 			o = &catalog.Offering{Provider: p.Provider, InstanceType: p.InstanceType, Region: p.Region, GPU: d.gpuOrName(p.GPU), GPUCount: p.GPUCount, Interconnect: p.Interconnect}
 		}
 		pl := advise.Plan{Rank: p.Rank, Offering: o, Instances: p.Instances, Model: p.PricingModel, Term: p.Term, Payment: p.Payment, Mix: p.Mix,
-			Currency: money.Currency(p.Currency), ExpectedHours: p.ExpectedHours, Speed: p.RelSpeed, Breakdown: p.Breakdown,
+			Currency: money.Currency(p.Currency), ExpectedHours: p.ExpectedHours, Speed: p.RelSpeed, Breakdown: breakdown(p.Breakdown),
 			Explanation: p.Explanation, Risks: p.Risks, Ecosystem: p.Ecosystem, AsAsked: p.AsAsked, Deadline: u.Inputs.DeadlineHours}
-		if p.TotalCost != nil {
-			pl.Total = money.New(*p.TotalCost, pl.Currency)
+		if v, ok := plandoc.Decimal(p.TotalCost); ok {
+			pl.Total = money.New(v, pl.Currency)
 		}
-		if p.UpfrontCash != nil {
-			pl.UpfrontCash = money.New(*p.UpfrontCash, pl.Currency)
-		} else {
-			pl.UpfrontCash = money.New(decimal.Zero, pl.Currency)
+		pl.UpfrontCash = money.New(decimal.Zero, pl.Currency)
+		if v, ok := plandoc.Decimal(p.UpfrontCash); ok {
+			pl.UpfrontCash = money.New(v, pl.Currency)
 		}
-		if p.PricePerHour != nil {
-			pl.PricePerHour = decimal.NullDecimal{Decimal: *p.PricePerHour, Valid: true}
+		if v, ok := plandoc.Decimal(p.PricePerHour); ok {
+			pl.PricePerHour = decimal.NullDecimal{Decimal: v, Valid: true}
 		}
 		if p.PMissDeadline != nil {
 			pl.PMissDeadline = *p.PMissDeadline
@@ -132,7 +70,10 @@ func (d *dash) rebuild(u *uploadedPlan) (*advise.Result, *advise.Request, []stri
 		}
 		return pl
 	}
-	res := &advise.Result{Excluded: u.Excluded, Summary: u.Summary, Violation: u.Violation}
+	res := &advise.Result{Summary: u.Summary, Violation: u.Violation}
+	for _, e := range u.Excluded {
+		res.Excluded = append(res.Excluded, advise.Excluded(e))
+	}
 	for i, p := range u.Plans {
 		if i == maxPlanRows {
 			missing = append(missing, fmt.Sprintf("plans beyond the first %d (the upload has %d)", maxPlanRows, len(u.Plans)))
@@ -153,8 +94,8 @@ func (d *dash) rebuild(u *uploadedPlan) (*advise.Result, *advise.Request, []stri
 	if in.ReferenceCount > 0 && in.ReferenceCount <= advise.MaxGPUs {
 		req.RefCount = in.ReferenceCount
 	}
-	if in.Budget != nil {
-		req.Budget = decimal.NullDecimal{Decimal: *in.Budget, Valid: true}
+	if v, ok := plandoc.Decimal(in.Budget); ok {
+		req.Budget = decimal.NullDecimal{Decimal: v, Valid: true}
 	}
 	if in.Ask != nil {
 		req.Ask = &advise.Ask{Name: in.Ask.GPU, Count: in.Ask.Count, Hours: in.Ask.Hours, For: durationText(in.Ask.Hours)}
@@ -175,8 +116,20 @@ func (d *dash) rebuild(u *uploadedPlan) (*advise.Result, *advise.Request, []stri
 	return res, req, missing
 }
 
+// breakdown is a plan's cost breakdown as decimals; an amount out of range
+// is left out.
+func breakdown(b map[string]*json.Number) map[string]decimal.Decimal {
+	out := make(map[string]decimal.Decimal, len(b))
+	for k, n := range b {
+		if v, ok := plandoc.Decimal(n); ok {
+			out[k] = v
+		}
+	}
+	return out
+}
+
 // findOffering is the catalog offering a plan row names, or nil.
-func (d *dash) findOffering(p uploadedPlanRow) *catalog.Offering {
+func (d *dash) findOffering(p plandoc.Plan) *catalog.Offering {
 	for i := range d.Catalog.Offerings {
 		o := &d.Catalog.Offerings[i]
 		if o.Provider == p.Provider && o.InstanceType == p.InstanceType && o.Region == p.Region {
@@ -219,12 +172,12 @@ func (d *dash) plan(w http.ResponseWriter, r *http.Request) {
 		fail(notFound("document %s is a %s, not a plan", id, doc.Kind))
 		return
 	}
-	var u uploadedPlan
-	if err := json.Unmarshal(doc.Body, &u); err != nil {
-		fail(badRequest("stored plan %s is not the JSON of 'gpuscout advise -o json': %v", id, err))
+	u, err := plandoc.Unmarshal(doc.Body)
+	if err != nil {
+		fail(badRequest("stored plan %s: %v", id, err))
 		return
 	}
-	res, req, missing := d.rebuild(&u)
+	res, req, missing := d.rebuild(u)
 	rep := render.AdviseReport(res, req, string(money.USD))
 	if u.Inputs.Currency != "" {
 		rep = render.AdviseReport(res, req, u.Inputs.Currency)

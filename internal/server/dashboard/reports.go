@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -15,8 +16,13 @@ import (
 	"github.com/gpuscout/gpuscout/internal/store"
 )
 
-// maxCompare bounds the reports one comparison lines up.
-const maxCompare = 8
+// Bounds of a comparison: the reports it lines up, their stored bytes
+// together and its cells (rows × reports), as the API's.
+const (
+	maxCompare      = 8
+	maxCompareBytes = 8 << 20
+	maxCompareCells = 100000
+)
 
 // benchDoc is a stored bench report, decoded.
 type benchDoc struct {
@@ -401,17 +407,29 @@ func (d *dash) compare(r *http.Request) (*page, error) {
 	if len(ids) < 1 || len(ids) > maxCompare {
 		return nil, badRequest("ids %q: want 1 to %d report ids, comma-separated", raw, maxCompare)
 	}
+	for i, id := range ids {
+		if slices.Contains(ids[:i], id) {
+			return nil, badRequest("ids: %s is given twice; want distinct report ids", id)
+		}
+	}
 	docs := make([]*benchDoc, len(ids))
+	total := 0
 	for i, id := range ids {
 		if docs[i], err = d.loadBench(r.Context(), id); err != nil {
 			return nil, err
+		}
+		if total += len(docs[i].Body); total > maxCompareBytes {
+			return nil, badRequest("the reports compared hold more than %d bytes together (the limit); compare fewer or smaller reports", maxCompareBytes)
 		}
 	}
 	names, reps := make([]string, len(docs)), make([]*benchreport.Document, len(docs))
 	for i, doc := range docs {
 		names[i], reps[i] = doc.ID, doc.Report
 	}
-	c := benchreport.Compare(names, reps)
+	if cells := benchreport.CompareRows(reps) * len(reps); cells > maxCompareCells {
+		return nil, badRequest("the comparison would have %d cells (measurements × reports); the limit is %d: compare fewer reports", cells, maxCompareCells)
+	}
+	c := benchreport.Compare(names, reps, d.Catalog)
 	t := &render.Table{Columns: []render.Column{{Header: "MEASUREMENT"}, {Header: "DEVICE"}, {Header: "UNIT"}}}
 	for i, doc := range docs {
 		t.Columns = append(t.Columns, render.Column{Header: fmt.Sprintf("[%d]", i+1), Right: true, Mixed: true})
