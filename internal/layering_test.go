@@ -67,7 +67,7 @@ var allowed = map[string][]string{
 	"advise":    {"cost", "spot", "catalog", "money", "benchreport", "plandoc", "agentconfig", "yamlfields", "models"},
 	// What each input of advise and offers means, once, for the CLI's flags
 	// and the API's fields: below cli and server, beside advise.
-	"advise/form": {"advise", "cost", "spot", "catalog", "money", "benchreport", "models"},
+	"advise/form": {"advise", "cost", "spot", "catalog", "money", "benchreport", "models", "jsonfields"},
 	"render":      {"advise", "cost", "spot", "catalog", "money", "benchreport", "agentconfig"},
 	// The agent core: metric registry, store, loop, exporter; its
 	// subpackages (collect, rules, notify, autostop) sit on it.

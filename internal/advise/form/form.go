@@ -10,6 +10,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/gpuscout/gpuscout/internal/jsonfields"
 	"maps"
 	"net/url"
 	"slices"
@@ -108,8 +109,13 @@ func inputErrorf(name, format string, a ...any) error {
 // inputs: their raw values are returned. Keys are read in sorted order;
 // every problem is returned, each naming its input (or "body").
 func (f *Form) SetJSON(body []byte, own ...string) (map[string]json.RawMessage, []*InputError) {
-	dec := json.NewDecoder(bytes.NewReader(body))
+	// Strictly first (one value, each key once at any depth, bounded
+	// numbers): encoding/json keeps the last of a repeated key.
 	var obj map[string]json.RawMessage
+	if err := jsonfields.Check(body, &obj, jsonfields.Limits{}); err != nil {
+		return nil, []*InputError{{Name: "body", Err: fmt.Errorf("want a JSON object whose keys are the input names: %v", err)}}
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
 	if err := dec.Decode(&obj); err != nil || obj == nil {
 		msg := "want a JSON object whose keys are the input names"
 		if err != nil {

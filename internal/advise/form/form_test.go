@@ -53,7 +53,11 @@ func TestSetJSON(t *testing.T) {
 		{"bounds", `{"gpu":"` + strings.Repeat("A", MaxTextLen+1) + `","region":[` + strings.Repeat(`"us-east-1",`, MaxListLen) + `"us-east-1"]}`, nil, nil, map[string]string{
 			"gpu": "--gpu: 1001 characters; at most 1000", "region": "101 items; at most 100"}},
 		{"not an object", `["scenario"]`, nil, nil, map[string]string{"body": "want a JSON object"}},
-		{"two objects", `{} {}`, nil, nil, map[string]string{"body": "one JSON object expected"}},
+		{"two objects", `{} {}`, nil, nil, map[string]string{"body": "want a JSON object"}},
+		// encoding/json took the last of a repeated key, at the top or inside a value.
+		{"a key given twice", `{"gpu":"A100:4","gpu":"H100:8"}`, nil, nil, map[string]string{"body": "field gpu at byte 16: given twice"}},
+		{"a nested key given twice", `{"egress":{"internet":5,"internet":9}}`, nil, nil, map[string]string{"body": "field egress.internet at byte 24: given twice"}},
+		{"a number beyond bounds", `{"tokens":1e300}`, nil, nil, map[string]string{"body": "outside the allowed range"}},
 		{"a list item that is not text", `{"provider":[{"name":"aws"}]}`, nil, nil, map[string]string{"provider": "item 1: want a string"}},
 		{"an object elsewhere, a bad egress object", `{"credits":{"aws":100},"egress":{"moon":5}}`, nil, nil, map[string]string{
 			"credits": "want a string, or a list of strings", "egress": `invalid argument "moon=5" for "--egress" flag`}},
