@@ -228,7 +228,7 @@ func newSpotCmd(e *env) *cobra.Command {
 	fl.Var(form.Float(&f.moveGB, 0, maxMoveGB, false, ""), "move-gb", fmt.Sprintf("with --regions: GB of job state each move between zones copies, 0 to %g (default 0: moves pay only their restart delay)", float64(maxMoveGB)))
 	fl.Var(form.Float(&f.movePrice, 0, maxMovePrice, false, ""), "move-price", fmt.Sprintf("with --move-gb: price per GB moved (in --currency), 0 to %d; default: the catalog's transfer prices for AWS zones", maxMovePrice))
 	fl.BoolVar(&f.explain, "explain", false, "print the timeline of one run of each policy")
-	fl.Int64Var(&f.maxEvents, "max-events", f.maxEvents, "stop with an error beyond this many simulation events (checkpoints, availability changes), all runs together: 1000 to 10000000000")
+	fl.Int64Var(&f.maxEvents, "max-events", f.maxEvents, "stop with an error beyond this many simulation events (checkpoints, availability changes; the hindsight optimum's programme as the events that take as long), all runs together: 1000 to 10000000000")
 	fl.Var(&outPathValue{p: &f.chart, exts: []string{".svg"}}, "chart", "write a strip chart of the run costs per policy, with P(meet the deadline), as SVG to this file (.svg)")
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		format, err := getFormat()
@@ -240,10 +240,12 @@ func newSpotCmd(e *env) *cobra.Command {
 		if err != nil {
 			return err
 		}
-		var progress func(done, total int)
+		var progress func(spot.Progress)
 		if progressTTY(e.stderr) {
 			bar := progressBar(e.stderr, time.Now())
-			progress = func(done, total int) { bar(done, total, "simulating runs") }
+			progress = func(p spot.Progress) {
+				bar(p.Runs, p.Total, fmt.Sprintf("simulating: %.3g events in %v; runs", float64(p.Events), p.Elapsed.Round(time.Second)))
+			}
 		}
 		sums, err := spot.SimulateMany(in.cfgs, in.pols, progress)
 		if err != nil {
@@ -592,8 +594,15 @@ func (f *spotFlags) budgetHint(err error, in *spotInputs) error {
 	if !errors.As(err, &be) {
 		return asUsage(err)
 	}
-	return usagef("%v; to fit, lower --runs (now %d per policy and trace) or --policy, lengthen --checkpoint (now %s), replay a trace with coarser ticks, or raise --max-events (now %d) and wait longer",
-		err, in.cfg.Runs, in.ckptMode, f.maxEvents)
+	raise := fmt.Sprintf("raise --max-events (now %d) and wait longer", f.maxEvents)
+	if events, seconds, ok := be.Need(); ok && events <= 1e10 {
+		p := math.Pow(10, math.Floor(math.Log10(events))-1) // two significant digits, rounded up
+		raise = fmt.Sprintf("raise --max-events (now %d) to %d and wait %s", f.maxEvents, int64(math.Ceil(events/p)*p), spot.About(seconds))
+	} else if ok {
+		raise = fmt.Sprintf("shorten the job: it needs about %.2g events (%s), beyond the most --max-events allows, 10000000000", events, spot.About(seconds))
+	}
+	return usagef("%v; to fit, lower --runs (now %d per policy and trace) or --policy, lengthen --checkpoint (now %s), replay a trace with coarser ticks, or %s",
+		err, in.cfg.Runs, in.ckptMode, raise)
 }
 
 // autoCheckpoint is spot.AutoCheckpoint's interval with the words that say

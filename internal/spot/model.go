@@ -46,7 +46,7 @@ func AutoCheckpoint(j *Job, mtbf float64) CheckpointChoice {
 	}
 	ch := CheckpointChoice{Daly: Daly(c, mtbf), Cost: c}
 	ch.Interval = ch.Daly
-	if slack := j.Deadline - j.Work - 2*j.Restart; j.Deadline > 0 && slack > 0 && ch.Interval > slack/2 {
+	if slack := j.latestOnDemand(j.Work); j.Deadline > 0 && slack > 0 && ch.Interval > slack/2 {
 		ch.Interval, ch.CappedBySlack = slack/2, true
 	}
 	if ch.Interval <= c {
@@ -190,10 +190,17 @@ func (r *Replay) source(rng *rand.Rand, nodes int) source {
 }
 
 func (r *Replay) sourceAt(runs *Runs, off float64) *traceSource {
+	ts := new(traceSource)
+	ts.start(runs, off)
+	return ts
+}
+
+// start replays runs from offset off.
+func (s *traceSource) start(runs *Runs, off float64) {
 	// The last run starting at or before off (runs start in order): a binary
 	// search, since every simulated run starts at its own offset.
 	i := max(0, sort.Search(len(runs.Start), func(k int) bool { return runs.Start[k] > off })-1)
-	return &traceSource{runs: runs, i: i, into: off - runs.Start[i], off: off}
+	*s = traceSource{runs: runs, i: i, into: off - runs.Start[i], off: off}
 }
 
 type traceSource struct {

@@ -41,9 +41,57 @@ func (Optimal) Name() string { return "optimal" }
 func (Optimal) NeedsDeadline() bool { return true }
 
 func (Optimal) rates(j *Job) rates { return defaultRates(j) }
+func (Optimal) zoneAware() bool    { return true }
+func (Optimal) hindsight() bool    { return true }
 
-// decide is never called: the simulator computes the optimum instead of stepping it.
-func (Optimal) decide(*State) (Mode, float64) { return Idle, inf }
+// decide is never called: the optimum solves its runs whole.
+func (Optimal) decide(*State) (Mode, int, float64) { return Idle, 0, inf }
+
+// solve computes the optimum of run r across the zones it may use (optimum).
+func (o Optimal) solve(r *run) (Result, int64, bool) {
+	h := o.stepFor(r.srcs[0])
+	gs := make([]*grid, len(r.srcs))
+	var j Job
+	for k, src := range r.srcs {
+		zj := r.zoneJob(k)
+		gs[k] = newGrid(&zj, defaultRates(&zj), src, h)
+		if k == 0 {
+			j = zj
+		}
+	}
+	res, ns := optimum(&j, gs, r.cfg.MoveCost, r.trace)
+	return res, eventsOf(ns), true
+}
+
+// estimate is the optimum's programme on the config's grid (optimumNS).
+func (o Optimal) estimate(c *Config, nodes int) work {
+	j := c.Job.longest()
+	h := o.Step
+	if h <= 0 {
+		h = DefaultOptimalStep
+		if rp, ok := c.Zones[0].Model.(*Replay); ok && rp.runsFor(nodes).Gap > 0 {
+			h = rp.runsFor(nodes).Gap
+		}
+	}
+	return workOf(optimumNS(int(math.Floor(j.Deadline/h+1e-6)), steps(j.Work, h), len(c.Zones), uniformMove(c.MoveCost) >= 0 || c.MoveCost == nil))
+}
+
+// optimumNS is about the time, nanoseconds, the optimum's programme takes
+// on a grid of n steps to the deadline, w of them work, in zones zones
+// (uniform: every move between them costs the same, or nothing): in one
+// zone it costs about its steps (lag space); across several a cell per
+// step and progress within the slack, of 1 + 3z states and the launches
+// into each zone (nsPerZoneState).
+func optimumNS(n, w, zones int, uniform bool) float64 {
+	if zones <= 1 {
+		return float64(n) * nsPerOptStep
+	}
+	cells := float64(max(n-w+1, 0)) * float64(w)
+	if uniform {
+		return cells * float64(1+4*zones) * nsPerZoneState
+	}
+	return cells * float64(1+3*zones+zones*zones) * nsPerZoneStateMoving
+}
 
 // stepFor is the grid for a source.
 func (o Optimal) stepFor(src source) float64 {
@@ -522,21 +570,49 @@ func earliestLeast(fin []float64) (float64, int) {
 	return best, -1
 }
 
-// runOptimal computes the optimum of one run.
-func runOptimal(j *Job, o Optimal, src source, trace bool) Result {
-	h := o.stepFor(src)
-	g := newGrid(j, defaultRates(j), src, h)
-	cost, at := g.optimum()
-	if math.IsInf(cost, 1) {
+// optimum is the hindsight optimum of job j (its true length; its work,
+// delays and deadline set the grid) on the grids of the zones it may use,
+// one or several (move: the moves' transfer money, nil: free), and about
+// the time its programme took, nanoseconds. One zone is the lag-space
+// programme (grid.optimum), several the programme with a zone dimension
+// (zgrid.optimum).
+func optimum(j *Job, gs []*grid, move [][]float64, trace bool) (Result, float64) {
+	h := gs[0].h
+	n, w := len(gs[0].up), steps(j.Work, h)
+	ns := optimumNS(n, w, len(gs), move == nil || uniformMove(move) >= 0)
+	var best zcell
+	at := -1
+	if len(gs) == 1 {
+		best.v, at = gs[0].optimum()
+	} else {
+		z := &zgrid{g: gs, n: n, work: w, start: steps(min(j.Startup, j.Restart), h), change: steps(j.Restart, h), move: move, uniform: uniformMove(move)}
+		if j.Startup <= j.Restart {
+			z.start = steps(j.Startup, h)
+		}
+		best, at = z.optimum()
+	}
+	across := ""
+	if len(gs) > 1 {
+		across = fmt.Sprintf(" across %d zones", len(gs))
+	}
+	if math.IsInf(best.v, 1) {
 		r := Result{Cost: math.NaN(), Hours: math.Inf(1)}
 		if trace {
-			r.Events = []Event{{T: 0, What: "abandon", Detail: fmt.Sprintf("no schedule on the %.4g h grid meets the deadline", h)}}
+			what := ""
+			if len(gs) > 1 {
+				what = " in any zone"
+			}
+			r.Events = []Event{{T: 0, What: "abandon", Detail: fmt.Sprintf("no schedule on the %.4g h grid meets the deadline%s", h, what)}}
 		}
-		return r
+		return r, ns
 	}
-	r := Result{Cost: cost, Hours: float64(at) * h, Met: true}
+	r := Result{Cost: best.v, Hours: float64(at) * h, Met: true, Moves: int(best.moves), MoveCost: best.money}
 	if trace {
-		r.Events = []Event{{T: r.Hours, What: "done", Detail: fmt.Sprintf("hindsight optimum on a %.4g h grid: %.4g", h, cost)}}
+		d := fmt.Sprintf("hindsight optimum%s on a %.4g h grid: %.4g", across, h, best.v)
+		if len(gs) > 1 {
+			d += fmt.Sprintf(", %d move(s) costing %.2f in transfer", best.moves, best.money)
+		}
+		r.Events = []Event{{T: r.Hours, What: "done", Detail: d}}
 	}
-	return r
+	return r, ns
 }

@@ -8,19 +8,19 @@ import (
 
 // script runs a fixed schedule: modes[k] during step k of h hours, then on-demand.
 type script struct {
+	stepped
 	h     float64
 	modes []Mode
 }
 
 func (script) Name() string        { return "script" }
-func (script) rates(j *Job) rates  { return defaultRates(j) }
 func (script) NeedsDeadline() bool { return false }
-func (s script) decide(st *State) (Mode, float64) {
+func (s script) decide(st *State) (Mode, int, float64) {
 	k := int(math.Floor(st.T/s.h + 1e-6))
 	if k >= len(s.modes) {
-		return OnDemand, inf
+		return OnDemand, 0, inf
 	}
-	return s.modes[k], float64(k+1) * s.h
+	return s.modes[k], 0, float64(k+1) * s.h
 }
 
 // bruteForce runs every schedule of idle/spot/on-demand per step through the
@@ -29,7 +29,7 @@ func bruteForce(t *testing.T, job Job, tr *Trace, off float64) float64 {
 	t.Helper()
 	h := tr.GapSeconds / 3600
 	n := int(math.Floor(job.Deadline/h + 1e-6))
-	rp := NewReplay(tr)
+	cfg := Config{Job: job, Model: NewReplay(tr), Offsets: []float64{off}}.withZones()
 	best := math.Inf(1)
 	modes := make([]Mode, n)
 	total := 1
@@ -42,7 +42,7 @@ func bruteForce(t *testing.T, job Job, tr *Trace, off float64) float64 {
 			modes[k] = Mode(c % 3)
 			c /= 3
 		}
-		r, _, _ := simulate(&job, job.Work, script{h: h, modes: modes}, rp.sourceAt(rp.runsFor(job.Nodes), off), false, 1_000_000)
+		r, _, _ := runOnce(&cfg, script{h: h, modes: modes}, job.Nodes, 0, false, 1_000_000, nil)
 		if r.Met && r.Cost < best {
 			best = r.Cost
 		}

@@ -1,10 +1,5 @@
 package spot
 
-import (
-	"fmt"
-	"math"
-)
-
 // The hindsight optimum across several zones: Optimal's dynamic programming
 // (optimal.go) with a zone dimension. The job's state lies in the zone it
 // last ran in; a launch in another zone pays the move's transfer money
@@ -231,34 +226,4 @@ func (z *zgrid) launchAll(layer func(int) []zcell, t, p, M, d int, launch []zcel
 			dst[z.spot(k)].offer(l.v+spotSum[k][t+d]-spotSum[k][t], l.money, l.moves)
 		}
 	}
-}
-
-// runOptimalZones computes the multi-zone optimum of one run.
-func runOptimalZones(cfg *Config, plan *Job, work float64, o Optimal, srcs []source, trace bool) Result {
-	j := *plan
-	j.Work = work
-	h := o.stepFor(srcs[0])
-	z := &zgrid{n: int(math.Floor(j.Deadline/h + 1e-6)), work: steps(j.Work, h), start: steps(min(j.Startup, j.Restart), h), change: steps(j.Restart, h), move: cfg.MoveCost, uniform: uniformMove(cfg.MoveCost)}
-	if j.Startup <= j.Restart {
-		z.start = steps(j.Startup, h)
-	}
-	for k := range cfg.Zones {
-		zj := j
-		zj.SpotPrice, zj.ODPrice = cfg.Zones[k].spotPrice(&j), cfg.Zones[k].odPrice(&j)
-		z.g = append(z.g, newGrid(&zj, defaultRates(&zj), srcs[k], h))
-	}
-	best, at := z.optimum()
-	cost := best.v
-	if math.IsInf(cost, 1) {
-		r := Result{Cost: math.NaN(), Hours: math.Inf(1)}
-		if trace {
-			r.Events = []Event{{T: 0, What: "abandon", Detail: fmt.Sprintf("no schedule on the %.4g h grid meets the deadline in any zone", h)}}
-		}
-		return r
-	}
-	r := Result{Cost: cost, Hours: float64(at) * h, Met: true, Moves: int(best.moves), MoveCost: best.money}
-	if trace {
-		r.Events = []Event{{T: r.Hours, What: "done", Detail: fmt.Sprintf("hindsight optimum across %d zones on a %.4g h grid: %.4g, %d move(s) costing %.2f in transfer", len(cfg.Zones), h, cost, best.moves, best.money)}}
-	}
-	return r
 }

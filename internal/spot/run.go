@@ -3,58 +3,9 @@ package spot
 import (
 	"fmt"
 	"math"
-	"math/rand/v2"
 	"sort"
-	"strings"
+	"time"
 )
-
-// Policies returns the policies by name; "all" gives every runnable policy
-// (not the hindsight optimum: name it, as in "all,optimal").
-func Policies(names []string, asg ASGMix) ([]Policy, error) {
-	all := []Policy{OnDemandOnly{}, SpotOnly{}, Fallback{}, asg, Greedy{}, UniformProgress{}, UniformProgressLite{}}
-	var out []Policy
-	seen := map[string]bool{}
-	add := func(p Policy) {
-		if !seen[p.Name()] {
-			seen[p.Name()] = true
-			out = append(out, p)
-		}
-	}
-	for _, n := range names {
-		n = strings.TrimSpace(strings.ToLower(n))
-		switch n {
-		case "all":
-			for _, p := range all {
-				add(p)
-			}
-			continue
-		case "optimal", "optimum":
-			add(Optimal{})
-			continue
-		}
-		if p := zonePolicyByName(n); p != nil {
-			add(p)
-			continue
-		}
-		found := false
-		for _, p := range all {
-			if p.Name() == n || (n == "up" && p.Name() == "uniform-progress") || (n == "od" && p.Name() == "on-demand") || (n == "asg" && p.Name() == "asg-mix") {
-				add(p)
-				found = true
-			}
-		}
-		if !found {
-			return nil, fmt.Errorf("unknown policy %q; want one of %s, all or optimal, or for several zones %s", n, strings.Join(PolicyNames(), ", "), strings.Join(ZonePolicyNames(), ", "))
-		}
-	}
-	return out, nil
-}
-
-// PolicyNames lists the runnable policies' names ("all"); the hindsight
-// optimum, "optimal", is named on its own.
-func PolicyNames() []string {
-	return []string{"on-demand", "spot", "fallback", "asg-mix", "greedy", "uniform-progress", "uniform-progress-lite"}
-}
 
 // Validate checks a job. Errors name the field and what is allowed. With an
 // uncertain length, the work checked is the planned quantile.
@@ -99,8 +50,9 @@ const DefaultRuns = 1000
 const DefaultOffsetRuns = 300
 
 // DefaultMaxEvents bounds the events (availability changes, decisions,
-// checkpoints) one simulation may process, all runs and policies together:
-// some 10-30 s of work on a slow machine.
+// checkpoints; an optimum's grid counts as the events its programme costs
+// as much time as) one simulation may process, all runs and policies
+// together: some seconds of work on a slow machine.
 const DefaultMaxEvents = 100_000_000
 
 // Summary is the Monte Carlo result of one policy.
@@ -136,7 +88,8 @@ type Summary struct {
 	Note                    string
 }
 
-// Config is one simulation.
+// Config is one simulation: a job in one zone or several. Without Zones it
+// runs in one zone, of Model at the job's prices.
 type Config struct {
 	Job   Job
 	Model Model
@@ -148,102 +101,14 @@ type Config struct {
 	// MaxEvents bounds the work of a whole SimulateMany call (the first
 	// config's value counts); 0: DefaultMaxEvents.
 	MaxEvents int64
-	// Zones, 2 or more: the job may run in any of them (Model is then
-	// unused; see zones.go); 0 or 1: one zone, as without them.
+	// Zones are where the job may run (Model is then unused; see
+	// zones.go): the policies that choose zones use them all, the others
+	// the first; one zone is the same as Model at the zone's prices.
 	Zones []Zone
 	// MoveCost[i][j] is the money one move from zone i to zone j costs (the
 	// job's state moved), >= 0; nil: free. A move's delay is Job.Restart (a
 	// move is a relaunch elsewhere).
 	MoveCost [][]float64
-}
-
-// runs is the number of runs the config asks for.
-func (c *Config) runs() int {
-	switch {
-	case len(c.Offsets) > 0:
-		return len(c.Offsets)
-	case c.Runs > 0:
-		return c.Runs
-	}
-	m := c.Model
-	if c.multiZone() {
-		m = c.Zones[0].Model
-	}
-	if _, ok := m.(*Replay); ok {
-		return DefaultOffsetRuns
-	}
-	return DefaultRuns
-}
-
-// checkOffsets: start offsets need a trace to start into, inside it (in
-// every zone); several zones are checked first.
-func (c *Config) checkOffsets() error {
-	if c.multiZone() {
-		if err := c.checkZones(); err != nil {
-			return err
-		}
-		return c.checkZoneOffsets()
-	}
-	if len(c.Offsets) == 0 {
-		return nil
-	}
-	rp, ok := c.Model.(*Replay)
-	if !ok {
-		return fmt.Errorf("start offsets need a trace replay, not %s", c.Model.Describe(c.Job.Nodes))
-	}
-	total := rp.Trace.Hours()
-	for i, o := range c.Offsets {
-		if !(o >= 0 && o < total) {
-			return fmt.Errorf("start offset %d (%g h) is outside the trace %s (0 to %g h)", i+1, o, rp.Trace.Name, total)
-		}
-	}
-	return nil
-}
-
-// BudgetError is returned when a simulation would process more events than
-// its budget allows: either estimated before it starts (Estimate > 0) or
-// found on the way.
-type BudgetError struct {
-	Budget   int64   // events allowed
-	Estimate float64 // events expected, when refused before starting
-	Done     int     // runs finished before the budget ran out
-	Total    int     // runs asked for, all policies together
-	Policy   string  // the policy whose run was cut short
-}
-
-func (e *BudgetError) Error() string {
-	if e.Estimate > 0 {
-		return fmt.Sprintf("the simulation would take about %.3g events (checkpoints and availability changes over %d runs), above its budget of %d",
-			e.Estimate, e.Total, e.Budget)
-	}
-	return fmt.Sprintf("the simulation stopped at its budget of %d events with %d of %d runs done (%s)", e.Budget, e.Done, e.Total, e.Policy)
-}
-
-// estimateEvents is roughly the events one run of at least the job's work
-// sees: its checkpoints and, for a trace, its availability changes.
-func estimateEvents(c *Config) float64 {
-	if c.multiZone() {
-		return estimateZoneEvents(c)
-	}
-	pj := c.Job.planned()
-	if c.Job.Length != nil {
-		pj.Work = c.Job.Length.Max()
-	}
-	j := &pj
-	var n float64
-	if j.Checkpoint > 0 && !math.IsInf(j.Checkpoint, 1) {
-		n += j.Work / j.Checkpoint
-	}
-	switch m := c.Model.(type) {
-	case *Replay:
-		r := m.runsFor(j.Nodes)
-		n += j.Work * float64(len(r.Up)) / r.Total
-	default:
-		if mtbf := m.MTBF(j.Nodes); mtbf > 0 && !math.IsInf(mtbf, 1) {
-			n += j.Work / mtbf
-		}
-	}
-	return n
 }
 
 // ODCost is the cost of the job on on-demand only: (start-up + work) × nodes × price.
@@ -265,29 +130,22 @@ type runStat struct {
 	moveCost                float64 // their transfer money
 }
 
-// gangNodes is the number of nodes that must find spot at once under p.
-func gangNodes(p Policy, nodes int) int {
-	if a, ok := p.(ASGMix); ok {
-		if _, sp := a.Split(nodes); sp > 0 {
-			return sp
-		}
-	}
-	return nodes
-}
-
 // SimulateMany runs every config (one per trace, say) and summarises each
-// policy over all their runs together; progress, if set, is called now and
-// then with the number of runs done and the total, all policies together
-// (never less than before; last with the total). The runs are spread over
-// GOMAXPROCS workers; each has its own seeded generator, so the results are
-// those of running them one by one, in the same order. The work is bounded
-// by the first config's MaxEvents, spent run by run in that order: beyond it
-// SimulateMany returns a *BudgetError naming the same run as one by one.
-func SimulateMany(cfgs []Config, pols []Policy, progress func(done, total int)) ([]Summary, error) {
+// policy over all their runs together; progress, if set, is called every
+// second or so while the runs go on, from another goroutine (never two
+// calls at once), with the runs done, the events processed and the time
+// taken (runs never fewer than before), and last with every run done. The
+// runs are spread over GOMAXPROCS workers; each has its own seeded
+// generator, so the results are those of running them one by one, in the
+// same order. The work is bounded by the first config's MaxEvents: a batch
+// estimated beyond it (every policy asked for, the optimum too) is refused
+// before it starts, and the events are otherwise spent run by run in that
+// order: beyond the budget SimulateMany returns a *BudgetError naming the
+// same run as one by one.
+func SimulateMany(cfgs []Config, pols []Policy, progress func(Progress)) ([]Summary, error) {
 	if len(cfgs) == 0 {
 		return nil, fmt.Errorf("nothing to simulate")
 	}
-	cfgs = oneZoneConfigs(cfgs)
 	for k := range cfgs {
 		if cfgs[k].multiZone() != cfgs[0].multiZone() {
 			return nil, fmt.Errorf("config %d: one zone among configs of several; give every config its zones", k+1)
@@ -296,50 +154,46 @@ func SimulateMany(cfgs []Config, pols []Policy, progress func(done, total int)) 
 	if err := cfgs[0].Job.Validate(); err != nil {
 		return nil, err
 	}
+	cfgs = withZones(cfgs)
 	job := cfgs[0].Job.planned()
 	budget := cfgs[0].MaxEvents
 	if budget <= 0 {
 		budget = DefaultMaxEvents
 	}
-	total := 0
-	for k, cfg := range cfgs {
-		if err := cfg.checkOffsets(); err != nil {
-			return nil, fmt.Errorf("config %d: %w", k+1, err)
-		}
-		for _, p := range pols {
-			if !p.NeedsDeadline() || job.Deadline > 0 {
-				total += cfg.runs()
-			}
-		}
-	}
-	var estimate float64
-	for k := range cfgs {
-		for _, p := range pols {
-			if _, od := p.(OnDemandOnly); !od && (!p.NeedsDeadline() || job.Deadline > 0) {
-				estimate += float64(cfgs[k].runs()) * estimateEvents(&cfgs[k])
-			}
-		}
-	}
-	if estimate > float64(budget) {
-		return nil, &BudgetError{Budget: budget, Estimate: estimate, Total: total}
-	}
-	stats := make([][]runStat, len(pols))
-	minSpot, minOD := math.Inf(1), math.Inf(1)
 	nodes := make([]int, len(pols))
 	for pi, p := range pols {
 		nodes[pi] = gangNodes(p, job.Nodes)
 	}
+	total := 0
+	var est work
+	for k := range cfgs {
+		cfg := &cfgs[k]
+		if err := cfg.checkOffsets(); err != nil {
+			return nil, fmt.Errorf("config %d: %w", k+1, err)
+		}
+		for pi, p := range pols {
+			if runnable(p, &job) {
+				total += cfg.runs()
+				est = est.plus(p.estimate(cfg, nodes[pi]).times(float64(cfg.runs())))
+			}
+		}
+	}
+	if est.events > float64(budget) {
+		return nil, &BudgetError{Budget: budget, Estimate: est.events, Seconds: est.wall(), Total: total}
+	}
+	stats := make([][]runStat, len(pols))
+	minSpot, minOD := math.Inf(1), math.Inf(1)
 	tasks := make([]runTask, 0, total)
 	for k := range cfgs {
 		cfg := &cfgs[k]
 		sp, od := cfg.minPrices()
 		minSpot, minOD = math.Min(minSpot, sp), math.Min(minOD, od)
 		for pi, p := range pols {
-			if p.NeedsDeadline() && job.Deadline == 0 {
+			if !runnable(p, &job) {
 				continue
 			}
-			for _, m := range cfg.models() {
-				if rp, ok := m.(*Replay); ok {
+			for _, z := range cfg.Zones {
+				if rp, ok := z.Model.(*Replay); ok {
 					rp.runsFor(nodes[pi]) // fill the cache before the workers read it
 				}
 			}
@@ -348,7 +202,8 @@ func SimulateMany(cfgs []Config, pols []Policy, progress func(done, total int)) 
 			}
 		}
 	}
-	outs, err := runParallel(cfgs, pols, nodes, tasks, budget, progress)
+	start := time.Now()
+	outs, events, err := runParallel(cfgs, pols, nodes, tasks, budget, progress)
 	if err != nil {
 		return nil, err
 	}
@@ -356,12 +211,12 @@ func SimulateMany(cfgs []Config, pols []Policy, progress func(done, total int)) 
 		stats[tk.pol] = append(stats[tk.pol], outs[j].stat)
 	}
 	if progress != nil {
-		progress(total, total)
+		progress(Progress{Runs: total, Total: total, Events: events, Budget: budget, Elapsed: time.Since(start)})
 	}
 	out := make([]Summary, len(pols))
 	od := cfgs[0].odCost(job.Work)
 	for pi, p := range pols {
-		if p.NeedsDeadline() && job.Deadline == 0 {
+		if !runnable(p, &job) {
 			out[pi] = Summary{Policy: p.Name(), Note: "needs --deadline"}
 			continue
 		}
@@ -376,7 +231,7 @@ func SimulateMany(cfgs []Config, pols []Policy, progress func(done, total int)) 
 		}
 	}
 	for oi, p := range pols {
-		if _, ok := p.(Optimal); ok && len(stats[oi]) > 0 {
+		if p.hindsight() && len(stats[oi]) > 0 {
 			for pi := range pols {
 				if len(stats[pi]) == len(stats[oi]) {
 					out[pi].RegretMean, out[pi].RegretP95, out[pi].HasRegret = regret(stats[pi], stats[oi])
@@ -468,51 +323,6 @@ func summarize(name string, runs []runStat, od float64) Summary {
 	return sum
 }
 
-func runSource(cfg Config, rng *rand.Rand, nodes, i int) source {
-	if rp, ok := cfg.Model.(*Replay); ok && len(cfg.Offsets) > 0 {
-		return rp.sourceAt(rp.runsFor(nodes), cfg.Offsets[i%len(cfg.Offsets)])
-	}
-	return cfg.Model.source(rng, nodes)
-}
-
-func minSpotPrice(cfg Config) float64 {
-	if rp, ok := cfg.Model.(*Replay); ok && rp.Trace.Prices != nil {
-		return rp.runsFor(1).prices.min()
-	}
-	return cfg.Job.SpotPrice
-}
-
-// minPrices are the lowest spot and on-demand prices per node-hour the
-// config offers (in any of its zones).
-func (c *Config) minPrices() (spot, od float64) {
-	if c.multiZone() {
-		return c.zoneMinPrices()
-	}
-	return minSpotPrice(*c), c.Job.ODPrice
-}
-
-// odCost is a job of work hours on on-demand alone (in the cheapest zone).
-func (c *Config) odCost(work float64) float64 {
-	if c.multiZone() {
-		return c.odCostZones(work)
-	}
-	j := c.Job
-	j.Work = work
-	return j.ODCost()
-}
-
-// models are the config's availability models: one per zone.
-func (c *Config) models() []Model {
-	if !c.multiZone() {
-		return []Model{c.Model}
-	}
-	ms := make([]Model, len(c.Zones))
-	for i := range c.Zones {
-		ms[i] = c.Zones[i].Model
-	}
-	return ms
-}
-
 // quantile of sorted xs by linear interpolation.
 func quantile(xs []float64, q float64) float64 {
 	if len(xs) == 0 {
@@ -531,7 +341,7 @@ func Explain(cfg Config, p Policy) (Result, error) {
 	if err := cfg.Job.Validate(); err != nil {
 		return Result{}, err
 	}
-	cfg = cfg.oneZone()
+	cfg = cfg.withZones()
 	if cfg.multiZone() {
 		if err := cfg.checkOffsets(); err != nil {
 			return Result{}, err
@@ -541,7 +351,7 @@ func Explain(cfg Config, p Policy) (Result, error) {
 	if budget <= 0 {
 		budget = DefaultMaxEvents
 	}
-	r, _, exhausted := runOnce(&cfg, p, gangNodes(p, cfg.Job.Nodes), 0, true, budget)
+	r, _, exhausted := runOnce(&cfg, p, gangNodes(p, cfg.Job.Nodes), 0, true, budget, nil)
 	if exhausted {
 		return r, &BudgetError{Budget: budget, Total: 1, Policy: p.Name()}
 	}

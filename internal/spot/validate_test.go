@@ -140,7 +140,7 @@ func TestValidate(t *testing.T) {
 		runs1 := rp.runsFor(jg.Nodes)
 		t0 := time.Now()
 		for _, off := range offs {
-			runOptimal(&jg, Optimal{}, rp.sourceAt(runs1, off), false)
+			optimum(&jg, []*grid{newGrid(&jg, defaultRates(&jg), rp.sourceAt(runs1, off), gap)}, nil, false)
 		}
 		cl.opt += time.Since(t0)
 		// The fast optimum against the reference programme at 2 offsets.

@@ -39,17 +39,22 @@ func (z *Zone) odPrice(j *Job) float64 {
 // multiZone reports whether the config simulates several zones.
 func (c *Config) multiZone() bool { return len(c.Zones) >= 2 }
 
-// oneZone folds a config of a single zone into today's single-zone form:
-// the zone's model and prices become the config's.
-func (c Config) oneZone() Config {
-	if len(c.Zones) != 1 {
-		return c
+// withZones is the config in its one shape: a job in one zone or several.
+// A config without zones has one, of its model at the job's prices.
+func (c Config) withZones() Config {
+	if len(c.Zones) == 0 {
+		c.Zones = []Zone{{Model: c.Model}}
 	}
-	z := c.Zones[0]
-	c.Model = z.Model
-	c.Job.SpotPrice, c.Job.ODPrice = z.spotPrice(&c.Job), z.odPrice(&c.Job)
-	c.Zones, c.MoveCost = nil, nil
 	return c
+}
+
+// withZones gives every config its zones (copies: the callers' are left as they are).
+func withZones(cfgs []Config) []Config {
+	out := make([]Config, len(cfgs))
+	for i := range cfgs {
+		out[i] = cfgs[i].withZones()
+	}
+	return out
 }
 
 // checkZones validates the zones and the move costs of a config with
@@ -167,16 +172,81 @@ func PairTraces(ts []*Trace) ([]*Trace, string, error) {
 	return out, note, nil
 }
 
-// oneZoneConfigs folds configs of a single zone into today's form.
-func oneZoneConfigs(cfgs []Config) []Config {
-	for i := range cfgs {
-		if len(cfgs[i].Zones) == 1 {
-			out := make([]Config, len(cfgs))
-			for k := range cfgs {
-				out[k] = cfgs[k].oneZone()
-			}
-			return out
+// runs is the number of runs the config (with its zones) asks for.
+func (c *Config) runs() int {
+	switch {
+	case len(c.Offsets) > 0:
+		return len(c.Offsets)
+	case c.Runs > 0:
+		return c.Runs
+	}
+	if _, ok := c.Zones[0].Model.(*Replay); ok {
+		return DefaultOffsetRuns
+	}
+	return DefaultRuns
+}
+
+// checkOffsets: start offsets need a trace to start into, inside it, in
+// every zone; several zones are checked first (checkZones).
+func (c *Config) checkOffsets() error {
+	if c.multiZone() {
+		if err := c.checkZones(); err != nil {
+			return err
 		}
 	}
-	return cfgs
+	for i, o := range c.Offsets {
+		for _, z := range c.Zones {
+			rp, ok := z.Model.(*Replay)
+			switch {
+			case !ok && !c.multiZone():
+				return fmt.Errorf("start offsets need a trace replay, not %s", z.Model.Describe(c.Job.Nodes))
+			case !ok:
+				return fmt.Errorf("start offsets need trace replays in every zone; zone %s is %s", z.Name, z.Model.Describe(c.Job.Nodes))
+			}
+			if total := rp.Trace.Hours(); !(o >= 0 && o < total) {
+				if !c.multiZone() {
+					return fmt.Errorf("start offset %d (%g h) is outside the trace %s (0 to %g h)", i+1, o, rp.Trace.Name, total)
+				}
+				return fmt.Errorf("start offset %d (%g h) is outside the trace of zone %s (0 to %g h)", i+1, o, z.Name, total)
+			}
+		}
+	}
+	return nil
+}
+
+// zoneNames are the zones' names, for timelines.
+func (c *Config) zoneNames() []string {
+	out := make([]string, len(c.Zones))
+	for i, z := range c.Zones {
+		out[i] = z.Name
+	}
+	return out
+}
+
+// odCost is the job's cost for work hours on on-demand alone in its cheapest zone.
+func (c *Config) odCost(work float64) float64 {
+	best := math.Inf(1)
+	for i := range c.Zones {
+		j := c.Job
+		j.Work = work
+		j.ODPrice = c.Zones[i].odPrice(&c.Job)
+		best = math.Min(best, j.ODCost())
+	}
+	return best
+}
+
+// minPrices are the lowest spot and on-demand prices per node-hour of any
+// zone (a trace's own spot prices where it has them).
+func (c *Config) minPrices() (spot, od float64) {
+	spot, od = math.Inf(1), math.Inf(1)
+	for i := range c.Zones {
+		z := &c.Zones[i]
+		od = math.Min(od, z.odPrice(&c.Job))
+		if rp, ok := z.Model.(*Replay); ok && rp.Trace.Prices != nil {
+			spot = math.Min(spot, rp.runsFor(1).prices.min())
+			continue
+		}
+		spot = math.Min(spot, z.spotPrice(&c.Job))
+	}
+	return spot, od
 }

@@ -2,39 +2,10 @@ package spot
 
 import "math"
 
-// The multi-zone policies. Each is also a Policy of one zone: there a move
-// is never possible, and failover, round-robin and cheapest-first are the
+// The multi-zone policies. Each also runs in one zone: there a move is
+// never possible, and failover, round-robin and cheapest-first are the
 // spot policy (wait for spot to return), failover-deadline is
-// uniform-progress, so that with one zone their results equal today's.
-
-// zoneState is what a multi-zone policy sees when it decides.
-type zoneState struct {
-	State           // SpotUp: spot is up in some zone
-	zone  int       // where the job runs, or where its state lies while idle (-1: not launched yet)
-	up    []bool    // spot up now, per zone
-	spot  []float64 // spot price per node-hour now, per zone
-	od    []float64 // on-demand price per node-hour, per zone
-	cfg   *Config   // for the move costs
-	why   string    // the reason of the last decision, for --explain
-}
-
-// zonePolicy is a policy that chooses the zone as well as the mode.
-type zonePolicy interface {
-	Policy
-	// decideZone returns the wanted mode, its zone (ignored for Idle) and
-	// the time to decide again (Inf: at the next availability change in any zone).
-	decideZone(s *zoneState) (Mode, int, float64)
-}
-
-// ZoneAware reports whether a policy chooses among several zones (the
-// others, simulated with several zones, run in the first zone only).
-func ZoneAware(p Policy) bool {
-	if _, ok := p.(Optimal); ok {
-		return true
-	}
-	_, ok := p.(zonePolicy)
-	return ok
-}
+// uniform-progress: with one zone their runs are those policies' (tested).
 
 // ZonePolicyNames lists the multi-zone policies' names.
 func ZonePolicyNames() []string {
@@ -58,7 +29,7 @@ func zonePolicyByName(n string) Policy {
 
 // cheapestUp is the zone with spot up now at the lowest spot price (ties:
 // the first in order), or -1 when spot is down everywhere.
-func (s *zoneState) cheapestUp() int {
+func (s *State) cheapestUp() int {
 	best := -1
 	for z, up := range s.up {
 		if up && (best < 0 || s.spot[z] < s.spot[best]) {
@@ -69,19 +40,17 @@ func (s *zoneState) cheapestUp() int {
 }
 
 // stays reports whether the job is on spot in a zone where spot is still up.
-func (s *zoneState) stays() bool { return s.Mode == OnSpot && s.zone >= 0 && s.up[s.zone] }
+func (s *State) stays() bool { return s.Mode == OnSpot && s.zone >= 0 && s.up[s.zone] }
 
 // Failover runs on spot; when preempted (or while idle) it moves to the
 // zone with spot up now, the cheapest of them (ties: the first in the
 // given order), and waits idle while spot is down everywhere.
-type Failover struct{}
+type Failover struct{ zoned }
 
 // Name implements Policy.
-func (Failover) Name() string                    { return "failover" }
-func (Failover) rates(j *Job) rates              { return defaultRates(j) }
-func (Failover) NeedsDeadline() bool             { return false }
-func (Failover) decide(s *State) (Mode, float64) { return SpotOnly{}.decide(s) }
-func (Failover) decideZone(s *zoneState) (Mode, int, float64) {
+func (Failover) Name() string        { return "failover" }
+func (Failover) NeedsDeadline() bool { return false }
+func (Failover) decide(s *State) (Mode, int, float64) {
 	if s.stays() {
 		return OnSpot, s.zone, inf
 	}
@@ -95,14 +64,12 @@ func (Failover) decideZone(s *zoneState) (Mode, int, float64) {
 // RoundRobin runs on spot; when preempted (or while idle) it takes the
 // next zone in the given order, after the one it was in, that has spot up
 // (its own zone last); the first launch tries the zones from the first.
-type RoundRobin struct{}
+type RoundRobin struct{ zoned }
 
 // Name implements Policy.
-func (RoundRobin) Name() string                    { return "round-robin" }
-func (RoundRobin) rates(j *Job) rates              { return defaultRates(j) }
-func (RoundRobin) NeedsDeadline() bool             { return false }
-func (RoundRobin) decide(s *State) (Mode, float64) { return SpotOnly{}.decide(s) }
-func (RoundRobin) decideZone(s *zoneState) (Mode, int, float64) {
+func (RoundRobin) Name() string        { return "round-robin" }
+func (RoundRobin) NeedsDeadline() bool { return false }
+func (RoundRobin) decide(s *State) (Mode, int, float64) {
 	if s.stays() {
 		return OnSpot, s.zone, inf
 	}
@@ -124,14 +91,12 @@ func (RoundRobin) decideZone(s *zoneState) (Mode, int, float64) {
 // restart × nodes × p′ (p, p′ the spot prices per node-hour now, here and
 // there). Leaving on purpose saves the work in progress, so only the delay
 // and the transfer are paid.
-type CheapestFirst struct{}
+type CheapestFirst struct{ zoned }
 
 // Name implements Policy.
-func (CheapestFirst) Name() string                    { return "cheapest-first" }
-func (CheapestFirst) rates(j *Job) rates              { return defaultRates(j) }
-func (CheapestFirst) NeedsDeadline() bool             { return false }
-func (CheapestFirst) decide(s *State) (Mode, float64) { return SpotOnly{}.decide(s) }
-func (CheapestFirst) decideZone(s *zoneState) (Mode, int, float64) {
+func (CheapestFirst) Name() string        { return "cheapest-first" }
+func (CheapestFirst) NeedsDeadline() bool { return false }
+func (CheapestFirst) decide(s *State) (Mode, int, float64) {
 	c := s.cheapestUp()
 	if s.stays() {
 		if c >= 0 && c != s.zone {
@@ -158,15 +123,13 @@ func (CheapestFirst) decideZone(s *zoneState) (Mode, int, float64) {
 // work costs least on on-demand, the move's transfer money included (with
 // free moves: the zone with the cheapest on-demand price); on spot it
 // behaves as failover.
-type FailoverDeadline struct{}
+type FailoverDeadline struct{ zoned }
 
 // Name implements Policy.
-func (FailoverDeadline) Name() string                    { return "failover-deadline" }
-func (FailoverDeadline) rates(j *Job) rates              { return defaultRates(j) }
-func (FailoverDeadline) NeedsDeadline() bool             { return true }
-func (FailoverDeadline) decide(s *State) (Mode, float64) { return UniformProgress{}.decide(s) }
-func (FailoverDeadline) decideZone(s *zoneState) (Mode, int, float64) {
-	want, until := UniformProgress{}.decide(&s.State)
+func (FailoverDeadline) Name() string        { return "failover-deadline" }
+func (FailoverDeadline) NeedsDeadline() bool { return true }
+func (FailoverDeadline) decide(s *State) (Mode, int, float64) {
+	want, _, until := UniformProgress{}.decide(s)
 	switch want {
 	case OnSpot:
 		if s.stays() {

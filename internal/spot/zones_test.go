@@ -31,8 +31,8 @@ func markovTrace(rng *rand.Rand, name string, n int) *Trace {
 	return tr
 }
 
-// TestZoneSimOneZoneEqualsToday: run through the multi-zone simulator with
-// one zone, failover, round-robin and cheapest-first give the spot policy's
+// TestZoneSimOneZoneEqualsToday: with one zone, the zone policies
+// failover, round-robin and cheapest-first give the spot policy's
 // runs and failover-deadline uniform-progress's, run by run, on traces (with
 // and without prices, several nodes, periodic checkpoints with a cost) and
 // on a memoryless model; and through SimulateMany a config of one zone
@@ -46,16 +46,16 @@ func TestZoneSimOneZoneEqualsToday(t *testing.T) {
 	}
 	job := Job{Work: 20, Deadline: 26, Nodes: 2, Checkpoint: 0.7, CheckpointCost: 0.05, Restart: 0.2, Startup: 0.2, SpotPrice: 0.9, ODPrice: 3}
 	pairs := []struct {
-		zone  zonePolicy
+		zone  Policy
 		today Policy
 	}{{Failover{}, SpotOnly{}}, {RoundRobin{}, SpotOnly{}}, {CheapestFirst{}, SpotOnly{}}, {FailoverDeadline{}, UniformProgress{}}}
 	for mi, m := range models {
 		cfg := Config{Job: job, Zones: []Zone{{Name: "a", Model: m}}, Seed: 7}
+		today := Config{Job: job, Model: m, Seed: 7}.withZones()
 		for _, p := range pairs {
 			for i := range 40 {
-				plan := job
-				want, _, _ := simulate(&plan, job.Work, p.today, runSource(Config{Job: job, Model: m}, rand.New(rand.NewPCG(7, uint64(i))), job.Nodes, i), false, 1e7)
-				got, _, _ := simulateZone(&cfg, &plan, job.Work, p.zone, zoneSources(&cfg, rand.New(rand.NewPCG(7, uint64(i))), job.Nodes, i), nil, false, 1e7)
+				want, _, _ := runOnce(&today, p.today, job.Nodes, i, false, 1e7, nil)
+				got, _, _ := runOnce(&cfg, p.zone, job.Nodes, i, false, 1e7, nil)
 				if math.Abs(got.Cost-want.Cost) > 1e-9 || math.Abs(got.Hours-want.Hours) > 1e-9 || got.Interruptions != want.Interruptions || got.Switches != want.Switches || got.Moves != 0 {
 					t.Fatalf("model %d run %d %s: cost %.9g hours %.9g intr %d sw %d moves %d; %s: cost %.9g hours %.9g intr %d sw %d",
 						mi, i, p.zone.Name(), got.Cost, got.Hours, got.Interruptions, got.Switches, got.Moves, p.today.Name(), want.Cost, want.Hours, want.Interruptions, want.Switches)
@@ -108,8 +108,7 @@ func TestZoneNeverUpIsNeverUsed(t *testing.T) {
 	cfg := Config{Job: job, Zones: []Zone{{Name: "dead", Model: NewReplay(dead), SpotPrice: 0.1}, {Name: "live", Model: NewReplay(live)}}, Runs: 20, Seed: 5}
 	for _, p := range []Policy{Failover{}, RoundRobin{}, CheapestFirst{}, FailoverDeadline{}} {
 		for i := range 20 {
-			plan := job
-			r, _, _ := simulateZone(&cfg, &plan, job.Work, p.(zonePolicy), zoneSources(&cfg, rand.New(rand.NewPCG(5, uint64(i))), 1, i), cfg.zoneNames(), true, 1e7)
+			r, _, _ := runOnce(&cfg, p, 1, i, true, 1e7, nil)
 			for _, ev := range r.Events {
 				if ev.What == "switch" && strings.HasSuffix(ev.Detail, "spot in dead") {
 					t.Fatalf("%s run %d: ran on spot in the dead zone: %v", p.Name(), i, ev)
@@ -175,16 +174,15 @@ func TestZoneMovesCharged(t *testing.T) {
 
 // zscript runs a fixed schedule across zones: (mode, zone) per step.
 type zscript struct {
+	zoned
 	h     float64
 	modes []Mode
 	zones []int
 }
 
-func (zscript) Name() string                  { return "zscript" }
-func (zscript) rates(j *Job) rates            { return defaultRates(j) }
-func (zscript) NeedsDeadline() bool           { return false }
-func (zscript) decide(*State) (Mode, float64) { return OnDemand, inf }
-func (s zscript) decideZone(st *zoneState) (Mode, int, float64) {
+func (zscript) Name() string        { return "zscript" }
+func (zscript) NeedsDeadline() bool { return false }
+func (s zscript) decide(st *State) (Mode, int, float64) {
 	k := int(math.Floor(st.T/s.h + 1e-6))
 	if k >= len(s.modes) {
 		return OnDemand, max(st.zone, 0), inf
@@ -223,8 +221,7 @@ func TestZoneOptimumBruteForce(t *testing.T) {
 				x /= 5
 				sc.modes[k], sc.zones[k] = Mode((d+1)/2), (d+1)%2
 			}
-			plan := job
-			r, _, _ := simulateZone(&cfg, &plan, job.Work, sc, zoneSources(&cfg, nil, 1, 0), nil, false, 1e6)
+			r, _, _ := runOnce(&cfg, sc, 1, 0, false, 1e6, nil)
 			if r.Met && r.Cost < best {
 				best = r.Cost
 			}
