@@ -9,9 +9,11 @@ package cli
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/pflag"
@@ -115,3 +117,40 @@ func (v *durationsValue) Set(s string) error {
 	*v.hs, v.text = out, s
 	return nil
 }
+
+// countValue is a whole count that may be written in scientific notation
+// (--max-events 2e8), within [min, max].
+type countValue struct {
+	n        *int64
+	min, max int64
+}
+
+func (v *countValue) String() string { return strconv.FormatInt(*v.n, 10) }
+func (v *countValue) Type() string   { return "count" }
+func (v *countValue) Set(s string) error {
+	f, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+	if err != nil || f != math.Trunc(f) || f < float64(v.min) || f > float64(v.max) {
+		return fmt.Errorf("want a whole number from %d to %d (2e8 allowed)", v.min, v.max)
+	}
+	*v.n = int64(f)
+	return nil
+}
+
+// seedValue is a random seed: a whole number from 0 to 2^64-1.
+type seedValue struct{ n *uint64 }
+
+func (v *seedValue) String() string { return strconv.FormatUint(*v.n, 10) }
+func (v *seedValue) Type() string   { return "uint" }
+func (v *seedValue) Set(s string) error {
+	n, err := strconv.ParseUint(strings.TrimSpace(s), 10, 64)
+	if err != nil {
+		return fmt.Errorf("want a whole number from 0 to %d", uint64(math.MaxUint64))
+	}
+	*v.n = n
+	return nil
+}
+
+var (
+	_ pflag.Value = (*countValue)(nil)
+	_ pflag.Value = (*seedValue)(nil)
+)

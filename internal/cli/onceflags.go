@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -35,6 +36,14 @@ func onceFlags(cmd *cobra.Command) {
 	cmd.Flags().VisitAll(func(f *pflag.Flag) {
 		if holdsOne(f) {
 			f.Value = &onceValue{Value: f.Value, name: f.Name}
+		}
+		// A help text that says its default itself ("(default 5m; 0
+		// allowed)") is not followed by pflag's "(default 5m)" as well.
+		if strings.Contains(f.Usage, "(default") {
+			f.DefValue = "" // pflag's zero: it prints no default
+			if _, ok := f.Value.(pflag.SliceValue); ok {
+				f.DefValue = "[]"
+			}
 		}
 	})
 }

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"github.com/spf13/cobra"
 	"strings"
 	"testing"
 )
@@ -53,4 +54,27 @@ func TestExportWithOutputRefused(t *testing.T) {
 			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", tc.extra, code, errb, tc.want)
 		}
 	}
+}
+
+// No help prints a default twice (the text's own and pflag's).
+func TestHelpDefaultsOnce(t *testing.T) {
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		if c.Hidden {
+			return
+		}
+		out, _, code := run(t, append(strings.Fields(c.CommandPath())[1:], "--help")...)
+		if code != ExitOK {
+			t.Errorf("%s --help: exit %d", c.CommandPath(), code)
+		}
+		for _, line := range strings.Split(out, "\n") {
+			if strings.Count(line, "(default") > 1 {
+				t.Errorf("%s --help prints a default twice: %s", c.CommandPath(), strings.TrimSpace(line))
+			}
+		}
+		for _, sub := range c.Commands() {
+			walk(sub)
+		}
+	}
+	walk(newRoot(&env{}))
 }

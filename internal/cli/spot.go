@@ -133,7 +133,7 @@ type spotFlags struct {
 // newSpotFlags returns the flags with their defaults.
 func newSpotFlags() spotFlags {
 	f := spotFlags{
-		work: newHours(new(float64), false, cost.MaxDurationHours), deadline: newHours(new(float64), false, cost.MaxDurationHours),
+		work: newHours(new(float64), false, cost.MaxDurationHours), deadline: newHours(new(float64), false, cost.MaxHorizonMonths*catalog.HoursPerMonth),
 		ckptCost: newHours(new(float64), true, cost.MaxDurationHours), restart: newHours(new(float64), true, cost.MaxDurationHours),
 		down: newHours(new(float64), true, cost.MaxDurationHours), mtbf: newHours(new(float64), false, cost.MaxDurationHours),
 		checkpoint: "auto", traceMode: "replay", policy: "all", nodes: 1, runs: spot.DefaultRuns, seed: 1, maxEvents: spot.DefaultMaxEvents,
@@ -204,7 +204,7 @@ func newSpotCmd(e *env) *cobra.Command {
 	fl.Var(f.workLen, "work", "hours of compute the job needs, e.g. 72h or 3d, or an uncertain length as a uniform range, 40h..56h (required unless --work-runs)")
 	fl.Var(&durationsValue{hs: &f.workRuns, max: cost.MaxDurationHours, maxN: spot.MaxLengthRuns}, "work-runs", "an uncertain length as past runs' lengths, e.g. 41h,44h,52h (each run draws one)")
 	fl.Var(form.Float(&f.planQ, 0, 1, true, ""), "plan-quantile", "with an uncertain length: the policies plan on this quantile of it, above 0 and at most 1 (default 1: the longest)")
-	fl.Var(f.deadline, "deadline", "time from the start by which the job must finish")
+	fl.Var(f.deadline, "deadline", "time from the start by which the job must finish, at most 10y (as advise)")
 	fl.Var(form.Int(&f.nodes, 1, 100000), "nodes", "nodes the job needs at once (gang), 1 to 100000")
 	fl.Var(form.Band(&f.band), "band", "AWS Spot Advisor interruption band per month: <5%, 5-10%, 10-15%, 15-20%, >20%")
 	fl.Var(form.Float(&f.hazard, 0, 1000, true, ""), "hazard", "interruptions per hour per instance (above 0, at most 1000)")
@@ -221,14 +221,14 @@ func newSpotCmd(e *env) *cobra.Command {
 	fl.Var(f.restart, "restart", "changeover delay: from an interruption or switch to progress again, per instance (default 10m; 0 allowed); a gang of --nodes N waits for the last, N's harmonic number times it (advise and cost use the same)")
 	fl.StringVar(&f.policy, "policy", "all", "policies: "+strings.Join(spot.PolicyNames(), ", ")+", or all; optimal adds the hindsight optimum and each policy's regret over it")
 	fl.Var(form.Int(&f.runs, 1, 10_000_000), "runs", fmt.Sprintf("simulated runs per policy, 1 to 10000000 (default %d; a trace: %d start offsets per trace unless set)", spot.DefaultRuns, spot.DefaultOffsetRuns))
-	fl.Uint64Var(&f.seed, "seed", f.seed, "random seed (the same seed gives the same results)")
+	fl.Var(&seedValue{n: &f.seed}, "seed", "random seed, 0 to 2^64-1 (the same seed gives the same results)")
 	fl.Var(form.Int(&f.odBase, 0, 100000), "od-base", "asg-mix: on-demand base capacity (nodes)")
 	fl.Var(form.Float(&f.odPercent, 0, 100, false, ""), "od-percent", "asg-mix: on-demand percentage above the base, 0 to 100")
 	fl.StringVar(&f.regions, "regions", "", "several zones: one --trace per zone, and the multi-zone policies: "+strings.Join(spot.ZonePolicyNames(), ", ")+", all, or optimal (the optimum across zones)")
 	fl.Var(form.Float(&f.moveGB, 0, maxMoveGB, false, ""), "move-gb", fmt.Sprintf("with --regions: GB of job state each move between zones copies, 0 to %g (default 0: moves pay only their restart delay)", float64(maxMoveGB)))
 	fl.Var(form.Float(&f.movePrice, 0, maxMovePrice, false, ""), "move-price", fmt.Sprintf("with --move-gb: price per GB moved (in --currency), 0 to %d; default: the catalog's transfer prices for AWS zones", maxMovePrice))
 	fl.BoolVar(&f.explain, "explain", false, "print the timeline of one run of each policy")
-	fl.Int64Var(&f.maxEvents, "max-events", f.maxEvents, "stop with an error beyond this many simulation events (checkpoints, availability changes; the hindsight optimum's programme as the events that take as long), all runs together: 1000 to 10000000000")
+	fl.Var(&countValue{n: &f.maxEvents, min: 1000, max: 10_000_000_000}, "max-events", "stop with an error beyond this many simulation events (checkpoints, availability changes; the hindsight optimum's programme as the events that take as long), all runs together: 1000 to 10000000000")
 	fl.Var(&outPathValue{p: &f.chart, exts: []string{".svg"}}, "chart", "write a strip chart of the run costs per policy, with P(meet the deadline), as SVG to this file (.svg)")
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		format, err := getFormat()
@@ -307,6 +307,7 @@ type spotInputs struct {
 	currency     string
 	model        string
 	ckptMode     string
+	traceNotes   []string // what a reader of the results must know about the traces (shorter than the job)
 	bandNote     string
 	hazard       float64 // per instance per hour (0 for traces)
 	multi        []spot.Model
@@ -422,6 +423,12 @@ func (f *spotFlags) prepare(changed func(string) bool) (*spotInputs, error) {
 				return nil, asUsage(err)
 			}
 			names = append(names, path)
+			if m := tr.MaxUp(); job.Nodes > m {
+				return nil, usagef("--nodes %d: the trace %s never has more than %d instance(s) up at once: a gang of %d could never run on spot; want --nodes at most %d", job.Nodes, path, m, job.Nodes, m)
+			}
+			if h := max(job.Deadline, job.Work); h > tr.Hours() {
+				in.traceNotes = append(in.traceNotes, fmt.Sprintf("%s covers %.1f h, less than the job's %.1f h: a run wraps around to the trace's start and meets its own history again", path, tr.Hours(), h))
+			}
 			switch f.traceMode {
 			case "replay":
 				models = append(models, spot.NewReplay(tr))
@@ -528,6 +535,12 @@ func (f *spotFlags) prepare(changed func(string) bool) (*spotInputs, error) {
 			return nil, usagef("--checkpoint %q: want a duration, auto, none or continuous", f.checkpoint)
 		}
 		if job.Checkpoint == 0 {
+			// Zero is continuous checkpointing, which is free: consistent only
+			// with a free checkpoint (an interval at or below a checkpoint's
+			// cost is refused, and 1m was while 0s passed).
+			if *f.ckptCost.P > 0 {
+				return nil, usagef("--checkpoint %s: an interval of zero writes checkpoints continuously, for free, but each costs --checkpoint-cost %s; write --checkpoint continuous for that model, or an interval above the cost", f.checkpoint, f.ckptCost.Text)
+			}
 			in.ckptMode = "continuous: an interruption loses no work"
 			break
 		}
@@ -562,6 +575,9 @@ func (f *spotFlags) prepare(changed func(string) bool) (*spotInputs, error) {
 		return nil, asUsage(err)
 	}
 	in.model = in.cfg.Model.Describe(job.Nodes)
+	if len(in.traceNotes) > 0 {
+		in.model += "; " + strings.Join(in.traceNotes, "; ")
+	}
 	if in.multi != nil {
 		in.model = "replay of " + in.multiNote
 	}
@@ -923,9 +939,9 @@ func spotChart(sums []spot.Summary, in *spotInputs) *render.StripChart {
 
 func newSpotSynthCmd(e *env) *cobra.Command {
 	var up, down, length, gap string
-	var nodes int
+	nodes := 1
 	var price float64
-	var seed uint64
+	seed := uint64(1)
 	cmd := &cobra.Command{
 		Use:   "synth",
 		Short: "Write a synthetic availability trace (Can't Be Late format) from a two-state model",
@@ -952,8 +968,8 @@ project's test traces are made with this command (see internal/spot/testdata).`,
 			if err != nil {
 				return err
 			}
-			if nodes < 1 || price < 0 || l/g > 5e6 {
-				return usagef("--nodes must be >= 1, --price >= 0, and the trace at most 5,000,000 ticks")
+			if price < 0 || l/g > 5e6 {
+				return usagef("--price must be >= 0, and the trace at most 5,000,000 ticks (--length / --gap)")
 			}
 			return spot.Synthesize(u, d, g*3600, l, nodes, price, seed).WriteJSON(e.stdout)
 		},
@@ -962,9 +978,9 @@ project's test traces are made with this command (see internal/spot/testdata).`,
 	cmd.Flags().StringVar(&down, "down", "1h", "mean time spot stays unavailable")
 	cmd.Flags().StringVar(&length, "length", "30d", "length of the trace")
 	cmd.Flags().StringVar(&gap, "gap", "300s", "time between ticks")
-	cmd.Flags().IntVar(&nodes, "nodes", 1, "instances available while up (data value)")
+	cmd.Flags().Var(form.Int(&nodes, 1, 100000), "nodes", "instances available while up (data value), 1 to 100000 (default 1)")
 	cmd.Flags().Float64Var(&price, "price", 0, "spot price per hour to write on every tick (0: no prices)")
-	cmd.Flags().Uint64Var(&seed, "seed", 1, "random seed")
+	cmd.Flags().Var(&seedValue{n: &seed}, "seed", "random seed, 0 to 2^64-1 (default 1)")
 	return cmd
 }
 

@@ -205,7 +205,7 @@ func TestParseTraceErrors(t *testing.T) {
 		"meta arr":  {`{"metadata": [60], "data": [1]}`, "metadata holds a JSON array"},
 		"blank":     {`  `, "the file is empty"},
 		"no gap":    {`{"metadata": {}, "data": [1]}`, "gap_seconds is missing"},
-		"zero gap":  {`{"metadata": {"gap_seconds": 0}, "data": [1]}`, "must be a positive number"},
+		"zero gap":  {`{"metadata": {"gap_seconds": 0}, "data": [1]}`, "want 1 to 86400 seconds between ticks"},
 		"negative":  {`{"metadata": {"gap_seconds": 60}, "data": [1, -1]}`, "data[1] = -1 is negative"},
 		"empty":     {`{"metadata": {"gap_seconds": 60}, "data": []}`, "data is empty"},
 		"prices":    {`{"metadata": {"gap_seconds": 60}, "data": [1, 1], "prices": [1]}`, "1 prices for 2 ticks"},

@@ -31,6 +31,22 @@ type Trace struct {
 	Prices     []float64
 }
 
+// The range of a trace's tick: a second to a day (a gap of 1e300 s printed
+// 300-digit hours).
+const (
+	MinTraceGapSeconds = 1
+	MaxTraceGapSeconds = 86400
+)
+
+// MaxUp is the most instances the trace has up at any tick.
+func (t *Trace) MaxUp() int {
+	m := 0
+	for _, n := range t.Data {
+		m = max(m, n)
+	}
+	return m
+}
+
 // traceShape is the expected file shape, for error messages.
 const traceShape = `{"metadata": {"gap_seconds": G}, "data": [n, ...], "prices": [p, ...] (optional)}`
 
@@ -67,8 +83,9 @@ func ParseTrace(r io.Reader) (*Trace, error) {
 	switch {
 	case raw.Metadata == nil || raw.Metadata.GapSeconds == nil:
 		return nil, fmt.Errorf("trace: metadata.gap_seconds is missing")
-	case !(*raw.Metadata.GapSeconds > 0) || math.IsInf(*raw.Metadata.GapSeconds, 0):
-		return nil, fmt.Errorf("trace: metadata.gap_seconds %v must be a positive number of seconds", *raw.Metadata.GapSeconds)
+	case !(*raw.Metadata.GapSeconds >= MinTraceGapSeconds && *raw.Metadata.GapSeconds <= MaxTraceGapSeconds):
+		return nil, fmt.Errorf("trace: metadata.gap_seconds %v: want %g to %g seconds between ticks (the published traces tick every 30 to 600 s)",
+			*raw.Metadata.GapSeconds, float64(MinTraceGapSeconds), float64(MaxTraceGapSeconds))
 	case len(raw.Data) == 0:
 		return nil, fmt.Errorf("trace: data is empty; want one count of available instances per tick")
 	case raw.Prices != nil && len(raw.Prices) != len(raw.Data):
