@@ -16,31 +16,55 @@ bin=$(mktemp -d)/gpuscout
 CGO_ENABLED=0 go build -o "$bin" ./cmd/gpuscout
 
 # Start-up against a static Go hello-world built here, now (issue 24's
-# targets: version <= 2x, gpus <= 3x, offers --gpu A100:8 <= 4x).
+# targets: version <= 2x, gpus <= 3x, offers --gpu A100:8 <= 4x). The
+# commands run in rounds, one run of each per round, so that a machine
+# shared with other work slows them alike; each figure is the median of N.
 hello_dir=$(mktemp -d)
 printf 'package main\n\nimport "os"\n\nfunc main() { os.Stdout.WriteString("hi\\n") }\n' >"$hello_dir/main.go"
 printf 'module hello\n\ngo 1.26\n' >"$hello_dir/go.mod"
 (cd "$hello_dir" && CGO_ENABLED=0 go build -o hello .)
-median_us() { # median_us CMD...: the median wall time of N runs, in microseconds
-  local times=() s e
-  "$@" >/dev/null 2>&1
-  for _ in $(seq "$N"); do
-    s=$(date +%s%N)
-    "$@" >/dev/null 2>&1
-    e=$(date +%s%N)
-    times+=($(( (e - s) / 1000 )))
-  done
-  printf '%s\n' "${times[@]}" | sort -n | sed -n "$(( N / 2 + 1 ))p"
-}
-echo
-echo "== start-up against a static hello-world (median of $N runs)"
-base=$(median_us "$hello_dir/hello")
-printf 'hello-world %d.%03d ms\n' $((base / 1000)) $((base % 1000))
-for args in "version" "gpus" "offers --gpu A100:8"; do
-  # shellcheck disable=SC2086 # args is a list of words
-  t=$(median_us "$bin" $args)
-  printf '%-20s %d.%03d ms  %s× hello-world\n' "$args" $((t / 1000)) $((t % 1000)) "$(awk -v a="$t" -v b="$base" 'BEGIN { printf "%.1f", a / b }')"
+startup=("version" "gpus" "offers --gpu A100:8")
+median() { sort -n | sed -n "$(( N / 2 + 1 ))p"; }
+declare -A runs=()
+for cmd in hello "${startup[@]}"; do # warm the page cache
+  # shellcheck disable=SC2086 # cmd is a list of words
+  if [ "$cmd" = hello ]; then "$hello_dir/hello"; else "$bin" $cmd; fi >/dev/null 2>&1
 done
+for _ in $(seq "$N"); do
+  for cmd in hello "${startup[@]}"; do
+    s=$(date +%s%N)
+    # shellcheck disable=SC2086
+    if [ "$cmd" = hello ]; then "$hello_dir/hello"; else "$bin" $cmd; fi >/dev/null 2>&1
+    e=$(date +%s%N)
+    runs[$cmd]+="$(( (e - s) / 1000 )) "
+  done
+done
+echo
+echo "== start-up against a static hello-world (median of $N interleaved runs)"
+base=$(printf '%s\n' ${runs[hello]} | median)
+printf 'hello-world %d.%03d ms\n' $((base / 1000)) $((base % 1000))
+for cmd in "${startup[@]}"; do
+  t=$(printf '%s\n' ${runs[$cmd]} | median)
+  printf '%-20s %d.%03d ms  %s× hello-world\n' "$cmd" $((t / 1000)) $((t % 1000)) "$(awk -v a="$t" -v b="$base" 'BEGIN { printf "%.1f", a / b }')"
+done
+# Every figure above includes the timer's own forks (two date processes);
+# the same interval around nothing shows how much.
+timer=$(for _ in $(seq "$N"); do s=$(date +%s%N); e=$(date +%s%N); echo $(( (e - s) / 1000 )); done | median)
+printf '(timer overhead in each figure: %d.%03d ms)\n' $((timer / 1000)) $((timer % 1000))
+# Package initialisation, which every command pays before main: the sum
+# of GODEBUG=inittrace=1's clock times and the packages that take longest
+# (medians of 5 runs of version; the sum sorts first).
+for r in 1 2 3 4 5; do
+  GODEBUG=inittrace=1 "$bin" version 2>&1 >/dev/null | awk -v r="$r" '/^init / { print r, $2, $5 }'
+done | awk '
+  function median(s,   v, n, i, j, t) {
+    n = split(s, v, " ")
+    for (i = 2; i <= n; i++) for (j = i; j > 1 && v[j-1] + 0 > v[j] + 0; j--) { t = v[j]; v[j] = v[j-1]; v[j-1] = t }
+    return v[int((n + 1) / 2)]
+  }
+  { vals[$2] = vals[$2] " " $3; sum[$1] += $3 }
+  END { for (r in sum) all = all " " sum[r]; print median(all), "(all)"; for (k in vals) print median(vals[k]), k }' |
+  sort -rn | head -6 | awk 'NR == 1 { printf "package init: %.2f ms; longest:", $1; next } { printf " %s %s ms", $2, $1 } END { print "" }'
 
 # whole TARGET_MS ARGS...: median of N runs of the built binary.
 whole() {

@@ -2,7 +2,10 @@
 // GPU spec table, providers with their regions and billing, and every offering
 // (instance type × region, or zone where spot prices differ) with its on-demand
 // and spot price, each price carrying its source and as-of date. The default
-// catalog is embedded in the binary; Load parses it once.
+// catalog is embedded in the binary twice: as the reviewed text files (YAML
+// tables and generated CSV files, which Parse reads) and as their parse in
+// a compact binary form (data/catalog.bin, binary.go) that Default and
+// GPUTable decode at start-up.
 package catalog
 
 import (
@@ -301,20 +304,36 @@ func (c *Catalog) ResolveRegion(name string) []string {
 }
 
 func (c *Catalog) index() error {
-	c.gpuIndex = map[string][]*GPU{}
-	for _, g := range c.GPUs {
+	c.gpuIndex = gpuIndexOf(c.GPUs)
+	c.indexProviders()
+	return c.indexSources()
+}
+
+// gpuIndexOf maps each normalized name, family and alias to its GPUs.
+func gpuIndexOf(gpus []*GPU) map[string][]*GPU {
+	m := map[string][]*GPU{}
+	for _, g := range gpus {
 		for _, k := range g.keys() {
-			c.gpuIndex[k] = appendUnique(c.gpuIndex[k], g)
+			m[k] = appendUnique(m[k], g)
 		}
 	}
-	c.providerIndex = map[string]*Provider{}
+	return m
+}
+
+// indexProviders maps each provider's name and lower-case aliases to it.
+func (c *Catalog) indexProviders() {
+	c.providerIndex = make(map[string]*Provider, 2*len(c.Providers))
 	for _, p := range c.Providers {
 		c.providerIndex[p.Name] = p
 		for _, a := range p.Aliases {
 			c.providerIndex[strings.ToLower(a)] = p
 		}
 	}
-	c.sourceIndex = map[string]*Source{}
+}
+
+// indexSources builds the source index (Default's copies share the others).
+func (c *Catalog) indexSources() error {
+	c.sourceIndex = make(map[string]*Source, len(c.Sources))
 	for i := range c.Sources {
 		if _, dup := c.sourceIndex[c.Sources[i].ID]; dup {
 			return fmt.Errorf("source %q is defined twice", c.Sources[i].ID)

@@ -4,7 +4,7 @@ import (
 	"bytes"
 	_ "embed"
 	"fmt"
-	"runtime/debug"
+	"slices"
 	"strings"
 	"sync"
 
@@ -49,66 +49,89 @@ func Embedded() Files {
 }
 
 var (
-	defaultOnce sync.Once
-	defaultCat  *Catalog
-	defaultErr  error
-)
+	// catalogBin is the catalog in binary form (binary.go), built from the
+	// text files above by the generator. A string, so that the decoded
+	// strings are substrings of it: no copies.
+	//go:embed data/catalog.bin
+	catalogBin string
 
-// Default parses the embedded catalog once and returns a fresh copy each call,
-// so callers may change their copy (apply user prices) freely.
-func Default() (*Catalog, error) {
-	defaultOnce.Do(func() {
-		// The parse allocates some 8 MB it mostly keeps; collecting during
-		// it costs a fifth of a short command's time and frees nothing.
-		defer debug.SetGCPercent(debug.SetGCPercent(-1))
-		defaultCat, defaultErr = Parse(Embedded())
-	})
-	if defaultErr != nil {
-		return nil, defaultErr
-	}
-	return defaultCat.Clone(), nil
-}
-
-var (
-	gpuTableOnce sync.Once
-	gpuTableCat  *Catalog
-	gpuTableErr  error
-)
-
-// GPUTable parses only the embedded GPU table, once: for commands that read
-// nothing else (gpus), a fraction of Default's work. Its sources are not
-// checked against sources.yaml here (Parse does, and the tests parse it);
-// estimates are resolved. Its catalog is shared: read it, never change it.
-func GPUTable() (*Catalog, error) {
-	gpuTableOnce.Do(func() {
-		defer debug.SetGCPercent(debug.SetGCPercent(-1)) // as Default
-		gpuTableCat, gpuTableErr = parseGPUTable(gpusYAML)
-	})
-	return gpuTableCat, gpuTableErr
-}
-
-func parseGPUTable(b []byte) (*Catalog, error) {
-	c := &Catalog{}
-	if err := decodeStrict(b, &c.GPUs); err != nil {
-		return nil, fmt.Errorf("gpus.yaml: %w", err)
-	}
-	for _, g := range c.GPUs {
-		if err := g.setSources(); err != nil {
-			return nil, fmt.Errorf("gpus.yaml: %w", err)
+	defaultBase = sync.OnceValues(func() (*binCatalog, error) {
+		bf, err := openBinary(catalogBin)
+		if err != nil {
+			return nil, err
 		}
-	}
-	if err := c.index(); err != nil {
+		if err := bf.checkSums(Embedded(), false); err != nil {
+			return nil, err
+		}
+		c := &Catalog{}
+		if c.GPUs, c.gpuIndex, err = bf.gpus(); err != nil {
+			return nil, err
+		}
+		if err := bf.specs(c); err != nil {
+			return nil, err
+		}
+		c.indexProviders()
+		if err := c.indexSources(); err != nil {
+			return nil, fmt.Errorf("catalog.bin: %w", err)
+		}
+		return &binCatalog{bf: bf, base: c}, nil
+	})
+)
+
+// binCatalog is the embedded blob opened, with the parts of the catalog
+// every Default copy shares (the GPU, provider, egress, licence, spot-band
+// and left-out tables and their indexes) decoded once.
+type binCatalog struct {
+	bf   *binFile
+	base *Catalog // never handed out: Default gives copies
+}
+
+// Default returns the embedded catalog (decoded from data/catalog.bin, the
+// text files' parse), a fresh copy each call, so callers may change their
+// copy (apply user prices) freely: its offerings, commitments and sources
+// are its own, the GPU and provider entries and the other tables are
+// shared (read-only), as Clone's.
+func Default() (*Catalog, error) {
+	b, err := defaultBase()
+	if err != nil {
 		return nil, err
 	}
-	for _, g := range c.GPUs {
-		if e := g.Estimate; e != nil {
-			if e.FromGPU = c.GPU(e.From); e.FromGPU == nil {
-				return nil, fmt.Errorf("gpus.yaml: %s: estimate.from %q: want another GPU of the table", g.Name, e.From)
-			}
-		}
+	c := b.base
+	d := &Catalog{GPUs: c.GPUs, Providers: c.Providers, EgressTables: c.EgressTables, SpotBands: c.SpotBands, Licenses: c.Licenses, LeftOut: c.LeftOut,
+		gpuIndex: c.gpuIndex, providerIndex: c.providerIndex}
+	d.Sources = slices.Clone(c.Sources)
+	// The offerings and commitments are decoded anew rather than copied:
+	// as fast as a copy, and the first call copies nothing.
+	if err := b.bf.prices(d); err != nil {
+		return nil, err
 	}
-	return c, nil
+	if err := d.indexSources(); err != nil {
+		return nil, fmt.Errorf("catalog.bin: %w", err)
+	}
+	return d, nil
 }
+
+// GPUTable decodes only the embedded GPU table, once: for commands that
+// read nothing else (gpus), a fraction of Default's work. It is the full
+// catalog's GPU table (sources set, estimates resolved); only gpus.yaml's
+// checksum is compared. Its catalog is shared: read it, never change it.
+func GPUTable() (*Catalog, error) { return gpuTable() }
+
+var gpuTable = sync.OnceValues(func() (*Catalog, error) {
+	bf, err := openBinary(catalogBin)
+	if err != nil {
+		return nil, err
+	}
+	if err := bf.checkSums(Files{GPUs: gpusYAML}, true); err != nil {
+		return nil, err
+	}
+	c := &Catalog{}
+	if c.GPUs, c.gpuIndex, err = bf.gpus(); err != nil {
+		return nil, err
+	}
+	c.indexProviders()
+	return c, c.indexSources()
+})
 
 // Clone returns a copy whose offering and source lists can be changed without
 // touching the original. GPU and provider entries are shared (read-only).

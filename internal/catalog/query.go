@@ -3,7 +3,7 @@ package catalog
 import (
 	"fmt"
 	"math"
-	"sort"
+	"slices"
 	"strings"
 	"time"
 
@@ -248,46 +248,64 @@ func sortValue(price decimal.NullDecimal, o *Offering, key SortKey) float64 {
 
 // sortRows orders by sort value (unknown last), then by provider, size (GPUs, vCPUs), type, region, zone.
 func sortRows(rows []Row) {
-	sort.SliceStable(rows, func(i, j int) bool {
-		a, b := rows[i].SortValue, rows[j].SortValue
-		an, bn := math.IsNaN(a), math.IsNaN(b)
-		if an != bn {
-			return bn
+	slices.SortStableFunc(rows, func(x, y Row) int {
+		switch {
+		case rowLess(&x, &y):
+			return -1
+		case rowLess(&y, &x):
+			return 1
 		}
-		if !an && math.Abs(a-b) > 1e-6*math.Max(math.Abs(a), math.Abs(b)) {
-			return a < b
-		}
-		// Equal prices, to the sources' rounding (AWS prices p4d at 21.957642 in
-		// us-east-1 and 21.95764 in us-east-2): the cheaper spot price decides
-		// which region represents the type.
-		if si, sj := rows[i].Spot, rows[j].Spot; si.Valid != sj.Valid {
-			return si.Valid
-		} else if si.Valid && !si.Decimal.Equal(sj.Decimal) {
-			return si.Decimal.LessThan(sj.Decimal)
-		}
-		x, y := rows[i].Offering, rows[j].Offering
-		if x.Provider != y.Provider {
-			return x.Provider < y.Provider
-		}
-		if x.GPUCount != y.GPUCount {
-			return x.GPUCount < y.GPUCount
-		}
-		if x.VCPUs != y.VCPUs {
-			return x.VCPUs < y.VCPUs
-		}
-		return CompareKeys(x, y) < 0
+		return 0
 	})
+}
+
+// rowLess is sortRows's order.
+func rowLess(ri, rj *Row) bool {
+	a, b := ri.SortValue, rj.SortValue
+	an, bn := math.IsNaN(a), math.IsNaN(b)
+	if an != bn {
+		return bn
+	}
+	if !an && math.Abs(a-b) > 1e-6*math.Max(math.Abs(a), math.Abs(b)) {
+		return a < b
+	}
+	// Equal prices, to the sources' rounding (AWS prices p4d at 21.957642 in
+	// us-east-1 and 21.95764 in us-east-2): the cheaper spot price decides
+	// which region represents the type.
+	if si, sj := ri.Spot, rj.Spot; si.Valid != sj.Valid {
+		return si.Valid
+	} else if si.Valid && !si.Decimal.Equal(sj.Decimal) {
+		return si.Decimal.LessThan(sj.Decimal)
+	}
+	x, y := ri.Offering, rj.Offering
+	if x.Provider != y.Provider {
+		return x.Provider < y.Provider
+	}
+	if x.GPUCount != y.GPUCount {
+		return x.GPUCount < y.GPUCount
+	}
+	if x.VCPUs != y.VCPUs {
+		return x.VCPUs < y.VCPUs
+	}
+	return CompareKeys(x, y) < 0
 }
 
 // mergeZones folds the zones of one region into one row, at the lowest
 // on-demand price (the same in every zone where a cloud prices per region);
 // the spot price is the region's quote (SpotQuoteFor), set by the caller.
 func mergeZones(rows []Row) []Row {
-	idx := map[string]int{}
-	var out []Row
+	type zoneless struct {
+		regionID
+		gpu string
+	}
+	idx := make(map[zoneless]int, len(rows))
+	var out []Row // nil for no rows, as before (JSON null)
+	if len(rows) > 0 {
+		out = make([]Row, 0, len(rows))
+	}
 	for _, r := range rows {
 		o := r.Offering
-		k := o.Provider + "/" + o.InstanceType + "/" + o.Region + "/" + o.GPU.Name
+		k := zoneless{regionOf(o), o.GPU.Name}
 		i, ok := idx[k]
 		if !ok {
 			r.Zone = ""
@@ -307,10 +325,11 @@ func mergeZones(rows []Row) []Row {
 // cheapestPerType keeps the first (cheapest) row of each provider/instance type;
 // rows must already be sorted.
 func cheapestPerType(rows []Row) []Row {
-	seen := map[string]bool{}
+	type typeGPU struct{ provider, instanceType, gpu string }
+	seen := map[typeGPU]bool{}
 	out := rows[:0:0]
 	for _, r := range rows {
-		k := r.Offering.Provider + "/" + r.Offering.InstanceType + "/" + r.Offering.GPU.Name
+		k := typeGPU{r.Offering.Provider, r.Offering.InstanceType, r.Offering.GPU.Name}
 		if seen[k] {
 			continue
 		}

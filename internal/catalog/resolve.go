@@ -3,6 +3,7 @@ package catalog
 import (
 	"fmt"
 	"slices"
+	"sort"
 	"strings"
 	"sync"
 )
@@ -78,44 +79,122 @@ type SpotQuote struct {
 	Offering *Offering // the zone's offering the price belongs to; nil when unknown
 }
 
-// spotIndex maps provider/type/region to the indexes of its offerings,
-// built on first use and rebuilt when offerings were added (a price file).
+// spotIndex finds an offering's region siblings: the offerings of its
+// provider, instance type and region. It is built on first use and rebuilt
+// when offerings were added (a price file). Where the offerings are in key
+// order (CompareKeys), as the embedded ones are, a region's offerings are
+// one run: building is one pass that checks the order, and a binary search
+// finds a run, until so many were searched (a query of every offering)
+// that a map of the runs pays; otherwise each offering links to its
+// region's next one.
 type spotIndex struct {
-	mu sync.Mutex
-	n  int
-	m  map[string][]int
+	mu       sync.Mutex
+	built    bool
+	n        int // len(Offerings) when built
+	sorted   bool
+	searches int              // sorted: binary searches so far
+	first    map[regionID]int // a region's first offering (sorted: after mapAfter searches)
+	next     []int            // unsorted: an offering's region's next offering, -1 after the last
 }
 
-func regionKey(o *Offering) string { return o.Provider + "/" + o.InstanceType + "/" + o.Region }
+// mapAfter is the number of binary searches after which the runs get a map:
+// building it costs about as much as that many searches.
+const mapAfter = 512
 
-func (c *Catalog) regionSiblings(o *Offering) []int {
-	idx := &c.spotIdx
-	idx.mu.Lock()
-	defer idx.mu.Unlock()
-	if idx.m == nil || idx.n != len(c.Offerings) {
-		idx.n = len(c.Offerings)
-		idx.m = map[string][]int{}
-		for i := range c.Offerings {
-			k := regionKey(&c.Offerings[i])
-			idx.m[k] = append(idx.m[k], i)
+// regionID is an offering's provider, instance type and region.
+type regionID struct{ provider, instanceType, region string }
+
+func regionOf(o *Offering) regionID { return regionID{o.Provider, o.InstanceType, o.Region} }
+
+func cmpRegion(o *Offering, k regionID) int {
+	if c := strings.Compare(o.Provider, k.provider); c != 0 {
+		return c
+	}
+	if c := strings.Compare(o.InstanceType, k.instanceType); c != 0 {
+		return c
+	}
+	return strings.Compare(o.Region, k.region)
+}
+
+func (idx *spotIndex) build(offs []Offering) {
+	idx.built, idx.n, idx.sorted, idx.searches, idx.first, idx.next = true, len(offs), true, 0, nil, nil // idx.mu is held
+	for i := 1; i < len(offs) && idx.sorted; i++ {
+		idx.sorted = cmpRegion(&offs[i], regionOf(&offs[i-1])) >= 0
+	}
+	if idx.sorted {
+		return
+	}
+	idx.first = make(map[regionID]int, len(offs))
+	idx.next = make([]int, len(offs))
+	for i := len(offs) - 1; i >= 0; i-- {
+		k := regionOf(&offs[i])
+		idx.next[i] = -1
+		if j, ok := idx.first[k]; ok {
+			idx.next[i] = j
+		}
+		idx.first[k] = i
+	}
+}
+
+// mapRuns gives sorted offerings' runs a map.
+func (idx *spotIndex) mapRuns(offs []Offering) {
+	idx.first = map[regionID]int{}
+	for i := range offs {
+		if i == 0 || cmpRegion(&offs[i], regionOf(&offs[i-1])) != 0 {
+			idx.first[regionOf(&offs[i])] = i
 		}
 	}
-	return idx.m[regionKey(o)]
+}
+
+// eachSibling calls fn with each of o's region siblings (o among them, if
+// it is one of c's offerings), in slice order. (A callback, not an
+// iterator: a returned closure would be allocated on every call.)
+func (c *Catalog) eachSibling(o *Offering, fn func(z *Offering)) {
+	idx := &c.spotIdx
+	idx.mu.Lock()
+	if !idx.built || idx.n != len(c.Offerings) {
+		idx.build(c.Offerings)
+	}
+	if idx.sorted && idx.first == nil {
+		if idx.searches++; idx.searches > mapAfter {
+			idx.mapRuns(c.Offerings)
+		}
+	}
+	sorted, first, next := idx.sorted, idx.first, idx.next
+	idx.mu.Unlock()
+	offs, k := c.Offerings, regionOf(o)
+	if !sorted {
+		for i, ok := first[k]; ok && i >= 0; i = next[i] {
+			fn(&offs[i])
+		}
+		return
+	}
+	var i int
+	if first != nil {
+		var ok bool
+		if i, ok = first[k]; !ok {
+			return
+		}
+	} else {
+		i = sort.Search(len(offs), func(i int) bool { return cmpRegion(&offs[i], k) >= 0 })
+	}
+	for ; i < len(offs) && cmpRegion(&offs[i], k) == 0; i++ {
+		fn(&offs[i])
+	}
 }
 
 // SpotQuoteFor returns the spot quote of o's instance type in o's region.
 // Zones are compared in their own currency (a region prices in one).
 func (c *Catalog) SpotQuoteFor(o *Offering) SpotQuote {
 	var q SpotQuote
-	for _, i := range c.regionSiblings(o) {
-		z := &c.Offerings[i]
+	c.eachSibling(o, func(z *Offering) {
 		if !z.Spot.Known || z.GPU != o.GPU {
-			continue
+			return
 		}
 		if q.Offering == nil || (z.Spot.Currency == q.Price.Currency && z.Spot.Value.LessThan(q.Price.Value)) {
 			q = SpotQuote{Price: z.Spot, Zone: z.Zone, Offering: z}
 		}
-	}
+	})
 	return q
 }
 
@@ -173,10 +252,10 @@ func (c *Catalog) SpotBandChoice(o *Offering, given string) BandChoice {
 // what is priced per region (on-demand, commitments, egress) is priced once,
 // however many zones carry the offering. Spot prices come from SpotQuoteFor.
 func PerRegion(rows []Row) []Row {
-	seen := map[string]bool{}
+	seen := map[regionID]bool{}
 	out := rows[:0:0]
 	for _, r := range rows {
-		k := regionKey(r.Offering)
+		k := regionOf(r.Offering)
 		if !seen[k] {
 			seen[k] = true
 			out = append(out, r)

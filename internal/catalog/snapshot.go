@@ -2,6 +2,7 @@ package catalog
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
@@ -9,7 +10,8 @@ import (
 	"github.com/google/renameio/v2"
 )
 
-// Snapshot is what the catalog builder generates: the three embedded CSV files.
+// Snapshot is what the catalog builder generates: the embedded CSV files
+// (Encode), and from them the binary catalog (EncodeEmbedded).
 type Snapshot struct {
 	Offerings   []Offering
 	Commitments []Commitment
@@ -65,10 +67,30 @@ func (s *Snapshot) Encode() (map[string][]byte, error) {
 	return out, nil
 }
 
+// EncodeEmbedded renders the embedded catalog's generated files: Encode's
+// CSV files and, built from them and the embedded YAML tables, the binary
+// catalog (BinaryFile) that Default decodes. The build command writes and
+// checks these.
+func (s *Snapshot) EncodeEmbedded() (map[string][]byte, error) {
+	files, err := s.Encode()
+	if err != nil {
+		return nil, err
+	}
+	f := Embedded()
+	f.Offerings, f.Commitments, f.SpotBands, f.LeftOut = files[OfferingsFile], files[CommitmentsFile], files[SpotBandsFile], files[LeftOutFile]
+	b, err := EncodeBinary(f)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", BinaryFile, err)
+	}
+	files[BinaryFile] = b
+	return files, nil
+}
+
 // Stale lists the snapshot files whose bytes differ from the embedded ones.
 func Stale(files map[string][]byte) []string {
 	emb := Embedded()
-	embedded := map[string][]byte{OfferingsFile: emb.Offerings, CommitmentsFile: emb.Commitments, SpotBandsFile: emb.SpotBands, LeftOutFile: emb.LeftOut}
+	embedded := map[string][]byte{OfferingsFile: emb.Offerings, CommitmentsFile: emb.Commitments, SpotBandsFile: emb.SpotBands, LeftOutFile: emb.LeftOut,
+		BinaryFile: []byte(catalogBin)}
 	var out []string
 	for name, b := range files {
 		if !bytes.Equal(b, embedded[name]) {

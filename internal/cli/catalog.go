@@ -386,7 +386,9 @@ func newCatalogBuildCmd(e *env) *cobra.Command {
 		Use:   "build",
 		Short: "Regenerate the embedded catalog snapshot from shared/data and data/curated",
 		Long: `Regenerate the embedded snapshot (internal/catalog/data/offerings.csv,
-commitments.csv, spot_bands.csv, left_out.csv) from the registered price feeds
+commitments.csv, spot_bands.csv, left_out.csv, and catalog.bin: the whole
+catalog, these and the curated YAML tables, parsed and stored in the binary
+form gpuscout decodes at start-up) from the registered price feeds
 (internal/feeds/registry: SkyPilot catalog CSVs, the AWS on-demand table, AWS
 Price List files, the GCP price excerpt, AWS Spot Advisor data, all in
 shared/data) and gpuscout's curated instance files (data/curated). Rows a feed
@@ -411,7 +413,7 @@ same. With --check it only reports whether the embedded snapshot is up to date
 				// line and value): bad input, and nothing is written.
 				return usagef("%v; the catalog in %s is unchanged", err, out)
 			}
-			files, err := snap.Encode()
+			files, err := snap.EncodeEmbedded() // the CSV files and catalog.bin, decoded at start-up
 			if err != nil {
 				return err
 			}

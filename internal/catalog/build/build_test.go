@@ -3,8 +3,10 @@ package build
 import (
 	"bytes"
 	"encoding/csv"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -47,12 +49,18 @@ func buildSnapshot(t *testing.T) (*catalog.Snapshot, *Report, *catalog.Catalog) 
 }
 
 // TestSnapshotUpToDate fails when someone changed a feed parser, a curated
-// file or shared/data without regenerating the embedded snapshot.
+// file, a YAML table or shared/data without regenerating the embedded
+// snapshot: the CSV files and the binary catalog built from them and the
+// YAML tables (catalog.bin, what gpuscout decodes at start-up) must be
+// byte for byte what the generator writes now.
 func TestSnapshotUpToDate(t *testing.T) {
 	snap, _, _ := buildSnapshot(t)
-	files, err := snap.Encode()
+	files, err := snap.EncodeEmbedded()
 	if err != nil {
 		t.Fatal(err)
+	}
+	if _, ok := files[catalog.BinaryFile]; !ok {
+		t.Fatalf("the generated files %v lack %s", slices.Sorted(maps.Keys(files)), catalog.BinaryFile)
 	}
 	if stale := catalog.Stale(files); len(stale) > 0 {
 		t.Fatalf("embedded %v stale: run 'go generate ./internal/catalog'", stale)
