@@ -115,8 +115,7 @@ const ExactDigits = 15
 // round for display instead (Format, or the text table's own rounding).
 func Plain(v decimal.Decimal) string {
 	s := v.String() // no trailing zeros
-	digits := strings.TrimLeft(strings.NewReplacer("-", "", ".", "").Replace(s), "0")
-	if len(digits) <= ExactDigits {
+	if significantDigits(s) <= ExactDigits {
 		return s
 	}
 	whole := v.Abs().Truncate(0).String()
@@ -126,6 +125,23 @@ func Plain(v decimal.Decimal) string {
 		places = int32(ExactDigits + len(frac) - len(strings.TrimLeft(frac, "0")))
 	}
 	return v.Round(max(places, 0)).String()
+}
+
+// significantDigits counts the digits of a decimal's text from its first
+// non-zero one ("-0.0012" has 2, "120.5" has 4).
+func significantDigits(s string) int {
+	n, started := 0, false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c < '0' || c > '9' {
+			continue
+		}
+		started = started || c != '0'
+		if started {
+			n++
+		}
+	}
+	return n
 }
 
 // Number renders v as a JSON number (not a string), written like Plain. Every

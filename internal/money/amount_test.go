@@ -145,3 +145,11 @@ func TestParseDecimalBounds(t *testing.T) {
 		}
 	}
 }
+
+func TestSignificantDigits(t *testing.T) {
+	for s, want := range map[string]int{"0": 0, "-0.0012": 2, "120.5": 4, "1000": 4, "0.10": 2, "-12345678901234567890": 20} {
+		if got := significantDigits(s); got != want {
+			t.Errorf("significantDigits(%q) = %d, want %d", s, got, want)
+		}
+	}
+}
