@@ -9,7 +9,6 @@ import (
 	"net"
 	"os"
 	"os/signal"
-	"strings"
 	"syscall"
 	"time"
 
@@ -27,15 +26,22 @@ const defaultDB = "./gpuscout.db"
 
 type serveFlags struct {
 	catalogFlags
-	db       string
-	listen   string
-	readOpen bool
-	maxBody  int64
-	rate     float64
-	grace    time.Duration
-	cache    time.Duration
-	keys     string
+	db            string
+	listen        string
+	readOpen      bool
+	maxBody       int64
+	rate          float64
+	rateExpensive float64
+	authFailures  int
+	maxConns      int
+	metricsToken  bool
+	grace         time.Duration
+	cache         time.Duration
+	keys          string
 }
+
+// dbHelp is --db's help, serve's and token's.
+var dbHelp = "the store: " + store.DSNRule
 
 func newServeCmd(e *env) *cobra.Command {
 	var f serveFlags
@@ -48,17 +54,47 @@ uploaded with --upload (bench, advise, agent), answers the JSON API under /api/v
 'gpuscout token create'; reads need one unless --read-open: the API takes it as
 'Authorization: Bearer TOKEN', and a browser signs in to the dashboard with any
 user name and the token as the password ('gpuscout token create --name team
---scope read' makes one). /healthz and /metrics are for operations. SIGTERM or SIGINT stops it after requests in flight finish.`,
-		Example: "  gpuscout serve\n  gpuscout serve --db postgres://user@host/gpuscout --listen :8080 --read-open",
+--scope read' makes one). Answers that need a token are sent Cache-Control:
+no-store. SIGTERM or SIGINT stops it after requests in flight finish.
+
+--db is a PostgreSQL URL (postgres://USER:PASSWORD@HOST:PORT/DB?sslmode=...), a
+PostgreSQL key=value connection string whose first word is a libpq keyword
+(host=db.internal dbname=gpuscout user=gpuscout, with PG* environment variables
+and ~/.pgpass read as psql reads them), or else a SQLite file path. The log names
+the store as USER@HOST:PORT/DB, never with its password.
+
+Limits: --rate requests a second per token (or per client address for open
+reads), --rate-expensive for POST /api/v1/advise and /api/v1/cost (they compute
+over the whole catalog), both answering 429 with Retry-After; --max-auth-failures
+failed sign-ins a minute per client address, then 429 with Retry-After for that
+address's requests with credentials (behind a reverse proxy every client has the
+proxy's address); --max-body bytes a request, refused with 413 from its
+Content-Length before the body is read; --max-conns connections open at once
+(more wait until one closes). A token made with 'token create --expires' gets 401
+saying so once it expires.
+
+Operations: /healthz answers 200 when the store answers a read and commits a
+test write (a row of its health table, at most every 5 s); else it answers
+503 with the reason: the database locked by another process, read-only, full
+or down. An upload that meets a lock held elsewhere answers 503 with
+Retry-After after the busy timeout (5 s) rather than wait. /metrics
+(Prometheus: requests and latency by route, Go and process figures) is open
+to anyone who can reach the port unless --metrics-token, which makes it need
+a token of any scope (Bearer).`,
+		Example: "  gpuscout serve\n  gpuscout serve --db postgres://user@host/gpuscout --listen :8080 --read-open\n  gpuscout serve --db 'host=db.internal dbname=gpuscout user=gpuscout' --metrics-token",
 		Args:    cobra.NoArgs,
 	}
 	f.catalogFlags.register(cmd)
 	fl := cmd.Flags()
-	fl.StringVar(&f.db, "db", defaultDB, "the store: a SQLite file path, or a postgres:// URL")
+	fl.StringVar(&f.db, "db", defaultDB, dbHelp)
 	fl.StringVar(&f.listen, "listen", "127.0.0.1:8080", "address to listen on, HOST:PORT")
 	fl.BoolVar(&f.readOpen, "read-open", false, "let reads through without a token (writes always need one)")
 	fl.Int64Var(&f.maxBody, "max-body", server.DefaultMaxBody, "largest request body in bytes (1024 to 1073741824); more gets 413")
-	fl.Float64Var(&f.rate, "rate", server.DefaultRatePerToken, "requests per second one token may make (bursts of twice that); more gets 429")
+	fl.Float64Var(&f.rate, "rate", server.DefaultRatePerToken, "requests per second one token may make (bursts of twice that, at least 10); more gets 429")
+	fl.Float64Var(&f.rateExpensive, "rate-expensive", server.DefaultExpensiveRate, "advise and cost API calls per second one token may make, a limit of their own (bursts of twice that, at least 10); more gets 429")
+	fl.IntVar(&f.authFailures, "max-auth-failures", server.DefaultAuthFailures, "failed sign-ins (wrong, revoked or malformed tokens) a minute one client address may make (1 to 100000); then its requests with credentials get 429")
+	fl.IntVar(&f.maxConns, "max-conns", server.DefaultMaxConns, fmt.Sprintf("connections open at once (1 to %d); more wait until one closes", server.MaxMaxConns))
+	fl.BoolVar(&f.metricsToken, "metrics-token", false, "make /metrics need a token of any scope (Bearer); without it /metrics is open to anyone who can reach the port")
 	fl.StringVar(&f.keys, "node-keys", "", "file of node HMAC keys, one \"KEY-ID HEX-KEY\" a line: uploads signed with one are verified (401 when the signature is wrong)")
 	fl.DurationVar(&f.grace, "grace", 30*time.Second, "how long shutdown waits for requests in flight (1s to 10m)")
 	fl.DurationVar(&f.cache, "page-cache", dashboard.DefaultCacheTTL, "how long a dashboard page built from the store is served from cache (0 to 1h; 0: off); this server's uploads show at once, other replicas' within it")
@@ -66,8 +102,17 @@ user name and the token as the password ('gpuscout token create --name team
 		if f.maxBody < 1024 || f.maxBody > server.MaxMaxBody {
 			return usagef("--max-body %d: want 1024 to %d bytes", f.maxBody, int64(server.MaxMaxBody))
 		}
-		if !(f.rate > 0 && f.rate <= 1e6) {
+		if !(f.rate > 0 && f.rate <= server.MaxRate) {
 			return usagef("--rate %v: want more than 0 and at most 1000000 requests per second", f.rate)
+		}
+		if !(f.rateExpensive > 0 && f.rateExpensive <= server.MaxRate) {
+			return usagef("--rate-expensive %v: want more than 0 and at most 1000000 requests per second", f.rateExpensive)
+		}
+		if f.authFailures < 1 || f.authFailures > server.MaxAuthFailures {
+			return usagef("--max-auth-failures %d: want 1 to %d a minute", f.authFailures, server.MaxAuthFailures)
+		}
+		if f.maxConns < 1 || f.maxConns > server.MaxMaxConns {
+			return usagef("--max-conns %d: want 1 to %d", f.maxConns, server.MaxMaxConns)
 		}
 		if f.grace < time.Second || f.grace > 10*time.Minute {
 			return usagef("--grace %v: want 1s to 10m", f.grace)
@@ -96,7 +141,7 @@ user name and the token as the password ('gpuscout token create --name team
 		if err != nil {
 			return err
 		}
-		st, err := openStore(cmd.Context(), f.db)
+		st, where, err := openStore(cmd.Context(), f.db)
 		if err != nil {
 			return err
 		}
@@ -105,6 +150,7 @@ user name and the token as the password ('gpuscout token create --name team
 		defer logs.Close()
 		log := slog.New(slog.NewJSONHandler(logs, nil))
 		srv, err := server.New(server.Config{Store: st, Catalog: l.cat, FX: l.fx, Keys: keys, ReadOpen: f.readOpen, MaxBody: f.maxBody, RatePerToken: f.rate,
+			ExpensiveRate: f.rateExpensive, AuthFailures: f.authFailures, MetricsToken: f.metricsToken,
 			Logger: log, Now: e.now, Dashboard: dashboard.New(dashboard.Config{Store: st, Catalog: l.cat, Now: e.now, Logger: log, CacheTTL: cacheTTL})})
 		if err != nil {
 			return err
@@ -115,43 +161,33 @@ user name and the token as the password ('gpuscout token create --name team
 		}
 		ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGTERM, syscall.SIGINT)
 		defer stop()
-		log.Info("serving", "addr", ln.Addr().String(), "db", redactDB(f.db), "read_open", f.readOpen)
-		err = server.Serve(ctx, ln, srv, f.grace)
+		log.Info("serving", "addr", ln.Addr().String(), "db", where, "read_open", f.readOpen, "max_conns", f.maxConns, "metrics_token", f.metricsToken)
+		err = server.Serve(ctx, server.LimitListener(ln, f.maxConns), srv, f.grace)
 		log.Info("stopped", "err", errString(err))
 		return err
 	}
 	return cmd
 }
 
-// openStore opens --db: a postgres:// URL or a SQLite file path.
-func openStore(ctx context.Context, db string) (store.Store, error) {
-	switch {
-	case db == "":
-		return nil, usagef("--db: empty; give a SQLite file path or a postgres:// URL")
-	case strings.HasPrefix(db, "postgres://") || strings.HasPrefix(db, "postgresql://"):
-		st, err := postgres.Open(ctx, db)
-		if err != nil {
-			return nil, fmt.Errorf("--db %s: %w", redactDB(db), err)
-		}
-		return st, nil
-	}
-	st, err := sqlite.Open(db)
+// openStore opens --db (store.ParseDSN: a PostgreSQL URL or key=value
+// connection string, or a SQLite file path) and says where it is in words
+// safe to log: no password. A --db that cannot be parsed is a usage error.
+func openStore(ctx context.Context, db string) (store.Store, string, error) {
+	dsn, err := store.ParseDSN(db)
 	if err != nil {
-		return nil, fmt.Errorf("--db %s: %w", db, err)
+		return nil, "", usagef("--db: %v", err)
 	}
-	return st, nil
-}
-
-// redactDB hides a password in a database URL for logs and errors.
-func redactDB(db string) string {
-	if i := strings.Index(db, "://"); i >= 0 {
-		if at := strings.LastIndex(db, "@"); at > i {
-			if c := strings.Index(db[i+3:at], ":"); c >= 0 {
-				return db[:i+3+c] + ":***" + db[at:]
-			}
-		}
+	var st store.Store
+	switch dsn.Backend {
+	case store.Postgres:
+		st, err = postgres.Open(ctx, dsn.ConnString())
+	default:
+		st, err = sqlite.Open(dsn.Path)
 	}
-	return db
+	if err != nil {
+		return nil, "", fmt.Errorf("--db %s: %w", dsn, err)
+	}
+	return st, dsn.String(), nil
 }
 
 func errString(err error) string {

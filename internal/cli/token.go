@@ -19,18 +19,20 @@ func newTokenCmd(e *env) *cobra.Command {
 		Short: "Make, list and revoke the team server's API tokens",
 		Long: `Make, list and revoke the API tokens of 'gpuscout serve', directly in its store
 (--db). A token's secret is printed once, when it is made; the store keeps only
-its SHA-256. Scopes: read, write (also reads), admin (also manages tokens).`,
+its SHA-256. Scopes: read, write (also reads), admin (also manages tokens). A
+token made with --expires stops working then (the server answers 401 saying it
+expired); without it, it works until revoked.`,
 		Args: cobra.NoArgs,
 	}
 	var db string
-	cmd.PersistentFlags().StringVar(&db, "db", defaultDB, "the server's store: a SQLite file path, or a postgres:// URL")
+	cmd.PersistentFlags().StringVar(&db, "db", defaultDB, "the server's store: "+store.DSNRule)
 
-	var name string
+	var name, expires string
 	var scopes []string
 	create := &cobra.Command{
-		Use:     "create --name NAME [--scope write]",
+		Use:     "create --name NAME [--scope write] [--expires 90d]",
 		Short:   "Make a token and print its secret (shown this once)",
-		Example: "  gpuscout token create --name ci-uploader\n  gpuscout token create --name ops --scope admin",
+		Example: "  gpuscout token create --name ci-uploader\n  gpuscout token create --name ops --scope admin\n  gpuscout token create --name contractor --scope read --expires 90d",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if name == "" {
@@ -40,7 +42,14 @@ its SHA-256. Scopes: read, write (also reads), admin (also manages tokens).`,
 			if err != nil {
 				return usagef("--%v", err) // "--name …" or "--scope …"
 			}
-			st, err := openStore(cmd.Context(), db)
+			if expires != "" {
+				d, err := server.ParseLifetime(expires)
+				if err != nil {
+					return usagef("--expires %v", err)
+				}
+				t.ExpiresAt = t.CreatedAt.Add(d)
+			}
+			st, _, err := openStore(cmd.Context(), db)
 			if err != nil {
 				return err
 			}
@@ -51,16 +60,21 @@ its SHA-256. Scopes: read, write (also reads), admin (also manages tokens).`,
 				return err
 			}
 			fmt.Fprintln(e.stdout, secret)
-			fmt.Fprintf(e.stderr, "token %q (%s) made; its secret above is shown only now\n", name, strings.Join(t.Scopes, ","))
+			until := ""
+			if !t.ExpiresAt.IsZero() {
+				until = ", expiring " + t.ExpiresAt.UTC().Format(time.RFC3339)
+			}
+			fmt.Fprintf(e.stderr, "token %q (%s%s) made; its secret above is shown only now\n", name, strings.Join(t.Scopes, ","), until)
 			return nil
 		},
 	}
 	create.Flags().StringVar(&name, "name", "", "the token's name (unique)")
 	create.Flags().StringSliceVar(&scopes, "scope", []string{server.ScopeWrite}, "scopes: read, write, admin (comma-separated)")
+	create.Flags().StringVar(&expires, "expires", "", "the token stops working this long after it is made: 1h to 10y, e.g. 90d, 12w, 1y (default: never)")
 
 	list := &cobra.Command{
 		Use:   "list",
-		Short: "List the tokens (names, scopes, last use; never secrets)",
+		Short: "List the tokens (names, scopes, last use, expiry; never secrets)",
 		Args:  cobra.NoArgs,
 	}
 	getFormat := outputFlag(list)
@@ -69,7 +83,7 @@ its SHA-256. Scopes: read, write (also reads), admin (also manages tokens).`,
 		if err != nil {
 			return err
 		}
-		st, err := openStore(cmd.Context(), db)
+		st, _, err := openStore(cmd.Context(), db)
 		if err != nil {
 			return err
 		}
@@ -78,22 +92,33 @@ its SHA-256. Scopes: read, write (also reads), admin (also manages tokens).`,
 		if err != nil {
 			return err
 		}
-		t := &render.Table{Columns: []render.Column{{Header: "NAME"}, {Header: "SCOPES"}, {Header: "CREATED"}, {Header: "LAST USED"}, {Header: "REVOKED"}}}
+		t := &render.Table{Columns: []render.Column{{Header: "NAME"}, {Header: "SCOPES"}, {Header: "CREATED"}, {Header: "LAST USED"}, {Header: "EXPIRES"}, {Header: "REVOKED"}}}
 		type tokenOut struct {
 			Name      string   `json:"name"`
 			Scopes    []string `json:"scopes"`
 			CreatedAt string   `json:"created_at"`
 			LastUsed  string   `json:"last_used,omitempty"`
+			ExpiresAt string   `json:"expires_at,omitempty"` // absent: never
+			Expired   bool     `json:"expired"`
 			Revoked   bool     `json:"revoked"`
 		}
 		out := []tokenOut{}
+		now := e.now()
 		for _, tk := range ts {
-			o := tokenOut{Name: tk.Name, Scopes: tk.Scopes, CreatedAt: tk.CreatedAt.UTC().Format(time.RFC3339), Revoked: tk.Revoked}
+			o := tokenOut{Name: tk.Name, Scopes: tk.Scopes, CreatedAt: tk.CreatedAt.UTC().Format(time.RFC3339), Revoked: tk.Revoked, Expired: tk.Expired(now)}
 			if !tk.LastUsed.IsZero() {
 				o.LastUsed = tk.LastUsed.UTC().Format(time.RFC3339)
 			}
+			expiry := "never"
+			if !tk.ExpiresAt.IsZero() {
+				o.ExpiresAt = tk.ExpiresAt.UTC().Format(time.RFC3339)
+				expiry = o.ExpiresAt
+				if o.Expired {
+					expiry += " (expired)"
+				}
+			}
 			out = append(out, o)
-			t.Rows = append(t.Rows, []string{o.Name, strings.Join(o.Scopes, ","), o.CreatedAt, dash(o.LastUsed), fmt.Sprint(o.Revoked)})
+			t.Rows = append(t.Rows, []string{o.Name, strings.Join(o.Scopes, ","), o.CreatedAt, dash(o.LastUsed), expiry, fmt.Sprint(o.Revoked)})
 		}
 		return e.write(format, t, out)
 	}
@@ -103,7 +128,7 @@ its SHA-256. Scopes: read, write (also reads), admin (also manages tokens).`,
 		Short: "Revoke a token: it is refused from now on",
 		Args:  exactlyOne("token name"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			st, err := openStore(cmd.Context(), db)
+			st, _, err := openStore(cmd.Context(), db)
 			if err != nil {
 				return err
 			}

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"regexp"
+	"slices"
 
 	"github.com/gpuscout/gpuscout/internal/advise"
 	"github.com/gpuscout/gpuscout/internal/advise/form"
@@ -109,7 +111,7 @@ func (s *Server) adviseFromBody(r *http.Request, body []byte) (*advise.Advisor, 
 	}
 	req.Defaults()
 	if err := req.Validate(); err != nil {
-		return nil, nil, []FieldError{{"request", err.Error()}}, nil
+		return nil, nil, validationFields(err.Error()), nil
 	}
 	a := &advise.Advisor{Catalog: s.cfg.Catalog, FX: s.cfg.FX, Currency: cur, Scenarios: s.scenarios, Now: s.cfg.Now}
 	return a, req, nil, nil
@@ -136,6 +138,29 @@ func (s *Server) postAdvise(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeJSON(w, http.StatusOK, advise.NewOutput(res, req, a))
+}
+
+// flagWord is a flag named in a message: --NAME.
+var flagWord = regexp.MustCompile(`--([a-z][a-z0-9-]*)`)
+
+// validationFields names the inputs a check of the whole request (the
+// CLI's words: "--pattern bursty needs 0 <= --base <= --peak …, got base
+// -2, peak 4") is about: one field error per input it names, in its order,
+// each with the whole message; "request" when it names none.
+func validationFields(msg string) []FieldError {
+	inputs := adviseInputs()
+	var out []FieldError
+	seen := map[string]bool{}
+	for _, m := range flagWord.FindAllStringSubmatch(msg, -1) {
+		if name := m[1]; slices.Contains(inputs, name) && !seen[name] {
+			seen[name] = true
+			out = append(out, FieldError{name, msg})
+		}
+	}
+	if out == nil {
+		out = []FieldError{{"request", msg}}
+	}
+	return out
 }
 
 // adviseInputs lists the body's keys (for the OpenAPI check).

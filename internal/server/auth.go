@@ -15,6 +15,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/gpuscout/gpuscout/internal/advise/form"
 	"github.com/gpuscout/gpuscout/internal/store"
 )
 
@@ -61,6 +62,24 @@ func NewToken(name string, scopes []string, now time.Time) (secret string, t *st
 		Scopes: slices.Compact(scopes), CreatedAt: now.UTC()}, nil
 }
 
+// Token lifetimes (--expires, the API's "expires"): from an hour to ten
+// years; none given, a token never expires.
+const (
+	MinTokenLifetime = time.Hour
+	MaxTokenLifetime = 10 * 365 * 24 * time.Hour
+)
+
+// ParseLifetime reads a token's lifetime: a duration such as 90d, 12w,
+// 720h or 1y, from MinTokenLifetime to MaxTokenLifetime.
+func ParseLifetime(s string) (time.Duration, error) {
+	h, err := form.ParseHours(s, false, MaxTokenLifetime.Hours())
+	d := time.Duration(h * float64(time.Hour))
+	if err != nil || d < MinTokenLifetime {
+		return 0, fmt.Errorf("%q: want a duration from 1h to 10y, such as 90d, 12w or 1y", s)
+	}
+	return d, nil
+}
+
 // HashSecret is what the store keeps of a secret.
 func HashSecret(secret string) []byte {
 	h := sha256.Sum256([]byte(secret))
@@ -82,7 +101,7 @@ func allows(scopes []string, need access) bool {
 		return best >= 1
 	case adminScope:
 		return best >= 2
-	case pageScope:
+	case pageScope, metricsScope:
 		return best >= 0
 	}
 	return true
@@ -98,8 +117,9 @@ func caller(ctx context.Context) *store.Token {
 
 // authenticate finds the request's token. It answers (and returns false)
 // with 401 for a missing token a route needs or any bad token, 403 for a
-// token without the scope. A dashboard page (pageScope) also takes the
-// token as the password of HTTP Basic auth, which a browser asks for
+// token without the scope, 429 for a client address over its failed
+// sign-ins (AuthFailures a minute). A dashboard page (pageScope) also takes
+// the token as the password of HTTP Basic auth, which a browser asks for
 // itself when the 401 says Basic: a page needs a read token unless
 // ReadOpen, like the API's reads it shows.
 func (s *Server) authenticate(w http.ResponseWriter, r *http.Request, need access) (*store.Token, bool) {
@@ -111,7 +131,21 @@ func (s *Server) authenticate(w http.ResponseWriter, r *http.Request, need acces
 		unauthorized(w, need, "", "this request needs a token: Authorization: Bearer <token> (gpuscout token create)")
 		return nil, false
 	}
-	secret, ok := strings.CutPrefix(h, "Bearer ")
+	// Credentials are a sign-in: an address over its failures waits, right
+	// token or wrong (a guess that hit is not told apart).
+	addr := clientAddr(r)
+	if ok, wait := s.authFails.check(addr); !ok {
+		w.Header().Set("Retry-After", retryAfter(wait))
+		writeError(w, http.StatusTooManyRequests, "too_many_failures",
+			fmt.Sprintf("too many failed sign-ins from this address (%d a minute); retry after %s s", s.cfg.AuthFailures, retryAfter(wait)), nil)
+		return nil, false
+	}
+	fail := func(extra, msg string) (*store.Token, bool) {
+		s.authFails.allow(addr) // takes one of the address's failures
+		unauthorized(w, need, extra, msg)
+		return nil, false
+	}
+	secret, ok := bearer(h)
 	if need == pageScope && !ok {
 		if user, pw, basic := r.BasicAuth(); basic {
 			// The token is the password; one typed as the user name, with no
@@ -119,20 +153,25 @@ func (s *Server) authenticate(w http.ResponseWriter, r *http.Request, need acces
 			if pw == "" && strings.HasPrefix(user, TokenPrefix) {
 				pw = user
 			}
-			secret, ok = pw, true
+			secret, ok = strings.TrimSpace(pw), true
 		}
 	}
-	if !ok || strings.TrimSpace(secret) == "" {
-		unauthorized(w, need, "", "Authorization: want \"Bearer <token>\"")
+	if !ok || secret == "" {
+		return fail("", "Authorization: want \"Bearer <token>\"")
+	}
+	now := s.cfg.Now()
+	t, err := s.tokens.lookup(r.Context(), s.cfg.Store, HashSecret(secret), now)
+	if err != nil && !errors.Is(err, store.ErrNotFound) {
+		writeError(w, http.StatusServiceUnavailable, "store", "token lookup failed", nil)
 		return nil, false
 	}
-	t, err := s.tokens.lookup(r.Context(), s.cfg.Store, HashSecret(strings.TrimSpace(secret)), s.cfg.Now())
 	if err != nil || t.Revoked {
-		if err != nil && !errors.Is(err, store.ErrNotFound) {
-			writeError(w, http.StatusServiceUnavailable, "store", "token lookup failed", nil)
-			return nil, false
-		}
-		unauthorized(w, need, `, error="invalid_token"`, "unknown or revoked token")
+		return fail(`, error="invalid_token"`, "unknown or revoked token")
+	}
+	if t.Expired(now) {
+		// Not a failed sign-in: only the holder of a real secret gets here.
+		unauthorized(w, need, `, error="invalid_token", error_description="the token expired"`,
+			fmt.Sprintf("token %q expired at %s; make a new one (gpuscout token create)", t.Name, t.ExpiresAt.UTC().Format(time.RFC3339)))
 		return nil, false
 	}
 	if !allows(t.Scopes, need) {
@@ -141,6 +180,16 @@ func (s *Server) authenticate(w http.ResponseWriter, r *http.Request, need acces
 	}
 	s.touch(r.Context(), t)
 	return t, true
+}
+
+// bearer reads "Bearer TOKEN" credentials: the scheme in any case (RFC
+// 7235 §2.1), one or more spaces, then the token.
+func bearer(h string) (string, bool) {
+	scheme, rest, ok := strings.Cut(h, " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
+		return "", false
+	}
+	return strings.TrimSpace(rest), true
 }
 
 // unauthorized answers 401. An API route's challenge is Bearer (extra is
@@ -159,6 +208,11 @@ func unauthorized(w http.ResponseWriter, need access, extra, msg string) {
 	_, _ = io.WriteString(w, "401: the dashboard needs a read token ("+msg+"). Sign in with any user name and the token (gpuscout token create --scope read) as the password, or start serve with --read-open.\n")
 }
 
+// touchTimeout bounds the recording of a token's use: a store that is
+// slow to write (a lock held elsewhere) delays the request this long at
+// most, once a minute per token.
+const touchTimeout = time.Second
+
 // touch records a token's use, at most once a minute per token.
 func (s *Server) touch(ctx context.Context, t *store.Token) {
 	now := s.cfg.Now()
@@ -170,6 +224,8 @@ func (s *Server) touch(ctx context.Context, t *store.Token) {
 	}
 	s.touchMu.Unlock()
 	if due {
+		ctx, cancel := context.WithTimeout(ctx, touchTimeout)
+		defer cancel()
 		if err := s.cfg.Store.TouchToken(ctx, t.ID, now.UTC()); err != nil {
 			s.cfg.Logger.Warn("token touch", "token", t.Name, "err", err)
 		}

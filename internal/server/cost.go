@@ -98,7 +98,7 @@ func (s *Server) postCost(w http.ResponseWriter, r *http.Request) {
 		if count != "" {
 			n, err := strconv.ParseFloat(count, 64)
 			if err != nil || !(n > 0 && n <= 64) {
-				badRequest(w, FieldError{"gpu", strconv.Quote(count) + ": want a count from 0 to 64 (NAME:COUNT)"})
+				badRequest(w, FieldError{"gpu", strconv.Quote(spec.GPU) + ": count " + strconv.Quote(count) + ": want a number more than 0 and at most 64 (NAME:COUNT; fractions such as 0.5 select GPU slices)"})
 				return
 			}
 			q.GPUCount = n

@@ -2,6 +2,7 @@ package server
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 )
 
@@ -45,4 +46,11 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(true)
 	_ = enc.Encode(v)
+}
+
+// tooLarge answers 413 for a body over limit bytes, and closes the
+// connection after it (the rest of the body is never read).
+func tooLarge(w http.ResponseWriter, limit int64) {
+	w.Header().Set("Connection", "close")
+	writeError(w, http.StatusRequestEntityTooLarge, "too_large", fmt.Sprintf("body over the server's limit of %d bytes (its Content-Length says more)", limit), nil)
 }

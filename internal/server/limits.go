@@ -8,7 +8,8 @@ import (
 )
 
 // limiter is a token bucket per key (a token's id, or a client address for
-// open reads): rate per second, burst max(10, 2×rate).
+// open reads): rate per second, burst max(10, 2×rate) (newLimiter) or as
+// given (newBucketLimiter).
 type limiter struct {
 	mu      sync.Mutex
 	rate    float64
@@ -23,27 +24,48 @@ type bucket struct {
 }
 
 func newLimiter(rate float64, now func() time.Time) *limiter {
-	return &limiter{rate: rate, burst: math.Max(10, 2*rate), now: now, buckets: map[string]*bucket{}}
+	return newBucketLimiter(rate, math.Max(10, 2*rate), now)
+}
+
+func newBucketLimiter(rate, burst float64, now func() time.Time) *limiter {
+	return &limiter{rate: rate, burst: burst, now: now, buckets: map[string]*bucket{}}
 }
 
 // allow takes one request from key's bucket; when empty it returns false and
 // how long until one is available.
 func (l *limiter) allow(key string) (bool, time.Duration) {
+	return l.take(key, true)
+}
+
+// check is allow without taking: whether key's bucket holds a request now,
+// and if not, how long until it does.
+func (l *limiter) check(key string) (bool, time.Duration) {
+	return l.take(key, false)
+}
+
+func (l *limiter) take(key string, take bool) (bool, time.Duration) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	now := l.now()
 	b := l.buckets[key]
 	if b == nil {
+		if !take {
+			return true, 0 // a new bucket is full
+		}
 		if len(l.buckets) >= maxBuckets {
 			l.evict(now)
 		}
 		b = &bucket{tokens: l.burst, at: now}
 		l.buckets[key] = b
 	}
-	b.tokens = math.Min(l.burst, b.tokens+now.Sub(b.at).Seconds()*l.rate)
-	b.at = now
+	if now.After(b.at) { // a clock that steps back refills nothing
+		b.tokens = math.Min(l.burst, b.tokens+now.Sub(b.at).Seconds()*l.rate)
+		b.at = now
+	}
 	if b.tokens >= 1 {
-		b.tokens--
+		if take {
+			b.tokens--
+		}
 		return true, 0
 	}
 	return false, time.Duration((1 - b.tokens) / l.rate * float64(time.Second))

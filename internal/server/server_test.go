@@ -577,7 +577,8 @@ func TestGracefulShutdown(t *testing.T) {
 }
 
 func TestAdviseValidation(t *testing.T) {
-	f := newFixture(t, func(c *Config) { c.ReadOpen = true })
+	// More calls than the expensive calls' burst, from one address.
+	f := newFixture(t, func(c *Config) { c.ReadOpen, c.ExpensiveRate = true, 1000 })
 	for _, tc := range []struct{ body, field string }{
 		{`{"scenario":"nope","work":"10gpu-h@A100"}`, "scenario"},
 		{`{"scenario":"inference-batch"}`, "for"},
@@ -591,7 +592,7 @@ func TestAdviseValidation(t *testing.T) {
 		{`{"scenario":"inference-batch","work":"10gpu-h@A100","no-spot":"maybe"}`, "no-spot"},
 		{`{"scenario":"inference-batch","work":"10gpu-h@A100","currency":"XYZ"}`, "currency"},
 		{`{"scenario":"inference-batch","work":"10gpu-h@A100","bench":["nothex"]}`, "bench"},
-		{`{"scenario":"inference-batch","work":"1e12gpu-h@A100"}`, "request"},
+		{`{"scenario":"inference-batch","work":"1e12gpu-h@A100"}`, "work"}, // a check of the whole request names the inputs it is about
 		{`["scenario"]`, "body"},
 	} {
 		w := f.do(t, "POST", "/api/v1/advise", "", []byte(tc.body))
@@ -604,7 +605,7 @@ func TestAdviseValidation(t *testing.T) {
 }
 
 func TestCost(t *testing.T) {
-	f := newFixture(t, func(c *Config) { c.ReadOpen = true })
+	f := newFixture(t, func(c *Config) { c.ReadOpen, c.ExpensiveRate = true, 1000 })
 	w := f.do(t, "POST", "/api/v1/cost?limit=3", "", []byte(`{"gpu":"A100:8","duration":"7d"}`))
 	var got struct {
 		Options []struct {
@@ -668,5 +669,33 @@ func TestTokenCacheRevokedElsewhere(t *testing.T) {
 	}
 	if w := f.do(t, "POST", "/api/v1/reports", f.write, report(t)); w.Code != 401 {
 		t.Errorf("after revoking here: got %d, want 401", w.Code)
+	}
+}
+
+// Negative (and zero) GPU counts in advise's and cost's requests are
+// refused with 400 naming the field, the value and the range: before, a
+// bursty load's base or peak below zero was named only as "request", and
+// cost's count said "from 0" though 0 is refused.
+func TestNegativeCountsNamed(t *testing.T) {
+	f := newFixture(t, func(c *Config) { c.ReadOpen, c.ExpensiveRate = true, 1000 })
+	for _, tc := range []struct{ path, body, field, value, allowed string }{
+		{"/api/v1/advise", `{"scenario":"inference-online","gpu":"A100","pattern":"bursty","base":-2,"peak":4}`, "base", "base -2", "0 <= --base <= --peak <= 100000"},
+		{"/api/v1/advise", `{"scenario":"inference-online","gpu":"A100","pattern":"bursty","base":1,"peak":-4}`, "peak", "peak -4", "0 <= --base <= --peak <= 100000"},
+		{"/api/v1/advise", `{"scenario":"inference-batch","gpu":"A100:-4","for":"7d"}`, "gpu", `"-4"`, "more than 0 and at most 1024"},
+		{"/api/v1/advise", `{"scenario":"inference-batch","work":"10gpu-h@A100","max-nodes":-1}`, "max-nodes", `"-1"`, "1 to 10000"},
+		{"/api/v1/cost", `{"gpu":"A100:-8","duration":"7d"}`, "gpu", `"-8"`, "more than 0 and at most 64"},
+		{"/api/v1/cost", `{"gpu":"A100:0","duration":"7d"}`, "gpu", `"0"`, "more than 0 and at most 64"},
+		{"/api/v1/cost", `{"gpu":"A100:8","duration":"7d","instances":-3}`, "body", `"-3"`, "1 to 100000"},
+	} {
+		w := f.do(t, "POST", tc.path, "", []byte(tc.body))
+		var e apiError
+		decode(t, w, &e)
+		found := false
+		for _, fe := range e.Error.Fields {
+			found = found || fe.Field == tc.field && strings.Contains(fe.Problem, tc.value) && strings.Contains(fe.Problem, tc.allowed)
+		}
+		if w.Code != 400 || !found {
+			t.Errorf("%s %s: got %d %s; want 400 naming %s with %s and %s", tc.path, tc.body, w.Code, w.Body, tc.field, tc.value, tc.allowed)
+		}
 	}
 }

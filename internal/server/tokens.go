@@ -10,10 +10,12 @@ import (
 	"github.com/gpuscout/gpuscout/internal/store"
 )
 
-// tokenRequest is POST /api/v1/tokens's body.
+// tokenRequest is POST /api/v1/tokens's body. Expires is the token's
+// lifetime (ParseLifetime: "90d"); empty: it never expires.
 type tokenRequest struct {
-	Name   string   `json:"name"`
-	Scopes []string `json:"scopes"`
+	Name    string   `json:"name"`
+	Scopes  []string `json:"scopes"`
+	Expires string   `json:"expires"`
 }
 
 // tokenJSON describes a token (never its secret, except once on creation).
@@ -22,6 +24,7 @@ type tokenJSON struct {
 	Scopes    []string `json:"scopes"`
 	CreatedAt string   `json:"created_at"`
 	LastUsed  string   `json:"last_used,omitempty"`
+	ExpiresAt string   `json:"expires_at,omitempty"` // absent: never
 	Revoked   bool     `json:"revoked"`
 	Secret    string   `json:"secret,omitempty"`
 }
@@ -30,6 +33,9 @@ func describe(t *store.Token) tokenJSON {
 	j := tokenJSON{Name: t.Name, Scopes: t.Scopes, CreatedAt: t.CreatedAt.UTC().Format(time.RFC3339), Revoked: t.Revoked}
 	if !t.LastUsed.IsZero() {
 		j.LastUsed = t.LastUsed.UTC().Format(time.RFC3339)
+	}
+	if !t.ExpiresAt.IsZero() {
+		j.ExpiresAt = t.ExpiresAt.UTC().Format(time.RFC3339)
 	}
 	return j
 }
@@ -73,6 +79,14 @@ func (s *Server) postToken(w http.ResponseWriter, r *http.Request) {
 		}
 		badRequest(w, FieldError{field, err.Error()})
 		return
+	}
+	if req.Expires != "" {
+		d, err := ParseLifetime(req.Expires)
+		if err != nil {
+			badRequest(w, FieldError{"expires", err.Error()})
+			return
+		}
+		t.ExpiresAt = t.CreatedAt.Add(d)
 	}
 	if err := s.cfg.Store.CreateToken(r.Context(), t); errors.Is(err, store.ErrExists) {
 		writeError(w, http.StatusConflict, "exists", "a token named "+req.Name+" exists", []FieldError{{"name", "taken"}})

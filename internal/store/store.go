@@ -7,7 +7,12 @@
 // Integrity: PutDocument returns only after the document is committed
 // (durable before the server answers 2xx), and it is idempotent: a
 // document's ID is the SHA-256 of its body, so an upload sent twice is
-// stored once.
+// stored once. A write the database refuses for now says why when it can
+// (ErrBusy, ErrReadOnly, ErrFull), and ProbeWrite asks the same of a
+// one-row write, for /healthz.
+//
+// ParseDSN reads serve's and token's --db: which backend, where, and a
+// form of it safe to log (never a password).
 package store
 
 import (
@@ -70,7 +75,14 @@ type Token struct {
 	Scopes    []string // "read", "write", "admin"
 	CreatedAt time.Time
 	LastUsed  time.Time // zero: never
+	// ExpiresAt is when the token stops working; zero: never.
+	ExpiresAt time.Time
 	Revoked   bool
+}
+
+// Expired reports whether the token has expired at now.
+func (t *Token) Expired(now time.Time) bool {
+	return !t.ExpiresAt.IsZero() && !now.Before(t.ExpiresAt)
 }
 
 // Errors every implementation returns (wrapped).
@@ -78,6 +90,34 @@ var (
 	ErrNotFound = errors.New("not found")
 	ErrExists   = errors.New("already exists")
 )
+
+// Why a write failed, when the store can tell (wrapped, with the
+// database's own error beside them): the server answers 503 with
+// Retry-After for each, and /healthz names it.
+var (
+	// ErrBusy: another process held the database's write lock for longer
+	// than the busy timeout (SQLite), or a lock wait timed out.
+	ErrBusy = errors.New("the database is locked by another writer")
+	// ErrReadOnly: the database takes no writes (a read-only file or
+	// filesystem, a PostgreSQL standby or a read-only transaction mode).
+	ErrReadOnly = errors.New("the database is read-only")
+	// ErrFull: the disk or the database is full.
+	ErrFull = errors.New("the disk or the database is full")
+)
+
+// Mark returns err as an error that also is kind (errors.Is), with err's
+// message; nil for nil.
+func Mark(err, kind error) error {
+	if err == nil {
+		return nil
+	}
+	return &marked{err, kind}
+}
+
+type marked struct{ err, kind error }
+
+func (m *marked) Error() string   { return m.err.Error() }
+func (m *marked) Unwrap() []error { return []error{m.err, m.kind} }
 
 // Store is where documents and tokens live.
 type Store interface {
@@ -108,5 +148,10 @@ type Store interface {
 	RevokeToken(ctx context.Context, name string) error
 	// Ping checks the store answers (for /healthz).
 	Ping(ctx context.Context) error
+	// ProbeWrite commits a one-row write to the store's health table and
+	// says what stopped it (ErrBusy, ErrReadOnly, ErrFull, or another
+	// error): /healthz's check that uploads can be stored. It costs a
+	// commit; callers space their probes.
+	ProbeWrite(ctx context.Context) error
 	Close() error
 }

@@ -2,9 +2,12 @@ package postgres
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/gpuscout/gpuscout/internal/store"
 	"github.com/gpuscout/gpuscout/internal/store/schema"
@@ -95,5 +98,32 @@ func TestPoolSize(t *testing.T) {
 			t.Errorf("%s: pool of %d; want %d", c.url, got, c.want)
 		}
 		s.Close()
+	}
+}
+
+// A server that takes no writes (a standby, or transactions read-only by
+// default) answers reads; the health probe names it: ErrReadOnly.
+func TestProbeWriteOnAReadOnlyServer(t *testing.T) {
+	url := newDB(t)
+	ctx := context.Background()
+	s, err := Open(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if err := s.ProbeWrite(ctx); err != nil {
+		t.Fatalf("ProbeWrite: %v", err)
+	}
+	ro, err := pgxpool.New(ctx, url+" default_transaction_read_only=on")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ro.Close()
+	r := &Store{pool: ro}
+	if err := r.Ping(ctx); err != nil {
+		t.Fatalf("Ping of a read-only server: %v", err)
+	}
+	if err := r.ProbeWrite(ctx); !errors.Is(err, store.ErrReadOnly) {
+		t.Fatalf("ProbeWrite on a read-only server: %v; want ErrReadOnly", err)
 	}
 }

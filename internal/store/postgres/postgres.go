@@ -66,7 +66,8 @@ func Open(ctx context.Context, url string) (*Store, error) {
 
 // where names the server and database without the password.
 func where(cfg *pgxpool.Config) string {
-	return fmt.Sprintf("%s@%s:%d/%s", cfg.ConnConfig.User, cfg.ConnConfig.Host, cfg.ConnConfig.Port, cfg.ConnConfig.Database)
+	c := cfg.ConnConfig
+	return store.Redacted(c.User, c.Host, c.Port, c.Database)
 }
 
 // migrate applies the migrations the database lacks, in one transaction
@@ -120,6 +121,34 @@ func (s *Store) Ping(ctx context.Context) error {
 		return fmt.Errorf("postgres: %w", err)
 	}
 	return nil
+}
+
+// ProbeWrite commits the health table's one row.
+func (s *Store) ProbeWrite(ctx context.Context) error {
+	if _, err := s.pool.Exec(ctx, probeWrite, time.Now().UnixMicro()); err != nil {
+		return fmt.Errorf("postgres: health probe: %w", classify(err))
+	}
+	return nil
+}
+
+// classify marks the errors of a write that the store can name, by their
+// SQLSTATE: a read-only server or transaction (a standby, or
+// default_transaction_read_only), a full disk, a lock wait past
+// lock_timeout.
+func classify(err error) error {
+	var e *pgconn.PgError
+	if !errors.As(err, &e) {
+		return err
+	}
+	switch e.Code {
+	case "25006": // read_only_sql_transaction
+		return store.Mark(err, store.ErrReadOnly)
+	case "53100", "53200": // disk_full, out_of_memory
+		return store.Mark(err, store.ErrFull)
+	case "55P03": // lock_not_available
+		return store.Mark(err, store.ErrBusy)
+	}
+	return err
 }
 
 // isUnique reports a unique_violation.

@@ -23,12 +23,14 @@ const (
 	VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) ON CONFLICT (id) DO NOTHING`
 	getDoc      = `SELECT ` + docColumns + `, body FROM documents WHERE id = $1`
 	getDocs     = `SELECT ` + docColumns + `, body FROM documents WHERE id = ANY($1)` // $1: text[]
-	createToken = `INSERT INTO tokens (` + tokenColumns + `) VALUES ($1, $2, $3, $4, $5, $6, $7)`
+	createToken = `INSERT INTO tokens (` + tokenColumns + `) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`
 	tokenByHash = `SELECT ` + tokenColumns + ` FROM tokens WHERE hash = $1`
 	touchToken  = `UPDATE tokens SET last_used = $1 WHERE id = $2`
 	listTokens  = `SELECT ` + tokenColumns + ` FROM tokens ORDER BY name`
 	revokeToken = `UPDATE tokens SET revoked = TRUE WHERE name = $1`
 )
+
+var probeWrite = schema.ProbeWrite(func(n int) string { return fmt.Sprintf("$%d", n) })
 
 // micros is t as the stored integer, nil (NULL) for the zero time.
 func micros(t time.Time) *int64 {
@@ -55,7 +57,7 @@ func (s *Store) PutDocument(ctx context.Context, d *store.Document) (bool, error
 	tag, err := s.pool.Exec(ctx, putDoc, d.ID, d.Kind, d.Body, schema.Micros(d.ReceivedAt), d.TokenName,
 		d.SignedBy, d.GPU, d.Provider, d.InstanceType, d.Region, d.MatchedOffering, d.Host, micros(d.CreatedAt))
 	if err != nil {
-		return false, fmt.Errorf("postgres: put document %s: %w", d.ID, err)
+		return false, fmt.Errorf("postgres: put document %s: %w", d.ID, classify(err))
 	}
 	return tag.RowsAffected() == 1, nil
 }
@@ -156,12 +158,12 @@ func (s *Store) CreateToken(ctx context.Context, t *store.Token) error {
 		return err
 	}
 	_, err := s.pool.Exec(ctx, createToken, t.ID, t.Name, t.Hash, strings.Join(t.Scopes, ","),
-		schema.Micros(t.CreatedAt), micros(t.LastUsed), t.Revoked)
+		schema.Micros(t.CreatedAt), micros(t.LastUsed), t.Revoked, micros(t.ExpiresAt))
 	if isUnique(err) {
 		return fmt.Errorf("token %q: %w", t.Name, store.ErrExists)
 	}
 	if err != nil {
-		return fmt.Errorf("postgres: create token %q: %w", t.Name, err)
+		return fmt.Errorf("postgres: create token %q: %w", t.Name, classify(err))
 	}
 	return nil
 }
@@ -170,14 +172,14 @@ func scanToken(row pgx.Row) (store.Token, error) {
 	var t store.Token
 	var scopes string
 	var created int64
-	var used *int64
-	if err := row.Scan(&t.ID, &t.Name, &t.Hash, &scopes, &created, &used, &t.Revoked); err != nil {
+	var used, expires *int64
+	if err := row.Scan(&t.ID, &t.Name, &t.Hash, &scopes, &created, &used, &t.Revoked, &expires); err != nil {
 		return t, err
 	}
 	if scopes != "" {
 		t.Scopes = strings.Split(scopes, ",")
 	}
-	t.CreatedAt, t.LastUsed = schema.FromMicros(created), fromMicros(used)
+	t.CreatedAt, t.LastUsed, t.ExpiresAt = schema.FromMicros(created), fromMicros(used), fromMicros(expires)
 	return t, nil
 }
 
@@ -206,7 +208,7 @@ func (s *Store) RevokeToken(ctx context.Context, name string) error {
 func (s *Store) update(ctx context.Context, what, sql string, args ...any) error {
 	tag, err := s.pool.Exec(ctx, sql, args...)
 	if err != nil {
-		return fmt.Errorf("postgres: %s: %w", what, err)
+		return fmt.Errorf("postgres: %s: %w", what, classify(err))
 	}
 	if tag.RowsAffected() == 0 {
 		return fmt.Errorf("%s: %w", what, store.ErrNotFound)

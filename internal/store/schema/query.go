@@ -10,8 +10,14 @@ import (
 const (
 	DocColumns = `id, kind, received_at, token_name, signed_by, gpu, provider, instance_type, region,
 	matched_offering, host, created_at`
-	TokenColumns = `id, name, hash, scopes, created_at, last_used, revoked`
+	TokenColumns = `id, name, hash, scopes, created_at, last_used, revoked, expires_at`
 )
+
+// ProbeWrite is the health probe's write, the same in both dialects (the
+// nth parameter's marker from param): one row, upserted.
+func ProbeWrite(param func(n int) string) string {
+	return "INSERT INTO health (id, checked_at) VALUES (1, " + param(1) + ") ON CONFLICT (id) DO UPDATE SET checked_at = excluded.checked_at"
+}
 
 // ListQuery is the one query that lists documents for a filter (already
 // checked, limit resolved), newest first, for either database: placeholder

@@ -17,7 +17,7 @@ import (
 type statements struct {
 	putDoc, getDoc, getDocs         *sql.Stmt
 	createToken, tokenByHash, touch *sql.Stmt
-	listTokens, revoke              *sql.Stmt
+	listTokens, revoke, probe       *sql.Stmt
 }
 
 const (
@@ -38,11 +38,12 @@ func (s *Store) prepare(ctx context.Context) error {
 		// The IDs as one JSON array: one statement for any number of them,
 		// each looked up by the id's unique index.
 		{s.r, &s.stmts.getDocs, `SELECT ` + docColumns + `, body FROM documents WHERE id IN (SELECT value FROM json_each(?))`},
-		{s.w, &s.stmts.createToken, `INSERT INTO tokens (` + tokenColumns + `) VALUES (?, ?, ?, ?, ?, ?, ?)`},
+		{s.w, &s.stmts.createToken, `INSERT INTO tokens (` + tokenColumns + `) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`},
 		{s.r, &s.stmts.tokenByHash, `SELECT ` + tokenColumns + ` FROM tokens WHERE hash = ?`},
 		{s.w, &s.stmts.touch, `UPDATE tokens SET last_used = ? WHERE id = ?`},
 		{s.r, &s.stmts.listTokens, `SELECT ` + tokenColumns + ` FROM tokens ORDER BY name`},
 		{s.w, &s.stmts.revoke, `UPDATE tokens SET revoked = 1 WHERE name = ?`},
+		{s.w, &s.stmts.probe, schema.ProbeWrite(func(int) string { return "?" })},
 	} {
 		st, err := p.db.PrepareContext(ctx, p.sql)
 		if err != nil {
@@ -54,7 +55,7 @@ func (s *Store) prepare(ctx context.Context) error {
 }
 
 func (st *statements) close() {
-	for _, s := range []*sql.Stmt{st.putDoc, st.getDoc, st.getDocs, st.createToken, st.tokenByHash, st.touch, st.listTokens, st.revoke} {
+	for _, s := range []*sql.Stmt{st.putDoc, st.getDoc, st.getDocs, st.createToken, st.tokenByHash, st.touch, st.listTokens, st.revoke, st.probe} {
 		if s != nil {
 			s.Close()
 		}
@@ -181,12 +182,12 @@ func (s *Store) CreateToken(ctx context.Context, t *store.Token) error {
 		return err
 	}
 	_, err := s.stmts.createToken.ExecContext(ctx, t.ID, t.Name, t.Hash, strings.Join(t.Scopes, ","),
-		schema.Micros(t.CreatedAt), nullMicros(t.LastUsed), t.Revoked)
+		schema.Micros(t.CreatedAt), nullMicros(t.LastUsed), t.Revoked, nullMicros(t.ExpiresAt))
 	if isUnique(err) {
 		return fmt.Errorf("token %q: %w", t.Name, store.ErrExists)
 	}
 	if err != nil {
-		return fmt.Errorf("sqlite: create token %q: %w", t.Name, err)
+		return fmt.Errorf("sqlite: create token %q: %w", t.Name, classify(err))
 	}
 	return nil
 }
@@ -195,14 +196,14 @@ func scanToken(sc scanner) (store.Token, error) {
 	var t store.Token
 	var scopes string
 	var created int64
-	var used sql.NullInt64
-	if err := sc.Scan(&t.ID, &t.Name, &t.Hash, &scopes, &created, &used, &t.Revoked); err != nil {
+	var used, expires sql.NullInt64
+	if err := sc.Scan(&t.ID, &t.Name, &t.Hash, &scopes, &created, &used, &t.Revoked, &expires); err != nil {
 		return t, err
 	}
 	if scopes != "" {
 		t.Scopes = strings.Split(scopes, ",")
 	}
-	t.CreatedAt, t.LastUsed = schema.FromMicros(created), fromNull(used)
+	t.CreatedAt, t.LastUsed, t.ExpiresAt = schema.FromMicros(created), fromNull(used), fromNull(expires)
 	return t, nil
 }
 
@@ -231,7 +232,7 @@ func (s *Store) RevokeToken(ctx context.Context, name string) error {
 func (s *Store) update(ctx context.Context, st *sql.Stmt, what string, args ...any) error {
 	res, err := st.ExecContext(ctx, args...)
 	if err != nil {
-		return fmt.Errorf("sqlite: %s: %w", what, err)
+		return fmt.Errorf("sqlite: %s: %w", what, classify(err))
 	}
 	if n, err := res.RowsAffected(); err != nil || n == 0 {
 		if err != nil {

@@ -10,6 +10,11 @@
 // writer at a time anyway, and a single connection avoids SQLITE_BUSY
 // between our own writers); reads go to a pool of read-only connections,
 // which WAL lets run beside the writer.
+//
+// Locks held by another process (a backup, a sqlite3 shell in a
+// transaction): a write waits for them at most the busy timeout
+// (Options.BusyTimeout, 5 s), then fails with store.ErrBusy; see
+// groupcommit.go. Reads are not blocked by them (WAL).
 package sqlite
 
 import (
@@ -28,28 +33,43 @@ import (
 	sqlite3 "modernc.org/sqlite/lib"
 )
 
-// BusyTimeout is how long a connection waits for a lock another process
-// holds before it fails with SQLITE_BUSY.
+// BusyTimeout is how long a write waits for the lock another process
+// holds before it fails with store.ErrBusy (Options.BusyTimeout's default).
+// A put waits at most this long in all: for the writer and for the lock.
 const BusyTimeout = 5 * time.Second
+
+// MaxBusyTimeout bounds Options.BusyTimeout.
+const MaxBusyTimeout = time.Minute
+
+// Options are Open's settings; the zero value is the defaults.
+type Options struct {
+	// BusyTimeout: see the constant (0: BusyTimeout; at most MaxBusyTimeout).
+	BusyTimeout time.Duration
+}
 
 // Store is a store.Store in one SQLite file.
 type Store struct {
 	w, r  *sql.DB // the one writer; the readers
 	stmts statements
+	busy  time.Duration // Options.BusyTimeout
 
 	puts       chan putReq   // to the writer goroutine (group commit)
 	quit       chan struct{} // closed by Close
 	writerDone chan struct{} // closed when the writer has stopped
 	closeOnce  sync.Once
+	// busyMS is the writer connection's busy_timeout now, in ms: each
+	// batch waits for the lock only until its first put's deadline
+	// (writer goroutine only).
+	busyMS int64
 }
 
 var _ store.Store = (*Store)(nil)
 
 // dsn is the driver's name for the file with our pragmas, applied to every
 // connection the pool opens.
-func dsn(path string, readOnly bool) string {
+func dsn(path string, readOnly bool, busy time.Duration) string {
 	q := url.Values{}
-	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", BusyTimeout.Milliseconds()))
+	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", busy.Milliseconds()))
 	q.Add("_pragma", "foreign_keys(1)")
 	q.Add("_pragma", "journal_mode(WAL)")
 	q.Add("_pragma", "synchronous(FULL)")
@@ -63,9 +83,18 @@ func dsn(path string, readOnly bool) string {
 
 // Open opens (creating it if needed) the database file at path and brings
 // its schema up to date; it refuses a database a newer gpuscout wrote.
-func Open(path string) (*Store, error) {
+func Open(path string) (*Store, error) { return OpenWith(path, Options{}) }
+
+// OpenWith is Open with options.
+func OpenWith(path string, o Options) (*Store, error) {
 	if path == "" || path == ":memory:" {
 		return nil, fmt.Errorf("sqlite: database path %q: want a file path", path)
+	}
+	switch {
+	case o.BusyTimeout == 0:
+		o.BusyTimeout = BusyTimeout
+	case o.BusyTimeout < time.Millisecond || o.BusyTimeout > MaxBusyTimeout:
+		return nil, fmt.Errorf("sqlite: busy timeout %v: want 1ms to %v", o.BusyTimeout, MaxBusyTimeout)
 	}
 	// A new database is made readable by its owner only (it holds the
 	// tokens' hashes); SQLite gives the -wal and -shm files the same mode.
@@ -74,14 +103,14 @@ func Open(path string) (*Store, error) {
 		return nil, fmt.Errorf("sqlite: %w", err)
 	}
 	f.Close()
-	w, err := sql.Open("sqlite", dsn(path, false))
+	w, err := sql.Open("sqlite", dsn(path, false, o.BusyTimeout))
 	if err != nil {
 		return nil, fmt.Errorf("sqlite %s: %w", path, err)
 	}
 	w.SetMaxOpenConns(1)
 	w.SetMaxIdleConns(1)
 	w.SetConnMaxLifetime(0)
-	s := &Store{w: w}
+	s := &Store{w: w, busy: o.BusyTimeout, busyMS: o.BusyTimeout.Milliseconds()}
 	ctx := context.Background()
 	if err := s.check(ctx, path); err != nil {
 		w.Close()
@@ -91,7 +120,7 @@ func Open(path string) (*Store, error) {
 		w.Close()
 		return nil, fmt.Errorf("sqlite %s: %w", path, err)
 	}
-	r, err := sql.Open("sqlite", dsn(path, true))
+	r, err := sql.Open("sqlite", dsn(path, true, o.BusyTimeout))
 	if err != nil {
 		w.Close()
 		return nil, fmt.Errorf("sqlite %s: %w", path, err)
@@ -147,6 +176,36 @@ func (s *Store) Ping(ctx context.Context) error {
 	}
 	return nil
 }
+
+// ProbeWrite commits the health table's one row (on the writer
+// connection, beside the group commit).
+func (s *Store) ProbeWrite(ctx context.Context) error {
+	if _, err := s.stmts.probe.ExecContext(ctx, time.Now().UnixMicro()); err != nil {
+		return fmt.Errorf("sqlite: health probe: %w", classify(err))
+	}
+	return nil
+}
+
+// classify marks the errors of a write that the store can name: a lock
+// held elsewhere past the busy timeout, a read-only database, a full disk.
+func classify(err error) error {
+	var e *sqlite.Error
+	if !errors.As(err, &e) {
+		return err
+	}
+	switch e.Code() & 0xff { // the primary code of an extended one
+	case sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED:
+		return store.Mark(err, store.ErrBusy)
+	case sqlite3.SQLITE_READONLY:
+		return store.Mark(err, store.ErrReadOnly)
+	case sqlite3.SQLITE_FULL:
+		return store.Mark(err, store.ErrFull)
+	}
+	return err
+}
+
+// isBusy reports an error of a write that met a lock held elsewhere.
+func isBusy(err error) bool { return errors.Is(err, store.ErrBusy) }
 
 // isUnique reports a UNIQUE or PRIMARY KEY constraint failure.
 func isUnique(err error) bool {

@@ -145,6 +145,7 @@ func (m *memory) CreateToken(ctx context.Context, t *store.Token) error {
 	c.Scopes = slices.Clone(t.Scopes)
 	c.CreatedAt = c.CreatedAt.UTC().Truncate(store.TimePrecision)
 	c.LastUsed = c.LastUsed.UTC().Truncate(store.TimePrecision)
+	c.ExpiresAt = c.ExpiresAt.UTC().Truncate(store.TimePrecision)
 	m.tokens = append(m.tokens, c)
 	return nil
 }
@@ -200,5 +201,7 @@ func (m *memory) RevokeToken(ctx context.Context, name string) error {
 }
 
 func (m *memory) Ping(ctx context.Context) error { return ctx.Err() }
+
+func (m *memory) ProbeWrite(ctx context.Context) error { return ctx.Err() }
 
 func (m *memory) Close() error { return nil }

@@ -40,6 +40,7 @@ func Run(t *testing.T, open func() store.Store) {
 		{"TokenErrors", testTokenErrors},
 		{"ConcurrentPuts", testConcurrentPuts},
 		{"Ping", testPing},
+		{"ProbeWrite", testProbeWrite},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			s := open()
@@ -492,12 +493,15 @@ func token(name string, scopes ...string) *store.Token {
 func equalToken(a, b store.Token) bool {
 	return a.ID == b.ID && a.Name == b.Name && bytes.Equal(a.Hash, b.Hash) && slices.Equal(a.Scopes, b.Scopes) &&
 		a.CreatedAt.Equal(b.CreatedAt) && a.LastUsed.Equal(b.LastUsed) && a.Revoked == b.Revoked &&
-		a.CreatedAt.Location() == time.UTC
+		a.ExpiresAt.Equal(b.ExpiresAt) && a.CreatedAt.Location() == time.UTC &&
+		(a.ExpiresAt.IsZero() || a.ExpiresAt.Location() == time.UTC)
 }
 
 func testTokens(t *testing.T, s store.Store) {
 	ctx := context.Background()
 	ci, admin := token("ci-uploader", "read", "write"), token("admin", "admin")
+	// ci expires (kept to the microsecond, read back in UTC); admin never does.
+	ci.ExpiresAt = base.Add(90 * 24 * time.Hour).Truncate(store.TimePrecision)
 	for _, tk := range []*store.Token{ci, admin} {
 		if err := s.CreateToken(ctx, tk); err != nil {
 			t.Fatalf("CreateToken(%s): %v", tk.Name, err)
@@ -509,6 +513,9 @@ func testTokens(t *testing.T, s store.Store) {
 	}
 	if !got.LastUsed.IsZero() {
 		t.Errorf("a new token's LastUsed = %v; want zero (never)", got.LastUsed)
+	}
+	if got, err := s.TokenByHash(ctx, admin.Hash); err != nil || !got.ExpiresAt.IsZero() {
+		t.Errorf("TokenByHash(no expiry) = %+v, %v; want ExpiresAt zero (never)", got, err)
 	}
 	used := base.Add(90*time.Minute + 7*time.Microsecond).In(time.FixedZone("X", 3600))
 	if err := s.TouchToken(ctx, ci.ID, used); err != nil {
@@ -618,5 +625,22 @@ func testConcurrentPuts(t *testing.T, s store.Store) {
 func testPing(t *testing.T, s store.Store) {
 	if err := s.Ping(context.Background()); err != nil {
 		t.Errorf("Ping: %v", err)
+	}
+}
+
+// testProbeWrite: the health probe's write commits, again and again (its
+// one row is updated), and leaves the documents and tokens alone.
+func testProbeWrite(t *testing.T, s store.Store) {
+	ctx := context.Background()
+	for i := range 3 {
+		if err := s.ProbeWrite(ctx); err != nil {
+			t.Fatalf("ProbeWrite #%d: %v", i+1, err)
+		}
+	}
+	if n, err := s.CountDocuments(ctx, ""); err != nil || n != 0 {
+		t.Errorf("after probes: %d documents, %v; want none", n, err)
+	}
+	if list, err := s.ListTokens(ctx); err != nil || len(list) != 0 {
+		t.Errorf("after probes: %d tokens, %v; want none", len(list), err)
 	}
 }
