@@ -60,7 +60,7 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		_, noColor := os.LookupEnv("NO_COLOR")
 		e.color = !noColor && os.Getenv("TERM") != "dumb"
 	}
-	root := newRoot(e)
+	root := newRootFor(e, args)
 	if cmd, _, err := root.Find(args); err == nil {
 		onceFlags(cmd)
 	}
@@ -94,7 +94,8 @@ func isCobraUsage(err error) bool {
 	return false
 }
 
-func newRoot(e *env) *cobra.Command {
+// bareRoot is the root command without its subcommands.
+func bareRoot(e *env) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "gpuscout",
 		Short: "Choose, price, verify and run GPU cloud capacity",
@@ -109,24 +110,59 @@ Every price carries its source and date; a price nobody can source is shown as u
 		},
 	}
 	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error { return asUsage(suggestFlag(cmd, err)) })
-	// One command a line, so that adding one never conflicts with another.
-	root.AddCommand(newAdviseCmd(e))
-	root.AddCommand(newGPUsCmd(e))
-	root.AddCommand(newModelsCmd(e))
-	root.AddCommand(newOffersCmd(e))
-	root.AddCommand(newCostCmd(e))
-	root.AddCommand(newSpotCmd(e))
-	root.AddCommand(newCatalogCmd(e))
-	root.AddCommand(newVersionCmd(e))
-	root.AddCommand(newEnvCmd(e))
-	root.AddCommand(newBenchCmd(e))
-	root.AddCommand(newDoctorCmd(e))
-	root.AddCommand(newRulesCmd(e))
-	root.AddCommand(newAgentCmd(e))
-	root.AddCommand(newServeCmd(e))
-	root.AddCommand(newTokenCmd(e))
+	return root
+}
+
+// newRoot is the whole command tree.
+func newRoot(e *env) *cobra.Command {
+	root := bareRoot(e)
+	for _, c := range commands {
+		root.AddCommand(c.build(e))
+	}
 	strictCompletion(root)
 	return root
+}
+
+// commands are gpuscout's commands, in help order: one a line, so that
+// adding one never conflicts with another.
+var commands = []struct {
+	name  string
+	build func(*env) *cobra.Command
+}{
+	{"advise", newAdviseCmd},
+	{"gpus", newGPUsCmd},
+	{"models", newModelsCmd},
+	{"offers", newOffersCmd},
+	{"cost", newCostCmd},
+	{"spot", newSpotCmd},
+	{"catalog", newCatalogCmd},
+	{"version", newVersionCmd},
+	{"env", newEnvCmd},
+	{"bench", newBenchCmd},
+	{"doctor", newDoctorCmd},
+	{"rules", newRulesCmd},
+	{"agent", newAgentCmd},
+	{"serve", newServeCmd},
+	{"token", newTokenCmd},
+}
+
+// newRootFor builds only the command args call, when the first argument
+// names one (a call builds one command's flags, not all fifteen's); the
+// whole tree otherwise (help, completion, a mistyped name that needs the
+// suggestions).
+func newRootFor(e *env, args []string) *cobra.Command {
+	if len(args) == 0 {
+		return newRoot(e)
+	}
+	for _, c := range commands {
+		if c.name != args[0] {
+			continue
+		}
+		root := bareRoot(e)
+		root.AddCommand(c.build(e))
+		return root
+	}
+	return newRoot(e)
 }
 
 // strictCompletion makes `gpuscout completion SHELL` refuse a shell cobra

@@ -147,6 +147,16 @@ func (t *Table) writeMarkdown(w io.Writer) error {
 
 // displayWidth counts East Asian wide characters (华东1) as two cells.
 func displayWidth(s string) int {
+	ascii := true
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			ascii = false
+			break
+		}
+	}
+	if ascii { // one column a byte: most cells, without a table lookup per rune
+		return len(s)
+	}
 	n := 0
 	for _, r := range s {
 		switch width.LookupRune(r).Kind() {
