@@ -39,8 +39,11 @@ type Plan struct {
 // --quick) for bandwidth and 8 B for latency; the NCCL all-reduce sweeps
 // 8 B to 1 GiB in ×4 steps (to 256 MiB in ×16 steps with --quick), as
 // nccl-tests does, shrunk until its two buffers take at most a quarter of
-// the memory. On the CPU everything is small enough for a --quick run of a
-// few seconds on two cores.
+// the memory. "The memory" is what was free when the device opened
+// (cuMemGetInfo) where the device says, else its total: another program's
+// allocations, or a MIG instance's share, leave less than the datasheet's.
+// On the CPU everything is small enough for a --quick run of a few seconds
+// on two cores.
 func PlanFor(info gpu.Info, r Request) Plan {
 	p := Plan{Warmup: 2, Samples: 10, JitterIters: 200, SmallCopyBytes: 64 << 10, Checks: 8,
 		Sustain: r.Sustain, SampleEvery: 100 * time.Millisecond, SampleTarget: 5 * time.Millisecond,
@@ -51,6 +54,9 @@ func PlanFor(info gpu.Info, r Request) Plan {
 		p.P2PBytes, p.NCCLMaxBytes, p.NCCLStep, p.NCCLWarmup, p.NCCLSamples, p.NCCLIters = 64<<20, 256<<20, 16, 2, 3, 2
 	}
 	mem := info.MemoryBytes
+	if info.MemoryFreeBytes > 0 && (mem <= 0 || info.MemoryFreeBytes < mem) {
+		mem = info.MemoryFreeBytes
+	}
 	if info.IsCPU {
 		p.GemmN, p.CopyBytes, p.HostBytes = 512, 256<<20, 64<<20
 		if r.Quick {

@@ -49,6 +49,10 @@ type Request struct {
 	Only    []string      // groups to run; empty: every group that applies to the device
 	DTypes  []gpu.DType   // GEMM element types; empty: DefaultDTypes
 	Sustain time.Duration // how long the sustained GEMM runs; 0: not run
+	// AllowBusy measures a GPU that other programs compute on (its figures
+	// are then shared with them, and say so); otherwise such a GPU is
+	// reported as busy, naming the processes, and not measured.
+	AllowBusy bool
 }
 
 // DefaultSustain is --sustain's default: 30 s in a full run (long enough

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/gpuscout/gpuscout/internal/benchreport"
@@ -59,6 +60,10 @@ type run struct {
 	dtypes  []gpu.DType
 	unsupp  map[gpu.DType]bool // GEMM types the device refused
 	threads int
+	// shared says which other programs used the GPU when it was measured
+	// anyway (--allow-busy); "" when none did. unchecked says why they could
+	// not be listed.
+	shared, unchecked string
 }
 
 // Run measures every device and returns the report's GPUs and measurements;
@@ -96,11 +101,19 @@ func (rn *Runner) Run(ctx context.Context, devs []gpu.Device, req Request) (*ben
 			rn.Tune(&r.plan)
 		}
 		if !info.IsCPU {
-			gpuRuns = append(gpuRuns, r)
 			r.name = benchreport.DeviceName(info.Index)
 			r.spec = lookupSpec(rn.Catalog, info.Name)
 			doc.GPUs = append(doc.GPUs, gpuEntry(info, r.spec))
+			// Each GPU on its own: one that did not open, or that other
+			// programs use, is reported and left out, and the rest measured.
+			if m, ok := r.unavailable(req.AllowBusy); ok {
+				emit(Event{Device: r.name, Group: m.Name, Start: true})
+				add(m.Name, m)
+				continue
+			}
+			gpuRuns = append(gpuRuns, r)
 		}
+		start := len(doc.Measurements)
 		for _, g := range req.groups(info.IsCPU) {
 			if g == GroupP2P || g == GroupNCCL {
 				if !info.IsCPU {
@@ -115,6 +128,15 @@ func (rn *Runner) Run(ctx context.Context, devs []gpu.Device, req Request) (*ben
 			}
 			emit(Event{Device: r.name, Group: g, Start: true})
 			add(g, r.group(g)...)
+		}
+		for i := start; i < len(doc.Measurements); i++ {
+			note := r.shared
+			if i == start && r.unchecked != "" {
+				note = strings.TrimPrefix(note+"; ", "; ") + r.unchecked
+			}
+			if note != "" {
+				doc.Measurements[i].Detail = strings.TrimPrefix(doc.Measurements[i].Detail+"; ", "; ") + note
+			}
 		}
 	}
 	for _, g := range commGroups {

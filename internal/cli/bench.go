@@ -45,13 +45,14 @@ var openComm gpu.CommOpener = cuda.OpenCollective
 var benchTune func(*bench.Plan)
 
 type benchFlags struct {
-	device  string
-	quick   bool
-	only    []string
-	dtypes  []string
-	sustain time.Duration
-	out     string
-	upload  uploadFlags
+	device    string
+	quick     bool
+	allowBusy bool
+	only      []string
+	dtypes    []string
+	sustain   time.Duration
+	out       string
+	upload    uploadFlags
 }
 
 func newBenchCmd(e *env) *cobra.Command {
@@ -79,6 +80,12 @@ units: TFLOP/s = 1e12 FLOP/s, GB/s = 1e9 B/s):
             and the time at the smallest (nccl_allreduce_latency)
 Efficiency is the measured figure over the datasheet's ('gpuscout gpus').
 
+Each GPU is measured on its own. One that cannot be opened (another job holds
+it in EXCLUSIVE_PROCESS mode, an Xid left it broken) is reported as gpu_open
+with the driver's error and the fix; one that other programs compute on is
+reported as gpu_idle, naming their PIDs, and not measured unless --allow-busy
+(its figures then say they were shared). The other GPUs are measured.
+
 A measurement that fails is recorded in the report and the command exits 1.`,
 		Example: "  gpuscout bench\n  gpuscout bench --quick --only gemm,hbm --dtypes bf16\n  gpuscout bench --device cpu --quick --out cpu.json\n  gpuscout bench compare a.json b.json",
 		Args:    cobra.NoArgs,
@@ -90,6 +97,7 @@ A measurement that fails is recorded in the report and the command exits 1.`,
 	fl.StringSliceVar(&f.dtypes, "dtypes", nil, "GEMM types: fp32,tf32,bf16,fp16,fp8,fp64 (default: all a GPU may have; fp32,fp64 on the CPU)")
 	fl.DurationVar(&f.sustain, "sustain", bench.DefaultSustain(false), "how long the sustained GEMM runs (0 to skip; default 0 with --quick; at most "+bench.MaxSustain.String()+")")
 	fl.StringVar(&f.out, "out", "report.json", "write the JSON report to this file ('' for none)")
+	fl.BoolVar(&f.allowBusy, "allow-busy", false, "measure GPUs that other programs compute on (their figures are then shared with them)")
 	f.upload.register(cmd, "the report")
 	getFormat := outputFlag(cmd)
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
@@ -123,7 +131,7 @@ A measurement that fails is recorded in the report and the command exits 1.`,
 // (the request's Validate checks the values). changed reports whether the
 // user set a flag, so that --sustain's default can follow --quick.
 func benchRequestFromFlags(f *benchFlags, changed func(string) bool) (bench.Request, error) {
-	req := bench.Request{Device: strings.ToLower(strings.TrimSpace(f.device)), Quick: f.quick, Sustain: f.sustain}
+	req := bench.Request{Device: strings.ToLower(strings.TrimSpace(f.device)), Quick: f.quick, Sustain: f.sustain, AllowBusy: f.allowBusy}
 	if !changed("sustain") {
 		req.Sustain = bench.DefaultSustain(f.quick)
 	}

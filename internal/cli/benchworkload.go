@@ -19,23 +19,20 @@ import (
 	"github.com/gpuscout/gpuscout/internal/benchreport"
 	"github.com/gpuscout/gpuscout/internal/catalog"
 	"github.com/gpuscout/gpuscout/internal/gpu"
-	"github.com/gpuscout/gpuscout/internal/gpu/nvml"
+	"github.com/gpuscout/gpuscout/internal/gpu/cuda"
 	"github.com/gpuscout/gpuscout/internal/render"
 )
 
-// workloadSampler opens NVML's view of the CUDA device a workload runs on
-// (nil when NVML is absent: the run then has no telemetry); tests replace it.
+// workloadSampler opens NVML's view of the CUDA device a workload runs on,
+// matched by UUID (NVML numbers every GPU; CUDA only those
+// CUDA_VISIBLE_DEVICES shows): nil when NVML is absent, and the run then has
+// no telemetry; tests replace it.
 var workloadSampler = func(index int) (gpu.Sampler, func()) {
-	n, err := nvml.Open()
+	s, closeS, err := cuda.SamplerFor(index, cuda.Options{})
 	if err != nil {
 		return nil, func() {}
 	}
-	d, err := n.Device(index)
-	if err != nil {
-		_ = n.Close()
-		return nil, func() {}
-	}
-	return d, func() { _ = n.Close() }
+	return s, closeS
 }
 
 // workloadSampleEvery is how often the GPU is sampled while a workload runs.

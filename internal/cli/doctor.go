@@ -24,9 +24,17 @@ func newDoctorCmd(e *env) *cobra.Command {
 		Long: `doctor checks this machine's GPU software stack: the NVIDIA driver and the CUDA
 version it supports, each GPU's modes (MIG, virtualization, ECC, persistence),
 the CUDA libraries (libcuda, cudart, cuBLAS, cuDNN, NCCL) and their versions,
-Python, an active or forgotten conda/venv, and the PyTorch build, against
-NVIDIA's published minimum drivers. Each check is ok, warn, fail or missing,
-with what to do. A machine without a GPU is not an error.
+Python, an active or forgotten conda/venv/pyenv, and the PyTorch build, against
+NVIDIA's published minimum drivers.
+
+It then opens each GPU the way bench does and reports what the driver and NVML
+say: whether the driver starts (cuInit; 802 on an HGX node means the fabric
+manager is not running), whether each GPU opens, compute modes, other programs
+computing on the GPUs, active slowdowns (clock-event reasons), remapped memory
+rows, whether cuBLAS and NCCL are built for a CUDA the driver supports, and the
+Xid errors in the kernel log (dmesg; run it with sudo where the log is
+restricted). Each check is ok, warn, fail or missing, with what to do. A
+machine without a GPU is not an error.
 
 Exit status: 0 when no check fails, 1 when one does, 2 for bad flags.`,
 		Example: "  gpuscout doctor\n  gpuscout doctor -o json",

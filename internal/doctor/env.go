@@ -28,18 +28,30 @@ type Env interface {
 	// Home is the user's home folder ("" when unknown).
 	Home() string
 	// Load opens a library the way the GPU bindings do and asks it for its
-	// version, then closes it. A library that is nowhere gives an error
-	// wrapping ErrNotFound; one that is present but does not load, the
-	// loader's message.
+	// version, then closes it: a file built for a newer CUDA release than
+	// the driver supports is passed over (Skipped says which and why). A
+	// library that is nowhere gives an error wrapping ErrNotFound; one whose
+	// every file is too new for the driver, one wrapping ErrDriverTooOld;
+	// one that is present but does not load, the loader's message.
 	Load(lib string) (Loaded, error)
+	// GPURuntime opens the GPUs as bench does and reads their state
+	// (Runtime); nil when there is no driver library or the machine cannot
+	// say (a Fake without one).
+	GPURuntime(ctx context.Context) *Runtime
 }
 
 // Loaded is a library that loaded: the file (symlinks resolved) and the
 // version the library reports ("13.1.0"; for libcuda the driver API
 // version, "13.0"); Version is empty when the library has no version call.
+// Skipped lists the files passed over as too new for the driver.
 type Loaded struct {
 	Path, Version string
+	Skipped       []string
 }
+
+// ErrDriverTooOld: a library is present, but every file of it is built for
+// a newer CUDA release than the driver supports.
+var ErrDriverTooOld = errors.New("built for a newer CUDA than the driver supports")
 
 // ErrNotFound: a program is not installed.
 var ErrNotFound = errors.New("not found")
@@ -53,4 +65,5 @@ var ErrTimeout = errors.New("timed out")
 const (
 	smiTimeout    = 20 * time.Second
 	pythonTimeout = 90 * time.Second
+	dmesgTimeout  = 10 * time.Second
 )

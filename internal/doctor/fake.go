@@ -22,14 +22,22 @@ type Fake struct {
 	// Libraries are what Load finds, by library (cuda, cublas, ...); a
 	// library not listed is not found.
 	Libraries map[string]FakeLibrary
+	// Runtime is what GPURuntime reports; nil: the runtime checks are
+	// left out.
+	Runtime *Runtime
 }
 
 // FakeLibrary is a library of a Fake: where it loads from and the version
-// it reports, or why it does not load.
+// it reports, or why it does not load, and the files passed over as too
+// new for the driver.
 type FakeLibrary struct {
 	Path, Version string
 	Err           error
+	Skipped       []string
 }
+
+// GPURuntime returns Runtime.
+func (f *Fake) GPURuntime(context.Context) *Runtime { return f.Runtime }
 
 // Load returns the library listed in Libraries, if its file is among Files.
 func (f *Fake) Load(lib string) (Loaded, error) {
@@ -40,7 +48,7 @@ func (f *Fake) Load(lib string) (Loaded, error) {
 	case l.Err != nil:
 		return Loaded{}, l.Err
 	}
-	return Loaded{Path: l.Path, Version: l.Version}, nil
+	return Loaded{Path: l.Path, Version: l.Version, Skipped: l.Skipped}, nil
 }
 
 // FakeOutput is what a program of a Fake prints, and its error.

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/gpuscout/gpuscout/internal/bench/workload"
+	"github.com/gpuscout/gpuscout/internal/gpu/dl"
 )
 
 // Facts is what doctor learned about the machine; the rules read only this.
@@ -32,6 +33,11 @@ type Facts struct {
 	// set at all (an empty value hides every GPU).
 	CUDAVisibleDevices    string
 	CUDAVisibleDevicesSet bool
+	// Runtime is what the driver and NVML said when the GPUs were opened
+	// as bench opens them; nil when not probed (no libcuda).
+	Runtime *Runtime
+	// Kernel is the kernel log's Xid errors; nil when dmesg is not there.
+	Kernel *KernelLog
 }
 
 // PyEnv describes Python environments.
@@ -51,7 +57,7 @@ func (p PyEnv) Active() bool { return p.VirtualEnv != "" || p.CondaPrefix != "" 
 // PyEnvironment is one installed Python environment.
 type PyEnvironment struct {
 	Path     string
-	Kind     string // "conda" or "venv"
+	Kind     string // "conda", "venv" or "pyenv"
 	Name     string // the conda env's name ("base" for the root)
 	HasTorch bool   // a torch package is installed in it
 	Activate string // the shell command that activates it
@@ -64,9 +70,11 @@ type envRoot struct {
 
 // envRoots lists the conda installations and venvs doctor knows of, that
 // exist: conda at /opt/conda (the conda-based AWS Deep Learning AMIs) and in
-// the home folder, their envs, and /opt/pytorch (the venv of AWS's current
+// the home folder, their envs, /opt/pytorch (the venv of AWS's current
 // "Deep Learning OSS Nvidia Driver AMI GPU PyTorch", whose release notes
-// give python_location /opt/pytorch/bin/python).
+// give python_location /opt/pytorch/bin/python), and the other places the
+// GPU bindings search for NVIDIA's wheels (dl.PythonEnvs): /opt/*/.venv,
+// ~/.venv, pyenv's versions.
 func envRoots(e Env) []envRoot {
 	var condas []string
 	condas = append(condas, "/opt/conda")
@@ -89,6 +97,15 @@ func envRoots(e Env) []envRoot {
 	}
 	if len(globAll(e, "/opt/pytorch/bin/activate")) > 0 {
 		roots = append(roots, envRoot{"/opt/pytorch", "venv"})
+	}
+	penv := dl.PythonEnvs(dl.Env{Getenv: e.Getenv, Glob: e.Glob, Home: e.Home()})
+	for _, p := range penv {
+		switch {
+		case p.Kind == "venv" && p.Path != "/opt/pytorch" && len(globAll(e, filepath.Join(p.Path, "bin", "activate"))) > 0:
+			roots = append(roots, envRoot{p.Path, "venv"})
+		case p.Kind == "pyenv" && len(globAll(e, filepath.Join(p.Path, "bin", "python3"))) > 0:
+			roots = append(roots, envRoot{p.Path, "pyenv"})
+		}
 	}
 	return roots
 }
@@ -123,6 +140,14 @@ func Gather(ctx context.Context, e Env, progress func(step string)) Facts {
 	}
 	progress("CUDA libraries")
 	f.Libraries = findLibraries(e)
+	if f.library("libcuda").Loaded {
+		progress("GPU runtime (opening each GPU as bench does)")
+		f.Runtime = e.GPURuntime(ctx)
+	}
+	if kernelLogReader(e) {
+		progress("kernel log (Xid errors)")
+		f.Kernel = readKernelLog(ctx, e)
+	}
 	progress("Python environments")
 	f.PyEnv = gatherPyEnv(e)
 	progress("python3 and PyTorch (import torch can take a while)")
@@ -198,10 +223,12 @@ func findLibraries(e Env) []Library {
 		l := pickLibrary(w, files)
 		switch got, err := e.Load(dlName(w.key)); {
 		case err == nil:
-			l.Path, l.APIVersion, l.Loaded = got.Path, got.Version, true
+			l.Path, l.APIVersion, l.Loaded, l.Skipped = got.Path, got.Version, true, got.Skipped
 			if v := soVersion(got.Path, w.stem); len(v) > 0 && (l.Version == "" || better(v, parseVersion(l.Version))) {
 				l.Version = shortVersion(w.key, v)
 			}
+		case errors.Is(err, ErrDriverTooOld):
+			l.TooNew, l.LoadError = true, excerpt(strings.TrimPrefix(err.Error(), ErrDriverTooOld.Error()+": "))
 		case !errors.Is(err, ErrNotFound):
 			l.LoadError = excerpt(err.Error())
 		}
@@ -220,6 +247,12 @@ func gatherPyEnv(e Env) PyEnv {
 		switch {
 		case r.kind == "venv":
 			env.Activate = "source " + filepath.Join(r.path, "bin", "activate")
+		case r.kind == "pyenv":
+			env.Name = filepath.Base(r.path)
+			env.Activate = "pyenv shell " + env.Name
+			if filepath.Base(filepath.Dir(r.path)) == "envs" {
+				env.Activate = "pyenv activate " + env.Name
+			}
 		case filepath.Base(filepath.Dir(r.path)) == "envs" && condaBase != "":
 			env.Name = filepath.Base(r.path)
 			env.Activate = "source " + filepath.Join(condaBase, "bin", "activate") + " " + env.Name

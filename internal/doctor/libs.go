@@ -20,6 +20,12 @@ type Library struct {
 	APIVersion string
 	// LoadError is the loader's message when files exist but none loads.
 	LoadError string
+	// TooNew: the files found are all built for a newer CUDA release than
+	// the driver supports (LoadError says which and why).
+	TooNew bool
+	// Skipped are the files passed over as too new for the driver before
+	// the one that loaded.
+	Skipped []string
 }
 
 // ShownVersion is the version to report: the library's own answer where it

@@ -19,6 +19,10 @@ func Rules(f Facts) []Check {
 			cs = append(cs, migCheck(f.SMI.GPUs), virtualizationCheck(f.SMI.GPUs), eccCheck(f.SMI.GPUs), persistenceCheck(f.SMI.GPUs))
 		}
 	}
+	cs = append(cs, runtimeChecks(f)...)
+	if c, ok := xidCheck(f); ok {
+		cs = append(cs, c)
+	}
 	cs = append(cs, libraryChecks(f)...)
 	cs = append(cs, pythonCheck(f))
 	if c, ok := pyEnvCheck(f); ok {

@@ -40,6 +40,8 @@ func libraryCheck(f Facts, l Library) Check {
 	gpu := f.hasGPU()
 	fix := libraryFix[l.Key]
 	switch {
+	case l.Found() && l.TooNew:
+		return tooNewCheck(f, l)
 	case l.Found() && l.LoadError != "":
 		st := StatusWarn
 		if l.Key == "libcuda" && gpu {
@@ -71,7 +73,7 @@ func libraryCheck(f Facts, l Library) Check {
 				c.Fix = fmt.Sprintf("programs that use this runtime need a newer driver: upgrade the NVIDIA driver, or use a CUDA %s runtime (e.g. the one a matching PyTorch wheel brings)", orUnknown(f.SMI.CUDA))
 			}
 		}
-		return c
+		return libDriverCheck(f, l, c)
 	case len(l.Stubs) > 0:
 		st := StatusWarn
 		if l.Key == "libcuda" && gpu {

@@ -48,8 +48,11 @@ func pyEnvCheck(f Facts) (Check, bool) {
 			continue
 		}
 		label := "venv " + env.Path
-		if env.Kind == "conda" {
+		switch env.Kind {
+		case "conda":
 			label = fmt.Sprintf("conda %q (%s)", env.Name, env.Path)
+		case "pyenv":
+			label = fmt.Sprintf("pyenv %q (%s)", env.Name, env.Path)
 		}
 		if env.HasTorch {
 			withTorch = append(withTorch, label)

@@ -14,8 +14,12 @@ import (
 	"github.com/gpuscout/gpuscout/internal/gpu/dl"
 )
 
-// System is the real machine.
-type System struct{}
+// System is the real machine. Libs, when set, is where the GPU libraries
+// are looked for instead of the system's folders (tests point it at fake
+// libraries).
+type System struct {
+	Libs *dl.Env
+}
 
 // Run runs name with args, killing it after timeout.
 func (System) Run(ctx context.Context, timeout time.Duration, name string, args ...string) ([]byte, []byte, error) {
@@ -74,32 +78,49 @@ func (System) Home() string {
 
 // Candidates lists where a library may be: the GPU bindings' own search
 // (dl.Candidates), so doctor reports the files bench would load.
-func (System) Candidates(lib string) []string { return dl.Candidates(dl.Lib(lib), dl.SystemEnv()) }
+func (s System) Candidates(lib string) []string { return dl.Candidates(dl.Lib(lib), s.libEnv()) }
 
 // Load opens lib with the GPU bindings' loader, reads its version and
-// closes it again. None of the version calls initialises the library or
-// touches a GPU.
-func (System) Load(lib string) (Loaded, error) {
-	l, err := dl.Open(dl.Lib(lib))
+// closes it again; like the bindings, it passes over files built for a
+// newer CUDA than the driver's (cuDriverGetVersion). None of the version
+// calls initialises the library or touches a GPU.
+func (s System) Load(lib string) (Loaded, error) {
+	env := s.libEnv()
+	if dl.Lib(lib) != dl.CUDA && dl.Lib(lib) != dl.NVML {
+		env.DriverCUDA = driverCUDA(env)
+	}
+	l, err := dl.OpenEnv(dl.Lib(lib), env)
 	if err != nil {
 		var oe *dl.OpenError
 		if errors.As(err, &oe) {
-			var failed []string
+			var failed, tooNew []string
 			for _, a := range oe.Tried {
-				if a.Err != "not present" {
+				switch {
+				case a.TooOld != nil:
+					tooNew = append(tooNew, a.Path+": "+a.Err)
+				case a.Err != "not present":
 					failed = append(failed, a.Path+": "+a.Err)
 				}
 			}
-			if len(failed) == 0 {
-				return Loaded{}, fmt.Errorf("%s: %w", lib, ErrNotFound)
+			switch {
+			case len(failed) > 0:
+				return Loaded{}, errors.New(strings.Join(append(failed, tooNew...), "; "))
+			case len(tooNew) > 0:
+				return Loaded{}, fmt.Errorf("%w: %s", ErrDriverTooOld, strings.Join(tooNew, "; "))
 			}
-			return Loaded{}, errors.New(strings.Join(failed, "; "))
+			return Loaded{}, fmt.Errorf("%s: %w", lib, ErrNotFound)
 		}
 		return Loaded{}, err
 	}
 	defer l.Close()
 	v, _ := l.Version()
-	return Loaded{Path: l.Path, Version: v}, nil
+	out := Loaded{Path: l.Path, Version: v}
+	for _, a := range l.Tried {
+		if a.TooOld != nil {
+			out.Skipped = append(out.Skipped, a.Path+": "+a.Err)
+		}
+	}
+	return out, nil
 }
 
 // globAll is Glob without its (pattern syntax) error.

@@ -70,28 +70,32 @@ var ErrUnsupported = errors.New("not supported on this device")
 // Info describes a device. Unknown fields are zero or empty and shown as
 // unknown; a device fills what its library reports.
 type Info struct {
-	Index        int    // 0-based, as the driver numbers it
-	Name         string // as the vendor names it: "NVIDIA H200"
-	UUID         string
-	MemoryBytes  int64
-	Driver       string // driver version: "580.159.04"
-	Runtime      string // CUDA driver API version: "13.0"
-	Multiprocs   int    // streaming multiprocessors (or CPU cores)
-	ComputeCap   string // "9.0"
-	ClockMHz     int    // SM clock now
-	MaxClockMHz  int    // SM boost clock
-	MemClockMHz  int
-	PowerLimitW  float64
-	PCIeGen      int
-	PCIeWidth    int
-	ECC          string // "enabled", "disabled" or ""
-	MIG          string // "enabled", "disabled" or ""
-	Virtualized  string // NVML's virtualization mode: "NONE", "PASSTHROUGH", "VGPU", ...
-	NUMANode     int    // -1 when unknown
-	Libraries    map[string]string
-	IsCPU        bool // the host CPU device of `bench --device cpu`
-	BusID        string
-	Architecture string
+	Index       int    // 0-based, as the driver numbers it
+	Name        string // as the vendor names it: "NVIDIA H200"
+	UUID        string
+	MemoryBytes int64
+	// MemoryFreeBytes is the memory free when the device was opened
+	// (cuMemGetInfo): what measurements may size their buffers from; 0
+	// when unknown.
+	MemoryFreeBytes int64
+	Driver          string // driver version: "580.159.04"
+	Runtime         string // CUDA driver API version: "13.0"
+	Multiprocs      int    // streaming multiprocessors (or CPU cores)
+	ComputeCap      string // "9.0"
+	ClockMHz        int    // SM clock now
+	MaxClockMHz     int    // SM boost clock
+	MemClockMHz     int
+	PowerLimitW     float64
+	PCIeGen         int
+	PCIeWidth       int
+	ECC             string // "enabled", "disabled" or ""
+	MIG             string // "enabled" (a MIG instance, or a GPU in MIG mode), "disabled" or ""
+	Virtualized     string // NVML's virtualization mode: "NONE", "PASSTHROUGH", "VGPU", ...
+	NUMANode        int    // -1 when unknown
+	Libraries       map[string]string
+	IsCPU           bool // the host CPU device of `bench --device cpu`
+	BusID           string
+	Architecture    string
 }
 
 // Device is one accelerator as bench drives it. Implementations serialise
@@ -147,3 +151,64 @@ type Sample struct {
 	ClockReasons  uint64   // NVML clocks-event reason bits
 	ReasonsActive []string // their names: "sw_power_cap", ...
 }
+
+// Process is another program's compute context on a device.
+type Process struct {
+	PID       int
+	UsedBytes int64  // device memory it holds; -1 when the driver cannot say
+	Name      string // its command, "" when unknown
+}
+
+// ProcessLister is a Device that can list the other programs computing on
+// it (NVML on a GPU): bench refuses to measure a GPU another program uses,
+// whose figures would be shared with it.
+type ProcessLister interface {
+	// OtherProcesses lists the compute processes on the device other than
+	// this one.
+	OtherProcesses() ([]Process, error)
+}
+
+// Unopened is a device the driver lists but that could not be opened: a GPU
+// another job holds in EXCLUSIVE_PROCESS compute mode, one an Xid error left
+// broken. It stands in the list of devices so that bench reports it, with
+// Err (which names the cause and the fix), while the others are measured.
+// Every operation returns Err.
+type Unopened struct {
+	Desc Info // what the driver and NVML said without opening it
+	Err  error
+}
+
+var _ Device = (*Unopened)(nil)
+
+// OpenError returns why d could not be opened, nil for a usable device.
+func OpenError(d Device) error {
+	if u, ok := d.(*Unopened); ok {
+		return u.Err
+	}
+	return nil
+}
+
+// Info describes the device as far as it is known.
+func (u *Unopened) Info() Info { return u.Desc }
+
+// Error is Err's message.
+func (u *Unopened) Error() string { return u.Err.Error() }
+
+// Unwrap is Err.
+func (u *Unopened) Unwrap() error { return u.Err }
+
+// Alloc fails with Err, as every operation does.
+func (u *Unopened) Alloc(int64) (Ptr, error)                       { return 0, u.Err }
+func (u *Unopened) Free(Ptr) error                                 { return u.Err }
+func (u *Unopened) HostAlloc(int64) ([]byte, error)                { return nil, u.Err }
+func (u *Unopened) HostFree([]byte) error                          { return u.Err }
+func (u *Unopened) Upload(Ptr, []byte) error                       { return u.Err }
+func (u *Unopened) Download([]byte, Ptr) error                     { return u.Err }
+func (u *Unopened) Copy(Ptr, Ptr, int64) error                     { return u.Err }
+func (u *Unopened) Fill32(Ptr, uint32, int64) error                { return u.Err }
+func (u *Unopened) Gemm(DType, int, int, int, Ptr, Ptr, Ptr) error { return u.Err }
+func (u *Unopened) Time(func() error) (time.Duration, error)       { return 0, u.Err }
+func (u *Unopened) Sync() error                                    { return u.Err }
+
+// Close does nothing: nothing was opened.
+func (u *Unopened) Close() error { return nil }

@@ -5,7 +5,17 @@
 // one OS thread that holds its primary context and makes every call for it,
 // so a Device may be used from any goroutine. A watchdog ends the process
 // when a driver call hangs, naming the call. NVML, when present, completes
-// each device's Info and gives its telemetry (gpu.Sampler).
+// each device's Info and gives its telemetry (gpu.Sampler) and the other
+// programs on it (gpu.ProcessLister), found by UUID (a MIG instance's too),
+// never by index.
+//
+// Each GPU opens on its own: one that cannot be opened is a gpu.Unopened
+// whose error names the cause and the fix, beside the ones that open. The
+// driver names its own error codes (cuGetErrorName, cuGetErrorString).
+// cuBLAS and NCCL are chosen to match the driver's CUDA version: a library
+// built for a newer CUDA major release is skipped, one that loads but does
+// not start is passed over for the next, and each one passed over is
+// reported with why.
 package cuda
 
 import (
@@ -60,9 +70,16 @@ func defaultExit(msg string) {
 // Open loads the driver (and cuBLAS and NVML where present), opens the
 // chosen GPUs and returns them as gpu.Devices (*Device: type-assert for peer
 // copies, NCCL and the memory bus width). With no GPU it returns an error
-// for which NoGPU is true. Without cuBLAS the devices open and Gemm says
-// what is missing. Info.Libraries holds the files that loaded ("cuda",
-// "cublas", "nvml") and "cublas_version".
+// for which NoGPU is true; a driver that does not start (cuInit failing:
+// 802 without the fabric manager) is an error naming the code and the fix.
+//
+// Each GPU is opened on its own: one that cannot be (another process holds
+// it in EXCLUSIVE_PROCESS mode, an Xid left it broken) is in the list as a
+// *gpu.Unopened whose error names the cause and the fix, and the others
+// open; gpu.OpenError tells them apart. Without a working cuBLAS the devices
+// open and Gemm says why (BLASError). Info.Libraries holds the files that
+// loaded ("cuda", "cublas", "nvml"), "cublas_version", and "cublas_error"
+// when no cuBLAS could start.
 func Open(opts Options) ([]gpu.Device, error) {
 	if opts.CallTimeout < 0 || opts.CallTimeout > MaxCallTimeout {
 		return nil, fmt.Errorf("call timeout %s is not in 0..%s", opts.CallTimeout, MaxCallTimeout)
@@ -84,17 +101,19 @@ func Open(opts Options) ([]gpu.Device, error) {
 	}
 	var count, rc int32
 	guarded("CUDA", "cuDeviceGetCount", opts.CallTimeout, opts.Exit, func() { rc = drv.f.deviceGetCount(&count) })
-	if err := cuErr(-1, "cuDeviceGetCount", rc); err != nil {
+	if err := cuErr(drv, -1, "cuDeviceGetCount", rc); err != nil {
 		return nil, err
 	}
 	if count == 0 {
-		return nil, &Error{Func: "cuDeviceGetCount", Device: -1, Code: 100, Name: Result(100).String()}
+		return nil, cuErr(drv, -1, "cuDeviceGetCount", int32(resultNoDevice))
 	}
 	ords, err := chooseDevices(opts.Devices, int(count))
 	if err != nil {
 		return nil, err
 	}
-	bl, blErr := loadBLAS(env)
+	benv := env
+	benv.DriverCUDA = drv.versionNum
+	picker := newBLASPicker(benv)
 	var nv *nvml.NVML
 	var nvRefs sync.WaitGroup
 	if !opts.NoNVML {
@@ -105,30 +124,29 @@ func Open(opts Options) ([]gpu.Device, error) {
 		})
 	}
 	var devs []gpu.Device
-	var opened []*Device
 	for _, o := range ords {
-		d, err := openDevice(drv, bl, blErr, int32(o), opts)
-		if err != nil {
-			for _, p := range opened {
-				p.Close()
-			}
-			if nv != nil {
-				nv.Close()
-			}
-			return nil, err
-		}
+		d := newDevice(drv, int32(o), opts)
 		if nv != nil {
-			guarded(fmt.Sprintf("GPU %d", o), "NVML queries", opts.CallTimeout, opts.Exit, func() {
-				if nd, err := nv.FindDevice(d.info.UUID, d.info.BusID); err == nil {
-					d.nv = nd
-					nd.FillInfo(&d.info)
-				}
-			})
 			nvRefs.Add(1)
 			d.release = sync.OnceFunc(nvRefs.Done)
 		}
-		driverFill(d)
-		opened = append(opened, d)
+		err := d.identify()
+		if err == nil && nv != nil {
+			guarded(fmt.Sprintf("GPU %d", o), "NVML queries", opts.CallTimeout, opts.Exit, func() { d.matchNVML(nv) })
+		}
+		if err == nil {
+			driverFill(d)
+			before := d.computePIDs()
+			err = d.setup(picker)
+			d.notSelf(before)
+		}
+		if err != nil {
+			info := d.Info()
+			err = d.explainOpen(err)
+			_ = d.Close()
+			devs = append(devs, &gpu.Unopened{Desc: info, Err: fmt.Errorf("GPU %d could not be opened: %w", o, err)})
+			continue
+		}
 		devs = append(devs, d)
 	}
 	if nv != nil {
@@ -159,42 +177,88 @@ func chooseDevices(want []int, count int) ([]int, error) {
 	return want, nil
 }
 
-// openDevice reads the driver's facts about one GPU and sets up its thread.
-func openDevice(drv *driver, bl *blas, blErr error, ord int32, opts Options) (*Device, error) {
-	d := &Device{ord: ord, drv: drv, blas: bl, blasErr: blErr, host: map[unsafe.Pointer]int64{}}
+// newDevice starts a GPU's thread; nothing is asked of the driver yet.
+func newDevice(drv *driver, ord int32, opts Options) *Device {
+	d := &Device{ord: ord, drv: drv, host: map[unsafe.Pointer]int64{}}
 	d.w = newWorker(fmt.Sprintf("GPU %d", ord), opts.CallTimeout, opts.Exit)
 	d.timeout, d.exit, d.env = opts.CallTimeout, opts.Exit, *opts.Env
 	d.info = gpu.Info{Index: int(ord), Runtime: drv.version, NUMANode: -1,
 		Libraries: map[string]string{"cuda": drv.lib.Path}}
-	if bl != nil {
-		d.info.Libraries["cublas"] = bl.lib.Path
-		if bl.version != "" {
-			d.info.Libraries["cublas_version"] = bl.version
-		}
+	return d
+}
+
+// identify reads what the driver says of the GPU without opening it: its
+// CUdevice handle (cuDeviceGet: the handle every later call takes, which
+// need not be the ordinal), UUID and PCI bus id.
+func (d *Device) identify() error {
+	f := &d.drv.f
+	if err := d.call("cuDeviceGet", func() int32 { return f.deviceGet(&d.dev, d.ord) }); err != nil {
+		return err
 	}
-	var dev int32
-	if err := d.call("cuDeviceGet", func() int32 { return drv.f.deviceGet(&dev, ord) }); err != nil {
-		d.w.stop()
-		return nil, err
-	}
-	f := &drv.f
 	if f.deviceGetUUID != nil {
 		var u [uuidBytes]byte
-		if d.call("cuDeviceGetUuid", func() int32 { return f.deviceGetUUID(&u, ord) }) == nil {
+		if d.call("cuDeviceGetUuid", func() int32 { return f.deviceGetUUID(&u, d.dev) }) == nil {
 			d.info.UUID = formatUUID(u)
 		}
 	}
 	if f.deviceGetPCIBus != nil {
 		buf := make([]byte, pciBusIDBufferLength)
-		if d.call("cuDeviceGetPCIBusId", func() int32 { return f.deviceGetPCIBus(&buf[0], int32(len(buf)), ord) }) == nil {
+		if d.call("cuDeviceGetPCIBusId", func() int32 { return f.deviceGetPCIBus(&buf[0], int32(len(buf)), d.dev) }) == nil {
 			d.info.BusID = cString(buf)
 		}
 	}
-	if err := d.setup(); err != nil {
-		d.Close()
-		return nil, err
+	return nil
+}
+
+// matchNVML finds the GPU's NVML device by UUID (a MIG instance's too),
+// else by PCI bus id, never by index: CUDA numbers GPUs fastest first and
+// after CUDA_VISIBLE_DEVICES, NVML in PCI order. NVML then completes Info;
+// a MIG instance keeps its own UUID, name and memory (NVML describes its
+// GPU).
+func (d *Device) matchNVML(nv *nvml.NVML) {
+	nd, err := nv.FindDevice(d.info.UUID, d.info.BusID)
+	if err != nil {
+		return
 	}
-	return d, nil
+	d.nvSelf, d.nv = nd, nd.Parent()
+	if !nd.IsMIG() {
+		d.nv.FillInfo(&d.info)
+		return
+	}
+	uuid := d.info.UUID
+	if u, err := nd.UUID(); err == nil {
+		uuid = u
+	}
+	d.nv.FillInfo(&d.info)
+	d.info.UUID, d.info.MIG = uuid, "enabled"
+	d.info.Name, d.info.MemoryBytes = "", 0 // the instance's, from the driver
+	if n, err := nd.Name(); err == nil {
+		d.info.Name = n
+	}
+}
+
+// explainOpen completes the error of a GPU that did not open with the fix
+// for its code, naming the GPU as nvidia-smi -i does and, for one held
+// exclusively, its compute mode and the processes holding it.
+func (d *Device) explainOpen(err error) error {
+	var ce *Error
+	if !errors.As(err, &ce) {
+		return err
+	}
+	smiID, mode, holders := d.info.UUID, "", ""
+	if d.nvSelf != nil {
+		smiID = fmt.Sprint(d.nv.Index())
+		if m, err := d.nvSelf.ComputeMode(); err == nil {
+			mode = m.String()
+		}
+		if ps, err := d.nvSelf.OtherProcesses(); err == nil {
+			holders = nvml.DescribeProcesses(ps)
+		}
+	}
+	if fix := openFix(Result(ce.Code), smiID, mode, holders); fix != "" {
+		ce.Fix = fix
+	}
+	return err
 }
 
 // driverFill completes Info with the driver's attributes where NVML left a
@@ -204,19 +268,19 @@ func driverFill(d *Device) {
 	i := &d.info
 	if i.Name == "" {
 		buf := make([]byte, 256)
-		if d.call("cuDeviceGetName", func() int32 { return f.deviceGetName(&buf[0], int32(len(buf)), d.ord) }) == nil {
+		if d.call("cuDeviceGetName", func() int32 { return f.deviceGetName(&buf[0], int32(len(buf)), d.dev) }) == nil {
 			i.Name = cString(buf)
 		}
 	}
 	if i.MemoryBytes == 0 {
 		var b uint64
-		if d.call("cuDeviceTotalMem_v2", func() int32 { return f.deviceTotalMem(&b, d.ord) }) == nil {
+		if d.call("cuDeviceTotalMem_v2", func() int32 { return f.deviceTotalMem(&b, d.dev) }) == nil {
 			i.MemoryBytes = int64(b)
 		}
 	}
 	attr := func(a int32) (int, bool) {
 		var v int32
-		err := d.call("cuDeviceGetAttribute", func() int32 { return f.deviceGetAttr(&v, a, d.ord) })
+		err := d.call("cuDeviceGetAttribute", func() int32 { return f.deviceGetAttr(&v, a, d.dev) })
 		return int(v), err == nil
 	}
 	if v, ok := attr(attrMultiprocessors); ok {
@@ -245,7 +309,7 @@ func driverFill(d *Device) {
 func (d *Device) MemBusWidthBits() (int, error) {
 	var v int32
 	err := d.call("cuDeviceGetAttribute(GLOBAL_MEMORY_BUS_WIDTH)", func() int32 {
-		return d.drv.f.deviceGetAttr(&v, attrMemBusWidthBits, d.ord)
+		return d.drv.f.deviceGetAttr(&v, attrMemBusWidthBits, d.dev)
 	})
 	return int(v), err
 }

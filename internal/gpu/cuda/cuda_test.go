@@ -121,7 +121,7 @@ func TestInfoH200(t *testing.T) {
 	libs := got.Libraries
 	got.Libraries = nil
 	want := gpu.Info{Name: "NVIDIA H200", UUID: "GPU-8a89bb26-423b-7217-aa80-469f70fa0196",
-		MemoryBytes: 143771 << 20, Driver: "580.159.04", Runtime: "13.0", Multiprocs: 132, ComputeCap: "9.0",
+		MemoryBytes: 143771 << 20, MemoryFreeBytes: 149560000000, Driver: "580.159.04", Runtime: "13.0", Multiprocs: 132, ComputeCap: "9.0",
 		ClockMHz: 345, MaxClockMHz: 1980, MemClockMHz: 3201, PowerLimitW: 700, PCIeGen: 5, PCIeWidth: 16,
 		ECC: "enabled", MIG: "disabled", Virtualized: "PASSTHROUGH", NUMANode: -1, BusID: "00000000:00:06.0",
 		Architecture: "Hopper"}
@@ -224,7 +224,8 @@ func TestMemory(t *testing.T) {
 	}
 	_, err = d.Alloc(200 << 30)
 	var ce *Error
-	if !errors.As(err, &ce) || ce.Name != "CUDA_ERROR_OUT_OF_MEMORY" || err.Error() != "GPU 0: cuMemAlloc_v2: CUDA_ERROR_OUT_OF_MEMORY (2)" {
+	if !errors.As(err, &ce) || ce.Name != "CUDA_ERROR_OUT_OF_MEMORY" || ce.Message != "out of memory" ||
+		!strings.HasPrefix(err.Error(), "GPU 0: cuMemAlloc_v2: CUDA_ERROR_OUT_OF_MEMORY (2): out of memory; fix: ") {
 		t.Errorf("Alloc(200 GiB): err = %v, want CUDA_ERROR_OUT_OF_MEMORY", err)
 	}
 	for _, err := range []error{first(d.Alloc(0)), d.Copy(a, b, -1), d.Fill32(a, 0, -1), first(d.HostAlloc(-5))} {
@@ -559,8 +560,8 @@ func TestDriverVariants(t *testing.T) {
 	f.set("nogpu", 1)
 	_, err = Open(Options{Env: &f.env, NoNVML: true})
 	f.set("nogpu", 0)
-	if !NoGPU(err) || err.Error() != "cuInit: CUDA_ERROR_NO_DEVICE (100)" {
-		t.Errorf("no GPU: err = %v, want cuInit: CUDA_ERROR_NO_DEVICE (100) and NoGPU", err)
+	if !NoGPU(err) || !strings.HasPrefix(err.Error(), "cuInit: CUDA_ERROR_NO_DEVICE (100): no CUDA-capable device is detected; fix: check CUDA_VISIBLE_DEVICES") {
+		t.Errorf("no GPU: err = %v, want cuInit: CUDA_ERROR_NO_DEVICE (100), the driver's message, a fix, and NoGPU", err)
 	}
 	env = dltest.Env(t.TempDir())
 	if _, err = Open(Options{Env: &env}); !NoGPU(err) {

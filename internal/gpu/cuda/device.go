@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"slices"
 	"sync"
 	"time"
 	"unsafe"
@@ -17,14 +18,18 @@ import (
 // gpu.Device, and a gpu.Sampler when NVML knows the GPU.
 type Device struct {
 	ord  int32 // the driver's ordinal
+	dev  int32 // the CUdevice handle cuDeviceGet gave for it
 	drv  *driver
-	blas *blas // nil when cuBLAS did not load
-	// blasErr says why blas is nil.
-	blasErr error
-	w       *worker
-	info    gpu.Info
-	nv      *nvml.Device
-	release func() // drops this device's hold on shared NVML
+	blas *blas // nil when no cuBLAS could start
+	// blasErr says why blas is nil; blasNotes the libraries passed over.
+	blasErr   error
+	blasNotes []string
+	w         *worker
+	info      gpu.Info
+	nv        *nvml.Device // the GPU: telemetry, modes
+	nvSelf    *nvml.Device // the device CUDA sees: the GPU, or its MIG instance
+	selfPIDs  map[int]bool // this process as NVML may number it (see OtherProcesses)
+	release   func()       // drops this device's hold on shared NVML
 
 	// What Open was given, for what opens later (NCCL).
 	timeout time.Duration
@@ -41,6 +46,7 @@ type Device struct {
 
 var _ gpu.Device = (*Device)(nil)
 var _ gpu.Sampler = (*Device)(nil)
+var _ gpu.ProcessLister = (*Device)(nil)
 
 // call runs a driver call on the device's thread and maps its result.
 func (d *Device) call(name string, f func() int32) error {
@@ -48,19 +54,19 @@ func (d *Device) call(name string, f func() int32) error {
 	if err := d.w.do(name, func() { rc = f() }); err != nil {
 		return err
 	}
-	return cuErr(int(d.ord), name, rc)
+	return cuErr(d.drv, int(d.ord), name, rc)
 }
 
 // setup runs on the worker thread: the primary context, made current for
-// good, one non-blocking stream, two timing events and a cuBLAS handle on
-// that stream.
-func (d *Device) setup() error {
+// good, one non-blocking stream, two timing events, the free memory, and a
+// cuBLAS handle on that stream from the first cuBLAS that starts.
+func (d *Device) setup(picker *blasPicker) error {
 	f := &d.drv.f
 	steps := []struct {
 		name string
 		fn   func() int32
 	}{
-		{"cuDevicePrimaryCtxRetain", func() int32 { return f.primaryRetain(&d.ctx, d.ord) }},
+		{"cuDevicePrimaryCtxRetain", func() int32 { return f.primaryRetain(&d.ctx, d.dev) }},
 		{"cuCtxSetCurrent", func() int32 { return f.ctxSetCurrent(d.ctx) }},
 		{"cuStreamCreate", func() int32 { return f.streamCreate(&d.stream, streamNonBlocking) }},
 		{"cuEventCreate(start)", func() int32 { return f.eventCreate(&d.start, eventDefault) }},
@@ -71,33 +77,133 @@ func (d *Device) setup() error {
 			return err
 		}
 	}
+	if f.memGetInfo != nil {
+		var free, total uint64
+		if d.call("cuMemGetInfo_v2", func() int32 { return f.memGetInfo(&free, &total) }) == nil {
+			d.info.MemoryFreeBytes = int64(free)
+		}
+	}
+	for b := picker.current(); b != nil; b = picker.current() {
+		err := d.startBLAS(b)
+		if err == nil {
+			d.blas = b
+			break
+		}
+		if errors.Is(err, errWorkerStopped) {
+			return err
+		}
+		picker.drop(b, err)
+	}
+	d.blasNotes = picker.skipped()
 	if d.blas == nil {
+		d.blasErr = picker.noneError(d.drv.versionNum)
+		d.info.Libraries["cublas_error"] = d.blasErr.Error()
 		return nil
 	}
-	b := &d.blas.f
-	var rc int32
-	name := "cublasCreate_v2"
-	err := d.w.do("cuBLAS setup", func() {
-		if rc = b.create(&d.handle); rc != 0 {
-			return
-		}
-		name = "cublasSetStream_v2"
-		if rc = b.setStrm(d.handle, d.stream); rc != 0 {
-			return
-		}
-		if b.setMath != nil {
-			name = "cublasSetMathMode"
-			rc = b.setMath(d.handle, mathDefault)
-		}
-	})
-	if err == nil {
-		err = blasErr(int(d.ord), name, rc)
-	}
-	if err != nil {
-		d.blas, d.blasErr = nil, err
+	d.info.Libraries["cublas"] = d.blas.lib.Path
+	if d.blas.version != "" {
+		d.info.Libraries["cublas_version"] = d.blas.version
 	}
 	return nil
 }
+
+// startBLAS creates a cuBLAS handle of b on the device's stream; on a
+// failure nothing of it is left.
+func (d *Device) startBLAS(b *blas) error {
+	var rc int32
+	name := "cublasCreate_v2"
+	err := d.w.do("cuBLAS setup", func() {
+		if rc = b.f.create(&d.handle); rc != 0 {
+			d.handle = 0
+			return
+		}
+		name = "cublasSetStream_v2"
+		if rc = b.f.setStrm(d.handle, d.stream); rc == 0 && b.f.setMath != nil {
+			name = "cublasSetMathMode"
+			rc = b.f.setMath(d.handle, mathDefault)
+		}
+		if rc != 0 {
+			b.f.destroy(d.handle)
+			d.handle = 0
+		}
+	})
+	if err != nil {
+		return err
+	}
+	return blasErr(int(d.ord), name, rc)
+}
+
+// BLASError says why GEMMs cannot run on this GPU (no cuBLAS starts: each
+// library tried and why, and the fix); nil when cuBLAS works.
+func (d *Device) BLASError() error { return d.blasErr }
+
+// BLASSkipped lists the cuBLAS libraries passed over before the one in
+// use, and why (built for a newer CUDA than the driver's, cublasCreate
+// failed).
+func (d *Device) BLASSkipped() []string { return slices.Clone(d.blasNotes) }
+
+// OtherProcesses lists the compute processes other than this one on the
+// GPU (on its MIG instance, for one), through NVML; gpu.ErrUnsupported
+// without NVML.
+//
+// This process is left out by its PID and, in a container whose PID
+// namespace NVML does not translate, as the process that appeared on the
+// GPU while Open created this process's context.
+func (d *Device) OtherProcesses() ([]gpu.Process, error) {
+	if d.nvSelf == nil {
+		return nil, fmt.Errorf("GPU %d: listing its processes needs NVML: %w", d.ord, gpu.ErrUnsupported)
+	}
+	ps, err := d.nvSelf.OtherProcesses()
+	if err != nil {
+		return nil, err
+	}
+	out := ps[:0]
+	for _, p := range ps {
+		if !d.selfPIDs[p.PID] {
+			out = append(out, p)
+		}
+	}
+	return out, nil
+}
+
+// computePIDs are the PIDs computing on the GPU now; nil when NVML cannot
+// say.
+func (d *Device) computePIDs() map[int]bool {
+	if d.nvSelf == nil {
+		return nil
+	}
+	ps, err := d.nvSelf.ComputeProcesses()
+	if err != nil {
+		return nil
+	}
+	m := make(map[int]bool, len(ps))
+	for _, p := range ps {
+		m[p.PID] = true
+	}
+	return m
+}
+
+// notSelf records the PIDs that appeared on the GPU while this process
+// created its context (before: the PIDs just before): this process, as
+// NVML numbers it.
+func (d *Device) notSelf(before map[int]bool) {
+	after := d.computePIDs()
+	if before == nil || after == nil {
+		return
+	}
+	for pid := range after {
+		if !before[pid] {
+			if d.selfPIDs == nil {
+				d.selfPIDs = map[int]bool{}
+			}
+			d.selfPIDs[pid] = true
+		}
+	}
+}
+
+// NVML is the GPU's NVML device (the whole GPU for a MIG instance), nil
+// without NVML: for doctor's checks of modes, clocks and memory health.
+func (d *Device) NVML() *nvml.Device { return d.nv }
 
 // Info describes the GPU (driver attributes, completed by NVML).
 func (d *Device) Info() gpu.Info {
@@ -297,9 +403,9 @@ func (d *Device) Time(f func() error) (time.Duration, error) {
 		return 0, err
 	}
 	if ferr != nil {
-		return 0, errors.Join(ferr, cuErr(int(d.ord), fn, rc))
+		return 0, errors.Join(ferr, cuErr(d.drv, int(d.ord), fn, rc))
 	}
-	if err := cuErr(int(d.ord), fn, rc); err != nil {
+	if err := cuErr(d.drv, int(d.ord), fn, rc); err != nil {
 		return 0, err
 	}
 	return eventDuration(ms), nil
@@ -345,7 +451,7 @@ func (d *Device) Close() error {
 		}
 	}
 	if d.ctx != 0 {
-		errs = append(errs, d.call("cuDevicePrimaryCtxRelease_v2", func() int32 { return f.primaryRelease(d.ord) }))
+		errs = append(errs, d.call("cuDevicePrimaryCtxRelease_v2", func() int32 { return f.primaryRelease(d.dev) }))
 	}
 	d.w.stop()
 	if d.release != nil {

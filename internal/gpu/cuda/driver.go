@@ -43,6 +43,8 @@ type driverFuncs struct {
 	canAccessPeer    func(can *int32, dev, peer int32) int32
 	enablePeer       func(peerCtx uintptr, flags uint32) int32
 	memcpyPeer       func(dst uint64, dstCtx uintptr, src uint64, srcCtx uintptr, n uint64, s uintptr) int32
+	getErrorName     func(code int32, s *unsafe.Pointer) int32
+	getErrorString   func(code int32, s *unsafe.Pointer) int32
 }
 
 func (f *driverFuncs) table() []dl.Symbol {
@@ -80,6 +82,9 @@ func (f *driverFuncs) table() []dl.Symbol {
 		dl.OptSym(&f.canAccessPeer, "cuDeviceCanAccessPeer"),
 		dl.OptSym(&f.enablePeer, "cuCtxEnablePeerAccess"),
 		dl.OptSym(&f.memcpyPeer, "cuMemcpyPeerAsync"),
+		// The driver's own names and messages for its codes (CUDA 6.0 on).
+		dl.OptSym(&f.getErrorName, "cuGetErrorName"),
+		dl.OptSym(&f.getErrorString, "cuGetErrorString"),
 	}
 }
 
@@ -100,14 +105,17 @@ const (
 
 // driver is a loaded, bound and initialised libcuda.
 type driver struct {
-	lib     *dl.Library
-	bound   dl.Bound
-	f       driverFuncs
-	version string // "13.0"
+	lib        *dl.Library
+	bound      dl.Bound
+	f          driverFuncs
+	version    string // "13.0"
+	versionNum int    // cuDriverGetVersion's 13000
 }
 
 // loadDriver opens, binds and initialises libcuda; cuInit runs under the
-// watchdog's deadline.
+// watchdog's deadline. The driver's version is read before cuInit (it
+// needs no initialisation), so that a failed cuInit still says which
+// driver failed.
 func loadDriver(env dl.Env, deadline time.Duration, exit func(string)) (*driver, error) {
 	lib, err := dl.OpenEnv(dl.CUDA, env)
 	if err != nil {
@@ -117,15 +125,37 @@ func loadDriver(env dl.Env, deadline time.Duration, exit func(string)) (*driver,
 	if d.bound, err = lib.Bind(d.f.table()); err != nil {
 		return nil, err
 	}
+	var v int32
+	if err := cuErr(d, -1, "cuDriverGetVersion", d.f.driverGetVersion(&v)); err != nil {
+		return nil, err
+	}
+	d.version, d.versionNum = dl.CUDAVersion(int(v)), int(v)
 	var rc int32
 	guarded("CUDA", "cuInit", deadline, exit, func() { rc = d.f.init(0) })
-	if err := cuErr(-1, "cuInit", rc); err != nil {
+	if err := cuErr(d, -1, "cuInit", rc); err != nil {
 		return nil, err
 	}
-	var v int32
-	if err := cuErr(-1, "cuDriverGetVersion", d.f.driverGetVersion(&v)); err != nil {
-		return nil, err
-	}
-	d.version = dl.CUDAVersion(int(v))
 	return d, nil
+}
+
+// errorText asks the driver for a code's name or message (cuGetErrorName,
+// cuGetErrorString; neither needs cuInit); "" when it has none.
+func (d *driver) errorText(f func(int32, *unsafe.Pointer) int32, code int32) string {
+	if f == nil {
+		return ""
+	}
+	var p unsafe.Pointer
+	if f(code, &p) != 0 || p == nil {
+		return ""
+	}
+	return cStringAt(p, 256)
+}
+
+// cStringAt copies a NUL-terminated C string of at most max bytes.
+func cStringAt(p unsafe.Pointer, max int) string {
+	n := 0
+	for n < max && *(*byte)(unsafe.Add(p, n)) != 0 {
+		n++
+	}
+	return string(unsafe.Slice((*byte)(p), n))
 }

@@ -3,8 +3,11 @@ package cuda
 import (
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 	"sync"
 	"time"
+	"unsafe"
 
 	"github.com/gpuscout/gpuscout/internal/gpu"
 	"github.com/gpuscout/gpuscout/internal/gpu/dl"
@@ -40,6 +43,7 @@ type ncclFuncs struct {
 	allReduce   func(send, recv uint64, count uint64, dtype int32, op int32, comm uintptr, stream uintptr) int32
 	groupStart  func() int32
 	groupEnd    func() int32
+	lastError   func(comm uintptr) unsafe.Pointer
 }
 
 func (f *ncclFuncs) table() []dl.Symbol {
@@ -49,7 +53,28 @@ func (f *ncclFuncs) table() []dl.Symbol {
 		dl.Sym(&f.allReduce, "ncclAllReduce"),
 		dl.Sym(&f.groupStart, "ncclGroupStart"),
 		dl.Sym(&f.groupEnd, "ncclGroupEnd"),
+		// NCCL 2.13 on: what went wrong, in words ("Cuda failure 35 'CUDA
+		// driver version is insufficient for CUDA runtime version'").
+		dl.OptSym(&f.lastError, "ncclGetLastError"),
 	}
+}
+
+// describe adds NCCL's own message to a failed call's error, and a fix when
+// the message says the driver is too old for this NCCL's CUDA.
+func (c *Comm) describe(err error) error {
+	var e *Error
+	if err == nil || !errors.As(err, &e) || c.f.lastError == nil {
+		return err
+	}
+	if p := c.f.lastError(0); p != nil {
+		e.Message = cStringAt(p, 512)
+	}
+	if strings.Contains(e.Message, "driver version is insufficient") {
+		major := c.driverCUDA / 1000
+		e.Fix = fmt.Sprintf("this NCCL is built for a newer CUDA than the driver's %s: install NCCL for CUDA %d (pip install nvidia-nccl-cu%d) "+
+			"or upgrade the NVIDIA driver (source: %s)", dl.CUDAVersion(c.driverCUDA), major, major, dl.CompatSource)
+	}
+	return err
 }
 
 // Comm is an NCCL communicator over GPUs of this process (ncclCommInitAll),
@@ -57,31 +82,30 @@ func (f *ncclFuncs) table() []dl.Symbol {
 // together (ncclGroupStart/End) from one locked thread of the Comm's own,
 // on the devices' streams; each device's events time its part.
 type Comm struct {
-	devs    []*Device
-	lib     *dl.Library
-	version string
-	f       ncclFuncs
-	comms   []uintptr
-	w       *worker
-	closed  sync.Once
+	devs       []*Device
+	lib        *dl.Library
+	version    string
+	f          ncclFuncs
+	comms      []uintptr
+	w          *worker
+	closed     sync.Once
+	driverCUDA int
+	// skipped lists the NCCL libraries passed over, and why.
+	skipped []string
 }
 
-// OpenComm loads libnccl.so.2 (loader, toolkit and wheel folders) and
-// creates one communicator per device. The devices must come from one Open.
+// OpenComm loads libnccl.so.2 (loader, toolkit and wheel folders; one
+// built for a newer CUDA than the driver's is skipped) and creates one
+// communicator per device. When the communicators cannot be created with
+// one NCCL (a CUDA 13 build on a CUDA 12 driver, found where its folder
+// does not say so), the next NCCL on the machine is tried; the error, when
+// none works, lists each with NCCL's own message. The devices must come
+// from one Open.
 func OpenComm(devs []*Device) (*Comm, error) {
 	if len(devs) == 0 {
 		return nil, errors.New("nccl: no devices")
 	}
 	d0 := devs[0]
-	lib, err := dl.OpenEnv(dl.NCCL, d0.env)
-	if err != nil {
-		return nil, err
-	}
-	c := &Comm{devs: devs, lib: lib, comms: make([]uintptr, len(devs))}
-	if _, err := lib.Bind(c.f.table()); err != nil {
-		return nil, err
-	}
-	c.version, _ = lib.Version()
 	list := make([]int32, len(devs))
 	seen := map[int32]bool{}
 	for i, d := range devs {
@@ -89,19 +113,76 @@ func OpenComm(devs []*Device) (*Comm, error) {
 			return nil, fmt.Errorf("nccl: GPU %d is repeated or from another Open", d.ord)
 		}
 		seen[d.ord] = true
-		list[i] = d.ord
+		list[i] = d.ord // NCCL takes CUDA ordinals (cudaSetDevice's numbers)
 	}
+	env := d0.env
+	env.DriverCUDA = d0.drv.versionNum
+	cands := dl.Candidates(dl.NCCL, env)
+	var skipped []string
+	for start := 0; start <= len(cands); {
+		lib, err := dl.OpenFrom(dl.NCCL, env, cands[start:])
+		if err != nil {
+			var oe *dl.OpenError
+			if errors.As(err, &oe) {
+				for _, a := range oe.TooOld() {
+					skipped = append(skipped, a.Path+" skipped: "+a.Error())
+				}
+			}
+			if len(skipped) > 0 {
+				// NCCL is there but cannot run here: a failure to fix, not a
+				// missing library.
+				major := env.DriverCUDA / 1000
+				return nil, fmt.Errorf("nccl: %s; no other NCCL loaded; fix: install NCCL for CUDA %d (pip install nvidia-nccl-cu%d) or upgrade the NVIDIA driver (source: %s)",
+					strings.Join(skipped, "; "), major, major, dl.CompatSource)
+			}
+			return nil, err
+		}
+		for _, a := range lib.Tried {
+			if a.TooOld != nil {
+				skipped = append(skipped, a.Path+" skipped: "+a.Err)
+			}
+		}
+		c, err := initComm(devs, lib, list)
+		if err == nil {
+			c.skipped = skipped
+			return c, nil
+		}
+		what := lib.Path
+		if v, verr := lib.Version(); verr == nil {
+			what += " (NCCL " + v + ")"
+		}
+		skipped = append(skipped, what+": "+err.Error())
+		k := slices.Index(cands[start:], lib.Candidate)
+		if k < 0 {
+			break
+		}
+		start += k + 1
+	}
+	return nil, fmt.Errorf("nccl: %s", strings.Join(skipped, "; "))
+}
+
+// initComm binds lib and creates the communicators on its own thread.
+func initComm(devs []*Device, lib *dl.Library, list []int32) (*Comm, error) {
+	d0 := devs[0]
+	c := &Comm{devs: devs, lib: lib, comms: make([]uintptr, len(devs)), driverCUDA: d0.drv.versionNum}
+	if _, err := lib.Bind(c.f.table()); err != nil {
+		return nil, err
+	}
+	c.version, _ = lib.Version()
 	c.w = newWorker("NCCL", d0.timeout, d0.exit)
 	var rc int32
 	if err := c.w.do("ncclCommInitAll", func() { rc = c.f.commInitAll(&c.comms[0], int32(len(devs)), &list[0]) }); err != nil {
 		return nil, err
 	}
-	if err := ncclErr("ncclCommInitAll", rc); err != nil {
+	if err := c.describe(ncclErr("ncclCommInitAll", rc)); err != nil {
 		c.w.stop()
 		return nil, err
 	}
 	return c, nil
 }
+
+// Skipped lists the NCCL libraries passed over before this one, and why.
+func (c *Comm) Skipped() []string { return slices.Clone(c.skipped) }
 
 // Version is NCCL's version ("2.27.3"), "" when it does not say.
 func (c *Comm) Version() string { return c.version }
@@ -165,7 +246,7 @@ func (c *Comm) AllReduce(dt gpu.DType, send, recv []gpu.Ptr, count int64, iters 
 		}
 	})
 	if err == nil {
-		err = ncclErr(fn, rc)
+		err = c.describe(ncclErr(fn, rc))
 	}
 	var slowest time.Duration
 	for _, d := range c.devs {

@@ -36,7 +36,7 @@ func (d *Device) CanAccessPeer(peer gpu.Device) (bool, error) {
 		return false, fmt.Errorf("GPU %d: cuDeviceCanAccessPeer: %w", d.ord, gpu.ErrUnsupported)
 	}
 	var can int32
-	err = d.call("cuDeviceCanAccessPeer", func() int32 { return f(&can, d.ord, p.ord) })
+	err = d.call("cuDeviceCanAccessPeer", func() int32 { return f(&can, d.dev, p.dev) })
 	return can != 0, err
 }
 

@@ -50,20 +50,34 @@ func (s Status) String() string {
 	return fmt.Sprintf("CUBLAS_STATUS_%d", int32(s))
 }
 
-// Error is a failed driver or cuBLAS call.
+// Error is a failed driver, cuBLAS or NCCL call.
 type Error struct {
 	Func   string
 	Device int // -1 for calls not about one device
 	Code   int32
 	Name   string // the code's name: "CUDA_ERROR_OUT_OF_MEMORY"
+	// Message is the library's own description (cuGetErrorString,
+	// ncclGetLastError): "out of memory"; empty when it gives none.
+	Message string
+	// Fix says what to do, where the code has a known cause; empty
+	// otherwise.
+	Fix string
 }
 
-// Error says which call failed, on which GPU, with which code.
+// Error says which call failed, on which GPU, with which code, what the
+// library says about it and, when known, the fix.
 func (e *Error) Error() string {
+	s := fmt.Sprintf("%s: %s (%d)", e.Func, e.Name, e.Code)
 	if e.Device >= 0 {
-		return fmt.Sprintf("GPU %d: %s: %s (%d)", e.Device, e.Func, e.Name, e.Code)
+		s = fmt.Sprintf("GPU %d: %s", e.Device, s)
 	}
-	return fmt.Sprintf("%s: %s (%d)", e.Func, e.Name, e.Code)
+	if e.Message != "" {
+		s += ": " + e.Message
+	}
+	if e.Fix != "" {
+		s += "; fix: " + e.Fix
+	}
+	return s
 }
 
 // ErrNoDevice matches (errors.Is) the driver saying there is no GPU.
@@ -71,6 +85,9 @@ var ErrNoDevice = errors.New("no CUDA GPU")
 
 // Is: CUDA_ERROR_NO_DEVICE matches ErrNoDevice; CUDA_ERROR_NOT_SUPPORTED
 // and CUBLAS_STATUS_NOT_SUPPORTED match gpu.ErrUnsupported.
+//
+// (A code's name alone decides: cuBLAS and NCCL codes overlap the driver's
+// numbers.)
 func (e *Error) Is(target error) bool {
 	switch target {
 	case ErrNoDevice:
@@ -81,11 +98,21 @@ func (e *Error) Is(target error) bool {
 	return false
 }
 
-func cuErr(dev int, fn string, rc int32) error {
+// cuErr describes a failed driver call: the code's name and message from
+// the driver itself (cuGetErrorName, cuGetErrorString) where drv has them,
+// else from resultNames, and the fix for the codes with a known cause.
+func cuErr(drv *driver, dev int, fn string, rc int32) error {
 	if rc == 0 {
 		return nil
 	}
-	return &Error{Func: fn, Device: dev, Code: rc, Name: Result(rc).String()}
+	e := &Error{Func: fn, Device: dev, Code: rc, Name: Result(rc).String(), Fix: Result(rc).Fix()}
+	if drv != nil {
+		if n := drv.errorText(drv.f.getErrorName, rc); n != "" {
+			e.Name = n
+		}
+		e.Message = drv.errorText(drv.f.getErrorString, rc)
+	}
+	return e
 }
 
 func blasErr(dev int, fn string, rc int32) error {

@@ -1,6 +1,7 @@
 package cuda
 
 import (
+	"errors"
 	"fmt"
 	"runtime"
 	"sync"
@@ -75,7 +76,7 @@ func (w *worker) do(name string, f func()) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.stopped.Load() {
-		return fmt.Errorf("%s: %s after Close", w.label, name)
+		return fmt.Errorf("%s: %s after Close: %w", w.label, name, errWorkerStopped)
 	}
 	w.busyName.Store(&name)
 	w.busySince.Store(time.Now().UnixNano())
@@ -132,6 +133,9 @@ func hungMessage(label, name string, deadline time.Duration) string {
 		"driver call cannot be interrupted, so gpuscout stops here (check nvidia-smi and the kernel log)",
 		label, name, deadline)
 }
+
+// errWorkerStopped: a call on a device after Close.
+var errWorkerStopped = errors.New("the device is closed")
 
 // guarded runs f, which makes the driver call name, on the calling
 // goroutine under a deadline of its own: for the calls made before a

@@ -69,6 +69,26 @@ type Env struct {
 	// driver, toolkit or Python folders): for tests and an explicit
 	// library folder.
 	Dirs []string
+	// Root is the folder the well-known system folders are under
+	// (/usr/local/cuda, /opt/conda, /opt/pytorch, ...); "" means "/". Tests
+	// point it at a temporary tree that stands in for a machine. Folders
+	// named by variables (LD_LIBRARY_PATH, VIRTUAL_ENV, ...) and those under
+	// Home are taken as they are.
+	Root string
+	// DriverCUDA is the CUDA version the driver supports, as
+	// cuDriverGetVersion gives it (12040 for 12.4); 0 when unknown. When
+	// set, Open skips the candidates built for a newer CUDA major release
+	// (libcublas.so.13 on a CUDA 12 driver), saying why in Tried: they load,
+	// but fail at their first call.
+	DriverCUDA int
+}
+
+// sys places a well-known absolute folder under Root.
+func (e Env) sys(p string) string {
+	if e.Root == "" {
+		return p
+	}
+	return filepath.Join(e.Root, p)
 }
 
 // SystemEnv reads the process environment and the real file system.
@@ -111,9 +131,11 @@ func (e Env) arch() string {
 // distribution's library folder), CUDA toolkit folders (/usr/local/cuda
 // first, then /usr/local/cuda-X.Y newest first), conda library folders and
 // PyTorch/NVIDIA pip wheel folders (site-packages/nvidia/<pkg>/lib) of the
-// Python prefixes found (virtualenv, conda, /opt/conda, ~/.local, the system
-// ones), newest Python first. Folders named stubs are never candidates: they
-// hold link-time stubs that fail at run time. An unknown lib has none.
+// Python environments found (PythonEnvs: the active one, conda, the Deep
+// Learning AMI's /opt/pytorch, /opt/*/.venv, ~/.venv, pyenv's versions,
+// ~/.local, the system ones), newest Python first. Folders named stubs are
+// never candidates: they hold link-time stubs that fail at run time. An
+// unknown lib has none. Candidates does not look at DriverCUDA: Open does.
 func Candidates(lib Lib, env Env) []string {
 	sp, ok := specs[lib]
 	if !ok {
@@ -153,7 +175,7 @@ func searchDirs(sp spec, env Env) []string {
 		}
 	}
 	arch := env.arch()
-	dirs = append(dirs, "/usr/local/nvidia/lib64", "/usr/lib/"+arch+"-linux-gnu", "/usr/lib64")
+	dirs = append(dirs, env.sys("/usr/local/nvidia/lib64"), env.sys("/usr/lib/"+arch+"-linux-gnu"), env.sys("/usr/lib64"))
 	if sp.driver {
 		return dirs
 	}
@@ -164,7 +186,8 @@ func searchDirs(sp spec, env Env) []string {
 	for _, root := range toolkitRoots(env) {
 		dirs = append(dirs, filepath.Join(root, target), filepath.Join(root, "lib64"))
 	}
-	for _, p := range pythonPrefixes(env) {
+	for _, pe := range PythonEnvs(env) {
+		p := pe.Path
 		dirs = append(dirs, filepath.Join(p, "lib")) // conda packages put .so files here
 		for _, site := range sitePackages(p, env) {
 			for _, w := range sp.wheel {
@@ -185,41 +208,15 @@ func toolkitRoots(env Env) []string {
 			roots = append(roots, filepath.Clean(v))
 		}
 	}
-	roots = append(roots, "/usr/local/cuda")
+	roots = append(roots, env.sys("/usr/local/cuda"))
 	var versioned []string
-	for _, m := range env.glob("/usr/local/cuda-*") {
+	for _, m := range env.glob(env.sys("/usr/local/cuda-*")) {
 		if _, ok := parseVersion(strings.TrimPrefix(filepath.Base(m), "cuda-")); ok {
 			versioned = append(versioned, m)
 		}
 	}
 	sortNewestFirst(versioned, func(p string) string { return strings.TrimPrefix(filepath.Base(p), "cuda-") })
 	return append(roots, versioned...)
-}
-
-// pythonPrefixes: the active virtualenv and conda env, conda's base and
-// named envs, the user's conda installs, ~/.local, /usr/local and /usr.
-func pythonPrefixes(env Env) []string {
-	var ps []string
-	for _, k := range []string{"VIRTUAL_ENV", "CONDA_PREFIX"} {
-		if v := env.getenv(k); v != "" && filepath.IsAbs(v) {
-			ps = append(ps, filepath.Clean(v))
-		}
-	}
-	conda := []string{"/opt/conda"}
-	if env.Home != "" {
-		conda = append(conda, filepath.Join(env.Home, "miniconda3"), filepath.Join(env.Home, "anaconda3"),
-			filepath.Join(env.Home, "miniforge3"))
-	}
-	for _, c := range conda {
-		ps = append(ps, c)
-		envs := env.glob(filepath.Join(c, "envs", "*"))
-		slices.Sort(envs)
-		ps = append(ps, envs...)
-	}
-	if env.Home != "" {
-		ps = append(ps, filepath.Join(env.Home, ".local"))
-	}
-	return append(ps, "/usr/local", "/usr")
 }
 
 // sitePackages expands a prefix's lib/python3*/{site,dist}-packages, newest
@@ -233,8 +230,8 @@ func sitePackages(prefix string, env Env) []string {
 		})
 		out = append(out, m...)
 	}
-	if prefix == "/usr" {
-		out = append(out, "/usr/lib/python3/dist-packages")
+	if prefix == env.sys("/usr") {
+		out = append(out, env.sys("/usr/lib/python3/dist-packages"))
 	}
 	return out
 }

@@ -37,7 +37,10 @@ type Library struct {
 // Attempt is one candidate that did not load and why.
 type Attempt struct {
 	Path string
-	Err  string // dlopen's message, or "not present"
+	Err  string // dlopen's message, "not present", or why it was skipped
+	// TooOld is set when the candidate was skipped because it is built for
+	// a newer CUDA major release than the driver supports (Env.DriverCUDA).
+	TooOld *DriverTooOld
 }
 
 // OpenError says that no candidate of a library loaded.
@@ -78,17 +81,36 @@ var ErrNotFound = errors.New("library not found")
 // Is makes errors.Is(err, ErrNotFound) true for an OpenError.
 func (e *OpenError) Is(target error) bool { return target == ErrNotFound }
 
+// TooOld lists the candidates skipped because the driver is too old for
+// them (present on the machine, but built for a newer CUDA major release).
+func (e *OpenError) TooOld() []*DriverTooOld {
+	var out []*DriverTooOld
+	for _, a := range e.Tried {
+		if a.TooOld != nil {
+			out = append(out, a.TooOld)
+		}
+	}
+	return out
+}
+
 // Open loads lib from the first of its Candidates (SystemEnv) that dlopen
 // accepts.
 func Open(lib Lib) (*Library, error) { return OpenEnv(lib, SystemEnv()) }
 
-// OpenEnv is Open with an injected environment.
+// OpenEnv is Open with an injected environment. With env.DriverCUDA set,
+// a candidate built for a newer CUDA major release than the driver's
+// (BuiltFor) is skipped, recorded in Tried with the reason.
 func OpenEnv(lib Lib, env Env) (*Library, error) {
-	cands := Candidates(lib, env)
-	if cands == nil {
+	return OpenFrom(lib, env, Candidates(lib, env))
+}
+
+// OpenFrom is OpenEnv over a given list of candidates (a suffix of
+// Candidates' list, to go on after one that loaded but did not work).
+func OpenFrom(lib Lib, env Env, cands []string) (*Library, error) {
+	sp, ok := specs[lib]
+	if !ok {
 		return nil, fmt.Errorf("library %q is not one of %s", lib, libNames())
 	}
-	sp := specs[lib]
 	var tried []Attempt
 	for _, c := range cands {
 		abs := filepath.IsAbs(c)
@@ -97,6 +119,17 @@ func OpenEnv(lib Lib, env Env) (*Library, error) {
 				tried = append(tried, Attempt{Path: c, Err: notPresent})
 				continue
 			}
+		}
+		if built := BuiltFor(lib, c); !Runs(built, env.DriverCUDA) {
+			// A loader name may not be on this machine at all: ask the
+			// loader before calling it too new.
+			if abs || loaderHas(c) {
+				old := &DriverTooOld{Lib: lib, Path: c, Built: built, DriverCUDA: env.DriverCUDA}
+				tried = append(tried, Attempt{Path: c, Err: old.Error(), TooOld: old})
+			} else {
+				tried = append(tried, Attempt{Path: c, Err: notPresent})
+			}
+			continue
 		}
 		var comps []string
 		if sp.companion != "" {
@@ -146,6 +179,17 @@ func openCompanion(lib, comp Lib, cand string) []string {
 		return nil
 	}
 	return []string{loadedPath(h, name)}
+}
+
+// loaderHas says whether the loader finds a library by name (it is opened
+// and closed again without running anything of it that matters).
+func loaderHas(name string) bool {
+	h, err := purego.Dlopen(name, purego.RTLD_LAZY|purego.RTLD_LOCAL)
+	if err != nil {
+		return false
+	}
+	purego.Dlclose(h)
+	return true
 }
 
 func libNames() string {

@@ -3,13 +3,18 @@ package nvml
 import (
 	"fmt"
 	"strings"
+
+	"github.com/gpuscout/gpuscout/internal/gpu"
 )
 
-// Device is one GPU as NVML sees it.
+// Device is one GPU as NVML sees it, or one MIG instance of a GPU (a MIG
+// device handle: IsMIG, Parent).
 type Device struct {
 	n     *NVML
 	h     uintptr
-	index int
+	index int // NVML's index of the GPU (of the parent, for a MIG instance)
+	// parent is the GPU of a MIG instance; nil for a GPU.
+	parent *Device
 }
 
 // C structs, laid out as nvml.h has them (checked by the tests).
@@ -35,8 +40,20 @@ type (
 	}
 )
 
-// Index is NVML's index of the device.
+// Index is NVML's index of the device (of its GPU, for a MIG instance).
 func (d *Device) Index() int { return d.index }
+
+// IsMIG says whether the device is a MIG instance rather than a GPU.
+func (d *Device) IsMIG() bool { return d.parent != nil }
+
+// Parent is the GPU a MIG instance is part of, and a GPU itself: where the
+// telemetry, clocks and modes are read (NVML reports them per GPU).
+func (d *Device) Parent() *Device {
+	if d.parent != nil {
+		return d.parent
+	}
+	return d
+}
 
 // Name is the marketing name: "NVIDIA H200".
 func (d *Device) Name() (string, error) {
@@ -326,11 +343,9 @@ func (d *Device) ComputeCapability() (string, error) {
 	return fmt.Sprintf("%d.%d", major, minor), nil
 }
 
-// Process is a compute process using the GPU.
-type Process struct {
-	PID       int
-	UsedBytes int64 // -1 when NVML cannot say (NVML_VALUE_NOT_AVAILABLE)
-}
+// Process is a compute process using the GPU (PID, memory used, -1 when
+// NVML cannot say, and a name where OtherProcesses found one).
+type Process = gpu.Process
 
 // ComputeProcesses lists the compute processes on the GPU.
 func (d *Device) ComputeProcesses() ([]Process, error) {

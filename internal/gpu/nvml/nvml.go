@@ -1,8 +1,11 @@
 // Package nvml binds NVIDIA's management library (libnvidia-ml.so.1) at run
 // time with purego: driver and CUDA versions, devices, memory, PCI and PCIe,
 // clocks, power, energy, utilisation, temperature, clock-event reasons, ECC
-// mode and error counts, Xid error events, PCIe throughput, MIG and
-// virtualisation modes, NVLink and peer-to-peer status, compute processes. A Device is a gpu.Sampler, and FillInfo completes a gpu.Info.
+// mode and error counts, remapped memory rows, Xid error events, PCIe
+// throughput, MIG and virtualisation modes, compute mode, NVLink and
+// peer-to-peer status, compute processes and their names; a CUDA device
+// (whole GPU or MIG instance) is found by its UUID. A Device is a
+// gpu.Sampler, and FillInfo completes a gpu.Info.
 // bench, doctor and the agent use it; nothing here is benchmark-specific.
 // A NOT_SUPPORTED answer is a fact (IsNotSupported), not a failure.
 package nvml
@@ -68,6 +71,13 @@ type funcs struct {
 	eventSetFree  func(set uintptr) int32
 	eventRegister func(h uintptr, types uint64, set uintptr) int32
 	eventWait     func(set uintptr, data *eventData, timeoutMs uint32) int32
+
+	computeMode  func(h uintptr, mode *int32) int32
+	remappedRows func(h uintptr, corr, unc, pending, failure *uint32) int32
+	handleByUUID func(uuid *byte, h *uintptr) int32
+	migParent    func(mig uintptr, h *uintptr) int32
+	isMigHandle  func(h uintptr, is *uint32) int32
+	processName  func(pid uint32, name *byte, n uint32) int32
 }
 
 // table is the binding table: name alternates preferred first.
@@ -113,6 +123,12 @@ func (f *funcs) table() []dl.Symbol {
 		dl.OptSym(&f.eventSetFree, "nvmlEventSetFree"),
 		dl.OptSym(&f.eventRegister, "nvmlDeviceRegisterEvents"),
 		dl.OptSym(&f.eventWait, "nvmlEventSetWait_v2"),
+		dl.OptSym(&f.computeMode, "nvmlDeviceGetComputeMode"),
+		dl.OptSym(&f.remappedRows, "nvmlDeviceGetRemappedRows"),
+		dl.OptSym(&f.handleByUUID, "nvmlDeviceGetHandleByUUID"),
+		dl.OptSym(&f.migParent, "nvmlDeviceGetDeviceHandleFromMigDeviceHandle"),
+		dl.OptSym(&f.isMigHandle, "nvmlDeviceIsMigDeviceHandle"),
+		dl.OptSym(&f.processName, "nvmlSystemGetProcessName"),
 	}
 }
 
@@ -233,10 +249,16 @@ func (n *NVML) Devices() ([]*Device, error) {
 	return out, nil
 }
 
-// FindDevice returns the GPU with this UUID ("GPU-8a89…") or PCI bus id
-// (any zero padding of the domain: "0000:00:06.0" finds "00000000:00:06.0"),
-// which is how a CUDA device, numbered differently, finds its NVML twin.
+// FindDevice returns the GPU with this UUID ("GPU-8a89…", or a MIG
+// instance's "MIG-…": see DeviceByUUID) or PCI bus id (any zero padding of
+// the domain: "0000:00:06.0" finds "00000000:00:06.0"), which is how a CUDA
+// device, numbered differently, finds its NVML twin.
 func (n *NVML) FindDevice(uuid, busID string) (*Device, error) {
+	if uuid != "" && n.f.handleByUUID != nil {
+		if d, err := n.DeviceByUUID(uuid); err == nil {
+			return d, nil
+		}
+	}
 	ds, err := n.Devices()
 	if err != nil {
 		return nil, err

@@ -12,11 +12,23 @@
  * (fake_cuda_set("vclock", 1)) a product of 2·m·n·k FLOP takes that many
  * FLOP ÷ a rate in FLOP/ns: fp32 256, tf32 1024, bf16 and fp16 2048, fp64 128
  * (0.256, 1.024, 2.048 and 0.128 TFLOP/s).
+ *
+ * Built with -DCUDA_MAJOR=12 it is a cuBLAS 12.9.1 (libcublas.so.12);
+ * otherwise cuBLAS 13.1.0. Like the real one, whose CUDA runtime is linked
+ * in, cublasCreate_v2 fails with CUBLAS_STATUS_NOT_INITIALIZED on a driver
+ * that does not support its CUDA major release (the fake libcuda's
+ * "driver"): it loads fine, then cannot start. fake_cublas_set("create_rc",
+ * rc) makes cublasCreate_v2 answer rc (a cuBLAS that fails for another
+ * reason), "reset" undoes it.
  */
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
+
+#ifndef CUDA_MAJOR
+#define CUDA_MAJOR 13
+#endif
 
 typedef int cublasStatus_t;
 enum { SUCCESS = 0, NOT_INITIALIZED = 1, INVALID_VALUE = 7, EXECUTION_FAILED = 13, NOT_SUPPORTED = 15 };
@@ -31,7 +43,7 @@ int cuCtxGetCurrent(void **c);
 
 struct handle { int alive; void *ctx; unsigned long long stream; };
 static struct handle handles[8];
-static int bad;
+static int bad, create_rc;
 static char lastbad[256], last[512];
 
 static cublasStatus_t fail(const char *fn, const char *why, cublasStatus_t rc) {
@@ -42,6 +54,12 @@ static cublasStatus_t fail(const char *fn, const char *why, cublasStatus_t rc) {
 int fake_cublas_bad(char *buf, int n) { if (buf && n > 0) snprintf(buf, n, "%s", lastbad); return bad; }
 int fake_cublas_last(char *buf, int n) { if (buf && n > 0) snprintf(buf, n, "%s", last); return 0; }
 int fake_cublas_live(void) { int n = 0; for (int i = 0; i < 8; i++) n += handles[i].alive; return n; }
+int fake_cublas_set(const char *key, int v) {
+	if (!strcmp(key, "create_rc")) create_rc = v;
+	else if (!strcmp(key, "reset")) create_rc = bad = 0, lastbad[0] = 0;
+	else return -1;
+	return 0;
+}
 
 static struct handle *get(struct handle *h) {
 	void *c = NULL;
@@ -53,6 +71,8 @@ static struct handle *get(struct handle *h) {
 cublasStatus_t cublasCreate_v2(struct handle **h) {
 	if (!h) return fail("cublasCreate_v2", "NULL handle pointer", INVALID_VALUE);
 	if (!fake_cuda_ctx_current()) return fail("cublasCreate_v2", "no current context", NOT_INITIALIZED);
+	if (fake_cuda_get("driver") < CUDA_MAJOR * 1000) return NOT_INITIALIZED; /* cudaErrorInsufficientDriver inside */
+	if (create_rc) return create_rc;
 	for (int i = 0; i < 8; i++)
 		if (!handles[i].alive) {
 			handles[i].alive = 1;
@@ -80,7 +100,7 @@ cublasStatus_t cublasSetMathMode(struct handle *h, int mode) {
 	return SUCCESS;
 }
 cublasStatus_t cublasGetProperty(int type, int *v) {
-	static const int ver[3] = {13, 1, 0};
+	static const int ver[3] = {CUDA_MAJOR, CUDA_MAJOR == 12 ? 9 : 1, CUDA_MAJOR == 12 ? 1 : 0};
 	if (type < 0 || type > 2 || !v) return fail("cublasGetProperty", "bad arguments", INVALID_VALUE);
 	*v = ver[type];
 	return SUCCESS;

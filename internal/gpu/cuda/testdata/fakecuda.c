@@ -6,18 +6,36 @@
  * capability 9.0, CUDA 13.0) and checks every argument the way the driver
  * would: a context must be current on the calling thread, streams, events
  * and device pointers must belong to it, ranges must lie inside an
- * allocation. A bad call is answered with the driver's error and counted.
+ * allocation, and a CUdevice must be a handle cuDeviceGet gave (the fake's
+ * handles are not the ordinals, so passing an ordinal is caught). A bad call
+ * is answered with the driver's error and counted.
  * "Device memory" is host memory, so copies, fills and (in fakecublas.c)
  * products really happen. Every call for a device records the calling
  * thread (gettid), so the tests can check that one thread did all of it.
  *
- * Builds: -DNO_ELAPSED_V2  only cuEventElapsedTime (older drivers)
+ * Like the real driver it behaves differently where a real node does:
+ *   - CUDA_VISIBLE_DEVICES: fake_cuda_visible("1,0") makes ordinal 0 the
+ *     physical GPU 1 (its UUID and bus id), as the driver does at cuInit;
+ *   - "driver": the CUDA version cuDriverGetVersion reports (13000; 12040 is
+ *     a 550-branch driver), which fakecublas.c and fakenccl.c check;
+ *   - "init_rc": cuInit's answer, e.g. 802 CUDA_ERROR_SYSTEM_NOT_READY on an
+ *     HGX node whose nvidia-fabricmanager is not running;
+ *   - fake_cuda_ctx_rc(gpu, rc): creating physical GPU gpu's context fails
+ *     with rc: 46 CUDA_ERROR_DEVICE_UNAVAILABLE (another process holds it in
+ *     EXCLUSIVE_PROCESS mode), 999 CUDA_ERROR_UNKNOWN (a GPU an Xid broke);
+ *   - "mig" (a mask of physical GPUs): the visible device is one MIG
+ *     instance: its UUID is the instance's, memory and SMs its share;
+ *   - cuGetErrorName/cuGetErrorString name every code the driver names.
+ *
+ * Builds: -DDEVBASE=0     CUdevice handles equal to the ordinals
+ *         -DNO_ELAPSED_V2  only cuEventElapsedTime (older drivers)
  *         -DNO_MEMSET      without cuMemsetD32Async (a required symbol)
+ *         -DNO_ERROR_NAMES without cuGetErrorName/cuGetErrorString
  * fake_cuda_set(key, v): "gpus" (1..4; GPU 1.. are synthetic), "nogpu"
  * (cuInit answers CUDA_ERROR_NO_DEVICE), "init_ms" (cuInit sleeps), "hang_ms"
  * (cuEventSynchronize sleeps that long), "gemm_us" (fakecublas's product
  * takes that long), "vclock" (1: events read a virtual clock per GPU, below),
- * "reset".
+ * "driver", "init_rc", "mig", "free" (cuMemGetInfo's free bytes), "reset".
  *
  * The virtual clock makes device times deterministic, so that a test can
  * work a measurement out by hand. Events record the clock of their GPU, and
@@ -43,6 +61,11 @@ typedef int CUresult;
 typedef unsigned long long CUdeviceptr;
 enum { OK = 0, INVALID_VALUE = 1, OUT_OF_MEMORY = 2, NOT_INITIALIZED = 3, NO_DEVICE = 100,
        INVALID_DEVICE = 101, INVALID_CONTEXT = 201, INVALID_HANDLE = 400 };
+/* CUdevice handles are DEVBASE + ordinal: an int, as in cuda.h, but never
+ * the ordinal (-DDEVBASE=0 gives the ordinals, as drivers happen to). */
+#ifndef DEVBASE
+#define DEVBASE 0x100
+#endif
 
 #define MAXDEV 4
 #define MAXTID 16
@@ -63,6 +86,9 @@ enum { STREAM = 1, EVENT, DEVMEM, HOSTMEM };
 static struct obj objs[MAXOBJ];
 static struct timespec evtime[MAXOBJ];
 static int vclock;
+static int vis[MAXDEV] = {0, 1, 2, 3}; /* ordinal → physical GPU */
+static int driver_version = 13000, init_rc, mig_mask, ctx_rc[MAXDEV];
+static unsigned long long free_bytes = 149560000000ULL;
 static int peer_on[MAXDEV][MAXDEV]; /* cuCtxEnablePeerAccess(peer) from dev's context */
 static double vt[MAXDEV], evv[MAXOBJ]; /* virtual clock per GPU, and at each event (ns) */
 
@@ -98,16 +124,42 @@ int fake_cuda_set(const char *key, long v) {
 	else if (!strcmp(key, "nogpu")) nogpu = v;
 	else if (!strcmp(key, "init_ms")) init_ms = v;
 	else if (!strcmp(key, "vclock")) vclock = (int)v;
+	else if (!strcmp(key, "driver")) driver_version = (int)v;
+	else if (!strcmp(key, "init_rc")) init_rc = (int)v;
+	else if (!strcmp(key, "mig")) mig_mask = (int)v;
+	else if (!strcmp(key, "free")) free_bytes = (unsigned long long)v;
 	else if (!strcmp(key, "reset")) {
 		ngpus = 1; hang_ms = gemm_us = nogpu = init_ms = 0; bad = 0; lastbad[0] = 0;
 		vclock = 0;
+		driver_version = 13000; init_rc = mig_mask = 0; free_bytes = 149560000000ULL;
+		for (int i = 0; i < MAXDEV; i++) vis[i] = i, ctx_rc[i] = 0;
 		memset(vt, 0, sizeof vt);
 		memset(peer_on, 0, sizeof peer_on);
 		memset(ntids, 0, sizeof ntids);
 	} else return -1;
 	return 0;
 }
-long fake_cuda_get(const char *key) { return !strcmp(key, "gemm_us") ? gemm_us : -1; }
+long fake_cuda_get(const char *key) {
+	if (!strcmp(key, "gemm_us")) return gemm_us;
+	if (!strcmp(key, "driver")) return driver_version;
+	return -1;
+}
+/* fake_cuda_visible emulates CUDA_VISIBLE_DEVICES ("1,0"): the ordinals are
+ * the listed physical GPUs, in that order. */
+int fake_cuda_visible(const char *list) {
+	int n = 0;
+	for (const char *p = list; *p && n < MAXDEV;) {
+		char *end;
+		long g = strtol(p, &end, 10);
+		if (end == p || g < 0 || g >= MAXDEV) return -1;
+		vis[n++] = (int)g;
+		p = *end == ',' ? end + 1 : end;
+	}
+	ngpus = n;
+	return n;
+}
+/* fake_cuda_ctx_rc makes creating physical GPU gpu's context fail with rc. */
+int fake_cuda_ctx_rc(int gpu, int rc) { if (gpu < 0 || gpu >= MAXDEV) return -1; ctx_rc[gpu] = rc; return 0; }
 int fake_cuda_bad(char *buf, int n) { if (buf && n > 0) snprintf(buf, n, "%s", lastbad); return bad; }
 /* fake_cuda_tids: how many threads made calls for dev; the first in *first. */
 int fake_cuda_tids(int dev, int *first) { if (first) *first = ntids[dev] ? tids[dev][0] : 0; return ntids[dev]; }
@@ -115,7 +167,11 @@ int fake_cuda_tids(int dev, int *first) { if (first) *first = ntids[dev] ? tids[
 int fake_cuda_live(int kind) { int n = 0; for (int i = 0; i < MAXOBJ; i++) n += objs[i].alive && objs[i].kind == kind; return n; }
 
 #define NEED_INIT(fn) do { if (!inited) return fail(fn, "cuInit not called", NOT_INITIALIZED); } while (0)
-#define NEED_DEV(fn, d) do { NEED_INIT(fn); if ((d) < 0 || (d) >= ngpus) return fail(fn, "bad device ordinal", INVALID_DEVICE); record(d); } while (0)
+/* NEED_DEV checks a CUdevice handle and turns it into the ordinal d. */
+#define NEED_DEV(fn, h, d) int d = (h) - DEVBASE; do { NEED_INIT(fn); \
+	if (d < 0 || d >= ngpus) return fail(fn, DEVBASE && (h) >= 0 && (h) < ngpus ? "an ordinal where a CUdevice from cuDeviceGet is wanted" : "bad CUdevice", INVALID_DEVICE); \
+	record(d); } while (0)
+#define MIG(d) (mig_mask >> vis[d] & 1)
 #define NEED_CTX(fn) do { NEED_INIT(fn); if (!cur || cur->refs <= 0) return fail(fn, "no context current on this thread", INVALID_CONTEXT); record(cur->dev); } while (0)
 #define NEED_PTR(fn, p) do { if (!(p)) return fail(fn, "NULL pointer: " #p, INVALID_VALUE); } while (0)
 
@@ -159,31 +215,39 @@ CUresult cuInit(unsigned int flags) {
 	if (flags != 0) return fail("cuInit", "flags must be 0", INVALID_VALUE);
 	if (init_ms > 0) usleep(init_ms * 1000);
 	if (nogpu) return NO_DEVICE;
+	if (init_rc) return init_rc;
 	inited = 1;
 	return OK;
 }
-CUresult cuDriverGetVersion(int *v) { NEED_PTR("cuDriverGetVersion", v); *v = 13000; return OK; }
+CUresult cuDriverGetVersion(int *v) { NEED_PTR("cuDriverGetVersion", v); *v = driver_version; return OK; }
 CUresult cuDeviceGetCount(int *n) { NEED_INIT("cuDeviceGetCount"); NEED_PTR("cuDeviceGetCount", n); *n = ngpus; return OK; }
 CUresult cuDeviceGet(int *d, int ord) {
-	NEED_DEV("cuDeviceGet", ord);
+	NEED_INIT("cuDeviceGet");
+	if (ord < 0 || ord >= ngpus) return fail("cuDeviceGet", "bad device ordinal", INVALID_DEVICE);
 	NEED_PTR("cuDeviceGet", d);
-	*d = ord;
+	record(ord);
+	*d = DEVBASE + ord;
 	return OK;
 }
-CUresult cuDeviceGetName(char *buf, int len, int d) {
-	NEED_DEV("cuDeviceGetName", d);
+CUresult cuDeviceGetName(char *buf, int len, int h) {
+	NEED_DEV("cuDeviceGetName", h, d);
 	NEED_PTR("cuDeviceGetName", buf);
 	if (len < 1) return fail("cuDeviceGetName", "length < 1", INVALID_VALUE);
-	snprintf(buf, len, "NVIDIA H200");
+	snprintf(buf, len, MIG(d) ? "NVIDIA H200 MIG 1g.18gb" : "NVIDIA H200");
 	return OK;
 }
-CUresult cuDeviceTotalMem_v2(size_t *b, int d) { NEED_DEV("cuDeviceTotalMem_v2", d); NEED_PTR("cuDeviceTotalMem_v2", b); *b = 150109880320ULL; return OK; }
-CUresult cuDeviceGetAttribute(int *v, int attr, int d) {
-	NEED_DEV("cuDeviceGetAttribute", d);
+CUresult cuDeviceTotalMem_v2(size_t *b, int h) {
+	NEED_DEV("cuDeviceTotalMem_v2", h, d);
+	NEED_PTR("cuDeviceTotalMem_v2", b);
+	*b = MIG(d) ? 17716740096ULL : 150109880320ULL;
+	return OK;
+}
+CUresult cuDeviceGetAttribute(int *v, int attr, int h) {
+	NEED_DEV("cuDeviceGetAttribute", h, d);
 	NEED_PTR("cuDeviceGetAttribute", v);
 	switch (attr) {
 	case 13: *v = 1980000; break;  /* CLOCK_RATE, kHz */
-	case 16: *v = 132; break;      /* MULTIPROCESSOR_COUNT */
+	case 16: *v = MIG(d) ? 16 : 132; break; /* MULTIPROCESSOR_COUNT */
 	case 32: *v = 1; break;        /* ECC_ENABLED */
 	case 36: *v = 3201000; break;  /* MEMORY_CLOCK_RATE, kHz */
 	case 37: *v = 6016; break;     /* GLOBAL_MEMORY_BUS_WIDTH */
@@ -194,36 +258,43 @@ CUresult cuDeviceGetAttribute(int *v, int attr, int d) {
 	}
 	return OK;
 }
-CUresult cuDeviceGetPCIBusId(char *buf, int len, int d) {
-	NEED_DEV("cuDeviceGetPCIBusId", d);
+CUresult cuDeviceGetPCIBusId(char *buf, int len, int h) {
+	NEED_DEV("cuDeviceGetPCIBusId", h, d);
 	NEED_PTR("cuDeviceGetPCIBusId", buf);
 	if (len < 13) return fail("cuDeviceGetPCIBusId", "buffer shorter than 13", INVALID_VALUE);
-	snprintf(buf, len, "0000:00:%02x.0", 6 + d);
+	snprintf(buf, len, "0000:00:%02x.0", 6 + vis[d]);
 	return OK;
 }
-static CUresult uuid(const char *fn, unsigned char *u, int d) {
+/* The physical GPU's UUID (GPU 0 the recorded H200's, GPU n ...0n), or
+ * under MIG the instance's (b3a15e0d-9c4f-5e1a-8f2c-00000000000n), which
+ * fakenvml.c names MIG-<uuid>. */
+static CUresult uuid(const char *fn, unsigned char *u, int h) {
 	static const unsigned char h200[16] = {0x8a, 0x89, 0xbb, 0x26, 0x42, 0x3b, 0x72, 0x17,
 	                                       0xaa, 0x80, 0x46, 0x9f, 0x70, 0xfa, 0x01, 0x96};
-	NEED_DEV(fn, d);
+	static const unsigned char mig[10] = {0xb3, 0xa1, 0x5e, 0x0d, 0x9c, 0x4f, 0x5e, 0x1a, 0x8f, 0x2c};
+	NEED_DEV(fn, h, d);
 	NEED_PTR(fn, u);
+	int p = vis[d];
 	memset(u, 0, 16);
-	if (d == 0) memcpy(u, h200, 16);
-	else u[15] = (unsigned char)d;
+	if (MIG(d)) memcpy(u, mig, sizeof mig), u[15] = (unsigned char)p;
+	else if (p == 0) memcpy(u, h200, 16);
+	else u[15] = (unsigned char)p;
 	return OK;
 }
-CUresult cuDeviceGetUuid_v2(unsigned char *u, int d) { return uuid("cuDeviceGetUuid_v2", u, d); }
-CUresult cuDeviceGetUuid(unsigned char *u, int d) { return uuid("cuDeviceGetUuid", u, d); }
+CUresult cuDeviceGetUuid_v2(unsigned char *u, int h) { return uuid("cuDeviceGetUuid_v2", u, h); }
+CUresult cuDeviceGetUuid(unsigned char *u, int h) { return uuid("cuDeviceGetUuid", u, h); }
 
-CUresult cuDevicePrimaryCtxRetain(struct ctx **c, int d) {
-	NEED_DEV("cuDevicePrimaryCtxRetain", d);
+CUresult cuDevicePrimaryCtxRetain(struct ctx **c, int h) {
+	NEED_DEV("cuDevicePrimaryCtxRetain", h, d);
 	NEED_PTR("cuDevicePrimaryCtxRetain", c);
+	if (ctx_rc[vis[d]]) return ctx_rc[vis[d]];
 	ctxs[d].dev = d;
 	ctxs[d].refs++;
 	*c = &ctxs[d];
 	return OK;
 }
-CUresult cuDevicePrimaryCtxRelease_v2(int d) {
-	NEED_DEV("cuDevicePrimaryCtxRelease_v2", d);
+CUresult cuDevicePrimaryCtxRelease_v2(int h) {
+	NEED_DEV("cuDevicePrimaryCtxRelease_v2", h, d);
 	if (ctxs[d].refs <= 0) return fail("cuDevicePrimaryCtxRelease_v2", "not retained", INVALID_CONTEXT);
 	ctxs[d].refs--;
 	return OK;
@@ -333,8 +404,9 @@ CUresult cuMemGetInfo_v2(size_t *free, size_t *total) {
 	NEED_CTX("cuMemGetInfo_v2");
 	NEED_PTR("cuMemGetInfo_v2", free);
 	NEED_PTR("cuMemGetInfo_v2", total);
-	*total = 150109880320ULL;
-	*free = 149560000000ULL;
+	int mig = mig_mask >> vis[cur->dev] & 1;
+	*total = mig ? 17716740096ULL : 150109880320ULL;
+	*free = mig ? 17179869184ULL : free_bytes;
 	return OK;
 }
 
@@ -383,10 +455,10 @@ CUresult cuEventElapsedTime(float *ms, unsigned long long a, unsigned long long 
 CUresult cuEventDestroy_v2(unsigned long long e) { return destroy("cuEventDestroy_v2", e, EVENT); }
 
 /* Peer access: any two different GPUs may (as on an NVLink board). */
-CUresult cuDeviceCanAccessPeer(int *can, int d, int peer) {
-	NEED_DEV("cuDeviceCanAccessPeer", d);
+CUresult cuDeviceCanAccessPeer(int *can, int h, int hpeer) {
+	NEED_DEV("cuDeviceCanAccessPeer", h, d);
+	NEED_DEV("cuDeviceCanAccessPeer", hpeer, peer);
 	NEED_PTR("cuDeviceCanAccessPeer", can);
-	if (peer < 0 || peer >= ngpus) return fail("cuDeviceCanAccessPeer", "bad peer ordinal", INVALID_DEVICE);
 	*can = d != peer;
 	return OK;
 }
@@ -413,6 +485,13 @@ CUresult cuMemcpyPeerAsync(CUdeviceptr dst, struct ctx *dctx, CUdeviceptr src, s
 	return OK;
 }
 
+/* For the fake NVML: whether physical GPU gpu has a retained context. */
+int fake_cuda_ctx_live(int gpu) {
+	for (int d = 0; d < ngpus; d++)
+		if (vis[d] == gpu && ctxs[d].refs > 0) return 1;
+	return 0;
+}
+
 /* For the fake NCCL: ranges and streams of a given device's context. */
 int fake_cuda_ngpus(void) { return ngpus; }
 int fake_cuda_range_dev(unsigned long long p, size_t n, int dev) { return dev >= 0 && dev < MAXDEV && range_in(p, n, DEVMEM, &ctxs[dev]); }
@@ -420,3 +499,37 @@ int fake_cuda_stream_dev(unsigned long long s, int dev) {
 	struct obj *o = (struct obj *)(uintptr_t)s;
 	return o >= objs && o < objs + MAXOBJ && o->alive && o->kind == STREAM && o->ctx == &ctxs[dev];
 }
+
+#ifndef NO_ERROR_NAMES
+/* cuGetErrorName and cuGetErrorString: the driver's own names and messages;
+ * an unknown code is CUDA_ERROR_INVALID_VALUE with *str NULL, as cuda.h says. */
+static const struct { int code; const char *name, *msg; } errs[] = {
+	{0, "CUDA_SUCCESS", "no error"},
+	{1, "CUDA_ERROR_INVALID_VALUE", "invalid argument"},
+	{2, "CUDA_ERROR_OUT_OF_MEMORY", "out of memory"},
+	{3, "CUDA_ERROR_NOT_INITIALIZED", "initialization error"},
+	{34, "CUDA_ERROR_STUB_LIBRARY", "CUDA driver is a stub library"},
+	{46, "CUDA_ERROR_DEVICE_UNAVAILABLE", "CUDA-capable device(s) is/are busy or unavailable"},
+	{100, "CUDA_ERROR_NO_DEVICE", "no CUDA-capable device is detected"},
+	{101, "CUDA_ERROR_INVALID_DEVICE", "invalid device ordinal"},
+	{201, "CUDA_ERROR_INVALID_CONTEXT", "invalid device context"},
+	{214, "CUDA_ERROR_ECC_UNCORRECTABLE", "uncorrectable ECC error encountered"},
+	{400, "CUDA_ERROR_INVALID_HANDLE", "invalid resource handle"},
+	{704, "CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED", "peer access is already enabled"},
+	{802, "CUDA_ERROR_SYSTEM_NOT_READY", "system not yet initialized"},
+	{803, "CUDA_ERROR_SYSTEM_DRIVER_MISMATCH", "system has unsupported display driver / cuda driver combination"},
+	{999, "CUDA_ERROR_UNKNOWN", "unknown error"},
+};
+static CUresult errlookup(const char *fn, int code, const char **str, int msg) {
+	NEED_PTR(fn, str);
+	for (size_t i = 0; i < sizeof errs / sizeof errs[0]; i++)
+		if (errs[i].code == code) {
+			*str = msg ? errs[i].msg : errs[i].name;
+			return OK;
+		}
+	*str = NULL;
+	return INVALID_VALUE;
+}
+CUresult cuGetErrorName(CUresult code, const char **str) { return errlookup("cuGetErrorName", code, str, 0); }
+CUresult cuGetErrorString(CUresult code, const char **str) { return errlookup("cuGetErrorString", code, str, 1); }
+#endif

@@ -7,10 +7,20 @@
  * read the result back. Version 2.27.3. On the fake libcuda's virtual clock
  * an all-reduce of n bytes over r ranks advances every rank's GPU by
  * 5000 + 2(r−1)/r · n / 128 ns: 5 µs, then a bus bandwidth of 128 GB/s.
+ *
+ * Built for CUDA 13 (-DCUDA_MAJOR=12 for a CUDA 12 build): like the real
+ * one, whose CUDA runtime is linked in, ncclCommInitAll on a driver that does
+ * not support that release fails with ncclUnhandledCudaError, and
+ * ncclGetLastError says why.
  */
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+
+#ifndef CUDA_MAJOR
+#define CUDA_MAJOR 13
+#endif
+long fake_cuda_get(const char *key);
 
 typedef int ncclResult_t;
 enum { SUCCESS = 0, INTERNAL = 3, INVALID_ARGUMENT = 4, INVALID_USAGE = 5 };
@@ -26,7 +36,8 @@ static struct comm comms[8];
 struct op { struct comm *c; const float *send; float *recv; size_t count; int dtype; };
 static struct op pending[8];
 static int npending, depth, bad;
-static char lastbad[256];
+static char lastbad[256], lasterr[256];
+const char *ncclGetLastError(struct comm *c) { (void)c; return lasterr; }
 
 static ncclResult_t fail(const char *fn, const char *why, ncclResult_t rc) {
 	bad++;
@@ -42,6 +53,10 @@ ncclResult_t ncclCommInitAll(struct comm **out, int ndev, const int *devlist) {
 	const char *fn = "ncclCommInitAll";
 	if (!out || !devlist) return fail(fn, "NULL comms or devlist", INVALID_ARGUMENT);
 	if (ndev < 1 || ndev > fake_cuda_ngpus()) return fail(fn, "ndev out of range", INVALID_ARGUMENT);
+	if (fake_cuda_get("driver") < CUDA_MAJOR * 1000) {
+		snprintf(lasterr, sizeof lasterr, "Cuda failure 35 'CUDA driver version is insufficient for CUDA runtime version'");
+		return 1; /* ncclUnhandledCudaError */
+	}
 	for (int i = 0; i < ndev; i++) {
 		if (devlist[i] < 0 || devlist[i] >= fake_cuda_ngpus()) return fail(fn, "bad device in devlist", INVALID_ARGUMENT);
 		for (int j = 0; j < i; j++)

@@ -15,6 +15,18 @@
  * as on the one-GPU H200), "procs" (compute processes), "lost" (every device
  * call answers GPU_IS_LOST), "reasons" (clock-event mask), "xid" (queue an
  * Xid error with that code on GPU 0's event set), "reset".
+ * fake_nvml_gpu(gpu, key, value) sets one GPU: "procs", "reasons",
+ * "compute_mode" (nvmlComputeMode_t: 3 EXCLUSIVE_PROCESS, 2 PROHIBITED),
+ * "remap_corr", "remap_unc", "remap_pending", "remap_failure" (remapped
+ * rows; NOT_SUPPORTED under MIG, as nvml.h says), "mig" (MIG on: the GPU
+ * has one MIG device, MIG-b3a15e0d-9c4f-5e1a-8f2c-00000000000<gpu>, the
+ * UUID fakecuda.c gives the instance). A MIG device handle answers what NVML
+ * answers for one (UUID, memory, processes, its parent); anything else asked
+ * of it is counted as a bad call: telemetry is read from the parent GPU.
+ * Process i of GPU g has PID 4242 + 100·g + i, named "python3".
+ * "ctx_pid" (global): a GPU on which the fake libcuda, when loaded, has a
+ * context lists one more process with that PID, the way NVML in a
+ * container lists the container's own process under its host PID.
  */
 #include <stdio.h>
 #include <string.h>
@@ -43,12 +55,16 @@ _Static_assert(sizeof(nvmlProcessInfo_t) == 24, "nvmlProcessInfo_t is 24 bytes")
 
 struct dev { int index; };
 static struct dev devs[4] = {{0}, {1}, {2}, {3}};
+static struct dev migs[4] = {{0}, {1}, {2}, {3}}; /* each GPU's one MIG device */
 typedef struct dev *nvmlDevice_t;
+#define ISMIG(d) ((d) >= migs && (d) < migs + 4)
 
-static int inited, ngpus = 1, nvlinks, nprocs, lost;
+static int inited, ngpus = 1, nvlinks, lost, ctx_pid;
+int fake_cuda_ctx_live(int gpu) __attribute__((weak)); /* from the fake libcuda, when loaded */
+static int nprocs[4], cmode[4], remap[4][4], mig[4];
 static unsigned long long xids[16];
 static int nxids, xidsets, xidregistered;
-static unsigned long long reasons = 0x1; /* GpuIdle, as recorded */
+static unsigned long long reasons[4] = {1, 1, 1, 1}; /* GpuIdle, as recorded */
 static int bad;
 static char lastbad[256];
 
@@ -58,14 +74,32 @@ static nvmlReturn_t fail(const char *fn, const char *why, nvmlReturn_t rc) {
 	return rc;
 }
 
+int fake_nvml_gpu(int g, const char *key, long long v) {
+	if (g < 0 || g >= 4) return -1;
+	if (!strcmp(key, "procs")) nprocs[g] = (int)v;
+	else if (!strcmp(key, "reasons")) reasons[g] = (unsigned long long)v;
+	else if (!strcmp(key, "compute_mode")) cmode[g] = (int)v;
+	else if (!strcmp(key, "remap_corr")) remap[g][0] = (int)v;
+	else if (!strcmp(key, "remap_unc")) remap[g][1] = (int)v;
+	else if (!strcmp(key, "remap_pending")) remap[g][2] = (int)v;
+	else if (!strcmp(key, "remap_failure")) remap[g][3] = (int)v;
+	else if (!strcmp(key, "mig")) mig[g] = (int)v;
+	else return -1;
+	return 0;
+}
+
 int fake_nvml_set(const char *key, long long v) {
 	if (!strcmp(key, "gpus")) ngpus = (int)v;
 	else if (!strcmp(key, "nvlink")) nvlinks = (int)v;
-	else if (!strcmp(key, "procs")) nprocs = (int)v;
 	else if (!strcmp(key, "lost")) lost = (int)v;
-	else if (!strcmp(key, "reasons")) reasons = (unsigned long long)v;
+	else if (!strcmp(key, "ctx_pid")) ctx_pid = (int)v;
+	else if (!strcmp(key, "procs") || !strcmp(key, "reasons")) { for (int g = 0; g < 4; g++) fake_nvml_gpu(g, key, v); }
 	else if (!strcmp(key, "xid")) { if (nxids < 16) xids[nxids++] = (unsigned long long)v; }
-	else if (!strcmp(key, "reset")) { ngpus = 1; nvlinks = nprocs = lost = bad = nxids = xidregistered = 0; reasons = 1; lastbad[0] = 0; }
+	else if (!strcmp(key, "reset")) {
+		ngpus = 1; nvlinks = lost = bad = nxids = xidregistered = ctx_pid = 0; lastbad[0] = 0;
+		memset(nprocs, 0, sizeof nprocs); memset(cmode, 0, sizeof cmode); memset(remap, 0, sizeof remap); memset(mig, 0, sizeof mig);
+		for (int g = 0; g < 4; g++) reasons[g] = 1;
+	}
 	else return -1;
 	return 0;
 }
@@ -80,8 +114,13 @@ int fake_nvml_inited(void) { return inited; }
 
 #define CHECK_INIT(fn) do { if (!inited) return fail(fn, "NVML not initialised", UNINITIALIZED); } while (0)
 #define CHECK_DEV(fn, d) do { CHECK_INIT(fn); \
+	if (ISMIG(d)) return fail(fn, "a MIG device handle where the GPU's is wanted", INVALID_ARGUMENT); \
 	if ((d) < devs || (d) >= devs + ngpus) return fail(fn, "bad device handle", INVALID_ARGUMENT); \
 	if (lost) return GPU_IS_LOST; } while (0)
+/* CHECK_ANY accepts a GPU or a live MIG device handle. */
+#define CHECK_ANY(fn, d) do { CHECK_INIT(fn); \
+	if (ISMIG(d) && (d) - migs < ngpus && mig[(d) - migs]) { if (lost) return GPU_IS_LOST; break; } \
+	CHECK_DEV(fn, d); } while (0)
 #define CHECK_PTR(fn, p) do { if (!(p)) return fail(fn, "NULL pointer: " #p, INVALID_ARGUMENT); } while (0)
 
 nvmlReturn_t nvmlInit_v2(void) { inited++; return SUCCESS; }
@@ -132,18 +171,56 @@ nvmlReturn_t nvmlDeviceGetHandleByIndex_v2(unsigned int i, nvmlDevice_t *h) {
 }
 
 nvmlReturn_t nvmlDeviceGetName(nvmlDevice_t d, char *v, unsigned int len) {
-	CHECK_DEV("nvmlDeviceGetName", d);
-	return str("nvmlDeviceGetName", v, len, 64, "NVIDIA H200");
+	CHECK_ANY("nvmlDeviceGetName", d);
+	return str("nvmlDeviceGetName", v, len, 64, ISMIG(d) ? "NVIDIA H200 MIG 1g.18gb" : "NVIDIA H200");
+}
+static void uuidof(nvmlDevice_t d, char *buf, size_t n) {
+	if (ISMIG(d)) snprintf(buf, n, "MIG-b3a15e0d-9c4f-5e1a-8f2c-%012x", d->index);
+	else if (d->index == 0) snprintf(buf, n, "GPU-8a89bb26-423b-7217-aa80-469f70fa0196");
+	else snprintf(buf, n, "GPU-00000000-0000-0000-0000-%012x", d->index);
 }
 nvmlReturn_t nvmlDeviceGetUUID(nvmlDevice_t d, char *v, unsigned int len) {
-	CHECK_DEV("nvmlDeviceGetUUID", d);
-	return str("nvmlDeviceGetUUID", v, len, 80,
-		d->index == 0 ? "GPU-8a89bb26-423b-7217-aa80-469f70fa0196" : "GPU-00000000-0000-0000-0000-000000000001");
+	CHECK_ANY("nvmlDeviceGetUUID", d);
+	char u[96];
+	uuidof(d, u, sizeof u);
+	return str("nvmlDeviceGetUUID", v, len, 80, u);
+}
+nvmlReturn_t nvmlDeviceGetHandleByUUID(const char *uuid, nvmlDevice_t *h) {
+	CHECK_INIT("nvmlDeviceGetHandleByUUID");
+	CHECK_PTR("nvmlDeviceGetHandleByUUID", uuid);
+	CHECK_PTR("nvmlDeviceGetHandleByUUID", h);
+	for (int g = 0; g < ngpus; g++) {
+		char u[96];
+		uuidof(&devs[g], u, sizeof u);
+		if (!strcmp(u, uuid)) { *h = &devs[g]; return SUCCESS; }
+		uuidof(&migs[g], u, sizeof u);
+		if (mig[g] && !strcmp(u, uuid)) { *h = &migs[g]; return SUCCESS; }
+	}
+	return 6; /* NVML_ERROR_NOT_FOUND: not counted, callers may probe */
+}
+nvmlReturn_t nvmlDeviceIsMigDeviceHandle(nvmlDevice_t d, unsigned int *is) {
+	CHECK_ANY("nvmlDeviceIsMigDeviceHandle", d);
+	CHECK_PTR("nvmlDeviceIsMigDeviceHandle", is);
+	*is = ISMIG(d);
+	return SUCCESS;
+}
+nvmlReturn_t nvmlDeviceGetDeviceHandleFromMigDeviceHandle(nvmlDevice_t m, nvmlDevice_t *d) {
+	CHECK_INIT("nvmlDeviceGetDeviceHandleFromMigDeviceHandle");
+	CHECK_PTR("nvmlDeviceGetDeviceHandleFromMigDeviceHandle", d);
+	if (!ISMIG(m) || !mig[m - migs]) return fail("nvmlDeviceGetDeviceHandleFromMigDeviceHandle", "not a MIG device handle", INVALID_ARGUMENT);
+	*d = &devs[m - migs];
+	return SUCCESS;
 }
 #ifndef NO_MEMINFO
 nvmlReturn_t nvmlDeviceGetMemoryInfo(nvmlDevice_t d, nvmlMemory_t *m) {
-	CHECK_DEV("nvmlDeviceGetMemoryInfo", d);
+	CHECK_ANY("nvmlDeviceGetMemoryInfo", d);
 	CHECK_PTR("nvmlDeviceGetMemoryInfo", m);
+	if (ISMIG(d)) {
+		m->total = 17716740096ULL;
+		m->used = 0;
+		m->free = m->total;
+		return SUCCESS;
+	}
 	m->total = 150754820096ULL; /* 143771 MiB */
 	m->used = 644939776ULL;
 	m->free = 150109880320ULL;
@@ -222,7 +299,7 @@ nvmlReturn_t nvmlDeviceGetTemperature(nvmlDevice_t d, unsigned int sensor, unsig
 static nvmlReturn_t reasons_out(const char *fn, nvmlDevice_t d, unsigned long long *r) {
 	CHECK_DEV(fn, d);
 	CHECK_PTR(fn, r);
-	*r = reasons;
+	*r = reasons[d->index];
 	return SUCCESS;
 }
 #ifndef OLD_DRIVER
@@ -244,7 +321,41 @@ static nvmlReturn_t mode_out(const char *fn, nvmlDevice_t d, unsigned int *cur, 
 	return SUCCESS;
 }
 nvmlReturn_t nvmlDeviceGetEccMode(nvmlDevice_t d, unsigned int *cur, unsigned int *pend) { return mode_out("nvmlDeviceGetEccMode", d, cur, pend, 1); }
-nvmlReturn_t nvmlDeviceGetMigMode(nvmlDevice_t d, unsigned int *cur, unsigned int *pend) { return mode_out("nvmlDeviceGetMigMode", d, cur, pend, 0); }
+nvmlReturn_t nvmlDeviceGetMigMode(nvmlDevice_t d, unsigned int *cur, unsigned int *pend) {
+	CHECK_DEV("nvmlDeviceGetMigMode", d);
+	return mode_out("nvmlDeviceGetMigMode", d, cur, pend, (unsigned)mig[d->index]);
+}
+nvmlReturn_t nvmlDeviceGetComputeMode(nvmlDevice_t d, int *mode) {
+	CHECK_DEV("nvmlDeviceGetComputeMode", d);
+	CHECK_PTR("nvmlDeviceGetComputeMode", mode);
+	*mode = cmode[d->index];
+	return SUCCESS;
+}
+nvmlReturn_t nvmlDeviceGetRemappedRows(nvmlDevice_t d, unsigned int *corr, unsigned int *unc, unsigned int *pending, unsigned int *failure) {
+	const char *fn = "nvmlDeviceGetRemappedRows";
+	CHECK_DEV(fn, d);
+	CHECK_PTR(fn, corr);
+	CHECK_PTR(fn, unc);
+	CHECK_PTR(fn, pending);
+	CHECK_PTR(fn, failure);
+	if (mig[d->index]) return NOT_SUPPORTED;
+	*corr = remap[d->index][0];
+	*unc = remap[d->index][1];
+	*pending = remap[d->index][2];
+	*failure = remap[d->index][3];
+	return SUCCESS;
+}
+nvmlReturn_t nvmlSystemGetProcessName(unsigned int pid, char *name, unsigned int len) {
+	CHECK_INIT("nvmlSystemGetProcessName");
+	CHECK_PTR("nvmlSystemGetProcessName", name);
+	if (len == 0) return fail("nvmlSystemGetProcessName", "length 0", INVALID_ARGUMENT);
+	for (int g = 0; g < 4; g++)
+		if (pid >= 4242u + 100u * g && pid < 4242u + 100u * g + (unsigned)nprocs[g]) {
+			snprintf(name, len, "python3");
+			return SUCCESS;
+		}
+	return 6; /* NVML_ERROR_NOT_FOUND */
+}
 nvmlReturn_t nvmlDeviceGetVirtualizationMode(nvmlDevice_t d, unsigned int *m) { return uint_out("nvmlDeviceGetVirtualizationMode", d, m, 1); }
 nvmlReturn_t nvmlDeviceGetArchitecture(nvmlDevice_t d, unsigned int *a) { return uint_out("nvmlDeviceGetArchitecture", d, a, 9); }
 nvmlReturn_t nvmlDeviceGetNumaNodeId(nvmlDevice_t d, unsigned int *n) {
@@ -285,19 +396,26 @@ nvmlReturn_t nvmlDeviceGetTopologyCommonAncestor(nvmlDevice_t a, nvmlDevice_t b,
 	return SUCCESS;
 }
 static nvmlReturn_t procs(const char *fn, nvmlDevice_t d, unsigned int *count, nvmlProcessInfo_t *infos) {
-	CHECK_DEV(fn, d);
+	CHECK_ANY(fn, d);
 	CHECK_PTR(fn, count);
-	if (*count < (unsigned)nprocs) {
-		*count = nprocs;
+	int g = d->index, n = nprocs[g];
+	int self = ctx_pid && fake_cuda_ctx_live && fake_cuda_ctx_live(g);
+	if (*count < (unsigned)(n + self)) {
+		*count = n + self;
 		return INSUFFICIENT_SIZE;
 	}
-	if (nprocs > 0) CHECK_PTR(fn, infos);
-	for (int i = 0; i < nprocs; i++) {
-		infos[i].pid = 4242 + i;
+	if (n + self > 0) CHECK_PTR(fn, infos);
+	for (int i = 0; i < n; i++) {
+		infos[i].pid = 4242 + 100 * g + i;
 		infos[i].usedGpuMemory = i == 1 ? ~0ULL /* NVML_VALUE_NOT_AVAILABLE */ : 512ULL << 20;
-		infos[i].gpuInstanceId = infos[i].computeInstanceId = 0xFFFFFFFF;
+		infos[i].gpuInstanceId = infos[i].computeInstanceId = mig[g] ? 0 : 0xFFFFFFFF;
 	}
-	*count = nprocs;
+	if (self) {
+		infos[n].pid = (unsigned)ctx_pid;
+		infos[n].usedGpuMemory = 500ULL << 20;
+		infos[n].gpuInstanceId = infos[n].computeInstanceId = mig[g] ? 0 : 0xFFFFFFFF;
+	}
+	*count = n + self;
 	return SUCCESS;
 }
 #ifndef OLD_DRIVER
