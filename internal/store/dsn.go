@@ -84,7 +84,8 @@ func ParseDSN(s string) (DSN, error) {
 	}
 	if m := firstKeyword.FindStringSubmatch(s); m != nil && libpqKeywords[strings.ToLower(m[1])] {
 		if !libpqKeywords[m[1]] {
-			return DSN{}, fmt.Errorf("keyword %s: libpq's keywords are lower-case (%s=); for a SQLite file of that name write ./%s", m[1], strings.ToLower(m[1]), strings.TrimSpace(s))
+			// The value is not echoed: it may hold a password.
+			return DSN{}, fmt.Errorf("keyword %s: libpq's keywords are lower-case (%s=); for a SQLite file whose name starts so, begin the path with ./", m[1], strings.ToLower(m[1]))
 		}
 		return parsePostgres(s, false)
 	}

@@ -2,8 +2,11 @@ package rules
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
+	"sync"
 	"text/template"
+	"text/template/parse"
 )
 
 // Annotation templates see $labels (the alert's labels), $value (the
@@ -33,8 +36,89 @@ func parseTemplate(name, text string) (*template.Template, error) {
 	if err != nil {
 		return nil, fmt.Errorf("template %q: %v", text, strings.TrimPrefix(err.Error(), "template: "))
 	}
+	if err := bounded(t.Tree.Root); err != nil {
+		return nil, fmt.Errorf("template %q: %v", text, err)
+	}
 	return t, nil
 }
+
+// bounded refuses what would make an annotation's expansion run long or
+// allocate much before the output limit sees it: a range over anything but
+// a variable or field ({{range 555555555555555}} loops for days, as does a
+// range over a number's len), and a printf width or precision above 999
+// ({{printf "%999999999d" 1}} allocates a gigabyte) or taken from an
+// argument (%*d).
+func bounded(n parse.Node) error {
+	switch n := n.(type) {
+	case *parse.ListNode:
+		if n == nil {
+			return nil
+		}
+		for _, c := range n.Nodes {
+			if err := bounded(c); err != nil {
+				return err
+			}
+		}
+	case *parse.ActionNode:
+		return boundedPipe(n.Pipe)
+	case *parse.IfNode:
+		return boundedBranch(&n.BranchNode)
+	case *parse.WithNode:
+		return boundedBranch(&n.BranchNode)
+	case *parse.RangeNode:
+		if len(n.Pipe.Cmds) != 1 || len(n.Pipe.Cmds[0].Args) != 1 {
+			return fmt.Errorf("range may go over a variable or field only, such as {{range $k, $v := $labels}}")
+		}
+		switch n.Pipe.Cmds[0].Args[0].(type) {
+		case *parse.VariableNode, *parse.FieldNode:
+		default:
+			return fmt.Errorf("range may go over a variable or field only, such as {{range $k, $v := $labels}}")
+		}
+		return boundedBranch(&n.BranchNode)
+	case *parse.TemplateNode:
+		if n.Pipe != nil {
+			return boundedPipe(n.Pipe)
+		}
+	}
+	return nil
+}
+
+func boundedBranch(b *parse.BranchNode) error {
+	if err := boundedPipe(b.Pipe); err != nil {
+		return err
+	}
+	if err := bounded(b.List); err != nil {
+		return err
+	}
+	return bounded(b.ElseList)
+}
+
+func boundedPipe(p *parse.PipeNode) error {
+	if p == nil {
+		return nil
+	}
+	for _, c := range p.Cmds {
+		for _, a := range c.Args {
+			switch a := a.(type) {
+			case *parse.StringNode:
+				if wideVerb().MatchString(a.Text) {
+					return fmt.Errorf("format %q: a width or precision above 999, or one taken from an argument (*), is not allowed", a.Text)
+				}
+			case *parse.PipeNode:
+				if err := boundedPipe(a); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// wideVerb finds a printf verb with a width or precision of four digits or
+// more, or one read from an argument.
+var wideVerb = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`%[-+# 0]*(\*|[0-9]{4,}|[0-9]*\.(\*|[0-9]{4,}))`)
+})
 
 // expand runs a parsed template; a failure yields the error, never a panic.
 func expand(t *template.Template, labels map[string]string, value float64) string {
