@@ -102,6 +102,14 @@ func parsePostgres(conn string, isURL bool) (DSN, error) {
 		}
 		return DSN{}, fmt.Errorf("not a valid PostgreSQL key=value connection string%s; want KEY=VALUE words separated by spaces (host=db.internal dbname=gpuscout user=gpuscout), a value with spaces or quotes in single quotes with \\' and \\\\ escaped", reason(err))
 	}
+	// libpq gives a keyword written with nothing after "=" the next word
+	// (dbname= password=x names the database "password=x"): refused, and
+	// the value not shown, since it may be the password.
+	for _, f := range []struct{ name, v string }{{"user", cfg.User}, {"host", cfg.Host}, {"dbname", cfg.Database}} {
+		if strings.Contains(f.v, "=") {
+			return DSN{}, fmt.Errorf("%s's value holds \"=\": a keyword written with nothing after \"=\" takes the next word as its value; write an empty value as %s=''", f.name, f.name)
+		}
+	}
 	return DSN{Backend: Postgres, conn: conn, redacted: Redacted(cfg.User, cfg.Host, cfg.Port, cfg.Database)}, nil
 }
 

@@ -111,7 +111,7 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	defer os.RemoveAll(binDir)
-	g := &goTest{root: root, budget: budget, minimize: *minimize, binDir: binDir}
+	g := &goTest{root: root, budget: budget, minimize: *minimize, binDir: binDir, buildJobs: *jobs}
 	start := time.Now()
 	if err := g.build(ctx, targets); err != nil {
 		fmt.Fprintln(stderr, "fuzzstep:", err)

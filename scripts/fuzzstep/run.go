@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -67,7 +68,9 @@ type goTest struct {
 	budget   Budget
 	minimize string // -fuzzminimizetime
 	binDir   string // where the test binaries go
-	cacheDir string // $GOCACHE/fuzz, the corpus cache go test gives fuzzers
+	// buildJobs is how many fuzz binaries are built at once.
+	buildJobs int
+	cacheDir  string // $GOCACHE/fuzz, the corpus cache go test gives fuzzers
 
 	built map[string]built // by Target.Dir
 }
@@ -102,30 +105,50 @@ func (g *goTest) build(ctx context.Context, targets []Target) error {
 		return err
 	}
 	g.built = make(map[string]built, len(dirs))
-	for i, dir := range dirs {
-		bin := filepath.Join(g.binDir, strconv.Itoa(i)+".test")
-		// Coverage instrumentation for the package under test only (what
-		// `go test -fuzz` adds to every package), and CGO_ENABLED=0: the
-		// dependencies are then the release binary's own build (the smoke
-		// step's), compiled once, not a third configuration of the world.
-		cmd := exec.CommandContext(ctx, "go", "test", "-c", "-gcflags="+paths[dir]+"=-d=libfuzzer", "-o", bin, "./"+dir)
-		cmd.Dir = g.root
-		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-		out, err := cmd.CombinedOutput()
-		b := built{binary: bin, importPath: paths[dir]}
-		if err != nil {
-			if ctx.Err() != nil {
-				return ctx.Err()
+	// Two builds at a time: a build's link runs on one core, so one build
+	// after another left the other core idle for most of the step.
+	var mu sync.Mutex
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range max(1, g.buildJobs) {
+		wg.Go(func() {
+			for i := range next {
+				b := g.buildOne(ctx, i, dirs[i], paths[dirs[i]])
+				mu.Lock()
+				g.built[dirs[i]] = b
+				mu.Unlock()
 			}
-			b.buildLog = string(out)
-			if b.buildLog == "" {
-				b.buildLog = err.Error() + "\n"
-			}
-			b.buildLog += "FAIL\t" + paths[dir] + " [build failed]\n"
-		}
-		g.built[dir] = b
+		})
 	}
-	return nil
+	for i := range dirs {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	return ctx.Err()
+}
+
+// buildOne compiles one package's fuzz binary: coverage instrumentation for
+// the package under test only (what `go test -fuzz` adds to every package),
+// CGO_ENABLED=0 (the dependencies are then the release binary's own build,
+// the smoke step's, compiled once, not a third configuration of the world),
+// and no DWARF (-ldflags=-w: a fuzz binary is never debugged, and its link
+// takes some 40% less).
+func (g *goTest) buildOne(ctx context.Context, i int, dir, importPath string) built {
+	bin := filepath.Join(g.binDir, strconv.Itoa(i)+".test")
+	cmd := exec.CommandContext(ctx, "go", "test", "-c", "-gcflags="+importPath+"=-d=libfuzzer", "-ldflags=-w", "-o", bin, "./"+dir)
+	cmd.Dir = g.root
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+	out, err := cmd.CombinedOutput()
+	b := built{binary: bin, importPath: importPath}
+	if err != nil {
+		b.buildLog = string(out)
+		if b.buildLog == "" {
+			b.buildLog = err.Error() + "\n"
+		}
+		b.buildLog += "FAIL\t" + importPath + " [build failed]\n"
+	}
+	return b
 }
 
 // run fuzzes one target with its package's binary, in the package's
