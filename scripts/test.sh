@@ -16,6 +16,8 @@
 #   FUZZTIME    inputs per fuzz target (default: scripts/fuzzstep's, 10000x) or a duration (make fuzz: 60s); 0 skips fuzzing
 #   FUZZRUN     fuzz only targets whose ./dir:Name matches this regular expression
 #   FUZZMINIMIZE  -fuzzminimizetime (default 0: a crasher is written as found)
+#   FUZZ_TESTS  set (make test does, unless fuzzing is off): the fuzz step also runs the tests of the packages
+#               it fuzzes, with the fuzz binaries, and go-test only vets them
 #   GOTESTFLAGS flags and packages for the go-test step instead of its own (e.g. "-run TestX ./internal/spot")
 #
 # A step that is not `install` uses what is installed and skips (with a note)
@@ -126,16 +128,17 @@ step_gofmt() {
 }
 
 # The packages whose own code starts goroutines (internal/racelist_test.go
-# fails when one is missing), with the tests that drive them concurrently:
-# the stores' conformance suite and the agent's parts. Their tests run under
+# fails when one is missing; the SQLite store runs the stores' concurrent
+# conformance suite, storetest, under it too). Their tests run under
 # the race detector; every other package's tests are single-goroutine logic
 # (parsers, the cost engine, the CLI's outputs) that the detector slowed 3
 # to 12 times and in which it can find nothing, so they run as the release
 # is built. PKG:REGEXP runs only the tests REGEXP names under the detector
 # (the spot simulator's parallel runs; its other tests are one goroutine's
 # arithmetic, 5x slower under it), and the whole package in go-test.
-RACE_PKGS="./internal/agent/... ./internal/bench/... ./internal/cloudmeta ./internal/gpu/...
-  ./internal/server ./internal/server/client ./internal/server/dashboard ./internal/store/...
+RACE_PKGS="./internal/agent ./internal/agent/autostop ./internal/agent/notify ./internal/agent/rules
+  ./internal/bench ./internal/bench/workload ./internal/cloudmeta ./internal/gpu/cuda ./internal/gpu/host
+  ./internal/server ./internal/store/sqlite ./internal/store/storetest
   ./internal/spot:^(TestSimulateManyParallel|TestSimulateManyBudgetParallel|TestProgress)$ ./scripts/fuzzstep"
 
 # race_whole prints RACE_PKGS' patterns tested whole under the detector.
@@ -154,16 +157,26 @@ step_go_test() {
     CGO_ENABLED=0 go test -vet=all -ldflags=-w -p 8 -count=1 $GOTESTFLAGS
     return
   fi
-  local plain
+  local plain vetonly
   # shellcheck disable=SC2046 # a list of patterns
   plain=$(go list ./... | grep -vxF -f <(go list $(race_whole)))
+  vetonly=$(go list $(race_whole))
+  if [ -n "${FUZZ_TESTS:-}" ]; then
+    # The fuzz step runs these packages' tests with their fuzz binaries
+    # (fuzzstep -tests): compiled and linked once, not twice.
+    local fuzzed
+    # shellcheck disable=SC2046
+    fuzzed=$(go list $(CGO_ENABLED=0 go run ./scripts/fuzzstep -list .))
+    plain=$(grep -vxF -f <(echo "$fuzzed") <<<"$plain")
+    vetonly="$vetonly $fuzzed"
+  fi
   # shellcheck disable=SC2086
   CGO_ENABLED=0 go test -vet=all -ldflags=-w -p 8 -count=1 $plain
-  # The race step's packages are vetted here, in this configuration: vet
-  # computes facts for every package they import (the standard library,
-  # SQLite's 200,000 lines), once per configuration.
-  # shellcheck disable=SC2046
-  CGO_ENABLED=0 go vet $(race_whole)
+  # The race step's packages (and the fuzz step's) are vetted here, in this
+  # configuration: vet computes facts for every package they import (the
+  # standard library, SQLite's 200,000 lines), once per configuration.
+  # shellcheck disable=SC2086
+  CGO_ENABLED=0 go vet $vetonly
 }
 
 step_race() {
@@ -185,7 +198,12 @@ step_fuzz() {
   local bin
   bin=$(mktemp -d)/fuzzstep
   CGO_ENABLED=0 go build -o "$bin" ./scripts/fuzzstep
-  "$bin" ${FUZZTIME:+-budget "$FUZZTIME"} -minimize "$FUZZMINIMIZE" -jobs 2 ${FUZZRUN:+-run "$FUZZRUN"} .
+  local skip=""
+  if [ -n "${FUZZ_TESTS:-}" ]; then
+    # shellcheck disable=SC2046
+    skip=$(go list -f '{{.Dir}}' $(race_whole) | sed "s|^$PWD/|./|" | paste -sd, -)
+  fi
+  "$bin" ${FUZZTIME:+-budget "$FUZZTIME"} -minimize "$FUZZMINIMIZE" -jobs 2 ${FUZZRUN:+-run "$FUZZRUN"} ${FUZZ_TESTS:+-tests -skip-tests "$skip"} .
 }
 
 step_smoke() {
@@ -251,6 +269,11 @@ if [ "$*" = "" ] || [ "$*" = all ]; then
   run_lane install gofmt
   [ "$(cat "$logs/gofmt.rc" 2>/dev/null)" = 0 ] || exit 1
   detect
+  # The fuzz step runs the tests of the packages it fuzzes (with the same
+  # binaries), and go-test leaves them out; not when fuzzing is skipped.
+  if [ "$FUZZTIME" != 0 ] && [ -z "$FUZZRUN" ]; then
+    export FUZZ_TESTS=1
+  fi
   run_lane race go-test &
   lane_a=$!
   run_lane smoke fuzz &

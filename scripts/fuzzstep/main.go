@@ -52,6 +52,9 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	minimize := fs.String("minimize", "0", "-fuzzminimizetime for go test (0: write a crasher as found)")
 	jobs := fs.Int("jobs", 2, "targets fuzzed at once (1 to 64), each with one worker")
 	only := fs.String("run", "", "fuzz only the targets whose ./dir:Name matches this regular expression")
+	skipTests := fs.String("skip-tests", "", "with -tests: comma-separated ./dir of packages whose tests run elsewhere (under the race detector)")
+	list := fs.Bool("list", false, "print the folders (./dir) of the packages that hold fuzz targets, and stop")
+	tests := fs.Bool("tests", false, "also run every test of each fuzzed package, with its fuzz binary (scripts/test.sh then leaves those packages out of go-test)")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -105,6 +108,14 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "fuzzstep: no fuzz targets under %s (filter %q)\n", root, *only)
 		return 1
 	}
+	if *list {
+		for i, t := range targets {
+			if i == 0 || targets[i-1].Dir != t.Dir {
+				fmt.Fprintln(stdout, "./"+t.Dir)
+			}
+		}
+		return 0
+	}
 	binDir, err := os.MkdirTemp("", "fuzzstep")
 	if err != nil {
 		fmt.Fprintln(stderr, "fuzzstep:", err)
@@ -118,7 +129,21 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	fmt.Fprintf(stdout, "fuzz: built the fuzz binaries of %d packages in %.0f s\n", len(g.built), time.Since(start).Seconds())
-	return report(fuzzAll(ctx, targets, *jobs, g.run), budget, stdout, stderr)
+	testsFailed := false
+	if *tests {
+		skip := map[string]bool{}
+		for _, d := range strings.Split(*skipTests, ",") {
+			if d = strings.TrimPrefix(strings.TrimSpace(d), "./"); d != "" {
+				skip[d] = true
+			}
+		}
+		testsFailed = !g.testAll(ctx, *jobs, skip, stdout, stderr)
+	}
+	code := report(fuzzAll(ctx, targets, *jobs, g.run), budget, stdout, stderr)
+	if testsFailed && code == 0 {
+		code = 1
+	}
+	return code
 }
 
 // fuzzAll fuzzes the targets, jobs at a time, and returns their outcomes

@@ -173,6 +173,40 @@ func TestPlantedCrasherFailsTheStep(t *testing.T) {
 	}
 }
 
+// -tests runs each fuzzed package's tests with its fuzz binary: a failing
+// test fails the step even when every target passes; -list names the
+// packages.
+func TestTestsFlagRunsThePackagesTests(t *testing.T) {
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("go not on PATH")
+	}
+	if testing.Short() {
+		t.Skip("builds a module (-short)")
+	}
+	root := planted(t)
+	failing := filepath.Join(root, "p", "plain_test.go")
+	if err := os.WriteFile(failing, []byte("package p\n\nimport \"testing\"\n\nfunc TestPlanted(t *testing.T) { t.Fatal(\"planted test failure\") }\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out, errOut strings.Builder
+	if code := Main(t.Context(), []string{"-list", root}, &out, &errOut); code != 0 || out.String() != "./p\n" {
+		t.Errorf("-list: exit %d, %q", code, out.String())
+	}
+	out.Reset()
+	code := Main(t.Context(), []string{"-budget", "100x", "-tests", "-run", `:FuzzFine$`, root}, &out, &errOut)
+	if code != 1 || !strings.Contains(out.String(), "FAIL  ./p (tests") || !strings.Contains(errOut.String(), "planted test failure") {
+		t.Errorf("a failing test: exit %d\n%s%s", code, out.String(), errOut.String())
+	}
+	if err := os.Remove(failing); err != nil {
+		t.Fatal(err)
+	}
+	out.Reset()
+	errOut.Reset()
+	if code := Main(t.Context(), []string{"-budget", "100x", "-tests", "-run", `:FuzzFine$`, root}, &out, &errOut); code != 0 || !strings.Contains(out.String(), "ok    ./p (tests") {
+		t.Errorf("passing tests: exit %d\n%s%s", code, out.String(), errOut.String())
+	}
+}
+
 func TestMainBadFlags(t *testing.T) {
 	for _, args := range [][]string{
 		{"-budget", "3"},
