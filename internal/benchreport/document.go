@@ -87,6 +87,13 @@ type GPUEntry struct {
 	MaxSMClockMHz int    `json:"max_sm_clock_mhz,omitempty"`
 }
 
+// The largest host a report may describe: logical CPUs and memory (GiB, of
+// the host or of one GPU).
+const (
+	MaxCores     = 65536
+	MaxMemoryGiB = 1 << 20
+)
+
 // Measurement statuses.
 const (
 	StatusOK          = "ok"           // measured; value is set
@@ -178,10 +185,27 @@ func (d *Document) Validate() error {
 	if d.SchemaVersion != SchemaVersion {
 		return fmt.Errorf("schema_version %d: this gpuscout reads version %d", d.SchemaVersion, SchemaVersion)
 	}
+	// Counts and sizes a machine reports: 0 is unknown; a negative one, or
+	// one no machine has, is refused (host.cores -4 showed as "-4 logical CPUs").
+	if d.Host.Cores < 0 || d.Host.Cores > MaxCores {
+		return fmt.Errorf("host.cores = %d; want 0 (unknown) to %d logical CPUs", d.Host.Cores, MaxCores)
+	}
+	if !(d.Host.MemoryGiB >= 0 && d.Host.MemoryGiB <= MaxMemoryGiB) {
+		return fmt.Errorf("host.memory_gib = %v; want 0 (unknown) to %d", d.Host.MemoryGiB, MaxMemoryGiB)
+	}
 	seen := map[int]bool{}
 	for i, g := range d.GPUs {
 		if g.Name == "" {
 			return fmt.Errorf("gpus[%d].name is missing", i)
+		}
+		for _, f := range []struct {
+			name string
+			v    float64
+			max  float64
+		}{{"memory_gib", g.MemoryGiB, MaxMemoryGiB}, {"multiprocessors", float64(g.Multiprocs), 100000}, {"power_limit_w", g.PowerLimitW, 100000}, {"max_sm_clock_mhz", float64(g.MaxSMClockMHz), 100000}} {
+			if !(f.v >= 0 && f.v <= f.max) {
+				return fmt.Errorf("gpus[%d].%s = %v; want 0 (unknown) to %g", i, f.name, f.v, f.max)
+			}
 		}
 		if g.Index < 0 || seen[g.Index] {
 			return fmt.Errorf("gpus[%d].index = %d; want a distinct index from 0", i, g.Index)

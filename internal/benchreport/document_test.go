@@ -83,6 +83,11 @@ func TestDocumentValidate(t *testing.T) {
 		{func(d *Document) { d.Measurements[3].Value = F(-1) }, "measurements[3] (hbm_copy): value = -1; want a finite number ≥ 0"},
 		{func(d *Document) { d.Measurements[1].Device = "" }, "device is missing"},
 		{func(d *Document) { d.Workloads = []Workload{{Name: "resnet50", Value: -2}} }, "workloads[0] (resnet50)"},
+		{func(d *Document) { d.Host.Cores = -4 }, "host.cores = -4; want 0 (unknown) to 65536 logical CPUs"},
+		{func(d *Document) { d.Host.MemoryGiB = -1 }, "host.memory_gib = -1"},
+		{func(d *Document) { d.GPUs[0].MemoryGiB = -80 }, "gpus[0].memory_gib = -80"},
+		{func(d *Document) { d.GPUs[0].Multiprocs = -1 }, "gpus[0].multiprocessors = -1"},
+		{func(d *Document) { d.GPUs[0].PowerLimitW = -700 }, "gpus[0].power_limit_w = -700"},
 	} {
 		d := sampleDocument()
 		tc.edit(d)

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"log/slog"
 	"net"
 	"os"
@@ -124,8 +125,12 @@ a token of any scope (Bearer).`,
 		if cacheTTL == 0 {
 			cacheTTL = -1 // the dashboard's "off"
 		}
-		if _, _, err := net.SplitHostPort(f.listen); err != nil {
-			return usagef("--listen %q: want HOST:PORT, e.g. 127.0.0.1:8080 or :8080", f.listen)
+		_, port, err := net.SplitHostPort(f.listen)
+		if err == nil {
+			_, err = net.LookupPort("tcp", port) // 0 to 65535, or a service name
+		}
+		if err != nil {
+			return usagef("--listen %q: want HOST:PORT with a port from 0 to 65535, e.g. 127.0.0.1:8080 or :8080", f.listen)
 		}
 		var keys map[string][]byte
 		if f.keys != "" {
@@ -141,7 +146,7 @@ a token of any scope (Bearer).`,
 		if err != nil {
 			return err
 		}
-		st, where, err := openStore(cmd.Context(), f.db)
+		st, where, err := openStore(cmd.Context(), f.db, false)
 		if err != nil {
 			return err
 		}
@@ -172,10 +177,22 @@ a token of any scope (Bearer).`,
 // openStore opens --db (store.ParseDSN: a PostgreSQL URL or key=value
 // connection string, or a SQLite file path) and says where it is in words
 // safe to log: no password. A --db that cannot be parsed is a usage error.
-func openStore(ctx context.Context, db string) (store.Store, string, error) {
+// openStore opens the store --db names. A SQLite path that is a folder is a
+// usage error; so is one that does not exist when mustExist (token list and
+// revoke read a store, they do not create one).
+func openStore(ctx context.Context, db string, mustExist bool) (store.Store, string, error) {
 	dsn, err := store.ParseDSN(db)
 	if err != nil {
 		return nil, "", usagef("--db: %v", err)
+	}
+	if dsn.Backend != store.Postgres {
+		st, serr := os.Stat(dsn.Path)
+		switch {
+		case serr == nil && st.IsDir():
+			return nil, "", usagef("--db %s: is a folder; want a SQLite file (or a PostgreSQL URL or key=value string)", dsn.Path)
+		case errors.Is(serr, fs.ErrNotExist) && mustExist:
+			return nil, "", usagef("--db %s: no store there; 'gpuscout token create' or 'gpuscout serve' creates one", dsn.Path)
+		}
 	}
 	var st store.Store
 	switch dsn.Backend {

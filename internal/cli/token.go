@@ -49,7 +49,7 @@ expired); without it, it works until revoked.`,
 				}
 				t.ExpiresAt = t.CreatedAt.Add(d)
 			}
-			st, _, err := openStore(cmd.Context(), db)
+			st, _, err := openStore(cmd.Context(), db, false)
 			if err != nil {
 				return err
 			}
@@ -83,7 +83,7 @@ expired); without it, it works until revoked.`,
 		if err != nil {
 			return err
 		}
-		st, _, err := openStore(cmd.Context(), db)
+		st, _, err := openStore(cmd.Context(), db, true)
 		if err != nil {
 			return err
 		}
@@ -128,7 +128,7 @@ expired); without it, it works until revoked.`,
 		Short: "Revoke a token: it is refused from now on",
 		Args:  exactlyOne("token name"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			st, _, err := openStore(cmd.Context(), db)
+			st, _, err := openStore(cmd.Context(), db, true)
 			if err != nil {
 				return err
 			}
