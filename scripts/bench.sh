@@ -11,6 +11,10 @@ go test -run '^$' -bench . -benchtime 3x ./internal/spot/ ./internal/advise/
 go test -run '^$' -bench AdviseREADME -benchtime 3x ./internal/cli/
 # The stores' durable puts/s (the PostgreSQL one skips without PostgreSQL 15).
 go test -run '^$' -bench PutDocument -benchtime 2s ./internal/store/sqlite/ ./internal/store/postgres/
+# The server: pages read while uploads arrive (reads/s, uploads/s and the
+# reads' p99), and a compare of eight distinct reports against one id eight
+# times (refused before any report is read).
+go test -run '^$' -bench 'ReadsUnderUploads|Compare' -benchtime 1s ./internal/server/
 
 bin=$(mktemp -d)/gpuscout
 CGO_ENABLED=0 go build -o "$bin" ./cmd/gpuscout

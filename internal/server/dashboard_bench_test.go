@@ -9,6 +9,8 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -213,21 +215,33 @@ func BenchmarkReadsUnderUploads(b *testing.B) {
 					})
 				}
 				b.SetParallelism(2)
+				var mu sync.Mutex
+				var took []time.Duration
 				b.RunParallel(func(pb *testing.PB) {
+					var mine []time.Duration
 					for pb.Next() {
+						start := time.Now()
 						rec := httptest.NewRecorder()
 						srv.ServeHTTP(rec, httptest.NewRequest("GET", page, nil))
+						mine = append(mine, time.Since(start))
 						if rec.Code != http.StatusOK {
 							b.Errorf("GET %s: status %d", page, rec.Code)
 							return
 						}
 					}
+					mu.Lock()
+					took = append(took, mine...)
+					mu.Unlock()
 				})
 				close(stop)
 				wg.Wait()
 				secs := b.Elapsed().Seconds()
 				b.ReportMetric(float64(b.N)/secs, "reads/s")
 				b.ReportMetric(float64(uploads.Load())/secs, "uploads/s")
+				if len(took) > 0 {
+					slices.Sort(took)
+					b.ReportMetric(float64(took[len(took)*99/100].Microseconds())/1000, "p99-ms")
+				}
 			})
 		}
 	}
@@ -303,4 +317,51 @@ func BenchmarkUploadThenRead(b *testing.B) {
 // agentBody is an agent summary of node-NODE, distinct by samples.
 func agentBody(node, samples int) []byte {
 	return fmt.Appendf(nil, `{"schema_version":1,"kind":"agent_hourly","created_at":"2026-12-01T00:00:00Z","hour_start":"2026-11-30T23:00:00Z","hour_end":"2026-12-01T00:00:00Z","host":"node-%d","samples":%d,"gpu_utilization_mean":null,"gpu_utilization_max":null,"egress_bytes":0,"spend":null}`, node, samples%3600000)
+}
+
+// BenchmarkCompare: /api/v1/reports/compare of eight distinct reports
+// against the same report eight times, which is refused before any report
+// is read (a duplicated-id compare must cost no more than a distinct one;
+// it cost 1.1 GB for an 11 MB report).
+func BenchmarkCompare(b *testing.B) {
+	cat := testCatalog(&testing.T{})
+	st, err := sqlite.Open(filepath.Join(b.TempDir(), "bench.db"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer st.Close()
+	ctx := context.Background()
+	var ids []string
+	for i := range 8 {
+		body := benchReport(b, i)
+		d := &store.Document{ID: store.DocumentID(body), Kind: store.KindBench, Body: body, ReceivedAt: time.Now()}
+		if _, err := st.PutDocument(ctx, d); err != nil {
+			b.Fatal(err)
+		}
+		ids = append(ids, d.ID)
+	}
+	srv, err := New(Config{Store: st, Catalog: cat, ReadOpen: true, RatePerToken: 1e6})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		ids  []string
+		code int
+	}{
+		{"distinct", ids, http.StatusOK},
+		{"one-id-8x", slices.Repeat(ids[:1], 8), http.StatusBadRequest},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			url := "/api/v1/reports/compare?ids=" + strings.Join(tc.ids, ",")
+			b.ReportAllocs()
+			for b.Loop() {
+				rec := httptest.NewRecorder()
+				srv.ServeHTTP(rec, httptest.NewRequest("GET", url, nil))
+				if rec.Code != tc.code {
+					b.Fatalf("GET %s: status %d, want %d: %s", url, rec.Code, tc.code, rec.Body)
+				}
+			}
+		})
+	}
 }
