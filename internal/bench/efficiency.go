@@ -3,7 +3,6 @@ package bench
 import (
 	"fmt"
 	"math"
-	"strings"
 
 	"github.com/gpuscout/gpuscout/internal/benchreport"
 	"github.com/gpuscout/gpuscout/internal/catalog"
@@ -23,64 +22,13 @@ func lookupSpec(c *catalog.Catalog, name string) *catalog.GPU {
 	return gs[0]
 }
 
-// Datasheet returns the spec figure a measurement compares with: the dense
-// TFLOP/s of its GEMM type (burst and sustained too), the memory bandwidth for
-// hbm_copy, the NVLink speed in one direction (half the datasheet's
-// bidirectional figure, as advise takes it) for p2p and
-// nccl_allreduce_busbw; unknown otherwise.
-func Datasheet(g *catalog.GPU, name string) catalog.Figure {
-	if g == nil {
-		return catalog.Figure{}
-	}
-	switch name {
-	case "hbm_copy":
-		return g.MemoryBandwidth
-	case "p2p", "nccl_allreduce_busbw":
-		f := g.InterconnectBW
-		if !strings.HasPrefix(g.Interconnect, "NVLink") || !f.Known {
-			return catalog.Figure{}
-		}
-		f.Value /= 2
-		return f
-	}
-	dt, ok := strings.CutPrefix(name, "gemm_")
-	if !ok {
-		return catalog.Figure{}
-	}
-	dt = strings.TrimSuffix(strings.TrimSuffix(dt, "_sustained"), "_burst")
-	switch dt {
-	case "fp32":
-		return g.FP32
-	case "tf32":
-		return g.TF32
-	case "bf16":
-		return g.BF16
-	case "fp16":
-		return g.FP16
-	case "fp8":
-		return g.FP8
-	}
-	return catalog.Figure{}
-}
+// Datasheet is the spec figure a measurement compares with, decided once in
+// benchreport (which the server and advise --bench check uploads with).
+func Datasheet(g *catalog.GPU, name string) catalog.Figure { return benchreport.Datasheet(g, name) }
 
-// efficiency is the measured value ÷ the datasheet figure; nil when either
-// is unknown.
-func efficiency(g *catalog.GPU, m benchreport.Measurement) *float64 {
-	f := Datasheet(g, m.Name)
-	if !m.OK() || !f.Known || f.Value <= 0 {
-		return nil
-	}
-	if m.Name == "p2p" && m.Link != "NVLink" { // a PCIe path is not measured against NVLink's speed
-		return nil
-	}
-	// Four significant figures: the ratio of two measured-to-a-percent numbers.
-	e := *m.Value / f.Value
-	if e <= 0 {
-		return benchreport.F(0)
-	}
-	p := math.Pow(10, 3-math.Floor(math.Log10(e)))
-	return benchreport.F(math.Round(e*p) / p)
-}
+// efficiency is the measured value ÷ the datasheet figure (benchreport's);
+// nil when either is unknown.
+func efficiency(g *catalog.GPU, m benchreport.Measurement) *float64 { return benchreport.Efficiency(g, m) }
 
 // GPUEntry describes a GPU for a report, its datasheet name resolved in the
 // catalog (a workload's report names the GPU PyTorch ran on this way).
