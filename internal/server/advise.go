@@ -103,6 +103,9 @@ func (s *Server) adviseFromBody(r *http.Request, body []byte) (*advise.Advisor, 
 			return nil, nil, nil, err
 		}
 		rep, g, err := benchreport.Read(d.Body, id, s.cfg.Catalog)
+		if err == nil {
+			err = rep.CheckScenarios(s.scenarios.Names()) // as advise --bench
+		}
 		if err != nil {
 			return nil, nil, []FieldError{{keyBench, err.Error()}}, nil
 		}
