@@ -28,7 +28,9 @@ func Datasheet(g *catalog.GPU, name string) catalog.Figure { return benchreport.
 
 // efficiency is the measured value ÷ the datasheet figure (benchreport's);
 // nil when either is unknown.
-func efficiency(g *catalog.GPU, m benchreport.Measurement) *float64 { return benchreport.Efficiency(g, m) }
+func efficiency(g *catalog.GPU, m benchreport.Measurement) *float64 {
+	return benchreport.Efficiency(g, m)
+}
 
 // GPUEntry describes a GPU for a report, its datasheet name resolved in the
 // catalog (a workload's report names the GPU PyTorch ran on this way).
