@@ -3,7 +3,6 @@ package bench
 import (
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/gpuscout/gpuscout/internal/benchreport"
 	"github.com/gpuscout/gpuscout/internal/gpu"
@@ -60,23 +59,8 @@ func them(n int) string {
 // describeProcesses writes "process 4242 (python3, 512 MiB)" or
 // "processes 4242 (python3), 4243".
 func describeProcesses(ps []gpu.Process) string {
-	var parts []string
-	for _, p := range ps {
-		var what []string
-		if p.Name != "" {
-			what = append(what, p.Name)
-		}
-		if p.UsedBytes >= 0 {
-			what = append(what, fmt.Sprintf("%d MiB", p.UsedBytes>>20))
-		}
-		s := fmt.Sprint(p.PID)
-		if len(what) > 0 {
-			s += " (" + strings.Join(what, ", ") + ")"
-		}
-		parts = append(parts, s)
-	}
 	if len(ps) == 1 {
-		return "process " + parts[0]
+		return "process " + gpu.DescribeProcesses(ps)
 	}
-	return "processes " + strings.Join(parts, ", ")
+	return "processes " + gpu.DescribeProcesses(ps)
 }

@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/gpuscout/gpuscout/internal/gpu"
-	"github.com/gpuscout/gpuscout/internal/gpu/nvml"
 )
 
 // runtimeChecks are the checks of the GPUs opened as bench opens them: the
@@ -131,7 +130,7 @@ func processesCheck(r *Runtime) (Check, bool) {
 		strings.Join(busy, "; ")), true
 }
 
-func describeProcs(ps []gpu.Process) string { return "PID " + nvml.DescribeProcesses(ps) }
+func describeProcs(ps []gpu.Process) string { return "PID " + gpu.DescribeProcesses(ps) }
 
 // slowdowns are the clock-event reasons that hold a GPU's clocks down for a
 // reason worth acting on; gpu_idle, sync_boost and the clock settings are

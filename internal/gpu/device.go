@@ -9,6 +9,8 @@ package gpu
 import (
 	"errors"
 	"fmt"
+	"strconv"
+	"strings"
 	"time"
 )
 
@@ -157,6 +159,27 @@ type Process struct {
 	PID       int
 	UsedBytes int64  // device memory it holds; -1 when the driver cannot say
 	Name      string // its command, "" when unknown
+}
+
+// DescribeProcesses writes processes as "4242 (python3, 512 MiB), 4243":
+// the words bench, doctor and the CUDA device errors name busy GPUs with.
+func DescribeProcesses(ps []Process) string {
+	parts := make([]string, 0, len(ps))
+	for _, p := range ps {
+		var what []string
+		if p.Name != "" {
+			what = append(what, p.Name)
+		}
+		if p.UsedBytes >= 0 {
+			what = append(what, fmt.Sprintf("%d MiB", p.UsedBytes>>20))
+		}
+		s := strconv.Itoa(p.PID)
+		if len(what) > 0 {
+			s += " (" + strings.Join(what, ", ") + ")"
+		}
+		parts = append(parts, s)
+	}
+	return strings.Join(parts, ", ")
 }
 
 // ProcessLister is a Device that can list the other programs computing on

@@ -252,7 +252,7 @@ func (d *Device) explainOpen(err error) error {
 			mode = m.String()
 		}
 		if ps, err := d.nvSelf.OtherProcesses(); err == nil {
-			holders = nvml.DescribeProcesses(ps)
+			holders = gpu.DescribeProcesses(ps)
 		}
 	}
 	if fix := openFix(Result(ce.Code), smiID, mode, holders); fix != "" {

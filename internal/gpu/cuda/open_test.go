@@ -351,7 +351,7 @@ func TestOtherProcesses(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := nvml.DescribeProcesses(ps); got != "4342 (python3, 512 MiB), 4343 (python3)" {
+	if got := gpu.DescribeProcesses(ps); got != "4342 (python3, 512 MiB), 4343 (python3)" {
 		t.Errorf("GPU 1's processes: %s", got)
 	}
 	noNV := n.open(t, Options{NoNVML: true})[0].(*Device)

@@ -3,7 +3,6 @@ package nvml
 import (
 	"fmt"
 	"os"
-	"strings"
 )
 
 // ComputeMode is an nvmlComputeMode_t: who may create a CUDA context on
@@ -99,24 +98,4 @@ func (d *Device) OtherProcesses() ([]Process, error) {
 		out = append(out, p)
 	}
 	return out, nil
-}
-
-// DescribeProcesses writes processes as "4242 (python3, 512 MiB), 4243".
-func DescribeProcesses(ps []Process) string {
-	var parts []string
-	for _, p := range ps {
-		var what []string
-		if p.Name != "" {
-			what = append(what, p.Name)
-		}
-		if p.UsedBytes >= 0 {
-			what = append(what, fmt.Sprintf("%d MiB", p.UsedBytes>>20))
-		}
-		s := fmt.Sprint(p.PID)
-		if len(what) > 0 {
-			s += " (" + strings.Join(what, ", ") + ")"
-		}
-		parts = append(parts, s)
-	}
-	return strings.Join(parts, ", ")
 }

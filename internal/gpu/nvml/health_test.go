@@ -1,6 +1,7 @@
 package nvml
 
 import (
+	"github.com/gpuscout/gpuscout/internal/gpu"
 	"testing"
 
 	"github.com/gpuscout/gpuscout/internal/gpu/dl"
@@ -38,7 +39,7 @@ func TestHealthQueries(t *testing.T) {
 		t.Errorf("GPU 1 remapped rows %+v, %v", r, err)
 	}
 	ps, err := d1.OtherProcesses()
-	if err != nil || DescribeProcesses(ps) != "4342 (python3, 512 MiB), 4343 (python3)" {
+	if err != nil || gpu.DescribeProcesses(ps) != "4342 (python3, 512 MiB), 4343 (python3)" {
 		t.Errorf("GPU 1 processes %v, %v", ps, err)
 	}
 	if n.ProcessName(1) != "" {
