@@ -3,8 +3,8 @@ package server
 import (
 	"bytes"
 	"context"
-	"database/sql"
 	"errors"
+	"github.com/gpuscout/gpuscout/internal/store/sqlite/sqlitelock"
 	"io"
 	"log/slog"
 	"net/http"
@@ -12,7 +12,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -73,33 +72,6 @@ func TestTokenAnswersNotStored(t *testing.T) {
 	}
 }
 
-// lockSQLite holds the write lock of the SQLite file at path, as another
-// process's long transaction would, until the test ends or release.
-func lockSQLite(t *testing.T, path string) (release func()) {
-	t.Helper()
-	db, err := sql.Open("sqlite", "file:"+path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	conn, err := db.Conn(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := conn.ExecContext(context.Background(), "BEGIN IMMEDIATE"); err != nil {
-		t.Fatal(err)
-	}
-	var once sync.Once
-	release = func() {
-		once.Do(func() {
-			conn.ExecContext(context.Background(), "ROLLBACK")
-			conn.Close()
-			db.Close()
-		})
-	}
-	t.Cleanup(release)
-	return release
-}
-
 // /healthz reports a store that answers reads but cannot commit a write
 // (another process holds the database's write lock): 503 with the reason;
 // once the lock is gone, 200 again.
@@ -115,7 +87,7 @@ func TestHealthzReportsAStoreThatCannotWrite(t *testing.T) {
 	if w := f.do(t, "GET", "/healthz", "", nil); w.Code != 200 {
 		t.Fatalf("healthz: got %d %s, want 200", w.Code, w.Body)
 	}
-	release := lockSQLite(t, path)
+	release := sqlitelock.Hold(t, path)
 	now = now.Add(time.Minute) // past the last probe's result
 	w := f.do(t, "GET", "/healthz", "", nil)
 	var e apiError
@@ -145,7 +117,7 @@ func TestUploadOnALockedStoreAnswers503(t *testing.T) {
 	if err := st.CreateToken(context.Background(), tok); err != nil {
 		t.Fatal(err)
 	}
-	lockSQLite(t, path)
+	sqlitelock.Hold(t, path)
 	codes := make(chan *httptest.ResponseRecorder, 4)
 	for i := range cap(codes) {
 		go func() { codes <- f.do(t, "POST", "/api/v1/reports", secret, reportWith(t, "locked-"+strconv.Itoa(i))) }()

@@ -2,43 +2,15 @@ package sqlite
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
+	"github.com/gpuscout/gpuscout/internal/store/sqlite/sqlitelock"
 	"path/filepath"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/gpuscout/gpuscout/internal/store"
 )
-
-// holdLock takes the write lock of the database at path on a connection of
-// its own, as another process's long transaction would, until release.
-func holdLock(t *testing.T, path string) (release func()) {
-	t.Helper()
-	db, err := sql.Open("sqlite", "file:"+path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	conn, err := db.Conn(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := conn.ExecContext(context.Background(), "BEGIN IMMEDIATE"); err != nil {
-		t.Fatal(err)
-	}
-	var once sync.Once
-	release = func() {
-		once.Do(func() {
-			conn.ExecContext(context.Background(), "ROLLBACK")
-			conn.Close()
-			db.Close()
-		})
-	}
-	t.Cleanup(release)
-	return release
-}
 
 // Puts that meet a write lock another process holds each fail within about
 // the busy timeout of their call, with ErrBusy, however many wait: before,
@@ -54,7 +26,7 @@ func TestPutsUnderAnExternalLockFailWithinTheBusyTimeout(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	release := holdLock(t, path)
+	release := sqlitelock.Hold(t, path)
 	type result struct {
 		took time.Duration
 		err  error
@@ -103,7 +75,7 @@ func TestProbeWriteUnderAnExternalLock(t *testing.T) {
 	if err := s.ProbeWrite(ctx); err != nil {
 		t.Fatalf("ProbeWrite: %v", err)
 	}
-	release := holdLock(t, path)
+	release := sqlitelock.Hold(t, path)
 	if err := s.ProbeWrite(ctx); !errors.Is(err, store.ErrBusy) {
 		t.Fatalf("ProbeWrite under a lock: %v; want ErrBusy", err)
 	}
