@@ -296,19 +296,8 @@ func (s *scanner) object(in *info) error {
 			return err
 		}
 		s.path = s.path[:len(s.path)-1]
-		s.ws()
-		if s.i == len(s.b) {
-			return s.errAt(s.i, "the JSON ends early inside an object")
-		}
-		switch s.b[s.i] {
-		case ',':
-			s.i++
-		case '}':
-			s.i++
-			s.depth--
-			return nil
-		default:
-			return s.errAt(s.i, "not valid JSON: %s after an object's value; want , or }", got(s.b[s.i]))
+		if done, err := s.afterItem('}', "an object", "value"); done || err != nil {
+			return err
 		}
 	}
 }
@@ -335,19 +324,27 @@ func (s *scanner) array(in *info) error {
 			return err
 		}
 		s.path = s.path[:len(s.path)-1]
-		s.ws()
-		if s.i == len(s.b) {
-			return s.errAt(s.i, "the JSON ends early inside an array")
-		}
-		switch s.b[s.i] {
-		case ',':
-			s.i++
-		case ']':
-			s.i++
-			s.depth--
-			return nil
-		default:
-			return s.errAt(s.i, "not valid JSON: %s after an array's item; want , or ]", got(s.b[s.i]))
+		if done, err := s.afterItem(']', "an array", "item"); done || err != nil {
+			return err
 		}
 	}
+}
+
+// afterItem reads what follows an object's value or an array's item: a
+// comma (another comes), or the closing bracket (done, the depth left).
+func (s *scanner) afterItem(closing byte, what, item string) (done bool, err error) {
+	s.ws()
+	if s.i == len(s.b) {
+		return false, s.errAt(s.i, "the JSON ends early inside %s", what)
+	}
+	switch s.b[s.i] {
+	case ',':
+		s.i++
+		return false, nil
+	case closing:
+		s.i++
+		s.depth--
+		return true, nil
+	}
+	return false, s.errAt(s.i, "not valid JSON: %s after %s's %s; want , or %c", got(s.b[s.i]), what, item, closing)
 }
