@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/gpuscout/gpuscout/internal/catalog"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -157,17 +158,7 @@ func BenchmarkReadsUnderUploads(b *testing.B) {
 		}
 	}
 	dash := dashboard.New(dashboard.Config{Store: st, Catalog: cat})
-	srv, err := New(Config{Store: st, Catalog: cat, ReadOpen: true, RatePerToken: 1e6, Dashboard: dash})
-	if err != nil {
-		b.Fatal(err)
-	}
-	secret, tok, err := NewToken("uploader", []string{ScopeWrite}, time.Now())
-	if err != nil {
-		b.Fatal(err)
-	}
-	if err := st.CreateToken(ctx, tok); err != nil {
-		b.Fatal(err)
-	}
+	srv, secret := uploadServer(b, st, cat, dash)
 	var seq atomic.Int64
 	seq.Store(1_000_000)
 	body := func(kind string) []byte {
@@ -267,20 +258,9 @@ func BenchmarkUploadThenRead(b *testing.B) {
 	}
 	defer st.Close()
 	seedReports(b, st, 1000)
-	ctx := context.Background()
 	cat := testCatalog(&testing.T{})
 	dash := dashboard.New(dashboard.Config{Store: st, Catalog: cat, CacheTTL: time.Hour})
-	srv, err := New(Config{Store: st, Catalog: cat, ReadOpen: true, RatePerToken: 1e6, Dashboard: dash})
-	if err != nil {
-		b.Fatal(err)
-	}
-	secret, tok, err := NewToken("uploader", []string{ScopeWrite}, time.Now())
-	if err != nil {
-		b.Fatal(err)
-	}
-	if err := st.CreateToken(ctx, tok); err != nil {
-		b.Fatal(err)
-	}
+	srv, secret := uploadServer(b, st, cat, dash)
 	n := 2_000_000
 	body := func(kind string) []byte {
 		n++
@@ -364,4 +344,22 @@ func BenchmarkCompare(b *testing.B) {
 			}
 		})
 	}
+}
+
+// uploadServer is a server over st and its dashboard with no rate limit to
+// speak of, and the secret of a token that may upload.
+func uploadServer(b *testing.B, st store.Store, cat *catalog.Catalog, dash *dashboard.Handler) (*Server, string) {
+	b.Helper()
+	srv, err := New(Config{Store: st, Catalog: cat, ReadOpen: true, RatePerToken: 1e6, Dashboard: dash})
+	if err != nil {
+		b.Fatal(err)
+	}
+	secret, tok, err := NewToken("uploader", []string{ScopeWrite}, time.Now())
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := st.CreateToken(context.Background(), tok); err != nil {
+		b.Fatal(err)
+	}
+	return srv, secret
 }
