@@ -65,17 +65,17 @@ var allowed = map[string][]string{
 	"cloudmeta": {"catalog"},                        // matches the identity to a catalog offering
 	"hostinfo":  {},
 	"advise":    {"cost", "spot", "catalog", "money", "benchreport", "plandoc", "agentconfig", "yamlfields", "models"},
-	// What each input of advise and offers means, once, for the CLI's flags
+	// What each input of advise, offers, cost and spot means, once, for the CLI's flags
 	// and the API's fields: below cli and server, beside advise.
-	"advise/form": {"advise", "cost", "spot", "catalog", "money", "benchreport", "models", "jsonfields"},
-	"render":      {"advise", "cost", "spot", "catalog", "money", "benchreport", "agentconfig"},
+	"form":   {"advise", "cost", "spot", "catalog", "money", "benchreport", "models", "jsonfields"},
+	"render": {"advise", "cost", "spot", "catalog", "money", "benchreport", "agentconfig"},
 	// The agent core: metric registry, store, loop, exporter; its
 	// subpackages (collect, rules, notify, autostop) sit on it.
 	"agent":   {"agentconfig"},
 	"agent/*": {"agent", "agentconfig", "gpu", "gpu/*", "catalog", "cost", "money"},
 	// The top: commands turn flags into requests of the packages below. No
 	// package imports cli (no rule here names it).
-	"cli": {"advise", "advise/form", "agent", "agent/*", "agentconfig", "agentsummary", "bench", "bench/workload", "benchreport", "catalog",
+	"cli": {"advise", "form", "agent", "agent/*", "agentconfig", "agentsummary", "bench", "bench/workload", "benchreport", "catalog",
 		"catalog/build", "cloudmeta", "cost", "doctor", "feeds", "feeds/httpclient", "feeds/registry", "gpu", "gpu/*",
 		"hostinfo", "models", "money", "pricefile", "render", "server", "server/client", "server/dashboard", "spot",
 		"store", "store/postgres", "store/sqlite", "usercatalog"},
@@ -88,8 +88,8 @@ var allowed = map[string][]string{
 	// chosen by the CLI (serve) and handed in.
 	"store":    {},
 	"store/*":  {"store", "store/schema"}, // the SQL stores share their migrations
-	"server":   {"advise", "advise/form", "benchreport", "plandoc", "agentsummary", "catalog", "cost", "money", "render", "spot", "store"},
-	"server/*": {"server", "advise", "advise/form", "benchreport", "plandoc", "agentsummary", "catalog", "cost", "money", "render", "spot", "store"},
+	"server":   {"advise", "form", "benchreport", "plandoc", "agentsummary", "catalog", "cost", "money", "render", "spot", "store"},
+	"server/*": {"server", "advise", "form", "benchreport", "plandoc", "agentsummary", "catalog", "cost", "money", "render", "spot", "store"},
 	// The agent's alerting: notify delivers alerts; rules makes them from
 	// samples (and exports them for Prometheus).
 	"agent/notify": {"agentconfig"},

@@ -1,7 +1,7 @@
 package cli
 
 // The flag types the commands share. A flag's syntax, range and meaning
-// live in the form package (internal/advise/form), once, for the CLI and the
+// live in the form package (internal/form), once, for the CLI and the
 // API; advise and offers register the form's inputs whole. pflag reports a
 // bad value as
 //   invalid argument "8" for "--discount-rate" flag: <what is allowed>
@@ -18,7 +18,7 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/gpuscout/gpuscout/internal/advise/form"
+	"github.com/gpuscout/gpuscout/internal/form"
 )
 
 // The values of cost's and spot's flags are the form package's (form.Hours,

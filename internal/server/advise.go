@@ -9,14 +9,14 @@ import (
 	"slices"
 
 	"github.com/gpuscout/gpuscout/internal/advise"
-	"github.com/gpuscout/gpuscout/internal/advise/form"
+	"github.com/gpuscout/gpuscout/internal/form"
 	"github.com/gpuscout/gpuscout/internal/benchreport"
 	"github.com/gpuscout/gpuscout/internal/money"
 	"github.com/gpuscout/gpuscout/internal/store"
 )
 
 // POST /api/v1/advise's body is a JSON object whose keys are `gpuscout
-// advise`'s flag names, read by the same form (internal/advise/form) as the
+// advise`'s flag names, read by the same form (internal/form) as the
 // flags: {"scenario": "cv-training", "gpu": "A100:4", "for": "7d"}. Beside
 // the form's inputs it takes "currency" (the CLI's --currency) and "bench",
 // ids of bench reports in the store (the CLI's --bench files).

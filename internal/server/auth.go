@@ -15,7 +15,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/gpuscout/gpuscout/internal/advise/form"
+	"github.com/gpuscout/gpuscout/internal/form"
 	"github.com/gpuscout/gpuscout/internal/store"
 )
 

@@ -6,7 +6,7 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/gpuscout/gpuscout/internal/advise/form"
+	"github.com/gpuscout/gpuscout/internal/form"
 	"github.com/gpuscout/gpuscout/internal/catalog"
 	"github.com/gpuscout/gpuscout/internal/money"
 )
@@ -51,7 +51,7 @@ const defaultOfferingsLimit = "100"
 
 // offeringsQuery turns the query string into a catalog query: its
 // parameters are `gpuscout offers`' flag names, read by the same form
-// (internal/advise/form), plus currency; every problem is a field error in
+// (internal/form), plus currency; every problem is a field error in
 // the CLI's words.
 func offeringsQuery(c *catalog.Catalog, fx *money.FX, r *http.Request) (catalog.Query, []FieldError) {
 	v := r.URL.Query()

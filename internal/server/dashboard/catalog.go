@@ -9,7 +9,7 @@ import (
 
 	"github.com/shopspring/decimal"
 
-	inputs "github.com/gpuscout/gpuscout/internal/advise/form"
+	inputs "github.com/gpuscout/gpuscout/internal/form"
 	"github.com/gpuscout/gpuscout/internal/catalog"
 	"github.com/gpuscout/gpuscout/internal/money"
 	"github.com/gpuscout/gpuscout/internal/render"
@@ -34,7 +34,7 @@ func param(r *http.Request, name string) (string, error) {
 // catalogParams are the catalog page's inputs: offers' flags by their names
 // (gpu, provider, region, max-price, china, no-china, spot, sort, limit and
 // the rest of offers' inputs), read by the same definitions as `gpuscout
-// offers` and GET /api/v1/offerings (internal/advise/form).
+// offers` and GET /api/v1/offerings (internal/form).
 var catalogParams = []string{"gpu", "provider", "region", "max-price", "china", "no-china", "spot", "sort", "limit"}
 
 // catalogQuery reads the catalog form into a catalog query, as `gpuscout
