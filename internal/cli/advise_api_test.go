@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gpuscout/gpuscout/internal/form"
 	"github.com/gpuscout/gpuscout/internal/catalog"
+	"github.com/gpuscout/gpuscout/internal/form"
 	"github.com/gpuscout/gpuscout/internal/server"
 	"github.com/gpuscout/gpuscout/internal/store"
 	"github.com/gpuscout/gpuscout/internal/store/storetest"

@@ -4,8 +4,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gpuscout/gpuscout/internal/form"
 	"github.com/gpuscout/gpuscout/internal/catalog"
+	"github.com/gpuscout/gpuscout/internal/form"
 )
 
 // TestOffersQuery is the table test of offers' flags → catalog.Query.

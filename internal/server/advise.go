@@ -9,8 +9,8 @@ import (
 	"slices"
 
 	"github.com/gpuscout/gpuscout/internal/advise"
-	"github.com/gpuscout/gpuscout/internal/form"
 	"github.com/gpuscout/gpuscout/internal/benchreport"
+	"github.com/gpuscout/gpuscout/internal/form"
 	"github.com/gpuscout/gpuscout/internal/money"
 	"github.com/gpuscout/gpuscout/internal/store"
 )

@@ -9,8 +9,8 @@ import (
 
 	"github.com/shopspring/decimal"
 
-	inputs "github.com/gpuscout/gpuscout/internal/form"
 	"github.com/gpuscout/gpuscout/internal/catalog"
+	inputs "github.com/gpuscout/gpuscout/internal/form"
 	"github.com/gpuscout/gpuscout/internal/money"
 	"github.com/gpuscout/gpuscout/internal/render"
 )
