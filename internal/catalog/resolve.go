@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strings"
 	"sync"
+
+	"github.com/gpuscout/gpuscout/internal/money"
 )
 
 // This file is the one place that decides which offering a reference names,
@@ -68,6 +70,54 @@ func (c *Catalog) Resolve(r OfferingRef) (provider string, regions []string, err
 		}
 	}
 	return p.Name, regions, nil
+}
+
+// SelectOffering narrows q to the offering spec names
+// (provider/instance[/region]): its provider, its instance type and, where
+// a region is given, the regions that name resolves to. The cost and spot
+// commands, the API and the dashboard select an --offering here. Errors
+// name what the catalog knows.
+func (c *Catalog) SelectOffering(q *Query, spec string) error {
+	ref, err := ParseOfferingRef(spec)
+	if err != nil {
+		return err
+	}
+	provider, regions, err := c.Resolve(ref)
+	if err != nil {
+		return err
+	}
+	q.Providers, q.InstanceTypes = []string{provider}, []string{ref.InstanceType}
+	if regions != nil {
+		q.Regions = regions
+	}
+	return nil
+}
+
+// NotOnSaleError is a reference to an instance type the catalog knows that
+// matches no offering on sale (each of its offerings retired, or none in the
+// region).
+type NotOnSaleError struct{ Spec string }
+
+func (e *NotOnSaleError) Error() string {
+	return fmt.Sprintf("%q matches no offering on sale (a retired size, or not sold in that region?)", e.Spec)
+}
+
+// FindOffering is the one offering spec (provider/instance[/region]) names:
+// in its region, or, where none is given, in the region where it is
+// cheapest on demand, as offers lists it.
+func (c *Catalog) FindOffering(spec string, fx *money.FX, cur money.Currency) (*Offering, error) {
+	q := Query{FX: fx, Currency: cur}
+	if err := c.SelectOffering(&q, spec); err != nil {
+		return nil, err
+	}
+	rows, err := c.Query(q)
+	if err != nil {
+		return nil, err
+	}
+	if len(rows) == 0 {
+		return nil, &NotOnSaleError{Spec: spec}
+	}
+	return rows[0].Offering, nil
 }
 
 // SpotQuote is the spot price an offering is quoted at everywhere: the

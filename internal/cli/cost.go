@@ -217,25 +217,8 @@ func (f *costFlags) prepare(changed func(string) bool) (*costRun, error) {
 		return nil, err
 	}
 	run.query = catalog.Query{FX: l.fx, Currency: l.currency}
-	if err := f.selectFlags.apply(&run.query, l); err != nil {
-		return nil, err
-	}
-	if f.offering != "" {
-		ref, err := catalog.ParseOfferingRef(f.offering)
-		if err != nil {
-			return nil, usagef("--offering %v", err)
-		}
-		provider, regions, err := l.cat.Resolve(ref)
-		if err != nil {
-			return nil, usagef("--offering %v", err)
-		}
-		run.query.Providers = []string{provider}
-		run.query.InstanceTypes = []string{ref.InstanceType}
-		if regions != nil {
-			run.query.Regions = regions
-		}
-	} else if f.GPU == "" {
-		return nil, usagef("say what to price: --gpu NAME[:COUNT] or --offering provider/instance (or gpu:/offering: in --usage)")
+	if err := f.ApplyPriced(&run.query, l.cat, f.offering); err != nil {
+		return nil, asInputUsage(err)
 	}
 	return run, nil
 }

@@ -15,9 +15,9 @@ import (
 	"github.com/shopspring/decimal"
 	"github.com/spf13/cobra"
 
-	"github.com/gpuscout/gpuscout/internal/form"
 	"github.com/gpuscout/gpuscout/internal/catalog"
 	"github.com/gpuscout/gpuscout/internal/cost"
+	"github.com/gpuscout/gpuscout/internal/form"
 	"github.com/gpuscout/gpuscout/internal/money"
 	"github.com/gpuscout/gpuscout/internal/render"
 	"github.com/gpuscout/gpuscout/internal/spot"
@@ -358,24 +358,16 @@ func (f *spotFlags) prepare(changed func(string) bool) (*spotInputs, error) {
 		if err != nil {
 			return nil, err
 		}
-		b := l.cat.SpotBandChoice(o, "")
-		band = &b
-		quote := l.cat.SpotQuoteFor(o)
-		if o.OnDemand.Known {
-			v, err := l.fx.Convert(o.OnDemand.Value, o.OnDemand.Currency, l.currency)
-			if err != nil {
-				return nil, asUsage(err)
-			}
-			job.ODPrice = v.InexactFloat64() // one instance is one node
-			in.priceSources = append(in.priceSources, fmt.Sprintf("on-demand %s (%s, %s)", o.Key(), o.OnDemand.Source, o.OnDemand.AsOf))
+		p, err := spot.PriceOffering(l.cat, l.fx, l.currency, o)
+		if err != nil {
+			return nil, asUsage(err)
 		}
-		if quote.Price.Known {
-			v, err := l.fx.Convert(quote.Price.Value, quote.Price.Currency, l.currency)
-			if err != nil {
-				return nil, asUsage(err)
+		band = &p.Band
+		job.ODPrice, job.SpotPrice = p.OnDemand, p.Spot // one instance is one node
+		for _, src := range []string{p.ODSource, p.SpotSource} {
+			if src != "" {
+				in.priceSources = append(in.priceSources, src)
 			}
-			job.SpotPrice = v.InexactFloat64()
-			in.priceSources = append(in.priceSources, fmt.Sprintf("spot %s (the region's cheapest zone; %s, %s)", quote.Offering.Key(), quote.Price.Source, quote.Price.AsOf))
 		}
 	}
 	if changed("spot-price") {
@@ -504,13 +496,11 @@ func (f *spotFlags) prepare(changed func(string) bool) (*spotInputs, error) {
 		if label == "" {
 			return nil, usagef("give an availability model: --band 10-15%%, --hazard, --mtbf or --trace (or an --offering with Spot Advisor data)")
 		}
-		lambda, p, note, err := spot.BandHazard(label)
+		model, note, err := spot.BandModel(label, origin, down)
 		if err != nil {
 			return nil, usagef("--band: %v", err)
 		}
-		in.hazard = lambda
-		in.bandNote = fmt.Sprintf("band %s a month (%s): p = %.3g at the %s → λ = −ln(1−p)/730 = %.3g per hour per instance (MTBF %.0f h)", label, origin, p, note, lambda, 1/lambda)
-		in.cfg.Model = spot.Hazard{PerHour: lambda, Down: down, Origin: origin}
+		in.hazard, in.bandNote, in.cfg.Model = model.PerHour, note, model
 	}
 	if job.ODPrice == 0 || (job.SpotPrice == 0 && !strings.Contains(strings.Join(in.priceSources, " "), "trace")) {
 		return nil, usagef("prices are missing: give --offering (with a sourced on-demand and spot price) or --spot-price and --od-price")
@@ -670,22 +660,11 @@ func expandTraces(args []string) ([]string, error) {
 // the cheapest region when none is given. Its spot price is the catalog's
 // quote for that region (SpotQuoteFor), as everywhere else.
 func findOffering(l *loadedCatalog, spec string) (*catalog.Offering, error) {
-	ref, err := catalog.ParseOfferingRef(spec)
+	o, err := l.cat.FindOffering(spec, l.fx, l.currency)
 	if err != nil {
 		return nil, usagef("--offering %v", err)
 	}
-	provider, regions, err := l.cat.Resolve(ref)
-	if err != nil {
-		return nil, usagef("--offering %v", err)
-	}
-	rows, err := l.cat.Query(catalog.Query{Providers: []string{provider}, InstanceTypes: []string{ref.InstanceType}, Regions: regions, FX: l.fx, Currency: l.currency})
-	if err != nil {
-		return nil, asUsage(err)
-	}
-	if len(rows) == 0 {
-		return nil, usagef("--offering %q matches no offering on sale (a retired size?)", spec)
-	}
-	return rows[0].Offering, nil
+	return o, nil
 }
 
 type spotPolicyJSON struct {

@@ -87,28 +87,24 @@ func zoneCatalogPrices(l *loadedCatalog, spec string, zones []spot.Zone, tracePr
 			if err != nil {
 				return nil, usagef("--offering %s for zone %s (region %s): %v", spec, zones[i].Name, r, err)
 			}
+			op, err := spot.PriceOffering(l.cat, l.fx, l.currency, o)
+			if err != nil {
+				return nil, asUsage(err)
+			}
 			var parts []string
 			if !setOD {
-				if !o.OnDemand.Known {
+				if op.ODSource == "" {
 					return nil, usagef("--offering %s: no sourced on-demand price in %s (zone %s); give --od-price", spec, r, zones[i].Name)
 				}
-				v, err := l.fx.Convert(o.OnDemand.Value, o.OnDemand.Currency, l.currency)
-				if err != nil {
-					return nil, asUsage(err)
-				}
-				p.od = v.InexactFloat64()
-				parts = append(parts, fmt.Sprintf("on-demand %s (%s, %s)", o.Key(), o.OnDemand.Source, o.OnDemand.AsOf))
+				p.od = op.OnDemand
+				parts = append(parts, op.ODSource)
 			}
-			if q := l.cat.SpotQuoteFor(o); !setSpot && !tracePriced[i] {
-				if !q.Price.Known {
+			if !setSpot && !tracePriced[i] {
+				if op.SpotSource == "" {
 					return nil, usagef("--offering %s: no sourced spot price in %s (zone %s); give --spot-price", spec, r, zones[i].Name)
 				}
-				v, err := l.fx.Convert(q.Price.Value, q.Price.Currency, l.currency)
-				if err != nil {
-					return nil, asUsage(err)
-				}
-				p.spot = v.InexactFloat64()
-				parts = append(parts, fmt.Sprintf("spot %s (the region's cheapest zone; %s, %s)", q.Offering.Key(), q.Price.Source, q.Price.AsOf))
+				p.spot = op.Spot
+				parts = append(parts, op.SpotSource)
 			}
 			byRegion[r] = p
 			if len(parts) > 0 {

@@ -1,4 +1,4 @@
-// Package form is what each input of advise and offers means, defined once
+// Package form is what each input of advise, offers and cost means, defined once
 // for the command line and the HTTP API: a Form holds one value per input
 // (the pflag.Value the CLI registers as its flag, with the same name, help
 // and default), each set from its text by Set, and turns the whole set into

@@ -74,6 +74,25 @@ func (s *Selection) Apply(q *catalog.Query, cat *catalog.Catalog) error {
 	return nil
 }
 
+// ApplyPriced sets the selection of what cost prices on q: an offering
+// (provider/instance[/region]) or a GPU (NAME[:COUNT]), one of them
+// required, with the rest of the selection. `gpuscout cost` and POST
+// /api/v1/cost select here. Errors are *InputError.
+func (s *Selection) ApplyPriced(q *catalog.Query, cat *catalog.Catalog, offering string) error {
+	if err := s.Apply(q, cat); err != nil {
+		return err
+	}
+	switch {
+	case offering != "":
+		if err := cat.SelectOffering(q, offering); err != nil {
+			return inputErrorf("offering", "--offering %v", err)
+		}
+	case s.GPU == "":
+		return inputErrorf("gpu", "say what to price: --gpu NAME[:COUNT] or --offering provider/instance (or gpu:/offering: in --usage)")
+	}
+	return nil
+}
+
 // unknownRegionError names a --region value (or a part of a comma list) that is no region.
 type unknownRegionError struct{ flag, name string }
 

@@ -8,6 +8,7 @@ import (
 
 	"github.com/gpuscout/gpuscout/internal/catalog"
 	"github.com/gpuscout/gpuscout/internal/cost"
+	"github.com/gpuscout/gpuscout/internal/form"
 	"github.com/gpuscout/gpuscout/internal/money"
 )
 
@@ -75,36 +76,16 @@ func (s *Server) postCost(w http.ResponseWriter, r *http.Request) {
 		badRequest(w, FieldError{field, err.Error()})
 		return
 	}
+	// What to price, selected as the CLI's --gpu and --offering select it.
 	q := catalog.Query{FX: fx, Currency: cur}
-	switch {
-	case spec.Offering != "":
-		ref, err := catalog.ParseOfferingRef(spec.Offering)
-		if err != nil {
-			badRequest(w, FieldError{"offering", err.Error()})
+	sel := form.Selection{GPU: spec.GPU}
+	if err := sel.ApplyPriced(&q, c, spec.Offering); err != nil {
+		var ie *form.InputError
+		if errors.As(err, &ie) {
+			badRequest(w, FieldError{ie.Name, err.Error()})
 			return
 		}
-		provider, regions, err := c.Resolve(ref)
-		if err != nil {
-			badRequest(w, FieldError{"offering", err.Error()})
-			return
-		}
-		q.Providers, q.InstanceTypes, q.Regions = []string{provider}, []string{ref.InstanceType}, regions
-	case spec.GPU != "":
-		name, count, _ := strings.Cut(spec.GPU, ":")
-		if q.GPUs, err = c.LookupGPU(name); err != nil {
-			badRequest(w, FieldError{"gpu", err.Error()})
-			return
-		}
-		if count != "" {
-			n, err := strconv.ParseFloat(count, 64)
-			if err != nil || !(n > 0 && n <= 64) {
-				badRequest(w, FieldError{"gpu", strconv.Quote(spec.GPU) + ": count " + strconv.Quote(count) + ": want a number more than 0 and at most 64 (NAME:COUNT; fractions such as 0.5 select GPU slices)"})
-				return
-			}
-			q.GPUCount = n
-		}
-	default:
-		badRequest(w, FieldError{"gpu", "say what to price: gpu NAME[:COUNT] or offering provider/instance"})
+		badRequest(w, FieldError{"request", err.Error()})
 		return
 	}
 	all, err := cost.Quote(c, fx, cur, q, &u)

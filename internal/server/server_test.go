@@ -683,8 +683,8 @@ func TestNegativeCountsNamed(t *testing.T) {
 		{"/api/v1/advise", `{"scenario":"inference-online","gpu":"A100","pattern":"bursty","base":1,"peak":-4}`, "peak", "peak -4", "0 <= --base <= --peak <= 100000"},
 		{"/api/v1/advise", `{"scenario":"inference-batch","gpu":"A100:-4","for":"7d"}`, "gpu", `"-4"`, "more than 0 and at most 1024"},
 		{"/api/v1/advise", `{"scenario":"inference-batch","work":"10gpu-h@A100","max-nodes":-1}`, "max-nodes", `"-1"`, "1 to 10000"},
-		{"/api/v1/cost", `{"gpu":"A100:-8","duration":"7d"}`, "gpu", `"-8"`, "more than 0 and at most 64"},
-		{"/api/v1/cost", `{"gpu":"A100:0","duration":"7d"}`, "gpu", `"0"`, "more than 0 and at most 64"},
+		{"/api/v1/cost", `{"gpu":"A100:-8","duration":"7d"}`, "gpu", `"-8"`, "more than 0 and at most 1024"},
+		{"/api/v1/cost", `{"gpu":"A100:0","duration":"7d"}`, "gpu", `"0"`, "more than 0 and at most 1024"},
 		{"/api/v1/cost", `{"gpu":"A100:8","duration":"7d","instances":-3}`, "body", `"-3"`, "1 to 100000"},
 	} {
 		w := f.do(t, "POST", tc.path, "", []byte(tc.body))

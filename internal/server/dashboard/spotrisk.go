@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/gpuscout/gpuscout/internal/catalog"
+	"github.com/gpuscout/gpuscout/internal/cost"
 	"github.com/gpuscout/gpuscout/internal/money"
 	"github.com/gpuscout/gpuscout/internal/render"
 	"github.com/gpuscout/gpuscout/internal/spot"
@@ -92,31 +92,26 @@ func (d *dash) spotPage(r *http.Request) (*page, error) {
 	if err != nil || runs < 10 || runs > maxSpotRuns {
 		return fail(badRequest("runs %q: want a whole number from 10 to %d", runsS, maxSpotRuns))
 	}
-	o, err := d.spotOffering(offering)
+	o, err := d.Catalog.FindOffering(offering, money.DefaultFX(), money.USD)
 	if err != nil {
-		return fail(err)
+		return fail(badRequest("offering %v", err))
 	}
-	band := d.Catalog.SpotBandChoice(o, "")
-	quote := d.Catalog.SpotQuoteFor(o)
-	if !o.OnDemand.Known || !quote.Price.Known {
-		return fail(badRequest("offering %q: the catalog has no sourced %s price for it; choose one with both prices (the catalog page's spot filter lists them)", offering, map[bool]string{true: "spot", false: "on-demand"}[o.OnDemand.Known]))
-	}
-	fx := money.DefaultFX()
-	od, err := fx.Convert(o.OnDemand.Value, o.OnDemand.Currency, money.USD)
+	prices, err := spot.PriceOffering(d.Catalog, money.DefaultFX(), money.USD, o)
 	if err != nil {
 		return nil, err
 	}
-	sp, err := fx.Convert(quote.Price.Value, quote.Price.Currency, money.USD)
+	if prices.ODSource == "" || prices.SpotSource == "" {
+		return fail(badRequest("offering %q: the catalog has no sourced %s price for it; choose one with both prices (the catalog page's spot filter lists them)", offering, map[bool]string{true: "spot", false: "on-demand"}[prices.ODSource != ""]))
+	}
+	band := prices.Band
+	model, _, err := spot.BandModel(band.Label, band.Origin, 0)
 	if err != nil {
 		return nil, err
 	}
-	lambda, _, _, err := spot.BandHazard(band.Label)
-	if err != nil {
-		return nil, err
-	}
-	model := spot.Hazard{PerHour: lambda, Origin: band.Origin}
-	job := spot.Job{Work: work, Deadline: deadline, Nodes: 1, CheckpointCost: spotCheckpointCost, Restart: spotRestart,
-		SpotPrice: sp.InexactFloat64(), ODPrice: od.InexactFloat64()} // floats inside the simulator only
+	// The job as `gpuscout spot` makes it: every launch of the gang, the
+	// first included, takes the restart time (cost.SpotJob).
+	job := cost.SpotJob(work, deadline, 1, cost.SpotAssumptions{RestartHours: spotRestart}, prices.OnDemand)
+	job.SpotPrice, job.CheckpointCost = prices.Spot, spotCheckpointCost
 	mtbf := model.MTBF(1)
 	job.Checkpoint = spot.AutoCheckpoint(&job, mtbf).Interval // the spot command's rule
 	if err := job.Validate(); err != nil {
@@ -137,8 +132,8 @@ func (d *dash) spotPage(r *http.Request) (*page, error) {
 	if band.Assumed {
 		assumed = " (assumed: not a figure for this offering)"
 	}
-	chart.Caption = fmt.Sprintf("Simulated by gpuscout, %d runs per policy, seed 1. %s: on-demand %s USD/h (%s, %s); spot %s USD/h (%s, %s); interruptions %s a month from %s%s.",
-		runs, o.Key(), od.StringFixed(2), o.OnDemand.Source, o.OnDemand.AsOf, sp.StringFixed(2), quote.Price.Source, quote.Price.AsOf, band.Label, band.Origin, assumed)
+	chart.Caption = fmt.Sprintf("Simulated by gpuscout, %d runs per policy, seed 1. %s: on-demand %s USD/h (%s, %s); spot %s USD/h (%s, %s, %s); interruptions %s a month from %s%s.",
+		runs, o.Key(), strconv.FormatFloat(prices.OnDemand, 'f', 2, 64), o.OnDemand.Source, o.OnDemand.AsOf, strconv.FormatFloat(prices.Spot, 'f', 2, 64), prices.Quote.Offering.Key(), prices.Quote.Price.Source, prices.Quote.Price.AsOf, band.Label, band.Origin, assumed)
 	svg, err := svgOf(chart)
 	if err != nil {
 		return nil, err
@@ -158,26 +153,4 @@ func (d *dash) spotPage(r *http.Request) (*page, error) {
 	t.Notes = append(t.Notes, fmt.Sprintf("Checkpoint every %.3f h of work (Daly's optimum for the job's MTBF %.1f h, capped at half the deadline's slack).", job.Checkpoint, mtbf))
 	p.Blocks = append(p.Blocks, block{Heading: "Policies", Table: tableHTML(t, nil)})
 	return p, nil
-}
-
-// spotOffering resolves provider/instance[/region] to the offering in its
-// region, or in the cheapest region when none is given, as `gpuscout spot
-// --offering` does.
-func (d *dash) spotOffering(spec string) (*catalog.Offering, error) {
-	ref, err := catalog.ParseOfferingRef(spec)
-	if err != nil {
-		return nil, badRequest("offering %v", err)
-	}
-	provider, regions, err := d.Catalog.Resolve(ref)
-	if err != nil {
-		return nil, badRequest("offering %v", err)
-	}
-	rows, err := d.Catalog.Query(catalog.Query{Providers: []string{provider}, InstanceTypes: []string{ref.InstanceType}, Regions: regions, Currency: money.USD})
-	if err != nil {
-		return nil, badRequest("offering %q: %v", spec, err)
-	}
-	if len(rows) == 0 {
-		return nil, badRequest("offering %q matches no offering on sale (a retired size?)", spec)
-	}
-	return rows[0].Offering, nil
 }
