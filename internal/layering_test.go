@@ -67,8 +67,13 @@ var allowed = map[string][]string{
 	"advise":    {"cost", "spot", "catalog", "money", "benchreport", "plandoc", "agentconfig", "yamlfields", "models"},
 	// What each input of advise, offers, cost and spot means, once, for the CLI's flags
 	// and the API's fields: below cli and server, beside advise.
-	"form":   {"advise", "cost", "spot", "catalog", "money", "benchreport", "models", "jsonfields"},
-	"render": {"advise", "cost", "spot", "catalog", "money", "benchreport", "agentconfig"},
+	"form": {"advise", "cost", "spot", "catalog", "money", "benchreport", "models", "jsonfields"},
+	// Tables, charts and output formats; what a report says about plans is
+	// report's, above it.
+	"render": {"cost", "spot", "benchreport"},
+	"report": {"render", "advise", "cost", "catalog", "money"},
+	// Tests only: what every chart promises, for render's and report's tests.
+	"render/rendertest": {},
 	// The agent core: metric registry, store, loop, exporter; its
 	// subpackages (collect, rules, notify, autostop) sit on it.
 	"agent":   {"agentconfig"},
@@ -77,7 +82,7 @@ var allowed = map[string][]string{
 	// package imports cli (no rule here names it).
 	"cli": {"advise", "form", "agent", "agent/*", "agentconfig", "agentsummary", "bench", "bench/workload", "benchreport", "catalog",
 		"catalog/build", "cloudmeta", "cost", "doctor", "feeds", "feeds/httpclient", "feeds/registry", "gpu", "gpu/*",
-		"hostinfo", "models", "money", "pricefile", "render", "server", "server/client", "server/dashboard", "spot",
+		"hostinfo", "models", "money", "pricefile", "render", "report", "server", "server/client", "server/dashboard", "spot",
 		"store", "store/postgres", "store/sqlite", "usercatalog"},
 	// Test-only: its tests drive cli.Main and look at the pictures in Chromium;
 	// its one non-test file (the package comment) imports nothing.
@@ -89,7 +94,7 @@ var allowed = map[string][]string{
 	"store":    {},
 	"store/*":  {"store", "store/schema"}, // the SQL stores share their migrations
 	"server":   {"advise", "form", "benchreport", "plandoc", "agentsummary", "catalog", "cost", "money", "render", "spot", "store"},
-	"server/*": {"server", "advise", "form", "benchreport", "plandoc", "agentsummary", "catalog", "cost", "money", "render", "spot", "store"},
+	"server/*": {"server", "advise", "form", "benchreport", "plandoc", "agentsummary", "catalog", "cost", "money", "render", "report", "spot", "store"},
 	// The agent's alerting: notify delivers alerts; rules makes them from
 	// samples (and exports them for Prometheus).
 	"agent/notify": {"agentconfig"},

@@ -19,6 +19,7 @@ import (
 	"github.com/gpuscout/gpuscout/internal/catalog"
 	"github.com/gpuscout/gpuscout/internal/form"
 	"github.com/gpuscout/gpuscout/internal/render"
+	"github.com/gpuscout/gpuscout/internal/report"
 	"github.com/gpuscout/gpuscout/internal/store"
 )
 
@@ -154,7 +155,7 @@ func newAdviseCmd(e *env) *cobra.Command {
 				return err
 			}
 		}
-		t := render.AdviseTable(res, req, f.limit)
+		t := report.AdviseTable(res, req, f.limit)
 		if l := f.catalogFlags.loaded; l != nil {
 			offs := make([]*catalog.Offering, 0, len(res.Plans))
 			for i := range res.Plans {
@@ -166,7 +167,7 @@ func newAdviseCmd(e *env) *cobra.Command {
 			t.Notes = append(t.Notes, l.refreshNotes(offs, clock())...)
 		}
 		if !f.wide && format == render.FormatTable { // CSV and JSON are never narrowed
-			render.FitAdvise(t, tableWidth(e.stdout, columnsEnv()))
+			report.FitAdvise(t, tableWidth(e.stdout, columnsEnv()))
 		}
 		return e.write(format, t, out)
 	}
@@ -254,7 +255,7 @@ func adviseJSON(res *advise.Result, req *advise.Request, a *advise.Advisor) advi
 // inline, or Markdown with the charts as SVG files beside it. The report
 // itself is render's, so that a server can serve the same one.
 func writeAdviseReport(path string, res *advise.Result, req *advise.Request, a *advise.Advisor) error {
-	format, err := render.ReportFormat(path)
+	format, err := report.FormatOf(path)
 	if err != nil {
 		return usagef("--report %q: %v", path, err)
 	}
@@ -262,7 +263,7 @@ func writeAdviseReport(path string, res *advise.Result, req *advise.Request, a *
 	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
 		return usagef("--report %q: folder %s does not exist", path, dir)
 	}
-	r := render.AdviseReport(res, req, string(a.Currency))
+	r := report.AdviseReport(res, req, string(a.Currency))
 	out := outputFiles{flag: "--report"}
 	defer out.discard()
 	if format == "html" {

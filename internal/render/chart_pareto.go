@@ -68,7 +68,7 @@ func ParetoFront(pts []ParetoPoint) []int {
 		}
 		// A point as fast as the last one on the front (within 0.1%, below
 		// what a table shows) and cheaper replaces it.
-		if n := len(front); n > 0 && pts[i].X <= pts[front[n-1]].X+sameX*math.Abs(pts[front[n-1]].X) {
+		if n := len(front); n > 0 && pts[i].X <= pts[front[n-1]].X+SameX*math.Abs(pts[front[n-1]].X) {
 			front = front[:n-1]
 		}
 		front = append(front, i)
@@ -81,9 +81,9 @@ func ParetoFront(pts []ParetoPoint) []int {
 // still be drawn: at most twice the largest X (or half the smallest).
 const markReach = 2
 
-// sameX is the relative difference below which two X values count as equal
+// SameX is the relative difference below which two X values count as equal
 // on the front.
-const sameX = 1e-3
+const SameX = 1e-3
 
 func cmpFloat(a, b float64) int {
 	switch {

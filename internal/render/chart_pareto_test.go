@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/gpuscout/gpuscout/internal/render/rendertest"
 )
 
 // paretoSample is a fixed synthetic result: hours from 3 to 4,000 (a log
@@ -80,7 +82,7 @@ func TestParetoChartGolden(t *testing.T) {
 		if err := xml.Unmarshal(b.Bytes(), new(struct{})); err != nil {
 			t.Errorf("%s: not valid XML: %v", name, err)
 		}
-		checkReadable(t, name, b.Bytes())
+		rendertest.CheckReadable(t, name, b.Bytes())
 	}
 }
 
@@ -234,6 +236,6 @@ func TestBreakdownChartsEmptyAndOdd(t *testing.T) {
 		if strings.Contains(b.String(), "NaN") || strings.Contains(b.String(), "Inf") {
 			t.Errorf("%s: NaN or Inf in the SVG", name)
 		}
-		checkReadable(t, name, b.Bytes())
+		rendertest.CheckReadable(t, name, b.Bytes())
 	}
 }

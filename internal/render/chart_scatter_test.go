@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/gpuscout/gpuscout/internal/render/rendertest"
 )
 
 // scatterSample: three providers' H100 and H200 prices per GPU-hour against
@@ -45,7 +47,7 @@ func TestScatterChartGolden(t *testing.T) {
 	if !bytes.Equal(b.Bytes(), want) {
 		t.Errorf("scatter.svg differs from the golden file; refresh with -update and read the diff")
 	}
-	checkReadable(t, "scatter.svg", b.Bytes())
+	rendertest.CheckReadable(t, "scatter.svg", b.Bytes())
 }
 
 // Both kinds of figure are named in the legend; measured points are filled

@@ -8,10 +8,11 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strconv"
 	"testing"
+
+	"github.com/gpuscout/gpuscout/internal/render/rendertest"
 )
 
 // init registers -update (refresh the golden SVGs) unless another test file
@@ -225,30 +226,7 @@ func TestGoldenCharts(t *testing.T) {
 		if !bytes.Equal(b.Bytes(), want) {
 			t.Errorf("%s differs from the golden file; refresh with -update and read the diff", name)
 		}
-		checkReadable(t, name, b.Bytes())
-	}
-}
-
-var (
-	viewBoxRe  = regexp.MustCompile(`viewBox="0 0 ([0-9.]+) [0-9.]+"`)
-	fontSizeRe = regexp.MustCompile(`font-size="([0-9.]+)"`)
-)
-
-// checkReadable asserts what every chart promises: it scales with its
-// container (width 100% over a viewBox) and no text is smaller than 11 px
-// when the chart is shown 400 px wide.
-func checkReadable(t *testing.T, name string, svg []byte) {
-	t.Helper()
-	m := viewBoxRe.FindSubmatch(svg)
-	if m == nil || !bytes.Contains(svg, []byte(`width="100%"`)) {
-		t.Fatalf("%s: no viewBox or width 100%%", name)
-	}
-	vw, _ := strconv.ParseFloat(string(m[1]), 64)
-	for _, f := range fontSizeRe.FindAllSubmatch(svg, -1) {
-		size, _ := strconv.ParseFloat(string(f[1]), 64)
-		if px := size * 400 / vw; px < 11 {
-			t.Errorf("%s: font-size %g is %.1f px at 400 px wide, want ≥ 11", name, size, px)
-		}
+		rendertest.CheckReadable(t, name, b.Bytes())
 	}
 }
 
@@ -310,6 +288,6 @@ func TestChartsEmptyAndOdd(t *testing.T) {
 		if err := xml.Unmarshal(b.Bytes(), new(struct{})); err != nil {
 			t.Errorf("%s: not valid XML: %v", name, err)
 		}
-		checkReadable(t, name, b.Bytes())
+		rendertest.CheckReadable(t, name, b.Bytes())
 	}
 }

@@ -69,7 +69,7 @@ func (t *Table) HideEmpty() {
 	if len(t.Rows) == 0 {
 		return
 	}
-	t.keepColumns(func(j int, _ Column) bool {
+	t.KeepColumns(func(j int, _ Column) bool {
 		for _, r := range t.Rows {
 			if v := strings.TrimSpace(r[j]); v != "" && v != NotApplied {
 				return true
@@ -95,7 +95,7 @@ func (t *Table) Fit(width int) {
 	width = min(max(width, MinWidth), MaxWidth)
 	t.Wrap = width
 	t.alignDecimals(true)
-	if t.rowWidth() <= width {
+	if t.Width() <= width {
 		return
 	}
 	full := make([]string, len(t.Columns)) // the headers the note names
@@ -112,7 +112,7 @@ func (t *Table) Fit(width int) {
 			t.Columns[j].wrapAt = min(t.naturalWidth(j), max(proseMin, displayWidth(t.Columns[j].Header)))
 		}
 	}
-	for t.rowWidth() > width {
+	for t.Width() > width {
 		worst := -1
 		for j, c := range t.Columns {
 			if c.Drop > 0 && (worst < 0 || c.Drop > t.Columns[worst].Drop) {
@@ -124,9 +124,9 @@ func (t *Table) Fit(width int) {
 		}
 		t.left = append(t.left, full[worst])
 		full = slices.Delete(full, worst, worst+1)
-		t.keepColumns(func(j int, _ Column) bool { return j != worst })
+		t.KeepColumns(func(j int, _ Column) bool { return j != worst })
 	}
-	for spare := width - t.rowWidth(); spare > 0; {
+	for spare := width - t.Width(); spare > 0; {
 		grew := false
 		for j := range t.Columns {
 			if c := &t.Columns[j]; spare > 0 && c.wrapAt > 0 && c.wrapAt < t.naturalWidth(j) {
@@ -142,8 +142,8 @@ func (t *Table) Fit(width int) {
 	t.fitWidth = width
 }
 
-// keepColumns keeps the columns keep says yes to, in every row.
-func (t *Table) keepColumns(keep func(int, Column) bool) {
+// KeepColumns keeps the columns keep says yes to, in every row.
+func (t *Table) KeepColumns(keep func(int, Column) bool) {
 	yes := make([]bool, len(t.Columns))
 	var cols []Column
 	for j, c := range t.Columns {
@@ -187,9 +187,9 @@ func (t *Table) colWidth(j int) int {
 	return n
 }
 
-// rowWidth is the display width of the text table's widest row: each
+// Width is the display width of the text table's widest row: each
 // column as wide as colWidth, two spaces between columns.
-func (t *Table) rowWidth() int {
+func (t *Table) Width() int {
 	w := 2 * (len(t.Columns) - 1)
 	for j := range t.Columns {
 		w += t.colWidth(j)
@@ -362,3 +362,6 @@ func groupThousands(s string) string {
 	}
 	return sign + b.String()
 }
+
+// FitWidth is the width the last Fit fitted the table to (0: none).
+func (t *Table) FitWidth() int { return t.fitWidth }

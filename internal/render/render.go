@@ -1,6 +1,7 @@
 // Package render writes gpuscout's listings as an aligned text table, CSV,
-// Markdown or JSON. Commands build one Table (and one JSON value) and let the
-// chosen format decide the rest.
+// Markdown or JSON, and draws its charts as SVG. Commands build one Table
+// (and one JSON value) and let the chosen format decide the rest. What a
+// plan report says, and in which order, is package report's.
 package render
 
 import (

@@ -18,7 +18,7 @@ import (
 	"github.com/gpuscout/gpuscout/internal/catalog"
 	"github.com/gpuscout/gpuscout/internal/money"
 	"github.com/gpuscout/gpuscout/internal/plandoc"
-	"github.com/gpuscout/gpuscout/internal/render"
+	"github.com/gpuscout/gpuscout/internal/report"
 	"github.com/gpuscout/gpuscout/internal/store"
 )
 
@@ -148,7 +148,7 @@ func (d *dash) gpuOrName(name string) *catalog.GPU {
 }
 
 // plan serves an uploaded plan as the plan report `advise --report` writes
-// (render.AdviseReport: the same code), rebuilt from its JSON, with a note
+// (report.AdviseReport: the same code), rebuilt from its JSON, with a note
 // of what the JSON does not carry.
 func (d *dash) plan(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
@@ -178,9 +178,9 @@ func (d *dash) plan(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	res, req, missing := d.rebuild(u)
-	rep := render.AdviseReport(res, req, string(money.USD))
+	rep := report.AdviseReport(res, req, string(money.USD))
 	if u.Inputs.Currency != "" {
-		rep = render.AdviseReport(res, req, u.Inputs.Currency)
+		rep = report.AdviseReport(res, req, u.Inputs.Currency)
 	}
 	var b bytes.Buffer
 	if err := rep.WriteHTML(&b); err != nil {

@@ -1,4 +1,4 @@
-package render
+package report
 
 import (
 	"bytes"
@@ -6,6 +6,9 @@ import (
 	"io"
 	"strings"
 	"testing"
+
+	"github.com/gpuscout/gpuscout/internal/render"
+	"github.com/gpuscout/gpuscout/internal/render/rendertest"
 
 	"github.com/shopspring/decimal"
 
@@ -221,7 +224,7 @@ func TestAdviseReportWhySaysSharedLinesOnce(t *testing.T) {
 func TestAdviseReportBreakdown(t *testing.T) {
 	res, req := testResult()
 	r := AdviseReport(res, req, "USD")
-	dp, ok := r.Charts[1].Chart.(*DotPlot)
+	dp, ok := r.Charts[1].Chart.(*render.DotPlot)
 	if !ok {
 		t.Fatalf("usage only: %T, want a dot plot", r.Charts[1].Chart)
 	}
@@ -231,7 +234,7 @@ func TestAdviseReportBreakdown(t *testing.T) {
 	res.Plans[0].Breakdown = map[string]decimal.Decimal{cost.FlowUsage: decimal.RequireFromString("300"),
 		cost.FlowEgress: decimal.RequireFromString("28.87"), cost.FlowCredit: decimal.RequireFromString("-50")}
 	r = AdviseReport(res, req, "USD")
-	bc, ok := r.Charts[1].Chart.(*BreakdownChart)
+	bc, ok := r.Charts[1].Chart.(*render.BreakdownChart)
 	if !ok {
 		t.Fatalf("several parts: %T, want stacked bars", r.Charts[1].Chart)
 	}
@@ -292,7 +295,7 @@ func TestAdviseReportMarkdown(t *testing.T) {
 		t.Fatalf("chart files %v, %v", files, err)
 	}
 	for _, f := range files {
-		checkReadable(t, f.Name, f.SVG)
+		rendertest.CheckReadable(t, f.Name, f.SVG)
 	}
 }
 
@@ -304,7 +307,7 @@ func TestAdviseReportSteadyLoad(t *testing.T) {
 	req.WorkGPUHours, req.Ask, req.HoursPerMonth, req.HorizonMonths = 0, nil, 300, 12
 	res.Summary = append(res.Summary, "4. Not compared: commitments sold without a sourced price here: aws")
 	r := AdviseReport(res, req, "USD")
-	dp, ok := r.Charts[0].Chart.(*DotPlot)
+	dp, ok := r.Charts[0].Chart.(*render.DotPlot)
 	if !ok || len(dp.Rows) != 4 || dp.Rows[0].Values[0] != 278.87 {
 		t.Fatalf("first chart %T, want a dot plot of 4 totals", r.Charts[0].Chart)
 	}
@@ -326,7 +329,7 @@ func TestAdviseReportSteadyLoad(t *testing.T) {
 	}
 	// Plans that differ in upfront cash: the Pareto chart against it.
 	res.Plans[3].UpfrontCash = money.New(decimal.NewFromInt(1000), "USD")
-	if _, ok := AdviseReport(res, req, "USD").Charts[0].Chart.(*ParetoChart); !ok {
+	if _, ok := AdviseReport(res, req, "USD").Charts[0].Chart.(*render.ParetoChart); !ok {
 		t.Error("plans that differ in upfront cash get no chart against it")
 	}
 }
@@ -363,7 +366,7 @@ func TestAdviseReportWithoutPlans(t *testing.T) {
 
 func TestReportFormat(t *testing.T) {
 	for _, tc := range []struct{ path, want string }{{"a.html", "html"}, {"a.HTM", "html"}, {"a.md", "markdown"}, {"a.pdf", ""}, {"a.png", ""}} {
-		got, err := ReportFormat(tc.path)
+		got, err := FormatOf(tc.path)
 		if got != tc.want || (tc.want == "") != (err != nil) {
 			t.Errorf("%s: got %q, %v; want %q", tc.path, got, err, tc.want)
 		}

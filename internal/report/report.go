@@ -1,8 +1,14 @@
-package render
+// Package report is what a plan report says and in which order: the
+// question restated, the headline answer, the plans' table, the charts, the
+// reasons and the exclusions, written as HTML (charts inline) or Markdown
+// (charts as SVG files beside it), and the advise table a terminal shows.
+// Tables and charts themselves are package render's.
+package report
 
 import (
 	"bytes"
 	"fmt"
+	"github.com/gpuscout/gpuscout/internal/render"
 	htmltemplate "html/template"
 	"io"
 	"strings"
@@ -30,13 +36,13 @@ type Report struct {
 	// Unknown says what has no price or rests on an assumption.
 	Unknown []string
 	Summary []string
-	Table   *Table
-	Charts  []ReportChart
+	Table   *render.Table
+	Charts  []Chart
 	// WhyShared are the reasons shared by several of the plans explained
 	// below, said once; Sections hold only what differs per plan.
 	WhyShared []SharedLine
-	Sections  []ReportSection
-	Excluded  []ReportItem
+	Sections  []Section
+	Excluded  []Item
 }
 
 // HeadlineItem is one line of the headline box: a role ("Recommended",
@@ -65,24 +71,24 @@ type SharedLine struct {
 	Text, Plans string
 }
 
-// ReportChart is a chart of the report: Name is its file suffix beside a
+// Chart is a chart of the report: Name is its file suffix beside a
 // Markdown report ("cost-time" → plan-cost-time.svg), Alt its text for
 // readers who cannot see it. A chart with nothing to show has no Chart and
 // a Note saying why.
-type ReportChart struct {
+type Chart struct {
 	Name, Heading, Alt string
 	Chart              interface{ Write(io.Writer) error }
 	Note               string
 }
 
-// ReportSection is a heading with lines under it.
-type ReportSection struct {
+// Section is a heading with lines under it.
+type Section struct {
 	Title string
 	Lines []string
 }
 
-// ReportItem is a named thing and a reason.
-type ReportItem struct {
+// Item is a named thing and a reason.
+type Item struct {
 	What, Reason string
 }
 
@@ -273,7 +279,7 @@ var mdReport = sync.OnceValue(func() *texttemplate.Template {
 func (r *Report) WriteMarkdown(w io.Writer, base string) error {
 	var t strings.Builder
 	if r.Table != nil {
-		if err := r.Table.Write(&t, FormatMarkdown, Options{}); err != nil {
+		if err := r.Table.Write(&t, render.FormatMarkdown, render.Options{}); err != nil {
 			return err
 		}
 	}
@@ -293,9 +299,9 @@ func (r *Report) WriteMarkdown(w io.Writer, base string) error {
 	}{r, t.String(), charts})
 }
 
-// ReportFormat says how a report file is written, from its name: "html"
+// FormatOf says how a report file is written, from its name: "html"
 // (.html, .htm) or "markdown" (.md, .markdown); an error otherwise.
-func ReportFormat(path string) (string, error) {
+func FormatOf(path string) (string, error) {
 	p := strings.ToLower(path)
 	switch {
 	case strings.HasSuffix(p, ".html"), strings.HasSuffix(p, ".htm"):

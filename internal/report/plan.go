@@ -1,7 +1,8 @@
-package render
+package report
 
 import (
 	"fmt"
+	"github.com/gpuscout/gpuscout/internal/render"
 	"math"
 	"slices"
 	"sort"
@@ -41,7 +42,7 @@ func AdviseReport(res *advise.Result, req *advise.Request, cur string) *Report {
 		return !strings.HasPrefix(n, "Nothing ") && !strings.HasPrefix(n, "ASK") && !strings.HasPrefix(n, "PRICED:")
 	})
 	// Columns that say nothing for every plan shown (no deadline, no upfront cash) go.
-	r.Table.keepColumns(func(j int, c Column) bool {
+	r.Table.KeepColumns(func(j int, c render.Column) bool {
 		for _, row := range r.Table.Rows {
 			if v := row[j]; v != "-" && v != "" && !(c.Header == "UPFRONT" && v == "0.00") {
 				return true
@@ -57,7 +58,7 @@ func AdviseReport(res *advise.Result, req *advise.Request, cur string) *Report {
 	r.Unknown = unknowns(res, plans)
 	caption := "Prices: " + sourcesCaption(r.Prices) + "."
 	if req.IsJob() || !sameUpfront(plans) {
-		r.Charts = append(r.Charts, ReportChart{Name: "cost-time", Heading: paretoHeading(req), Alt: "cost against " + xWord(req) + " of every plan", Chart: paretoChart(plans, req, cur, caption)})
+		r.Charts = append(r.Charts, Chart{Name: "cost-time", Heading: paretoHeading(req), Alt: "cost against " + xWord(req) + " of every plan", Chart: paretoChart(plans, req, cur, caption)})
 	} else {
 		r.Charts = append(r.Charts, costDots(plans, req, cur, caption))
 	}
@@ -67,7 +68,7 @@ func AdviseReport(res *advise.Result, req *advise.Request, cur string) *Report {
 	}
 	r.WhyShared, r.Sections = whySections(res, plans)
 	for _, x := range res.Excluded {
-		r.Excluded = append(r.Excluded, ReportItem{What: x.What, Reason: x.Reason})
+		r.Excluded = append(r.Excluded, Item{What: x.What, Reason: x.Reason})
 	}
 	return r
 }
@@ -150,13 +151,13 @@ func num(v float64) string {
 func planKind(p *advise.Plan) string {
 	switch {
 	case p.Mix != "" || p.Model == "mix":
-		return KindMix
+		return render.KindMix
 	case p.Term != "":
-		return KindCommitment
+		return render.KindCommitment
 	case p.Model == cost.ModelSpot:
-		return KindSpot
+		return render.KindSpot
 	}
-	return KindOnDemand
+	return render.KindOnDemand
 }
 
 // planTitle names a plan: "#3 nebius gpu-b200-sxm_8gpu… (me-west1), spot".
@@ -280,12 +281,12 @@ func HeadlinePicks(plans []advise.Plan, job bool) Picks {
 		}
 		if job && p.ExpectedHours > 0 {
 			// Hours within 0.1% (below what the table shows) tie; the cheaper wins.
-			if f := pk.Fastest; f < 0 || p.ExpectedHours < plans[f].ExpectedHours*(1-sameX) ||
-				(p.ExpectedHours <= plans[f].ExpectedHours*(1+sameX) && p.Total.Value.LessThan(plans[f].Total.Value)) {
+			if f := pk.Fastest; f < 0 || p.ExpectedHours < plans[f].ExpectedHours*(1-render.SameX) ||
+				(p.ExpectedHours <= plans[f].ExpectedHours*(1+render.SameX) && p.Total.Value.LessThan(plans[f].Total.Value)) {
 				pk.Fastest = i
 			}
 		}
-		if pk.OnDemand < 0 && planKind(p) == KindOnDemand {
+		if pk.OnDemand < 0 && planKind(p) == render.KindOnDemand {
 			pk.OnDemand = i
 		}
 	}
@@ -459,17 +460,17 @@ func paretoHeading(req *advise.Request) string {
 
 // paretoChart draws every plan's total against its hours (jobs) or upfront
 // cash (loads), the asked duration and the deadline as lines.
-func paretoChart(plans []advise.Plan, req *advise.Request, cur, caption string) *ParetoChart {
-	c := &ParetoChart{Caption: caption, YLabel: "total cost (" + cur + ")"}
+func paretoChart(plans []advise.Plan, req *advise.Request, cur, caption string) *render.ParetoChart {
+	c := &render.ParetoChart{Caption: caption, YLabel: "total cost (" + cur + ")"}
 	pk := HeadlinePicks(plans, req.IsJob())
 	if req.IsJob() {
 		c.Title = fmt.Sprintf("Which plan finishes %s GPU-hours of %s soonest for the least money?", num(req.WorkGPUHours), req.Scenario.Name)
 		c.XLabel = "hours to finish"
 		if req.Ask != nil && req.Ask.Hours > 0 {
-			c.Marks = append(c.Marks, XMark{X: req.Ask.Hours, Label: "asked: " + forText(req.Ask.For, req.Ask.Hours)})
+			c.Marks = append(c.Marks, render.XMark{X: req.Ask.Hours, Label: "asked: " + forText(req.Ask.For, req.Ask.Hours)})
 		}
 		if req.Deadline > 0 {
-			c.Marks = append(c.Marks, XMark{X: req.Deadline, Label: "deadline " + num(req.Deadline) + " h"})
+			c.Marks = append(c.Marks, render.XMark{X: req.Deadline, Label: "deadline " + num(req.Deadline) + " h"})
 		}
 	} else {
 		c.Title = fmt.Sprintf("What does %s cost over %s months, against the cash needed upfront?", req.Scenario.Name, num(req.HorizonMonths))
@@ -489,7 +490,7 @@ func paretoChart(plans []advise.Plan, req *advise.Request, cur, caption string) 
 		if !req.IsJob() {
 			tip += ", " + amount(p.UpfrontCash.Value) + " " + cur + " upfront"
 		}
-		c.Points = append(c.Points, ParetoPoint{X: x, Y: p.Total.Value.InexactFloat64(), Kind: planKind(p), Recommended: i == 0,
+		c.Points = append(c.Points, render.ParetoPoint{X: x, Y: p.Total.Value.InexactFloat64(), Kind: planKind(p), Recommended: i == 0,
 			Named: i == pk.Cheapest || i == pk.Fastest || i == pk.OnDemand,
 			Label: fmt.Sprintf("#%d %s %s×%s", p.Rank, p.Offering.Provider, countString(p.Offering.GPUCount*float64(max(p.Instances, 1))), shortGPU(p.Offering.GPU)), Tip: tip})
 	}
@@ -508,7 +509,7 @@ func shortGPU(g *catalog.GPU) string {
 // breakdownChart is the top plans' cost split into parts where any of them
 // has more than one; otherwise a dot plot of their cost and hours (upfront
 // cash for loads), since bars of one part say nothing.
-func breakdownChart(plans []advise.Plan, req *advise.Request, cur string) ReportChart {
+func breakdownChart(plans []advise.Plan, req *advise.Request, cur string) Chart {
 	top := plans[:min(len(plans), reportTop)]
 	multi := false
 	for i := range top {
@@ -521,30 +522,30 @@ func breakdownChart(plans []advise.Plan, req *advise.Request, cur string) Report
 		multi = multi || n > 1
 	}
 	if multi {
-		c := &BreakdownChart{Title: "What makes up the cost of the top plans?", XLabel: "cost (" + cur + ")", Caption: "Prices: " + sourcesCaption(PriceSources(top)) + "."}
+		c := &render.BreakdownChart{Title: "What makes up the cost of the top plans?", XLabel: "cost (" + cur + ")", Caption: "Prices: " + sourcesCaption(PriceSources(top)) + "."}
 		for i := range top {
 			p := &top[i]
-			row := BreakdownRow{Label: dotLabel(p)}
+			row := render.BreakdownRow{Label: dotLabel(p)}
 			for _, k := range advise.BreakdownKinds {
 				if v, ok := p.Breakdown[k]; ok && !v.IsZero() {
-					row.Parts = append(row.Parts, Part{Name: k, Value: v.InexactFloat64()})
+					row.Parts = append(row.Parts, render.Part{Name: k, Value: v.InexactFloat64()})
 				}
 			}
 			c.Rows = append(c.Rows, row)
 		}
-		return ReportChart{Name: "breakdown", Heading: "Cost breakdown", Alt: "the cost of the top plans split into parts", Chart: c}
+		return Chart{Name: "breakdown", Heading: "Cost breakdown", Alt: "the cost of the top plans split into parts", Chart: c}
 	}
 	if !req.IsJob() {
-		return ReportChart{Name: "breakdown", Heading: "Cost breakdown", Note: "Not drawn: every top plan's cost is compute usage only, with nothing else to split it into."}
+		return Chart{Name: "breakdown", Heading: "Cost breakdown", Note: "Not drawn: every top plan's cost is compute usage only, with nothing else to split it into."}
 	}
-	c := &DotPlot{Caption: "Every top plan's cost is compute usage only, so it is not split. Prices: " + sourcesCaption(PriceSources(top)) + "."}
+	c := &render.DotPlot{Caption: "Every top plan's cost is compute usage only, so it is not split. Prices: " + sourcesCaption(PriceSources(top)) + "."}
 	c.Title = "What do the top plans cost, and how long do they take?"
-	c.Columns = []DotColumn{{Label: "total cost (" + cur + ")"}, {Label: "hours to finish"}}
+	c.Columns = []render.DotColumn{{Label: "total cost (" + cur + ")"}, {Label: "hours to finish"}}
 	for i := range top {
 		p := &top[i]
-		c.Rows = append(c.Rows, DotRow{Label: dotLabel(p), Values: []float64{p.Total.Value.InexactFloat64(), p.ExpectedHours}, Mark: i == 0})
+		c.Rows = append(c.Rows, render.DotRow{Label: dotLabel(p), Values: []float64{p.Total.Value.InexactFloat64(), p.ExpectedHours}, Mark: i == 0})
 	}
-	return ReportChart{Name: "breakdown", Heading: "Cost and time of the top plans", Alt: "total cost and hours of the top plans", Chart: c}
+	return Chart{Name: "breakdown", Heading: "Cost and time of the top plans", Alt: "total cost and hours of the top plans", Chart: c}
 }
 
 // reportCashLines bounds the lines of the cash-flow chart.
@@ -554,7 +555,7 @@ const reportCashLines = 5
 // spot, or the commitment's (or a mix's base's) model, term and payment.
 func paymentScheme(p *advise.Plan) string {
 	switch k := planKind(p); k {
-	case KindOnDemand, KindSpot:
+	case render.KindOnDemand, render.KindSpot:
 		return k
 	default:
 		return strings.Join([]string{k, p.Model, p.Term, p.Payment}, " ")
@@ -565,7 +566,7 @@ func paymentScheme(p *advise.Plan) string {
 // capacity or not: a commitment, a mix on a committed base, or any
 // upfront or commitment payment in its cash flows.
 func commits(p *advise.Plan) bool {
-	if k := planKind(p); k == KindCommitment || (k == KindMix && p.Term != "") {
+	if k := planKind(p); k == render.KindCommitment || (k == render.KindMix && p.Term != "") {
 		return true
 	}
 	for _, f := range p.CashFlows {
@@ -584,10 +585,10 @@ func commits(p *advise.Plan) bool {
 // pay-as-you-go plans alone pay as they use and their totals say it all.
 // Plans rebuilt from an upload without cash flows get a note, never a
 // line made up from their totals.
-func cashflowReportChart(plans []advise.Plan, req *advise.Request, cur string) (ReportChart, bool) {
+func cashflowReportChart(plans []advise.Plan, req *advise.Request, cur string) (Chart, bool) {
 	top := plans[:min(len(plans), reportTop)]
 	if !slices.ContainsFunc(top, func(p advise.Plan) bool { return commits(&p) }) {
-		return ReportChart{}, false
+		return Chart{}, false
 	}
 	var lines []*advise.Plan
 	seen := map[string]bool{}
@@ -607,24 +608,24 @@ func cashflowReportChart(plans []advise.Plan, req *advise.Request, cur string) (
 		months = max(months, int(math.Ceil(req.HorizonMonths-1e-9)))
 	}
 	if months < 2 {
-		return ReportChart{}, false
+		return Chart{}, false
 	}
-	rc := ReportChart{Name: "cashflow", Heading: "Cash needed month by month",
+	rc := Chart{Name: "cashflow", Heading: "Cash needed month by month",
 		Alt: "cash paid so far, month by month, by the best plan of each payment scheme"}
 	if !known {
 		rc.Note = "Not drawn: these plans carry no month-by-month payments (an advise -o json written before plans had cash_flows); run advise again to see when the cash goes out."
 		return rc, true
 	}
-	var cl []CashflowLine
+	var cl []render.CashflowLine
 	var sorted []advise.Plan
 	for _, p := range lines {
-		cl = append(cl, CashflowLine{Name: planTitle(p) + ": " + amount(p.Total.Value) + " " + cur, Flows: p.CashFlows})
+		cl = append(cl, render.CashflowLine{Name: planTitle(p) + ": " + amount(p.Total.Value) + " " + cur, Flows: p.CashFlows})
 		sorted = append(sorted, *p)
 	}
 	caption := "Cash paid by the end of each month (month 0 is the start: upfront fees and fees billed in advance); each line ends at its plan's total. " +
 		"Drawn because a top plan commits you to pay whether you use the capacity or not; the best-ranked plan of each way to pay is shown beside it. " +
 		"Prices: " + sourcesCaption(PriceSources(sorted)) + "."
-	rc.Chart = CashflowChart(fmt.Sprintf("How much cash does each way to pay need, month by month, over %s months?", num(float64(months))), cur, months, cl, caption)
+	rc.Chart = render.CashflowChart(fmt.Sprintf("How much cash does each way to pay need, month by month, over %s months?", num(float64(months))), cur, months, cl, caption)
 	return rc, true
 }
 
@@ -655,10 +656,10 @@ func sameUpfront(plans []advise.Plan) bool {
 
 // costDots is a steady load's first chart when no plan differs in upfront
 // cash: the top plans' totals and prices per instance-hour as dots.
-func costDots(plans []advise.Plan, req *advise.Request, cur, caption string) ReportChart {
+func costDots(plans []advise.Plan, req *advise.Request, cur, caption string) Chart {
 	top := plans[:min(len(plans), reportRows)]
-	c := &DotPlot{Title: fmt.Sprintf("What do the top plans for %s cost over %s months, and at what price per hour?", req.Scenario.Name, num(req.HorizonMonths)),
-		Columns: []DotColumn{{Label: fmt.Sprintf("total over %s months (%s)", num(req.HorizonMonths), cur)}, {Label: "price per instance-hour (" + cur + ")"}},
+	c := &render.DotPlot{Title: fmt.Sprintf("What do the top plans for %s cost over %s months, and at what price per hour?", req.Scenario.Name, num(req.HorizonMonths)),
+		Columns: []render.DotColumn{{Label: fmt.Sprintf("total over %s months (%s)", num(req.HorizonMonths), cur)}, {Label: "price per instance-hour (" + cur + ")"}},
 		Caption: "Every plan needs the same cash upfront, so cost is not drawn against it. " + caption}
 	for i := range top {
 		p := &top[i]
@@ -666,15 +667,15 @@ func costDots(plans []advise.Plan, req *advise.Request, cur, caption string) Rep
 		if p.PricePerHour.Valid {
 			ph = p.PricePerHour.Decimal.InexactFloat64()
 		}
-		c.Rows = append(c.Rows, DotRow{Label: dotLabel(p), Values: []float64{p.Total.Value.InexactFloat64(), ph}, Mark: i == 0})
+		c.Rows = append(c.Rows, render.DotRow{Label: dotLabel(p), Values: []float64{p.Total.Value.InexactFloat64(), ph}, Mark: i == 0})
 	}
-	return ReportChart{Name: "cost-time", Heading: "Cost of the top plans", Alt: "total cost and price per hour of the top plans", Chart: c}
+	return Chart{Name: "cost-time", Heading: "Cost of the top plans", Alt: "total cost and price per hour of the top plans", Chart: c}
 }
 
 // whySections explains the top plans (and the best plan on the asked
 // shape): lines that more than half of them share are said once, with the
 // plans that share them when not all do; each plan keeps the rest.
-func whySections(res *advise.Result, plans []advise.Plan) ([]SharedLine, []ReportSection) {
+func whySections(res *advise.Result, plans []advise.Plan) ([]SharedLine, []Section) {
 	var idx []int
 	for i := range plans {
 		if len(idx) < reportWhy || (plans[i].AsAsked && i == firstAsked(plans)) {
@@ -714,10 +715,10 @@ func whySections(res *advise.Result, plans []advise.Plan) ([]SharedLine, []Repor
 			shared = append(shared, sl)
 		}
 	}
-	var secs []ReportSection
+	var secs []Section
 	for _, i := range idx {
 		p := &plans[i]
-		s := ReportSection{Title: strings.Replace(planTitle(p), "#"+strconv.Itoa(p.Rank), "#"+rankString(res, p), 1)}
+		s := Section{Title: strings.Replace(planTitle(p), "#"+strconv.Itoa(p.Rank), "#"+rankString(res, p), 1)}
 		for _, l := range planLines(p) {
 			if len(idx) > 1 && sharedEnough(len(count[l]), len(idx)) {
 				continue

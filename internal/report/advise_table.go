@@ -1,7 +1,8 @@
-package render
+package report
 
 import (
 	"fmt"
+	"github.com/gpuscout/gpuscout/internal/render"
 	"math"
 	"slices"
 	"strconv"
@@ -16,7 +17,7 @@ import (
 // AdviseTable is advise's listing: at most limit plans (0: all; the closest
 // plans when none fits), the decision summary, the reasons behind the top
 // three and the exclusions as notes.
-func AdviseTable(res *advise.Result, req *advise.Request, limit int) *Table {
+func AdviseTable(res *advise.Result, req *advise.Request, limit int) *render.Table {
 	plans := res.Plans
 	if len(plans) == 0 {
 		plans = res.Closest
@@ -25,7 +26,7 @@ func AdviseTable(res *advise.Result, req *advise.Request, limit int) *Table {
 	if len(plans) > 0 {
 		cur = string(plans[0].Currency) // one advisor, one currency
 	}
-	t := &Table{Columns: []Column{{Header: "#", Right: true}, {Header: "PROVIDER"}, {Header: "INSTANCE"}, {Header: "REGION"},
+	t := &render.Table{Columns: []render.Column{{Header: "#", Right: true}, {Header: "PROVIDER"}, {Header: "INSTANCE"}, {Header: "REGION"},
 		{Header: "GPU"}, {Header: "×N", Right: true}, {Header: "LINK"}, {Header: "PLAN"}, {Header: strings.TrimSpace("TOTAL " + cur), Right: true},
 		{Header: "HOURS", Right: true}, {Header: "P(MISS)", Right: true}, {Header: "UPFRONT", Right: true}, {Header: "PRICED"}, {Header: "ASK"}}, Currency: cur}
 	stale := 0
@@ -113,7 +114,7 @@ func firstAsked(plans []advise.Plan) int {
 }
 
 // NarrowAdvise fits advise's table to TerminalWidth; see FitAdvise.
-func NarrowAdvise(t *Table) { FitAdvise(t, TerminalWidth) }
+func NarrowAdvise(t *render.Table) { FitAdvise(t, render.TerminalWidth) }
 
 // FitAdvise fits advise's table to width columns: it drops columns that say
 // nothing (every cell "-", "", or 0.00 upfront), writes long PLAN cells
@@ -122,8 +123,8 @@ func NarrowAdvise(t *Table) { FitAdvise(t, TerminalWidth) }
 // detailed plan's first line names its region and its explanation its GPU
 // link); Table.Fit wraps the notes and names what it left out. --wide keeps
 // the full table.
-func FitAdvise(t *Table, width int) {
-	t.keepColumns(func(j int, c Column) bool {
+func FitAdvise(t *render.Table, width int) {
+	t.KeepColumns(func(j int, c render.Column) bool {
 		for _, r := range t.Rows {
 			if v := r[j]; v != "-" && v != "" && !(c.Header == "UPFRONT" && v == "0.00") {
 				return true
@@ -133,11 +134,11 @@ func FitAdvise(t *Table, width int) {
 	})
 	shortenPlans(t)
 	// The ASK mark fits beside the rank ("15*").
-	if ask := slices.IndexFunc(t.Columns, func(c Column) bool { return c.Header == "ASK" }); ask > 0 && t.rowWidth() > width {
+	if ask := slices.IndexFunc(t.Columns, func(c render.Column) bool { return c.Header == "ASK" }); ask > 0 && t.Width() > width {
 		for _, r := range t.Rows {
 			r[0] += r[ask]
 		}
-		t.keepColumns(func(_ int, c Column) bool { return c.Header != "ASK" })
+		t.KeepColumns(func(_ int, c render.Column) bool { return c.Header != "ASK" })
 	}
 	// Where to rent is the question: REGION goes last. The GPU link is in each
 	// plan's explanation, and the count column says how many GPUs share it;
@@ -153,7 +154,7 @@ func FitAdvise(t *Table, width int) {
 		}
 	}
 	t.Fit(width)
-	if t.rowWidth() <= t.fitWidth {
+	if t.Width() <= t.FitWidth() {
 		return
 	}
 	// Narrower than about 100 columns: the GPU count goes (the plan's
@@ -172,7 +173,7 @@ func FitAdvise(t *Table, width int) {
 // shortenPlans writes long PLAN cells compactly for a terminal: Uniform
 // Progress spot as spot/UP (with a legend), a bursty mix without its
 // "for N h/month" (the summary states the peak hours).
-func shortenPlans(t *Table) {
+func shortenPlans(t *render.Table) {
 	col := -1
 	for j, c := range t.Columns {
 		if c.Header == "PLAN" {
