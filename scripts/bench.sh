@@ -22,39 +22,17 @@ CGO_ENABLED=0 go build -o "$bin" ./cmd/gpuscout
 # Start-up against a static Go hello-world built here, now (issue 24's
 # targets: version <= 2x, gpus <= 3x, offers --gpu A100:8 <= 4x). The
 # commands run in rounds, one run of each per round, so that a machine
-# shared with other work slows them alike; each figure is the median of N.
+# shared with other work slows them alike; each figure is the median of N,
+# timed around fork, exec and wait by scripts/startup (no shell or timer
+# process inside the figure).
 hello_dir=$(mktemp -d)
 printf 'package main\n\nimport "os"\n\nfunc main() { os.Stdout.WriteString("hi\\n") }\n' >"$hello_dir/main.go"
 printf 'module hello\n\ngo 1.26\n' >"$hello_dir/go.mod"
 (cd "$hello_dir" && CGO_ENABLED=0 go build -o hello .)
-startup=("version" "gpus" "offers --gpu A100:8")
-median() { sort -n | sed -n "$(( N / 2 + 1 ))p"; }
-declare -A runs=()
-for cmd in hello "${startup[@]}"; do # warm the page cache
-  # shellcheck disable=SC2086 # cmd is a list of words
-  if [ "$cmd" = hello ]; then "$hello_dir/hello"; else "$bin" $cmd; fi >/dev/null 2>&1
-done
-for _ in $(seq "$N"); do
-  for cmd in hello "${startup[@]}"; do
-    s=$(date +%s%N)
-    # shellcheck disable=SC2086
-    if [ "$cmd" = hello ]; then "$hello_dir/hello"; else "$bin" $cmd; fi >/dev/null 2>&1
-    e=$(date +%s%N)
-    runs[$cmd]+="$(( (e - s) / 1000 )) "
-  done
-done
+go build -o "$hello_dir/startup" ./scripts/startup
 echo
 echo "== start-up against a static hello-world (median of $N interleaved runs)"
-base=$(printf '%s\n' ${runs[hello]} | median)
-printf 'hello-world %d.%03d ms\n' $((base / 1000)) $((base % 1000))
-for cmd in "${startup[@]}"; do
-  t=$(printf '%s\n' ${runs[$cmd]} | median)
-  printf '%-20s %d.%03d ms  %s× hello-world\n' "$cmd" $((t / 1000)) $((t % 1000)) "$(awk -v a="$t" -v b="$base" 'BEGIN { printf "%.1f", a / b }')"
-done
-# Every figure above includes the timer's own forks (two date processes);
-# the same interval around nothing shows how much.
-timer=$(for _ in $(seq "$N"); do s=$(date +%s%N); e=$(date +%s%N); echo $(( (e - s) / 1000 )); done | median)
-printf '(timer overhead in each figure: %d.%03d ms)\n' $((timer / 1000)) $((timer % 1000))
+"$hello_dir/startup" -n "$N" -hello "$hello_dir/hello" -bin "$bin" version gpus "offers --gpu A100:8"
 # Package initialisation, which every command pays before main: the sum
 # of GODEBUG=inittrace=1's clock times and the packages that take longest
 # (medians of 5 runs of version; the sum sorts first).
