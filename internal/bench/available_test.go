@@ -3,11 +3,14 @@ package bench
 import (
 	"context"
 	"errors"
+	"math"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gpuscout/gpuscout/internal/benchreport"
+	"github.com/gpuscout/gpuscout/internal/catalog"
 	"github.com/gpuscout/gpuscout/internal/gpu"
 )
 
@@ -121,5 +124,43 @@ func TestPlanSizesFromFreeMemory(t *testing.T) {
 	}
 	if tight.CopyBytes >= full.CopyBytes || tight.NCCLMaxBytes >= full.NCCLMaxBytes {
 		t.Errorf("free memory did not shrink the plan: %+v vs %+v", tight, full)
+	}
+}
+
+// A MIG slice is named and sized as the slice, and rated against its share
+// of its GPU's datasheet: a 1g.18gb instance of an H200 has 16 of the 132
+// SMs, so its bf16 GEMM compares with 989 × 16/132 TFLOP/s. Its memory
+// bandwidth has no datasheet figure (its share of the memory system is not
+// its share of the SMs), and the report names no catalog GPU for it, so
+// that no reader rates it against the whole H200.
+func TestMIGSliceRatedAgainstItsShare(t *testing.T) {
+	f := newFake("NVIDIA H200 MIG 1g.18gb")
+	f.info.MIG, f.info.Multiprocs, f.info.MemoryBytes, f.info.MemoryFreeBytes = "enabled", 16, 17716740096, 17179869184
+	f.gemmTime = func(gpu.DType, int) time.Duration { return time.Microsecond }
+	doc := runFake(t, f, f.now, Request{Device: DeviceGPU, Only: []string{"gemm", "hbm"}, DTypes: []gpu.DType{gpu.BF16}}, nil)
+	c, _ := catalog.Default()
+	h200 := c.GPU("H200-SXM-141GB")
+	g := doc.GPUs[0]
+	if g.Name != "NVIDIA H200 MIG 1g.18gb" || g.MemoryGiB != 16.5 || g.CanonicalGPU != nil || g.Multiprocs != 16 || g.MIG != "enabled" {
+		t.Errorf("gpu entry %+v: want the slice's name and 16.5 GiB, no canonical GPU", g)
+	}
+	bf16 := find(t, doc, "gemm_bf16", "gpu0")
+	want := *bf16.Value / (h200.BF16.Value * 16 / 132)
+	if bf16.Efficiency == nil || math.Abs(*bf16.Efficiency-want) > 1e-3*want {
+		t.Errorf("gemm_bf16 efficiency %v, want %v (against 16/132 of %v TFLOP/s)", ptr(bf16.Efficiency), want, h200.BF16.Value)
+	}
+	if !strings.HasSuffix(bf16.Detail, "MIG instance 1g.18gb of H200-SXM-141GB: efficiency against 16 of its 132 SMs' share of the datasheet") {
+		t.Errorf("gemm_bf16 detail %q", bf16.Detail)
+	}
+	hbm := find(t, doc, "hbm_copy", "gpu0")
+	if hbm.Efficiency != nil || !strings.HasSuffix(hbm.Detail, "its share of the memory bandwidth is not known, so no efficiency (not comparable with the whole GPU's datasheet)") {
+		t.Errorf("hbm_copy efficiency %v, detail %q", ptr(hbm.Efficiency), hbm.Detail)
+	}
+	// A GPU whose SM count bench does not know is not rated at all.
+	f2 := newFake("NVIDIA B200 MIG 1g.23gb")
+	f2.info.MIG, f2.info.Multiprocs = "enabled", 18
+	doc = runFake(t, f2, f2.now, Request{Device: DeviceGPU, Only: []string{"gemm"}, DTypes: []gpu.DType{gpu.BF16}}, nil)
+	if m := find(t, doc, "gemm_bf16", "gpu0"); m.Efficiency != nil || !strings.Contains(m.Detail, "its share of the GPU's SMs is not known, so no efficiency") {
+		t.Errorf("B200 slice: efficiency %v, detail %q", ptr(m.Efficiency), m.Detail)
 	}
 }

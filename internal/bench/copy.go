@@ -88,6 +88,11 @@ func (r *run) hostCopy(up bool) benchreport.Measurement {
 	}
 	m := r.rate(name, UnitGBs, float64(size)/1e9, perOp)
 	m.Detail = fmt.Sprintf("%s, pinned host memory, %d per sample", mib(size), reps)
+	if b := r.info.NUMABinding; b != "" {
+		// Across sockets the copy is slower: where the buffer was is part
+		// of the figure.
+		m.Detail += "; " + b
+	}
 	return m
 }
 

@@ -30,7 +30,7 @@ func TestCPUDeviceForReal(t *testing.T) {
 			t.Errorf("%s: device %s status %s (%s) value %v efficiency %v", m.Name, m.Device, m.Status, m.Detail, m.Value, m.Efficiency)
 		}
 	}
-	if got := strings.Join(names, ","); got != "gemm_fp32,gemm_fp64,cpu_mem_copy,jitter_cv,jitter_p99_p50,jitter_copy_cv,jitter_copy_p99_p50" {
+	if got := strings.Join(names, ","); got != "gemm_fp32,gemm_fp64,cpu_mem_copy,jitter_cv,jitter_p99_p50,jitter_copy_cv,jitter_copy_p99_p50,jitter_host_cv,jitter_host_p99_p50" {
 		t.Errorf("measurements %s", got)
 	}
 	if m := doc.Find("gemm_fp32", "cpu"); m == nil || *m.Value <= 0 || !strings.Contains(m.Detail, "64³") {

@@ -3,6 +3,7 @@ package bench
 import (
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/gpuscout/gpuscout/internal/gpu"
@@ -25,8 +26,11 @@ type fakeDev struct {
 	hostTime func(bytes int64) time.Duration
 
 	unsupported map[gpu.DType]bool
-	wrong       map[gpu.DType]bool // the product writes A instead of A·B
-	allocLimit  int64              // allocations above this fail (0: none)
+	// notImplemented: types the device has but cannot drive (gpu.ErrNotImplemented)
+	notImplemented map[gpu.DType]bool
+	wrong          map[gpu.DType]bool // the product writes A instead of A·B
+	allocLimit     int64              // allocations above this fail (0: none)
+	sleep          bool               // each operation also takes its time on the wall clock
 
 	gemms, copies, fills int
 	calls                []string
@@ -50,6 +54,9 @@ func (f *fakeDev) now() time.Time { return f.clock }
 func (f *fakeDev) spend(d time.Duration) {
 	f.clock = f.clock.Add(d)
 	f.timed += d
+	if f.sleep {
+		time.Sleep(d)
+	}
 }
 
 func (f *fakeDev) span(p gpu.Ptr, n int64) ([]byte, error) {
@@ -137,6 +144,9 @@ func (f *fakeDev) Gemm(dt gpu.DType, m, n, k int, a, b, c gpu.Ptr) error {
 	if f.unsupported[dt] {
 		return fmt.Errorf("fake gemm %s: %w", dt, gpu.ErrUnsupported)
 	}
+	if f.notImplemented[dt] {
+		return fmt.Errorf("fake gemm %s: %w", dt, gpu.ErrNotImplemented)
+	}
 	eb := int64(dt.ElemBytes())
 	ab, err1 := f.span(a, int64(m*k)*eb)
 	bb, err2 := f.span(b, int64(k*n)*eb)
@@ -170,16 +180,20 @@ func (f *fakeDev) Time(run func() error) (time.Duration, error) {
 func (f *fakeDev) Sync() error  { return nil }
 func (f *fakeDev) Close() error { return nil }
 
-// fakeSampler adds scripted telemetry to a fakeDev.
+// fakeSampler adds scripted telemetry to a fakeDev; Sample may be called
+// from another goroutine than the device's.
 type fakeSampler struct {
 	*fakeDev
+	mu     sync.Mutex
 	script []gpu.Sample
 	taken  int
 }
 
 func (s *fakeSampler) Sample() (gpu.Sample, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	x := s.script[s.taken%len(s.script)]
 	s.taken++
-	x.At = s.clock
+	x.At = time.Now()
 	return x, nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -156,6 +157,10 @@ func TestP2PMatrix(t *testing.T) {
 		if !lat.OK() || *lat.Value != tc.us || lat.Unit != "µs" || lat.Samples != 5 || lat.Link != tc.link || *lat.P50US != tc.us {
 			t.Errorf("p2p_latency %s = %+v; want %v µs", tc.pair, lat, tc.us)
 		}
+		// What the figure is: a copy's time, not a load's across the link.
+		if !strings.HasSuffix(lat.Detail, "the time of one copy-engine copy (cuMemcpyPeerAsync), a copy latency, not the one-way latency of a load or store across the link") {
+			t.Errorf("p2p_latency %s detail %q", tc.pair, lat.Detail)
+		}
 	}
 	if !ps[0].enabled[1] || !ps[0].enabled[2] || ps[2].enabled[0] || ps[2].enabled[1] || !ps[1].enabled[2] {
 		t.Errorf("peer access enabled: gpu0 %v, gpu2 %v", ps[0].enabled, ps[2].enabled)
@@ -174,32 +179,38 @@ func TestP2PMatrix(t *testing.T) {
 }
 
 // fakeComm times an all-reduce of n bytes at 2 µs + n/64 ns and records
-// what it was asked.
+// what it was asked: "fp32 <bytes> <warm-up>+<timed>".
 type fakeComm struct {
-	devs   int
-	calls  []string
-	fail   error
-	closed bool
+	devs     int
+	calls    []string
+	fail     error
+	closed   bool
+	settings map[string]string
 }
 
-func (c *fakeComm) AllReduce(dt gpu.DType, bytes int64, iters int) (time.Duration, error) {
-	c.calls = append(c.calls, fmt.Sprintf("%s %d×%d", dt, bytes, iters))
+func (c *fakeComm) AllReduce(dt gpu.DType, bytes int64, warmup, iters int) (time.Duration, error) {
+	c.calls = append(c.calls, fmt.Sprintf("%s %d %d+%d", dt, bytes, warmup, iters))
 	if c.fail != nil {
 		return 0, c.fail
 	}
 	return 2*time.Microsecond + time.Duration(bytes/64), nil
 }
-func (c *fakeComm) Devices() int     { return c.devs }
-func (c *fakeComm) Describe() string { return "fake NCCL 9.9" }
-func (c *fakeComm) Close() error     { c.closed = true; return nil }
+func (c *fakeComm) Devices() int                { return c.devs }
+func (c *fakeComm) Describe() string            { return "fake NCCL 9.9" }
+func (c *fakeComm) Settings() map[string]string { return c.settings }
+func (c *fakeComm) Close() error                { c.closed = true; return nil }
 
 // Four GPUs, sizes 8 B … 1 MiB in ×4 steps. At 1 MiB one all-reduce takes
 // 2000 + 16384 ns: algbw 1048576/18384 = 57.04 GB/s, busbw × 2·3/4 = 85.56;
-// at 8 B it takes 2 µs.
+// at 8 B it takes 2 µs. Each size is probed with the plan's warm-up and
+// iterations (2 + 4), then each of 3 samples repeats the all-reduce to last
+// about the 100 µs target behind 2 untimed: 50 times at 8 B (2 µs each),
+// 6 times at 1 MiB (18.4 µs), never fewer than 4 nor more than 200.
 func TestNCCLSweep(t *testing.T) {
 	comm := &fakeComm{devs: 4}
 	var opened []gpu.Device
-	rn := &Runner{Tune: multiPlan, OpenComm: func(ds []gpu.Device) (gpu.Comm, error) { opened = ds; return comm, nil }}
+	rn := &Runner{OpenComm: func(ds []gpu.Device) (gpu.Comm, error) { opened = ds; return comm, nil },
+		Tune: func(p *Plan) { multiPlan(p); p.SampleTarget = 100 * time.Microsecond }}
 	ps := newPeers(4)
 	doc, err := rn.Run(context.Background(), devices(ps), Request{Device: DeviceGPU, Only: []string{GroupNCCL}})
 	if err != nil {
@@ -213,8 +224,15 @@ func TestNCCLSweep(t *testing.T) {
 	if !bus.OK() || math.Abs(*bus.Value-alg*1.5) > 1e-9 || bus.Samples != 3 || bus.Unit != "GB/s" {
 		t.Errorf("busbw %+v, want %v GB/s", bus, alg*1.5)
 	}
-	if !strings.HasPrefix(bus.Detail, "fp32 sum over 4 GPUs (fake NCCL 9.9) of 1 MiB: algbw 57.04 GB/s") || !strings.HasSuffix(bus.Detail, "the sweep has 10 sizes from 8 B") {
+	if want := "fp32 sum over 4 GPUs (fake NCCL 9.9) of 1 MiB: algbw 57.04 GB/s"; !strings.HasPrefix(bus.Detail, want) ||
+		!strings.HasSuffix(bus.Detail, "; NCCL's choice of algorithm and protocol (NCCL_ALGO and NCCL_PROTO unset); median of 3 samples, each 6 all-reduces back to back timed on the GPUs behind 2 untimed; the sweep has 10 sizes from 8 B") {
 		t.Errorf("busbw detail %q", bus.Detail)
+	}
+	if !strings.HasSuffix(lat.Detail, "of 8 B: the time of one all-reduce; NCCL's choice of algorithm and protocol (NCCL_ALGO and NCCL_PROTO unset); median of 3 samples, each 50 all-reduces back to back timed on the GPUs behind 2 untimed") {
+		t.Errorf("latency detail %q", lat.Detail)
+	}
+	if bus.Settings != nil || lat.Settings != nil {
+		t.Errorf("settings %v %v with none set", bus.Settings, lat.Settings)
 	}
 	var sizes []int64
 	for _, p := range bus.Sweep {
@@ -230,14 +248,44 @@ func TestNCCLSweep(t *testing.T) {
 	if !lat.OK() || *lat.Value != 2 || lat.Unit != "µs" || *lat.P50US != 2 {
 		t.Errorf("latency %+v, want 2 µs", lat)
 	}
-	// Per size: one warm-up call of 2, then 3 samples of 4, all fp32.
-	if len(comm.calls) != 40 || comm.calls[0] != "fp32 8×2" || comm.calls[1] != "fp32 8×4" || comm.calls[39] != "fp32 1048576×4" {
+	// Per size: the probe, then 3 samples, all fp32.
+	if len(comm.calls) != 40 || comm.calls[0] != "fp32 8 2+4" || comm.calls[1] != "fp32 8 2+50" || comm.calls[3] != "fp32 8 2+50" ||
+		comm.calls[36] != "fp32 1048576 2+4" || comm.calls[39] != "fp32 1048576 2+6" {
 		t.Errorf("calls %v", comm.calls)
 	}
 	// advise reads the large-message bus bandwidth.
 	r, err := benchreport.Derive(doc)
 	if err != nil || r.NCCLBusBWGBs != *bus.Value {
 		t.Errorf("Derive: %+v, %v; want nccl_busbw_gbs %v", r, err, *bus.Value)
+	}
+}
+
+// What NCCL was told to use is in the report, so that an NVLS figure is
+// not compared with a ring one unknowingly.
+func TestNCCLRecordsTheAlgorithm(t *testing.T) {
+	for _, tc := range []struct {
+		settings map[string]string
+		note     string
+	}{
+		{map[string]string{"NCCL_ALGO": "NVLS"}, "algorithm NVLS as forced, NCCL's choice of protocol"},
+		{map[string]string{"NCCL_ALGO": "Ring", "NCCL_PROTO": "Simple"}, "algorithm Ring, protocol Simple, as forced"},
+		{map[string]string{"NCCL_NVLS_ENABLE": "0"}, "NCCL's choice of algorithm and protocol (NCCL_ALGO unset), NVLS off"},
+	} {
+		comm := &fakeComm{devs: 2, settings: tc.settings}
+		rn := &Runner{Tune: multiPlan, OpenComm: func([]gpu.Device) (gpu.Comm, error) { return comm, nil }}
+		doc, err := rn.Run(context.Background(), devices(newPeers(2)), Request{Device: DeviceGPU, Only: []string{GroupNCCL}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, name := range []string{"nccl_allreduce_busbw", "nccl_allreduce_latency"} {
+			m := find(t, doc, name, "node")
+			if !maps.Equal(m.Settings, tc.settings) || !strings.Contains(m.Detail, "; "+tc.note+"; median of") {
+				t.Errorf("%s with %v: settings %v, detail %q", name, tc.settings, m.Settings, m.Detail)
+			}
+		}
+		if err := doc.Validate(); err != nil {
+			t.Error(err)
+		}
 	}
 }
 
@@ -310,8 +358,13 @@ func TestPlanForMulti(t *testing.T) {
 		{"4 GiB: two buffers in a quarter", small, false, 256 << 20, 512 << 20, 4, 5, 5, 4},
 	} {
 		p := PlanFor(tc.info, Request{Device: DeviceGPU, Quick: tc.quick})
-		got := []int64{p.P2PBytes, p.P2PLatencyBytes, p.NCCLMinBytes, p.NCCLMaxBytes, p.NCCLStep, int64(p.NCCLWarmup), int64(p.NCCLSamples), int64(p.NCCLIters)}
-		want := []int64{tc.p2p, 8, 8, tc.max, tc.step, int64(tc.warm), int64(tc.s), int64(tc.it)}
+		got := []int64{p.P2PBytes, p.P2PLatencyBytes, p.NCCLMinBytes, p.NCCLMaxBytes, p.NCCLStep, int64(p.NCCLWarmup), int64(p.NCCLSamples), int64(p.NCCLIters),
+			int64(p.NCCLMaxIters), int64(p.NCCLSampleWarmup)}
+		maxIters := int64(200)
+		if tc.quick {
+			maxIters = 100
+		}
+		want := []int64{tc.p2p, 8, 8, tc.max, tc.step, int64(tc.warm), int64(tc.s), int64(tc.it), maxIters, 2}
 		if !slices.Equal(got, want) {
 			t.Errorf("%s: got %v, want %v", tc.name, got, want)
 		}

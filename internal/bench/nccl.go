@@ -3,6 +3,8 @@ package bench
 import (
 	"errors"
 	"fmt"
+	"maps"
+	"math"
 	"time"
 
 	"github.com/gpuscout/gpuscout/internal/benchreport"
@@ -28,12 +30,30 @@ func NCCLSizes(lo, hi, step int64) []int64 {
 	return append(out, hi)
 }
 
+// ncclIters is how many all-reduces of one sample time, from a probe's
+// time of one: enough for the sample to last about target (small messages
+// take microseconds, so the few the plan starts with are mostly the
+// GPUs' start and end), within lo..hi.
+func ncclIters(probe, target time.Duration, lo, hi int) int {
+	lo, hi = max(lo, 1), max(hi, lo, 1)
+	if probe <= 0 || target <= 0 {
+		return lo
+	}
+	n := int(math.Ceil(float64(target) / float64(probe)))
+	return min(max(n, lo), hi)
+}
+
 // nccl measures an fp32 sum all-reduce over every GPU through the
-// communicator open gives, over the plan's size sweep: at each size a
-// warm-up, then samples of back-to-back all-reduces timed on the GPUs
-// (the slowest GPU's time counts). nccl_allreduce_busbw is the bus
-// bandwidth at the largest size, with the whole sweep; nccl_allreduce_latency
-// the time of one all-reduce at the smallest.
+// communicator open gives, over the plan's size sweep. At each size a
+// probe (the plan's warm-up, then NCCLIters all-reduces) sizes the
+// samples: each is a short warm-up then enough back-to-back all-reduces to
+// last about SampleTarget (at least NCCLIters, at most NCCLMaxIters),
+// timed on the GPUs from behind the warm-up (gpu.Comm), the slowest GPU's
+// time counting. nccl_allreduce_busbw is the bus bandwidth at the largest
+// size, with the whole sweep; nccl_allreduce_latency the time of one
+// all-reduce at the smallest. Both record the NCCL settings that choose
+// its algorithm and protocol (NCCL_ALGO, NCCL_PROTO, NCCL_NVLS_ENABLE...),
+// or say that NCCL chose.
 func nccl(runs []*run, open gpu.CommOpener) []benchreport.Measurement {
 	n := len(runs)
 	if n < 2 {
@@ -64,21 +84,22 @@ func nccl(runs []*run, open gpu.CommOpener) []benchreport.Measurement {
 	}
 	defer comm.Close()
 	sizes := NCCLSizes(plan.NCCLMinBytes, plan.NCCLMaxBytes, plan.NCCLStep)
-	samples, iters := max(plan.NCCLSamples, 1), max(plan.NCCLIters, 1)
+	samples := max(plan.NCCLSamples, 1)
 	var sweep []benchreport.SweepPoint
 	var first, last Stats
+	var firstIters, lastIters int
 	for i, size := range sizes {
 		if err := node.ctx.Err(); err != nil {
 			return fail(err)
 		}
-		if plan.NCCLWarmup > 0 {
-			if _, err := comm.AllReduce(gpu.FP32, size, plan.NCCLWarmup); err != nil {
-				return fail(fmt.Errorf("all-reduce of %s: %w", byteSize(size), err))
-			}
+		probe, err := comm.AllReduce(gpu.FP32, size, max(plan.NCCLWarmup, 0), max(plan.NCCLIters, 1))
+		if err != nil {
+			return fail(fmt.Errorf("all-reduce of %s: %w", byteSize(size), err))
 		}
+		iters := ncclIters(probe, plan.SampleTarget, plan.NCCLIters, plan.NCCLMaxIters)
 		var times []time.Duration
 		for range samples {
-			t, err := comm.AllReduce(gpu.FP32, size, iters)
+			t, err := comm.AllReduce(gpu.FP32, size, max(plan.NCCLSampleWarmup, 0), iters)
 			if err != nil {
 				return fail(fmt.Errorf("all-reduce of %s: %w", byteSize(size), err))
 			}
@@ -91,23 +112,52 @@ func nccl(runs []*run, open gpu.CommOpener) []benchreport.Measurement {
 		alg := AlgBW(size, st.P50)
 		sweep = append(sweep, benchreport.SweepPoint{Bytes: size, TimeUS: st.P50 * 1e6, AlgBWGBs: alg, BusBWGBs: BusBW(alg, n)})
 		if i == 0 {
-			first = st
+			first, firstIters = st, iters
 		}
-		last = st
+		last, lastIters = st, iters
 	}
 	top := sweep[len(sweep)-1]
+	settings := comm.Settings()
 	what := fmt.Sprintf("fp32 sum over %d GPUs (%s)", n, comm.Describe())
+	how := func(iters int) string {
+		return fmt.Sprintf("%s; median of %d samples, each %d all-reduces back to back timed on the GPUs behind %d untimed",
+			algorithmNote(settings), samples, iters, max(plan.NCCLSampleWarmup, 0))
+	}
 	bus := benchreport.Measurement{Name: "nccl_allreduce_busbw", Device: benchreport.DeviceNode, Unit: UnitGBs, Samples: last.N,
 		Status: benchreport.StatusOK, Value: benchreport.F(top.BusBWGBs), Sweep: sweep,
-		Detail: fmt.Sprintf("%s of %s: algbw %s GB/s, busbw = algbw × 2(n−1)/n; median of %d samples of %d; the sweep has %d sizes from %s",
-			what, byteSize(top.Bytes), fmtG(top.AlgBWGBs), samples, iters, len(sweep), byteSize(sweep[0].Bytes))}
+		Detail: fmt.Sprintf("%s of %s: algbw %s GB/s, busbw = algbw × 2(n−1)/n; %s; the sweep has %d sizes from %s",
+			what, byteSize(top.Bytes), fmtG(top.AlgBWGBs), how(lastIters), len(sweep), byteSize(sweep[0].Bytes))}
 	timing(&bus, last)
 	bus.Efficiency = efficiency(node.spec, bus)
 	lat := benchreport.Measurement{Name: "nccl_allreduce_latency", Device: benchreport.DeviceNode, Unit: UnitUS, Samples: first.N,
 		Status: benchreport.StatusOK, Value: benchreport.F(first.P50 * 1e6),
-		Detail: fmt.Sprintf("%s of %s: the time of one all-reduce; median of %d samples of %d", what, byteSize(sweep[0].Bytes), samples, iters)}
+		Detail: fmt.Sprintf("%s of %s: the time of one all-reduce; %s", what, byteSize(sweep[0].Bytes), how(firstIters))}
 	timing(&lat, first)
+	if len(settings) > 0 {
+		bus.Settings, lat.Settings = settings, maps.Clone(settings)
+	}
 	return []benchreport.Measurement{bus, lat}
+}
+
+// algorithmNote says which algorithm and protocol the figure used, as far
+// as can be known without NCCL's debug log: what NCCL_ALGO and NCCL_PROTO
+// force, else NCCL's own choice (which differs between machines: NVLS on
+// NVSwitch systems with NVLink SHARP, ring or tree elsewhere), so that two
+// reports are compared knowingly.
+func algorithmNote(settings map[string]string) string {
+	algo, proto := settings["NCCL_ALGO"], settings["NCCL_PROTO"]
+	switch {
+	case algo != "" && proto != "":
+		return "algorithm " + algo + ", protocol " + proto + ", as forced"
+	case algo != "":
+		return "algorithm " + algo + " as forced, NCCL's choice of protocol"
+	case proto != "":
+		return "protocol " + proto + " as forced, NCCL's choice of algorithm"
+	}
+	if v, ok := settings["NCCL_NVLS_ENABLE"]; ok && v == "0" {
+		return "NCCL's choice of algorithm and protocol (NCCL_ALGO unset), NVLS off"
+	}
+	return "NCCL's choice of algorithm and protocol (NCCL_ALGO and NCCL_PROTO unset)"
 }
 
 // byteSize writes a message size in B, KiB, MiB or GiB (whole units where

@@ -80,6 +80,10 @@ func p2p(runs []*run) []benchreport.Measurement {
 }
 
 // pair measures copies from src to dst: p2p (GB/s) and p2p_latency (µs).
+// p2p_latency is a copy latency: the time of one small copy-engine copy
+// queued behind others on the destination's stream (setup and completion
+// of a DMA), several µs, not the sub-µs one-way latency a kernel's load or
+// store sees across NVLink.
 func pair(runs []*run, di, si int, peers []gpu.Peer, bufs []p2pBuffers, size int64) []benchreport.Measurement {
 	dst, src := runs[di], runs[si]
 	name := PairName(src.info.Index, dst.info.Index)
@@ -128,7 +132,8 @@ func pair(runs []*run, di, si int, peers []gpu.Peer, bufs []p2pBuffers, size int
 		lat = r.failure("p2p_latency", UnitUS, err)
 	} else {
 		lat = r.duration("p2p_latency", perOp)
-		lat.Detail = fmt.Sprintf("%s, %s; %d-byte copies back to back, %d per sample", link, access, small, reps)
+		lat.Detail = fmt.Sprintf("%s, %s; %d-byte copies back to back, %d per sample: the time of one copy-engine copy "+
+			"(cuMemcpyPeerAsync), a copy latency, not the one-way latency of a load or store across the link", link, access, small, reps)
 	}
 	bw.Link, lat.Link = link, link
 	bw.Efficiency = efficiency(r.spec, bw)

@@ -26,9 +26,17 @@ type Plan struct {
 	NCCLMinBytes    int64 // the all-reduce sweep's first size (its latency figure)
 	NCCLMaxBytes    int64 // its last size (its bus bandwidth figure)
 	NCCLStep        int64 // each size is the previous × this
-	NCCLWarmup      int   // untimed all-reduces before each size's samples
+	NCCLWarmup      int   // untimed all-reduces before each size's probe
 	NCCLSamples     int   // timed samples per size
-	NCCLIters       int   // all-reduces per sample
+	NCCLIters       int   // all-reduces of the probe, and the fewest per sample
+	// NCCLMaxIters bounds the all-reduces of a sample: a sample repeats
+	// the all-reduce until it lasts about SampleTarget (by the probe), so
+	// small messages, whose all-reduce takes microseconds, get many.
+	NCCLMaxIters int
+	// NCCLSampleWarmup untimed all-reduces are queued before each sample's
+	// start events, which so fire when the GPUs finish them, not when the
+	// host recorded them.
+	NCCLSampleWarmup int
 }
 
 // PlanFor sizes the measurements to the device. On a GPU the GEMM is 8192³
@@ -39,7 +47,8 @@ type Plan struct {
 // --quick) for bandwidth and 8 B for latency; the NCCL all-reduce sweeps
 // 8 B to 1 GiB in ×4 steps (to 256 MiB in ×16 steps with --quick), as
 // nccl-tests does, shrunk until its two buffers take at most a quarter of
-// the memory. "The memory" is what was free when the device opened
+// the memory; each sample repeats the all-reduce 4 to 200 times (2 to 100
+// with --quick) to last about SampleTarget, behind 2 untimed. "The memory" is what was free when the device opened
 // (cuMemGetInfo) where the device says, else its total: another program's
 // allocations, or a MIG instance's share, leave less than the datasheet's.
 // On the CPU everything is small enough for a --quick run of a few seconds
@@ -48,10 +57,12 @@ func PlanFor(info gpu.Info, r Request) Plan {
 	p := Plan{Warmup: 2, Samples: 10, JitterIters: 200, SmallCopyBytes: 64 << 10, Checks: 8,
 		Sustain: r.Sustain, SampleEvery: 100 * time.Millisecond, SampleTarget: 5 * time.Millisecond,
 		P2PBytes: 256 << 20, P2PLatencyBytes: 8,
-		NCCLMinBytes: 8, NCCLMaxBytes: 1 << 30, NCCLStep: 4, NCCLWarmup: 5, NCCLSamples: 5, NCCLIters: 4}
+		NCCLMinBytes: 8, NCCLMaxBytes: 1 << 30, NCCLStep: 4, NCCLWarmup: 5, NCCLSamples: 5, NCCLIters: 4,
+		NCCLMaxIters: 200, NCCLSampleWarmup: 2}
 	if r.Quick {
 		p.Samples, p.JitterIters = 5, 100
 		p.P2PBytes, p.NCCLMaxBytes, p.NCCLStep, p.NCCLWarmup, p.NCCLSamples, p.NCCLIters = 64<<20, 256<<20, 16, 2, 3, 2
+		p.NCCLMaxIters = 100
 	}
 	mem := info.MemoryBytes
 	if info.MemoryFreeBytes > 0 && (mem <= 0 || info.MemoryFreeBytes < mem) {

@@ -10,6 +10,7 @@
 package bench
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -25,7 +26,7 @@ const (
 	GroupH2D     = "h2d"     // pinned host → device
 	GroupD2H     = "d2h"     // device → pinned host
 	GroupJitter  = "jitter"  // per-operation time spread of tiny fills and small copies
-	GroupSustain = "sustain" // burst vs sustained GEMM, telemetry sampled
+	GroupSustain = "sustain" // burst vs sustained GEMM, telemetry sampled (every GPU at once with SustainAll)
 	GroupP2P     = "p2p"     // GPU → GPU copies of every ordered pair: p2p, p2p_latency
 	GroupNCCL    = "nccl"    // NCCL all-reduce sweep: nccl_allreduce_busbw, nccl_allreduce_latency
 )
@@ -53,6 +54,11 @@ type Request struct {
 	// are then shared with them, and say so); otherwise such a GPU is
 	// reported as busy, naming the processes, and not measured.
 	AllowBusy bool
+	// SustainAll runs the sustained GEMM on every GPU at once, after each
+	// GPU's other groups, so that the node's power and cooling limits bind
+	// as in a multi-GPU training job; otherwise each GPU sustains alone in
+	// its turn. It needs Sustain above 0.
+	SustainAll bool
 }
 
 // DefaultSustain is --sustain's default: 30 s in a full run (long enough
@@ -89,6 +95,12 @@ func (r Request) Validate() error {
 	}
 	if slices.Contains(r.Only, GroupSustain) && r.Sustain == 0 {
 		return fmt.Errorf("--only %s needs --sustain above 0 (e.g. --sustain 30s)", GroupSustain)
+	}
+	if r.SustainAll && r.Sustain == 0 {
+		return errors.New("--sustain-all needs --sustain above 0 (e.g. --sustain 30s)")
+	}
+	if r.SustainAll && r.Device == DeviceCPU {
+		return errors.New("--sustain-all loads every GPU at once: it needs --device gpu")
 	}
 	for _, dt := range r.DTypes {
 		if dt < gpu.FP32 || dt > gpu.FP64 {

@@ -3,9 +3,12 @@ package bench
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
+	"os"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/gpuscout/gpuscout/internal/benchreport"
@@ -22,6 +25,7 @@ const (
 	UnitW      = "W"
 	UnitPct    = "%"
 	UnitUS     = "µs"
+	UnitC      = "°C"
 )
 
 // maxReps bounds the operations one timed sample repeats.
@@ -37,7 +41,18 @@ type Runner struct {
 	// OpenComm opens a collective communicator over the GPUs for the NCCL
 	// all-reduce (cuda.OpenCollective); nil: the all-reduce is not measured.
 	OpenComm gpu.CommOpener
+	// OnHang is given what was measured so far when a driver call hangs
+	// (gpu.Hung, from the binding's watchdog, which then ends the process):
+	// a copy of the report with a failed "watchdog" measurement naming the
+	// call and the group it stopped, for the caller to write. It runs on
+	// the watchdog's goroutine and must return promptly. nil: nothing is
+	// written.
+	OnHang func(partial *benchreport.Document)
 }
+
+// NameWatchdog is the measurement a partial report ends with when a driver
+// call hung: failed, its detail the watchdog's message.
+const NameWatchdog = "watchdog"
 
 // Event is a step of a run: Start before a group runs on a device, then
 // one event per measurement it produced (M set).
@@ -64,6 +79,8 @@ type run struct {
 	// anyway (--allow-busy); "" when none did. unchecked says why they could
 	// not be listed.
 	shared, unchecked string
+	// mig is the MIG instance the device is; nil for a whole GPU.
+	mig *MIGSlice
 }
 
 // Run measures every device and returns the report's GPUs and measurements;
@@ -80,19 +97,48 @@ func (rn *Runner) Run(ctx context.Context, devs []gpu.Device, req Request) (*ben
 	}
 	doc := &benchreport.Document{SchemaVersion: benchreport.SchemaVersion, CreatedAt: now().UTC().Truncate(time.Second),
 		GPUs: []benchreport.GPUEntry{}, Measurements: []benchreport.Measurement{}}
+	// mu guards doc (and where the run is) against the hang hook, which
+	// copies it from the watchdog's goroutine.
+	var mu sync.Mutex
+	atDevice, atGroup := "", ""
+	if rn.OnHang != nil {
+		remove := gpu.OnHang(func(msg string) {
+			mu.Lock()
+			partial := *doc
+			partial.GPUs = slices.Clone(doc.GPUs)
+			partial.Measurements = slices.Clone(doc.Measurements)
+			dev, group := atDevice, atGroup
+			mu.Unlock()
+			if dev == "" {
+				dev = benchreport.DeviceNode
+			}
+			partial.Measurements = append(partial.Measurements, benchreport.Measurement{Name: NameWatchdog, Device: dev,
+				Status: benchreport.StatusFailed, Detail: fmt.Sprintf("%s; the run stopped in group %s: what follows was not measured", msg, group)})
+			rn.OnHang(&partial)
+		})
+		defer remove()
+	}
 	emit := func(e Event) {
+		if e.Start {
+			mu.Lock()
+			atDevice, atGroup = e.Device, e.Group
+			mu.Unlock()
+		}
 		if rn.Progress != nil {
 			rn.Progress(e)
 		}
 	}
 	add := func(group string, ms ...benchreport.Measurement) {
 		for _, m := range ms {
+			mu.Lock()
 			doc.Measurements = append(doc.Measurements, m)
-			emit(Event{Device: m.Device, Group: group, M: &doc.Measurements[len(doc.Measurements)-1]})
+			added := doc.Measurements[len(doc.Measurements)-1]
+			mu.Unlock()
+			emit(Event{Device: m.Device, Group: group, M: &added})
 		}
 	}
 	var gpuRuns []*run
-	var commGroups []string
+	var nodeGroups []string
 	for _, dev := range devs {
 		info := dev.Info()
 		r := &run{ctx: ctx, dev: dev, info: info, name: benchreport.DeviceCPU, now: now, dtypes: req.dtypes(), unsupp: map[gpu.DType]bool{}}
@@ -103,7 +149,16 @@ func (rn *Runner) Run(ctx context.Context, devs []gpu.Device, req Request) (*ben
 		if !info.IsCPU {
 			r.name = benchreport.DeviceName(info.Index)
 			r.spec = lookupSpec(rn.Catalog, info.Name)
-			doc.GPUs = append(doc.GPUs, gpuEntry(info, r.spec))
+			entrySpec := r.spec
+			if r.mig = migSlice(rn.Catalog, info); r.mig != nil {
+				// A slice is rated against its share of its GPU, and the
+				// report names no catalog GPU for it: whoever reads it must
+				// not rate it against the whole GPU's datasheet.
+				r.spec, entrySpec = r.mig.spec(), nil
+			}
+			mu.Lock()
+			doc.GPUs = append(doc.GPUs, gpuEntry(info, entrySpec))
+			mu.Unlock()
 			// Each GPU on its own: one that did not open, or that other
 			// programs use, is reported and left out, and the rest measured.
 			if m, ok := r.unavailable(req.AllowBusy); ok {
@@ -115,13 +170,12 @@ func (rn *Runner) Run(ctx context.Context, devs []gpu.Device, req Request) (*ben
 		}
 		start := len(doc.Measurements)
 		for _, g := range req.groups(info.IsCPU) {
-			if g == GroupP2P || g == GroupNCCL {
-				if !info.IsCPU {
-					if !slices.Contains(commGroups, g) {
-						commGroups = append(commGroups, g)
-					}
-					continue
+			nodeWide := g == GroupP2P || g == GroupNCCL || (g == GroupSustain && req.SustainAll)
+			if nodeWide && !info.IsCPU {
+				if !slices.Contains(nodeGroups, g) {
+					nodeGroups = append(nodeGroups, g)
 				}
+				continue
 			}
 			if err := ctx.Err(); err != nil {
 				return doc, err
@@ -129,28 +183,78 @@ func (rn *Runner) Run(ctx context.Context, devs []gpu.Device, req Request) (*ben
 			emit(Event{Device: r.name, Group: g, Start: true})
 			add(g, r.group(g)...)
 		}
+		mu.Lock()
 		for i := start; i < len(doc.Measurements); i++ {
-			note := r.shared
-			if i == start && r.unchecked != "" {
-				note = strings.TrimPrefix(note+"; ", "; ") + r.unchecked
-			}
-			if note != "" {
-				doc.Measurements[i].Detail = strings.TrimPrefix(doc.Measurements[i].Detail+"; ", "; ") + note
-			}
+			r.note(&doc.Measurements[i], i == start)
 		}
+		mu.Unlock()
 	}
-	for _, g := range commGroups {
+	for _, g := range nodeGroups {
 		if err := ctx.Err(); err != nil {
 			return doc, err
 		}
 		emit(Event{Device: benchreport.DeviceNode, Group: g, Start: true})
-		if g == GroupP2P {
+		switch g {
+		case GroupP2P:
 			add(g, p2p(gpuRuns)...)
-		} else {
+		case GroupNCCL:
 			add(g, nccl(gpuRuns, rn.OpenComm)...)
+		case GroupSustain:
+			add(g, sustainAll(gpuRuns)...)
 		}
 	}
 	return doc, ctx.Err()
+}
+
+// note adds to a measurement of r that other programs shared the GPU, and
+// to its first (first) that they could not be listed.
+func (r *run) note(m *benchreport.Measurement, first bool) {
+	note := r.shared
+	if first && r.unchecked != "" {
+		note = strings.TrimPrefix(note+"; ", "; ") + r.unchecked
+	}
+	if note != "" {
+		m.Detail = strings.TrimPrefix(m.Detail+"; ", "; ") + note
+	}
+}
+
+// sustainAll runs the sustained GEMM on every GPU at once (each on its own
+// goroutine, each GPU's calls on its own thread), so that the node's power
+// and cooling limits bind, and returns each GPU's measurements in GPU
+// order, then the node's: sustain_node_power_w, the sum of the GPUs' mean
+// power under the load (when every GPU reported one).
+func sustainAll(runs []*run) []benchreport.Measurement {
+	results := make([][]benchreport.Measurement, len(runs))
+	var wg sync.WaitGroup
+	for i, r := range runs {
+		wg.Go(func() {
+			ms := r.sustain(len(runs))
+			for j := range ms {
+				r.finish(&ms[j])
+				r.note(&ms[j], false)
+			}
+			results[i] = ms
+		})
+	}
+	wg.Wait()
+	var out []benchreport.Measurement
+	var total float64
+	powered := 0
+	for i, ms := range results {
+		out = append(out, ms...)
+		for _, m := range ms {
+			if m.Name == "sustain_power_w" && m.OK() && m.Device == runs[i].name {
+				total += *m.Value
+				powered++
+			}
+		}
+	}
+	if len(runs) > 1 && powered == len(runs) {
+		out = append(out, benchreport.Measurement{Name: "sustain_node_power_w", Device: benchreport.DeviceNode, Value: benchreport.F(total),
+			Unit: UnitW, Samples: powered, Status: benchreport.StatusOK,
+			Detail: fmt.Sprintf("sum of the %d GPUs' mean board power while all sustained the GEMM at once", powered)})
+	}
+	return out
 }
 
 // group runs one group on the device.
@@ -175,14 +279,54 @@ func (r *run) group(g string) []benchreport.Measurement {
 	case GroupJitter:
 		out = append(out, r.jitter()...)
 	case GroupSustain:
-		out = append(out, r.sustain()...)
+		out = append(out, r.sustain(1)...)
 	case GroupP2P, GroupNCCL: // only the CPU device gets here
 		out = append(out, r.notApplicable(commName(g), UnitGBs, "the CPU device has no peers"))
 	}
 	for i := range out {
-		out[i].Efficiency = efficiency(r.spec, out[i])
+		r.finish(&out[i])
 	}
 	return out
+}
+
+// finish completes a measurement of the device: its efficiency against
+// the datasheet (a MIG slice's share of it, saying so), and the settings
+// that change what it means.
+func (r *run) finish(m *benchreport.Measurement) {
+	m.Efficiency = efficiency(r.spec, *m)
+	recordSettings(m)
+	if r.mig != nil && m.OK() {
+		if n := r.mig.note(m.Name); n != "" {
+			m.Detail = strings.TrimPrefix(m.Detail+"; ", "; ") + n
+		}
+	}
+}
+
+// TF32Override is the variable that turns TF32 off (0) in every NVIDIA
+// library whatever the program asks: a gemm_tf32 measured under
+// NVIDIA_TF32_OVERRIDE=0 is an fp32 figure.
+const TF32Override = "NVIDIA_TF32_OVERRIDE"
+
+// recordSettings records in an fp32 or tf32 GEMM measurement (burst and
+// sustained too) the NVIDIA_TF32_OVERRIDE the process runs with, as the
+// libraries read it from the environment, and says what 0 does.
+func recordSettings(m *benchreport.Measurement) {
+	if !strings.HasPrefix(m.Name, "gemm_tf32") && !strings.HasPrefix(m.Name, "gemm_fp32") {
+		return
+	}
+	v, ok := os.LookupEnv(TF32Override)
+	if !ok {
+		return
+	}
+	if m.Settings == nil {
+		m.Settings = map[string]string{}
+	}
+	m.Settings[TF32Override] = v
+	note := TF32Override + "=" + v + " was set"
+	if strings.TrimSpace(v) == "0" && strings.HasPrefix(m.Name, "gemm_tf32") {
+		note = TF32Override + "=0: the libraries computed this TF32 product in full fp32, so it is an fp32 figure"
+	}
+	m.Detail = strings.TrimPrefix(m.Detail+"; ", "; ") + note
 }
 
 // timeOp runs op Warmup times untimed (timed, but not counted), then
@@ -242,11 +386,15 @@ func timing(m *benchreport.Measurement, st Stats) {
 	m.P50US, m.P99US, m.CV = benchreport.F(st.P50*1e6), benchreport.F(st.P99*1e6), benchreport.F(st.CV)
 }
 
-// failure records err: not applicable when the device lacks the operation
-// (gpu.ErrUnsupported), failed otherwise.
+// failure records err: not measured when gpuscout cannot drive what the
+// device has (gpu.ErrNotImplemented), not applicable when the device lacks
+// the operation (gpu.ErrUnsupported), failed otherwise.
 func (r *run) failure(name, unit string, err error) benchreport.Measurement {
 	m := benchreport.Measurement{Name: name, Device: r.name, Unit: unit, Status: benchreport.StatusFailed, Detail: err.Error()}
-	if errors.Is(err, gpu.ErrUnsupported) {
+	switch {
+	case errors.Is(err, gpu.ErrNotImplemented):
+		m.Status = benchreport.StatusNotMeasured // the device has it; gpuscout cannot drive it yet
+	case errors.Is(err, gpu.ErrUnsupported):
 		m.Status = benchreport.StatusUnsupported
 	}
 	return m

@@ -144,13 +144,15 @@ func TestFormulas(t *testing.T) {
 		}
 	}
 	for _, tc := range []struct {
-		n           int
+		n, perBatch int
 		burst, sust int
-	}{{1000, 10, 250}, {40, 10, 10}, {20, 5, 5}, {3, 1, 1}, {0, 0, 0}} {
+	}{{1000, 1, 10, 250}, {40, 1, 10, 10}, {20, 1, 5, 5}, {3, 1, 1, 1}, {0, 1, 0, 0},
+		{100, 4, 3, 25}, // ten products are three batches of four
+		{8, 4, 2, 2}, {100, 32, 1, 25}, {100, 0, 10, 25}} {
 		times := make([]time.Duration, tc.n)
-		b, s := BurstSustained(times)
+		b, s := BurstSustained(times, tc.perBatch)
 		if len(b) != tc.burst || len(s) != tc.sust {
-			t.Errorf("BurstSustained(%d): %d, %d; want %d, %d", tc.n, len(b), len(s), tc.burst, tc.sust)
+			t.Errorf("BurstSustained(%d batches of %d): %d, %d; want %d, %d", tc.n, tc.perBatch, len(b), len(s), tc.burst, tc.sust)
 		}
 	}
 }

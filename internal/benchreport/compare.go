@@ -33,6 +33,10 @@ type ComparedValue struct {
 	Value      *float64 `json:"value"`
 	Efficiency *float64 `json:"efficiency"`
 	Status     string   `json:"status"` // "" when the report has no such measurement
+	// Settings are the measurement's (Measurement.Settings): two values
+	// whose settings differ (NCCL_ALGO=NVLS and Ring, TF32 turned off)
+	// measure different things.
+	Settings map[string]string `json:"settings,omitempty"`
 }
 
 // Compare lines the reports' measurements up by name and device, in the
@@ -55,7 +59,7 @@ func Compare(names []string, docs []*Document, c *catalog.Catalog) *Comparison {
 				index[key] = row
 				cmp.Rows = append(cmp.Rows, ComparedRow{Name: m.Name, Device: m.Device, Unit: m.Unit, Values: make([]ComparedValue, len(docs))})
 			}
-			v := ComparedValue{Value: m.Value, Status: m.Status}
+			v := ComparedValue{Value: m.Value, Status: m.Status, Settings: m.Settings}
 			if m.Efficiency != nil {
 				v.Efficiency = Efficiency(d.SpecOf(c, m.Device), m)
 			}

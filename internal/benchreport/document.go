@@ -127,6 +127,12 @@ type Measurement struct {
 	Link string `json:"link,omitempty"`
 	// Sweep is the all-reduce's figure at every message size it measured.
 	Sweep []SweepPoint `json:"sweep,omitempty"`
+	// Settings are the environment variables, set when it was measured,
+	// that change what the figure means: NVIDIA_TF32_OVERRIDE for GEMMs
+	// (0 turns TF32 off in cuBLAS), NCCL_ALGO, NCCL_PROTO, NCCL_NVLS_ENABLE
+	// and the like for the all-reduce (an NVLS figure is not comparable
+	// with a ring one). Absent when none was set: the library chose.
+	Settings map[string]string `json:"settings,omitempty"`
 }
 
 // SweepPoint is a collective at one message size: the median time of one
@@ -241,6 +247,11 @@ func (d *Document) Validate() error {
 				return fmt.Errorf("%s: sweep[%d].bytes = %d; want 1 or more", at, j, p.Bytes)
 			}
 		}
+		for k, v := range m.Settings {
+			if !validSetting(k) || len(v) > maxSettingLen {
+				return fmt.Errorf("%s: settings[%q]: want an environment variable's name (A-Z, 0-9, _) and a value of at most %d bytes", at, k, maxSettingLen)
+			}
+		}
 	}
 	for i, w := range d.Workloads {
 		if w.Name == "" || !(w.Value >= 0) || math.IsInf(w.Value, 0) {
@@ -248,6 +259,24 @@ func (d *Document) Validate() error {
 		}
 	}
 	return nil
+}
+
+// maxSettingLen bounds a setting's value in a report.
+const maxSettingLen = 256
+
+// validSetting reports whether name is an environment variable's name as
+// settings records them: upper-case letters, digits and _, not starting
+// with a digit, at most 64 bytes.
+func validSetting(name string) bool {
+	if name == "" || len(name) > 64 || (name[0] >= '0' && name[0] <= '9') {
+		return false
+	}
+	for _, c := range name {
+		if !(c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_') {
+			return false
+		}
+	}
+	return true
 }
 
 // Encode writes the document as indented JSON.

@@ -167,3 +167,42 @@ func FuzzDecode(f *testing.F) {
 		}
 	})
 }
+
+// Settings record the environment that changes a figure (NCCL_ALGO,
+// NVIDIA_TF32_OVERRIDE): they survive a round trip and go with the value
+// into a comparison; a name that is no environment variable's is refused.
+func TestSettings(t *testing.T) {
+	d := sampleDocument()
+	d.Measurements[4] = Measurement{Name: "nccl_allreduce_busbw", Device: "node", Value: F(350), Unit: "GB/s", Status: StatusOK,
+		Settings: map[string]string{"NCCL_ALGO": "NVLS", "NCCL_PROTO": "Simple"}}
+	var buf bytes.Buffer
+	if err := d.Encode(&buf); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(buf.String(), `"settings": {
+        "NCCL_ALGO": "NVLS",`) {
+		t.Errorf("settings not written as an object:\n%s", buf.String())
+	}
+	back, err := DecodeDocument(bytes.NewReader(buf.Bytes()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := back.Measurements[4].Settings; len(got) != 2 || got["NCCL_ALGO"] != "NVLS" || got["NCCL_PROTO"] != "Simple" {
+		t.Errorf("settings read back as %v", got)
+	}
+	other := sampleDocument()
+	other.Measurements[4] = d.Measurements[4]
+	other.Measurements[4].Settings = map[string]string{"NCCL_ALGO": "Ring"}
+	cmp := Compare([]string{"nvls", "ring"}, []*Document{back, other}, nil)
+	for _, r := range cmp.Rows {
+		if r.Name == "nccl_allreduce_busbw" && (r.Values[0].Settings["NCCL_ALGO"] != "NVLS" || r.Values[1].Settings["NCCL_ALGO"] != "Ring") {
+			t.Errorf("compare settings %v and %v", r.Values[0].Settings, r.Values[1].Settings)
+		}
+	}
+	for _, bad := range []map[string]string{{"nccl_algo": "x"}, {"": "x"}, {"1X": "y"}, {"A B": "y"}, {"NCCL_ALGO": strings.Repeat("x", 300)}} {
+		d.Measurements[4].Settings = bad
+		if err := d.Validate(); err == nil || !strings.Contains(err.Error(), "measurements[4] (nccl_allreduce_busbw): settings[") {
+			t.Errorf("settings %v: got %v", bad, err)
+		}
+	}
+}

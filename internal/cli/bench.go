@@ -48,11 +48,13 @@ type benchFlags struct {
 	device    string
 	quick     bool
 	allowBusy bool
-	only      []string
-	dtypes    []string
-	sustain   time.Duration
-	out       string
-	upload    uploadFlags
+	// sustainAll runs the sustained GEMM on every GPU at once.
+	sustainAll bool
+	only       []string
+	dtypes     []string
+	sustain    time.Duration
+	out        string
+	upload     uploadFlags
 }
 
 func newBenchCmd(e *env) *cobra.Command {
@@ -97,6 +99,7 @@ A measurement that fails is recorded in the report and the command exits 1.`,
 	fl.StringSliceVar(&f.dtypes, "dtypes", nil, "GEMM types: fp32,tf32,bf16,fp16,fp8,fp64 (default: all a GPU may have; fp32,fp64 on the CPU)")
 	fl.DurationVar(&f.sustain, "sustain", bench.DefaultSustain(false), "how long the sustained GEMM runs (0 to skip; default 0 with --quick; at most "+bench.MaxSustain.String()+")")
 	fl.StringVar(&f.out, "out", "report.json", "write the JSON report to this file ('' for none)")
+	fl.BoolVar(&f.sustainAll, "sustain-all", false, "run the sustained GEMM on every GPU at once, so that the node's power and cooling limits bind (adds the node's power draw)")
 	fl.BoolVar(&f.allowBusy, "allow-busy", false, "measure GPUs that other programs compute on (their figures are then shared with them)")
 	f.upload.register(cmd, "the report")
 	getFormat := outputFlag(cmd)
@@ -131,7 +134,7 @@ A measurement that fails is recorded in the report and the command exits 1.`,
 // (the request's Validate checks the values). changed reports whether the
 // user set a flag, so that --sustain's default can follow --quick.
 func benchRequestFromFlags(f *benchFlags, changed func(string) bool) (bench.Request, error) {
-	req := bench.Request{Device: strings.ToLower(strings.TrimSpace(f.device)), Quick: f.quick, Sustain: f.sustain, AllowBusy: f.allowBusy}
+	req := bench.Request{Device: strings.ToLower(strings.TrimSpace(f.device)), Quick: f.quick, Sustain: f.sustain, SustainAll: f.sustainAll, AllowBusy: f.allowBusy}
 	if !changed("sustain") {
 		req.Sustain = bench.DefaultSustain(f.quick)
 	}
@@ -184,6 +187,16 @@ func runBench(ctx context.Context, e *env, req bench.Request, out string, format
 		}
 	}()
 	rn := &bench.Runner{Catalog: cat, Tune: benchTune, OpenComm: openComm}
+	if out != "" {
+		// A driver call that hangs ends the process: what was measured
+		// before it is written first, ending with the watchdog's entry.
+		rn.OnHang = func(d *benchreport.Document) {
+			d.Host, d.Cloud = hostDesc, cloud
+			if err := writeReport(out, d); err != nil {
+				fmt.Fprintf(e.stderr, "gpuscout: the partial report was not written: %v\n", err)
+			}
+		}
+	}
 	if progressTTY(e.stderr) {
 		rn.Progress = func(ev bench.Event) { benchProgress(e.stderr, ev, req) }
 	}

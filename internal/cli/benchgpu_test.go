@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gpuscout/gpuscout/internal/bench"
 	"github.com/gpuscout/gpuscout/internal/benchreport"
@@ -18,11 +19,18 @@ import (
 	"github.com/gpuscout/gpuscout/internal/render"
 )
 
+// fakeNode is the fake libraries fakeGPUs set up: their folder and the
+// fake driver's settings (fakecuda.c's fake_cuda_set).
+type fakeNode struct {
+	env     *dl.Env
+	cudaSet func(key string, v int64) int32
+}
+
 // fakeGPUs builds the fake libcuda, libcublas, libnvidia-ml and libnccl
 // (internal/gpu/*/testdata), sets them to gpus GPUs on NVLink with the
 // virtual clock, points openGPUs at them through the real bindings, and at
 // cleanup fails the test if a fake saw a bad call.
-func fakeGPUs(t *testing.T, gpus int64) {
+func fakeGPUs(t *testing.T, gpus int64) fakeNode {
 	t.Helper()
 	env := dltest.Env(
 		dltest.Build(t, "../gpu/cuda/testdata/fakecuda.c", "libcuda.so.1"),
@@ -71,6 +79,7 @@ func fakeGPUs(t *testing.T, gpus int64) {
 			}
 		}
 	})
+	return fakeNode{env: &env, cudaSet: cudaSet}
 }
 
 // The whole pipeline on three fake H200s: `gpuscout bench --quick` opens
@@ -146,8 +155,8 @@ func TestBenchFakeGPUsEndToEnd(t *testing.T) {
 	if m := doc.Find("jitter_cv", "gpu2"); *m.Value != 0 || *m.CV != 0 {
 		t.Errorf("jitter_cv of equal times = %v, want exactly 0", *m.Value)
 	}
-	if m := doc.Find("gemm_fp8", "gpu0"); m == nil || m.Status != benchreport.StatusUnsupported {
-		t.Errorf("gemm_fp8: %+v, want unsupported (cublasGemmEx has no fp8)", m)
+	if m := doc.Find("gemm_fp8", "gpu0"); m == nil || m.Status != benchreport.StatusNotMeasured {
+		t.Errorf("gemm_fp8: %+v, want not measured: the H200 has FP8, which needs cuBLASLt (not implemented), not unsupported", m)
 	}
 	if m := doc.Find("gemm_bf16", "gpu0"); m.Efficiency == nil || !strings.Contains(m.Detail, "64³, 1 per sample; 8 outputs checked") {
 		t.Errorf("gemm_bf16 %+v: want an efficiency against the H200 and the check in the detail", m)
@@ -192,4 +201,45 @@ func ptrText(p *float64) string {
 		return "null"
 	}
 	return render.Figure(*p)
+}
+
+// A driver call that hangs ends the process, but `bench --out` first
+// writes what was measured, ending with the watchdog's entry: the report
+// on disk at the moment the process would exit says where it stopped.
+func TestBenchHangWritesThePartialReport(t *testing.T) {
+	node := fakeGPUs(t, 1)
+	out := filepath.Join(t.TempDir(), "r.json")
+	atExit := make(chan []byte, 1)
+	openGPUs = func() ([]gpu.Device, error) {
+		return openCUDA(cuda.Options{Env: node.env, CallTimeout: 300 * time.Millisecond, Exit: func(string) {
+			b, _ := os.ReadFile(out)
+			atExit <- b
+			node.cudaSet("hang_ms", 0) // let the hung call return: the test goes on
+		}})
+	}
+	old := benchTune
+	t.Cleanup(func() { benchTune = old })
+	benchTune = func(p *bench.Plan) { p.GemmN, p.CopyBytes, p.HostBytes, p.SampleTarget = 64, 1<<20, 1<<20, 0 }
+	node.cudaSet("hang_ms", 3000) // the first synchronisation hangs
+	stdout, errOut, code := run(t, "bench", "--quick", "--only", "hbm", "--out", out)
+	if code != 0 {
+		t.Logf("exit %d: %s\n%s", code, errOut, stdout)
+	}
+	var b []byte
+	select {
+	case b = <-atExit:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the watchdog did not fire")
+	}
+	doc, err := benchreport.DecodeDocument(bytes.NewReader(b))
+	if err != nil {
+		t.Fatalf("the report on disk at the exit: %v\n%s", err, b)
+	}
+	last := doc.Measurements[len(doc.Measurements)-1]
+	if last.Name != bench.NameWatchdog || last.Status != benchreport.StatusFailed || !strings.Contains(last.Detail, "the run stopped in group hbm") {
+		t.Errorf("the last entry is %+v; want the watchdog's, naming the group", last)
+	}
+	if doc.Host.CPUModel == "" && doc.Host.Cores == 0 {
+		t.Errorf("the partial report does not say which machine it measured: %+v", doc.Host)
+	}
 }

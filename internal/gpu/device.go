@@ -69,6 +69,24 @@ type Ptr uint64
 // measurement is reported as not applicable, not as a failure.
 var ErrUnsupported = errors.New("not supported on this device")
 
+// ErrNotImplemented is returned (wrapped) for an operation the device has
+// but this gpuscout cannot drive yet, e.g. an FP8 product on a GPU with FP8
+// tensor cores (it needs cuBLASLt): the measurement is reported as not
+// measured, never as unsupported.
+var ErrNotImplemented = errors.New("not implemented in this gpuscout")
+
+// HasFP8 reports whether a compute capability ("9.0") has FP8 (E4M3)
+// tensor cores: 8.9 (Ada) and later. ok is false when it cannot be read.
+func HasFP8(computeCap string) (has, ok bool) {
+	major, minor, found := strings.Cut(computeCap, ".")
+	a, err1 := strconv.Atoi(major)
+	b, err2 := strconv.Atoi(minor)
+	if !found || err1 != nil || err2 != nil {
+		return false, false
+	}
+	return a > 8 || (a == 8 && b >= 9), true
+}
+
 // Info describes a device. Unknown fields are zero or empty and shown as
 // unknown; a device fills what its library reports.
 type Info struct {
@@ -94,10 +112,14 @@ type Info struct {
 	MIG             string // "enabled" (a MIG instance, or a GPU in MIG mode), "disabled" or ""
 	Virtualized     string // NVML's virtualization mode: "NONE", "PASSTHROUGH", "VGPU", ...
 	NUMANode        int    // -1 when unknown
-	Libraries       map[string]string
-	IsCPU           bool // the host CPU device of `bench --device cpu`
-	BusID           string
-	Architecture    string
+	// NUMABinding says how the device's host side was placed on NUMANode
+	// (the thread that drives it bound to the node's CPUs, its pinned host
+	// memory preferred there), or why not; "" when not attempted.
+	NUMABinding  string
+	Libraries    map[string]string
+	IsCPU        bool // the host CPU device of `bench --device cpu`
+	BusID        string
+	Architecture string
 }
 
 // Device is one accelerator as bench drives it. Implementations serialise

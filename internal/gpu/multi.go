@@ -32,15 +32,23 @@ type Peer interface {
 // one receive buffer per device, grown to the largest size asked for.
 type Comm interface {
 	// AllReduce sums bytes of dt elementwise across the devices (out of
-	// place), iters times back to back, and returns the device time of one
-	// all-reduce: the slowest device's. bytes must be a positive multiple of
-	// dt's size. An implementation that can check the sum returns an error
-	// for a wrong one.
-	AllReduce(dt DType, bytes int64, iters int) (time.Duration, error)
+	// place): warmup untimed all-reduces, then iters timed ones, all queued
+	// back to back, and returns the device time of one timed all-reduce: the
+	// slowest device's. Each device's start is marked on its stream behind
+	// the warm-up, from the thread that queues the all-reduces, so that the
+	// time counts neither a thread hand-off nor the host's queueing while
+	// the warm-up still keeps the devices busy. bytes must be a positive
+	// multiple of dt's size. An implementation that can check the sum
+	// returns an error for a wrong one.
+	AllReduce(dt DType, bytes int64, warmup, iters int) (time.Duration, error)
 	// Devices is how many devices take part.
 	Devices() int
 	// Describe names the library and its version ("NCCL 2.27.3").
 	Describe() string
+	// Settings are the environment variables set for the library that
+	// change which algorithm, protocol or path it takes (NCCL_ALGO=Ring,
+	// NCCL_NVLS_ENABLE=0), by name; empty when it chooses on its own.
+	Settings() map[string]string
 	// Close frees the buffers and the communicator (before the devices close).
 	Close() error
 }

@@ -51,10 +51,25 @@ func OpenCollective(devs []gpu.Device) (gpu.Comm, error) {
 // Devices is the number of GPUs in the communicator.
 func (k *collective) Devices() int { return len(k.c.devs) }
 
-// ncclSettings are the environment variables that change which algorithm
-// or path NCCL takes, and so its bus bandwidth (NVLink SHARP, for one, can
-// exceed the link speed): Describe names those that are set.
-var ncclSettings = []string{"NCCL_ALGO", "NCCL_PROTO", "NCCL_NVLS_ENABLE", "NCCL_P2P_DISABLE", "NCCL_SHM_DISABLE", "NCCL_P2P_LEVEL"}
+// ncclSettings are the environment variables that change which algorithm,
+// protocol or path NCCL takes, and so its bus bandwidth (NVLink SHARP, for
+// one, can exceed the link speed): Describe names those that are set, and
+// Settings gives them for the report. NCCL reads them from the process's
+// environment when it starts, as Go does.
+var ncclSettings = []string{"NCCL_ALGO", "NCCL_PROTO", "NCCL_NVLS_ENABLE", "NCCL_COLLNET_ENABLE", "NCCL_P2P_DISABLE",
+	"NCCL_SHM_DISABLE", "NCCL_P2P_LEVEL", "NCCL_NET_GDR_LEVEL", "NCCL_IB_DISABLE", "NCCL_MIN_NCHANNELS", "NCCL_MAX_NCHANNELS",
+	"NCCL_TUNER_PLUGIN"}
+
+// Settings are the variables above that are set, by name.
+func (k *collective) Settings() map[string]string {
+	out := map[string]string{}
+	for _, name := range ncclSettings {
+		if v, ok := os.LookupEnv(name); ok {
+			out[name] = v
+		}
+	}
+	return out
+}
 
 // Describe names NCCL, its version and the settings above that are set:
 // "NCCL 2.27.3, NCCL_ALGO=Ring".
@@ -112,9 +127,10 @@ func (k *collective) free() {
 	k.send, k.recv, k.size = nil, nil, 0
 }
 
-// AllReduce sums bytes of dt across the GPUs iters times and returns the
-// time of one; for fp32 it checks the sum.
-func (k *collective) AllReduce(dt gpu.DType, bytes int64, iters int) (time.Duration, error) {
+// AllReduce sums bytes of dt across the GPUs, warmup times untimed then
+// iters times timed (Comm.AllReduce), and returns the time of one; for
+// fp32 it checks the sum.
+func (k *collective) AllReduce(dt gpu.DType, bytes int64, warmup, iters int) (time.Duration, error) {
 	eb := int64(dt.ElemBytes())
 	if bytes < eb || bytes%eb != 0 {
 		return 0, fmt.Errorf("nccl all-reduce of %d bytes: want a positive multiple of %s's %d bytes", bytes, dt, eb)
@@ -126,7 +142,7 @@ func (k *collective) AllReduce(dt gpu.DType, bytes int64, iters int) (time.Durat
 		return 0, err
 	}
 	count := bytes / eb
-	t, err := k.c.AllReduce(dt, k.send, k.recv, count, iters)
+	t, err := k.c.AllReduce(dt, k.send, k.recv, count, warmup, iters)
 	if err != nil || dt != gpu.FP32 {
 		return t, err
 	}

@@ -152,15 +152,15 @@ func TestCollective(t *testing.T) {
 		{1 << 20, 3, 15923 * time.Nanosecond}, // 5000 + 4/3·1048576/128 = 15922.67
 		{64, 1, 5001 * time.Nanosecond},       // 5000.67; smaller than the buffers: no regrowth
 	} {
-		got, err := c.AllReduce(gpu.FP32, tc.bytes, tc.iters)
+		got, err := c.AllReduce(gpu.FP32, tc.bytes, 0, tc.iters)
 		if err != nil || got < tc.want-time.Nanosecond || got > tc.want+time.Nanosecond {
 			t.Errorf("AllReduce(%d B × %d) = %v, %v; want %v ± 1 ns", tc.bytes, tc.iters, got, err, tc.want)
 		}
 	}
-	if _, err := c.AllReduce(gpu.FP32, 6, 1); err == nil || !strings.Contains(err.Error(), "want a positive multiple of fp32's 4 bytes") {
+	if _, err := c.AllReduce(gpu.FP32, 6, 0, 1); err == nil || !strings.Contains(err.Error(), "want a positive multiple of fp32's 4 bytes") {
 		t.Errorf("6 bytes of fp32: %v", err)
 	}
-	if _, err := c.AllReduce(gpu.FP8, 8, 1); !errors.Is(err, gpu.ErrUnsupported) {
+	if _, err := c.AllReduce(gpu.FP8, 8, 0, 1); !errors.Is(err, gpu.ErrUnsupported) {
 		t.Errorf("fp8: %v", err)
 	}
 	if err := c.Close(); err != nil {

@@ -136,6 +136,7 @@ func Open(opts Options) ([]gpu.Device, error) {
 		}
 		if err == nil {
 			driverFill(d)
+			d.placeOnNUMA()
 			before := d.computePIDs()
 			err = d.setup(picker)
 			d.notSelf(before)

@@ -18,7 +18,15 @@ import (
 )
 
 func TestMain(m *testing.M) {
+	// The fakes' GPUs are on no NUMA node of this machine's: an empty sysfs
+	// (TestNUMAPlacement makes its own).
+	dir, err := os.MkdirTemp("", "gpuscout-sysfs-")
+	if err != nil {
+		panic(err)
+	}
+	sysfsRoot = dir
 	code := m.Run()
+	os.RemoveAll(dir)
 	dltest.Cleanup()
 	os.Exit(code)
 }
@@ -124,7 +132,8 @@ func TestInfoH200(t *testing.T) {
 		MemoryBytes: 143771 << 20, MemoryFreeBytes: 149560000000, Driver: "580.159.04", Runtime: "13.0", Multiprocs: 132, ComputeCap: "9.0",
 		ClockMHz: 345, MaxClockMHz: 1980, MemClockMHz: 3201, PowerLimitW: 700, PCIeGen: 5, PCIeWidth: 16,
 		ECC: "enabled", MIG: "disabled", Virtualized: "PASSTHROUGH", NUMANode: -1, BusID: "00000000:00:06.0",
-		Architecture: "Hopper"}
+		Architecture: "Hopper",
+		NUMABinding:  "the GPU's NUMA node is unknown (NVML and sysfs name none: one node, or firmware that does not say); host memory placed as the kernel chose"}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("Info:\n got %+v\nwant %+v", got, want)
 	}
@@ -330,8 +339,11 @@ func TestGemm(t *testing.T) {
 			d.Free(p)
 		}
 	}
-	if err := d.Gemm(gpu.FP8, 16, 16, 16, 1, 1, 1); !errors.Is(err, gpu.ErrUnsupported) {
-		t.Errorf("fp8: err = %v, want gpu.ErrUnsupported", err)
+	// The H200 has FP8 tensor cores: an FP8 product is not implemented
+	// (it needs cuBLASLt), never "unsupported".
+	if err := d.Gemm(gpu.FP8, 16, 16, 16, 1, 1, 1); !errors.Is(err, gpu.ErrNotImplemented) || errors.Is(err, gpu.ErrUnsupported) ||
+		!strings.Contains(err.Error(), "compute capability 9.0) has FP8 tensor cores, but an FP8 product needs cuBLASLt") {
+		t.Errorf("fp8: err = %v, want gpu.ErrNotImplemented", err)
 	}
 	if err := d.Gemm(gpu.FP32, 0, 16, 16, 1, 1, 1); err == nil || !strings.Contains(err.Error(), "m = 0 is not in 1..") {
 		t.Errorf("m = 0: err = %v", err)
@@ -688,7 +700,7 @@ func TestNCCLAllReduce(t *testing.T) {
 		}
 		bufs = append(bufs, p)
 	}
-	if _, err := c.AllReduce(gpu.FP32, bufs, bufs, count, 1); err != nil {
+	if _, err := c.AllReduce(gpu.FP32, bufs, bufs, count, 0, 1); err != nil {
 		t.Fatal(err)
 	}
 	for i, d := range devs {
@@ -700,10 +712,10 @@ func TestNCCLAllReduce(t *testing.T) {
 			t.Errorf("GPU %d: after the all-reduce of 1 and 2: %v, want 3", i, got)
 		}
 	}
-	if _, err := c.AllReduce(gpu.FP8, bufs, bufs, count, 1); !errors.Is(err, gpu.ErrUnsupported) {
+	if _, err := c.AllReduce(gpu.FP8, bufs, bufs, count, 0, 1); !errors.Is(err, gpu.ErrUnsupported) {
 		t.Errorf("fp8 all-reduce: err = %v", err)
 	}
-	if _, err := c.AllReduce(gpu.FP32, bufs[:1], bufs, count, 1); err == nil {
+	if _, err := c.AllReduce(gpu.FP32, bufs[:1], bufs, count, 0, 1); err == nil {
 		t.Error("one buffer for two GPUs was accepted")
 	}
 	if err := c.Close(); err != nil {

@@ -47,6 +47,7 @@ type Device struct {
 var _ gpu.Device = (*Device)(nil)
 var _ gpu.Sampler = (*Device)(nil)
 var _ gpu.ProcessLister = (*Device)(nil)
+var _ gpu.Pipeliner = (*Device)(nil)
 
 // call runs a driver call on the device's thread and maps its result.
 func (d *Device) call(name string, f func() int32) error {
@@ -329,12 +330,33 @@ func (d *Device) Fill32(dst gpu.Ptr, v uint32, n int64) error {
 	return d.call("cuMemsetD32Async", func() int32 { return d.drv.f.memsetD32(uint64(dst), v, uint64(n), d.stream) })
 }
 
+// fp8Error says why an FP8 product is not measured: a GPU of compute
+// capability 8.9 or later has FP8 tensor cores, but an FP8 product needs
+// cuBLASLt (cublasLtMatmul with scale pointers and the TN layout), which
+// this gpuscout does not bind yet: gpu.ErrNotImplemented, never
+// "unsupported". An older GPU has none: gpu.ErrUnsupported.
+func (d *Device) fp8Error() error {
+	has, ok := gpu.HasFP8(d.info.ComputeCap)
+	switch {
+	case ok && !has:
+		return fmt.Errorf("GPU %d: gemm fp8: compute capability %s has no FP8 tensor cores (8.9 and later do): %w", d.ord, d.info.ComputeCap, gpu.ErrUnsupported)
+	case ok:
+		return fmt.Errorf("GPU %d: gemm fp8: this GPU (compute capability %s) has FP8 tensor cores, but an FP8 product needs cuBLASLt "+
+			"(cublasLtMatmul with scale pointers, TN layout), which this gpuscout does not drive yet: %w", d.ord, d.info.ComputeCap, gpu.ErrNotImplemented)
+	}
+	return fmt.Errorf("GPU %d: gemm fp8: compute capability unknown; an FP8 product needs cuBLASLt, which this gpuscout does not drive yet: %w", d.ord, gpu.ErrNotImplemented)
+}
+
 // Gemm queues C = A·B (column-major, no transposes) with cublasGemmEx:
 // fp32, tf32 (CUBLAS_COMPUTE_32F_FAST_TF32), bf16 and fp16 with fp32
-// accumulation, fp64. fp8 is gpu.ErrUnsupported (it needs cublasLt).
+// accumulation, fp64. fp8 is gpu.ErrNotImplemented on a GPU that has it
+// (it needs cuBLASLt), gpu.ErrUnsupported on one that has not.
 func (d *Device) Gemm(dt gpu.DType, m, n, k int, a, b, c gpu.Ptr) error {
 	elem, compute, ok := gemmTypes(dt)
 	if !ok {
+		if dt == gpu.FP8 {
+			return d.fp8Error()
+		}
 		return fmt.Errorf("GPU %d: gemm %s: %w", d.ord, dt, gpu.ErrUnsupported)
 	}
 	if err := checkGemmDims(m, n, k); err != nil {
@@ -409,6 +431,97 @@ func (d *Device) Time(f func() error) (time.Duration, error) {
 		return 0, err
 	}
 	return eventDuration(ms), nil
+}
+
+// pipelineDepth is how many timed batches Pipeline keeps queued ahead of
+// the one it waits for: enough to ride out the host being late by a few
+// batches (a descheduled thread, a garbage collection).
+const pipelineDepth = 3
+
+// Pipeline queues batch again and again with an event after each, keeping
+// pipelineDepth batches queued beyond the one it waits for, so the GPU
+// always has work while the host waits and records (gpu.Pipeliner):
+// back-to-back work, each batch timed by the GPU between the events
+// around it. A first batch is queued untimed, ahead of the first event, so
+// that the first time is the GPU's too, not the host's launch. The events
+// are the run's own; the whole run is one region of the device's thread,
+// each driver call under the watchdog's deadline.
+func (d *Device) Pipeline(batch func() error, more func(done int) bool) ([]time.Duration, error) {
+	var times []time.Duration
+	var rc int32
+	var fn string
+	var ferr error
+	err := d.w.do("a pipelined region", func() {
+		call := func(name string, f func() int32) bool {
+			fn = name
+			d.w.mark(name)
+			rc = f()
+			return rc == 0
+		}
+		var evs [pipelineDepth + 2]uintptr
+		defer func() {
+			for _, e := range evs {
+				if e != 0 {
+					if r := d.drv.f.eventDestroy(e); r != 0 && rc == 0 {
+						fn, rc = "cuEventDestroy_v2", r
+					}
+				}
+			}
+		}()
+		for i := range evs {
+			if !call("cuEventCreate", func() int32 { return d.drv.f.eventCreate(&evs[i], eventDefault) }) {
+				return
+			}
+		}
+		ev := func(i int) uintptr { return evs[i%len(evs)] }
+		queue := func(end uintptr) bool {
+			if ferr = batch(); ferr != nil {
+				call("cuStreamSynchronize", func() int32 { return d.drv.f.streamSync(d.stream) })
+				return false
+			}
+			return end == 0 || call("cuEventRecord", func() int32 { return d.drv.f.eventRecord(end, d.stream) })
+		}
+		if !more(0) || !queue(0) || !call("cuEventRecord", func() int32 { return d.drv.f.eventRecord(ev(0), d.stream) }) {
+			return
+		}
+		// queued counts the timed batches queued: batch k runs between
+		// events k and k+1.
+		queued, stop := 0, false
+		for k := 0; ; k++ {
+			for !stop && queued < k+1+pipelineDepth {
+				if stop = !more(k); stop && queued > k {
+					break
+				}
+				if stop { // nothing queued to wait for: done
+					return
+				}
+				if !queue(ev(queued + 1)) {
+					return
+				}
+				queued++
+			}
+			if k >= queued {
+				return
+			}
+			var ms float32
+			start, end := ev(k), ev(k+1)
+			if !call("cuEventSynchronize", func() int32 { return d.drv.f.eventSync(end) }) ||
+				!call("cuEventElapsedTime", func() int32 { return d.drv.f.eventElapsed(&ms, start, end) }) {
+				return
+			}
+			times = append(times, eventDuration(ms))
+		}
+	})
+	if err != nil {
+		return nil, err
+	}
+	if ferr != nil {
+		return nil, errors.Join(ferr, cuErr(d.drv, int(d.ord), fn, rc))
+	}
+	if err := cuErr(d.drv, int(d.ord), fn, rc); err != nil {
+		return nil, err
+	}
+	return times, nil
 }
 
 // Sync waits for the device's stream.

@@ -87,6 +87,7 @@ type Comm struct {
 	version    string
 	f          ncclFuncs
 	comms      []uintptr
+	start, end []uintptr // each GPU's timing events, created on w's thread
 	w          *worker
 	closed     sync.Once
 	driverCUDA int
@@ -178,7 +179,39 @@ func initComm(devs []*Device, lib *dl.Library, list []int32) (*Comm, error) {
 		c.w.stop()
 		return nil, err
 	}
+	if err := c.events(); err != nil {
+		c.Close()
+		return nil, err
+	}
 	return c, nil
+}
+
+// events creates each GPU's start and end events on the Comm's thread,
+// with the GPU's context current, for AllReduce to record there.
+func (c *Comm) events() error {
+	c.start, c.end = make([]uintptr, len(c.devs)), make([]uintptr, len(c.devs))
+	var rc int32
+	var fn string
+	var at int
+	if err := c.w.do("cuEventCreate", func() {
+		for i, d := range c.devs {
+			at = int(d.ord)
+			fn = "cuCtxSetCurrent"
+			if rc = d.drv.f.ctxSetCurrent(d.ctx); rc != 0 {
+				return
+			}
+			fn = "cuEventCreate"
+			if rc = d.drv.f.eventCreate(&c.start[i], eventDefault); rc != 0 {
+				return
+			}
+			if rc = d.drv.f.eventCreate(&c.end[i], eventDefault); rc != 0 {
+				return
+			}
+		}
+	}); err != nil {
+		return err
+	}
+	return cuErr(c.devs[0].drv, at, fn, rc)
 }
 
 // Skipped lists the NCCL libraries passed over before this one, and why.
@@ -205,10 +238,20 @@ func ncclType(dt gpu.DType) (int32, bool) {
 }
 
 // AllReduce sums count elements of dt across the GPUs (send[i] and recv[i]
-// on devs[i]; they may be the same buffer), iters times back to back, and
-// returns the GPU time of one all-reduce: the slowest device's events over
-// iters. algbw = bytes / time; busbw = algbw × 2(n−1)/n.
-func (c *Comm) AllReduce(dt gpu.DType, send, recv []gpu.Ptr, count int64, iters int) (time.Duration, error) {
+// on devs[i]; they may be the same buffer): warmup untimed all-reduces,
+// then iters timed ones, all queued back to back, and returns the GPU time
+// of one timed all-reduce: the slowest device's events over iters.
+// algbw = bytes / time; busbw = algbw × 2(n−1)/n.
+//
+// Everything runs in one region of the Comm's own thread: the warm-up is
+// queued, then each GPU's start event is recorded on its stream (with its
+// context made current there), then the timed all-reduces and the end
+// events. So no thread hand-off stands between a start event and the
+// all-reduces it times, and behind a warm-up that still keeps the GPUs
+// busy the start event fires when the warm-up ends, not when the host
+// recorded it: the host's own queueing of the next all-reduces is hidden
+// as long as it keeps ahead of the GPUs.
+func (c *Comm) AllReduce(dt gpu.DType, send, recv []gpu.Ptr, count int64, warmup, iters int) (time.Duration, error) {
 	nt, ok := ncclType(dt)
 	if !ok {
 		return 0, fmt.Errorf("nccl all-reduce %s: %w", dt, gpu.ErrUnsupported)
@@ -216,57 +259,74 @@ func (c *Comm) AllReduce(dt gpu.DType, send, recv []gpu.Ptr, count int64, iters 
 	if len(send) != len(c.devs) || len(recv) != len(c.devs) {
 		return 0, fmt.Errorf("nccl: %d send and %d receive buffers for %d GPUs", len(send), len(recv), len(c.devs))
 	}
-	if count < 1 || iters < 1 || iters > 1_000_000 {
-		return 0, fmt.Errorf("nccl: count %d and iterations %d; want count ≥ 1 and 1..1000000 iterations", count, iters)
-	}
-	for _, d := range c.devs {
-		if err := d.call("cuEventRecord(start)", func() int32 { return d.drv.f.eventRecord(d.start, d.stream) }); err != nil {
-			return 0, err
-		}
+	if count < 1 || iters < 1 || iters > 1_000_000 || warmup < 0 || warmup > 1_000_000 {
+		return 0, fmt.Errorf("nccl: count %d, %d warm-up and %d timed iterations; want count ≥ 1, 0..1000000 warm-up and 1..1000000 timed", count, warmup, iters)
 	}
 	var rc int32
-	fn := "ncclGroupStart"
-	err := c.w.do("ncclAllReduce (grouped)", func() {
-		for range iters {
+	var fn string
+	var cuDev = -1 // the GPU a failed driver call was for; -1 for NCCL's
+	ms := make([]float32, len(c.devs))
+	launch := func(n int) bool {
+		for range n {
+			fn = "ncclGroupStart"
 			c.w.mark("ncclGroupStart/ncclAllReduce/ncclGroupEnd")
 			if rc = c.f.groupStart(); rc != 0 {
-				return
+				return false
 			}
 			fn = "ncclAllReduce"
 			for i, d := range c.devs {
 				if rc = c.f.allReduce(uint64(send[i]), uint64(recv[i]), uint64(count), nt, ncclSum, c.comms[i], d.stream); rc != 0 {
 					c.f.groupEnd()
-					return
+					return false
 				}
 			}
 			fn = "ncclGroupEnd"
 			if rc = c.f.groupEnd(); rc != 0 {
-				return
+				return false
 			}
 		}
+		return true
+	}
+	// onEach makes each GPU's context current on this thread and calls f.
+	onEach := func(name string, f func(i int, d *Device) int32) bool {
+		for i, d := range c.devs {
+			fn, cuDev = name, int(d.ord)
+			c.w.mark(name)
+			if rc = d.drv.f.ctxSetCurrent(d.ctx); rc != 0 {
+				fn = "cuCtxSetCurrent"
+				return false
+			}
+			if rc = f(i, d); rc != 0 {
+				return false
+			}
+		}
+		cuDev = -1
+		return true
+	}
+	err := c.w.do("ncclAllReduce (grouped)", func() {
+		_ = launch(warmup) &&
+			onEach("cuEventRecord(start)", func(i int, d *Device) int32 { return d.drv.f.eventRecord(c.start[i], d.stream) }) &&
+			launch(iters) &&
+			onEach("cuEventRecord(end)", func(i int, d *Device) int32 { return d.drv.f.eventRecord(c.end[i], d.stream) }) &&
+			onEach("cuEventSynchronize+cuEventElapsedTime", func(i int, d *Device) int32 {
+				if rc := d.drv.f.eventSync(c.end[i]); rc != 0 {
+					return rc
+				}
+				return d.drv.f.eventElapsed(&ms[i], c.start[i], c.end[i])
+			})
 	})
-	if err == nil {
-		err = c.describe(ncclErr(fn, rc))
-	}
-	var slowest time.Duration
-	for _, d := range c.devs {
-		var ms float32
-		e := d.call("cuEventRecord+cuEventSynchronize+cuEventElapsedTime", func() int32 {
-			if rc := d.drv.f.eventRecord(d.end, d.stream); rc != 0 {
-				return rc
-			}
-			if rc := d.drv.f.eventSync(d.end); rc != 0 {
-				return rc
-			}
-			return d.drv.f.eventElapsed(&ms, d.start, d.end)
-		})
-		if e != nil {
-			err = errors.Join(err, e)
-		}
-		slowest = max(slowest, eventDuration(ms))
-	}
 	if err != nil {
 		return 0, err
+	}
+	if rc != 0 {
+		if cuDev >= 0 {
+			return 0, cuErr(c.devs[0].drv, cuDev, fn, rc)
+		}
+		return 0, c.describe(ncclErr(fn, rc))
+	}
+	var slowest time.Duration
+	for _, m := range ms {
+		slowest = max(slowest, eventDuration(m))
 	}
 	return slowest / time.Duration(iters), nil
 }
@@ -284,6 +344,27 @@ func BusBandwidth(bytes int64, n int, t time.Duration) float64 {
 func (c *Comm) Close() error {
 	var errs []error
 	c.closed.Do(func() {
+		var rc int32
+		if err := c.w.do("cuEventDestroy_v2", func() {
+			for i, d := range c.devs {
+				if i >= len(c.start) || i >= len(c.end) {
+					break
+				}
+				for _, e := range []uintptr{c.start[i], c.end[i]} {
+					if e == 0 {
+						continue
+					}
+					if rc = d.drv.f.ctxSetCurrent(d.ctx); rc == 0 {
+						rc = d.drv.f.eventDestroy(e)
+					}
+					if rc != 0 {
+						errs = append(errs, cuErr(d.drv, int(d.ord), "cuEventDestroy_v2", rc))
+					}
+				}
+			}
+		}); err != nil {
+			errs = append(errs, err)
+		}
 		for _, comm := range c.comms {
 			if comm == 0 {
 				continue

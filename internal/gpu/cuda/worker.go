@@ -8,6 +8,8 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+
+	"github.com/gpuscout/gpuscout/internal/gpu"
 )
 
 // worker owns one GPU's OS thread: a goroutine locked to its thread, on which
@@ -16,8 +18,9 @@ import (
 // handed to it one at a time.
 //
 // A watchdog watches the call in progress: a driver call that has not
-// returned after the deadline cannot be interrupted, so the watchdog reports
-// which call hung and ends the process through exit.
+// returned after the deadline cannot be interrupted, so the watchdog runs
+// the hooks of gpu.OnHang (bench writes what it measured so far), then
+// reports which call hung and ends the process through exit.
 type worker struct {
 	label    string // "GPU 0", for messages
 	deadline time.Duration
@@ -113,7 +116,9 @@ func (w *worker) watch() {
 			if p := w.busyName.Load(); p != nil {
 				name = *p
 			}
-			w.exit(hungMessage(w.label, name, w.deadline))
+			msg := hungMessage(w.label, name, w.deadline)
+			gpu.Hung(msg) // what was measured so far is written first
+			w.exit(msg)
 		}
 	}
 }
@@ -141,7 +146,11 @@ var errWorkerStopped = errors.New("the device is closed")
 // goroutine under a deadline of its own: for the calls made before a
 // device's thread exists (cuInit, NVML's initialisation).
 func guarded(label, name string, deadline time.Duration, exit func(string), f func()) {
-	t := time.AfterFunc(deadline, func() { exit(hungMessage(label, name, deadline)) })
+	t := time.AfterFunc(deadline, func() {
+		msg := hungMessage(label, name, deadline)
+		gpu.Hung(msg)
+		exit(msg)
+	})
 	defer t.Stop()
 	f()
 }

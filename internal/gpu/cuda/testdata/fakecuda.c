@@ -46,6 +46,26 @@
  *   peer copy, access enabled   2000 + n / 256  (256 GB/s after 2 µs)
  *   peer copy, staged via host  10000 + n / 32
  *   fakecublas's products and fakenccl's all-reduces: see those files.
+ *
+ * "async" (1) makes the fake behave in time as a real driver does, on the
+ * monotonic clock: a call that queues work (a copy, a fill, a product, an
+ * all-reduce, an event) costs the host "call_ns" of busy time before it
+ * returns; the work runs on its GPU after what is queued before it, taking
+ * the table's time × "scale"; an event's time is when its stream reaches
+ * it (at once on an idle stream: the host's time of the call); synchronising
+ * waits until then, and cuEventElapsedTime of an event not yet reached
+ * answers CUDA_ERROR_NOT_READY. So a gap the host leaves between two pieces
+ * of work is idle GPU time, and a timing that records its start on an idle
+ * stream counts the host's time until the work is queued. With
+ * "throttle_pct" the GPU also heats: an operation that starts when the GPU
+ * has been busy at least 90% of the last "heat_ms" (50) runs that much
+ * slower (clocks capped by power), as a real GPU under sustained load does,
+ * and one with time to cool between operations never does.
+ * "stall_every" n and "stall_us": every nth cuStreamSynchronize returns
+ * that much late, as a waiting thread that a hypervisor or a noisy
+ * neighbour kept off its CPU: a delay only the host's clock sees.
+ * fake_cuda_telemetry gives the fake NVML the utilisation and throttling
+ * of the last 100 ms, and fake_cuda_busy the busy time of a GPU up to now.
  */
 #define _GNU_SOURCE
 #include <stdint.h>
@@ -92,10 +112,126 @@ static unsigned long long free_bytes = 149560000000ULL;
 static int peer_on[MAXDEV][MAXDEV]; /* cuCtxEnablePeerAccess(peer) from dev's context */
 static double vt[MAXDEV], evv[MAXOBJ]; /* virtual clock per GPU, and at each event (ns) */
 
-/* fake_cuda_advance moves dev's virtual clock on by ns (when it runs). */
-void fake_cuda_advance(int dev, double ns) {
+/* The real-time ("async") model: when each GPU's queued work ends, and the
+ * intervals it was busy (merged when back to back), on CLOCK_MONOTONIC ns. */
+static int async_mode, throttle_pct, stall_every, nsyncs;
+static long stall_us;
+static long call_ns, heat_ms = 50, scale = 1;
+static double busy_until[MAXDEV], eva[MAXOBJ];
+#define MAXIV 16384
+struct iv { double a, b; int hot; };
+static struct iv ivs[MAXDEV][MAXIV];
+static int niv[MAXDEV];
+
+static double now_ns(void) {
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec * 1e9 + t.tv_nsec;
+}
+/* The host's cost of a call: busy, as a driver spends it. */
+void fake_cuda_host_cost(void) {
+	if (!async_mode || call_ns <= 0) return;
+	double end = now_ns() + call_ns;
+	while (now_ns() < end)
+		;
+}
+static void wait_until(double t) {
+	for (double n = now_ns(); n < t; n = now_ns()) {
+		double d = t - n;
+		struct timespec ts = {(time_t)(d / 1e9), (long)((long long)d % 1000000000LL)};
+		nanosleep(&ts, NULL);
+	}
+}
+/* busy_in: how long dev was (or will have been) busy in [a, b]; mu held. */
+static double busy_in(int dev, double a, double b) {
+	double s = 0;
+	for (int i = niv[dev] - 1; i >= 0 && i >= niv[dev] - MAXIV; i--) {
+		struct iv *v = &ivs[dev][i % MAXIV];
+		if (v->b <= a) break;
+		double lo = v->a > a ? v->a : a, hi = v->b < b ? v->b : b;
+		if (hi > lo) s += hi - lo;
+	}
+	return s;
+}
+/* occupy queues ns of work on dev that cannot start before ready; mu held.
+ * It returns when the work ends. */
+static double occupy(int dev, double ready, double ns) {
+	double start = ready > busy_until[dev] ? ready : busy_until[dev];
+	double w = heat_ms * 1e6;
+	int hot = throttle_pct > 0 && busy_in(dev, start - w, start) >= 0.9 * w;
+	if (hot) ns *= 1 + throttle_pct / 100.0;
+	struct iv *last = niv[dev] ? &ivs[dev][(niv[dev] - 1) % MAXIV] : NULL;
+	if (last && last->b >= start && last->hot == hot) last->b = start + ns;
+	else ivs[dev][niv[dev]++ % MAXIV] = (struct iv){start, start + ns, hot};
+	busy_until[dev] = start + ns;
+	return start + ns;
+}
+/* fake_cuda_collective queues an operation of ns on each of n GPUs that
+ * starts on all of them together, once the last was launched (launch[i],
+ * monotonic ns) and each was free: an all-reduce's kernels wait for their
+ * peers. Each GPU counts as busy from its own start. */
+void fake_cuda_collective(const int *devs, const double *launch, int n, double ns) {
 	pthread_mutex_lock(&mu);
-	if (vclock && dev >= 0 && dev < MAXDEV) vt[dev] += ns;
+	double t0 = 0;
+	for (int i = 0; i < n; i++) {
+		double r = launch[i] > busy_until[devs[i]] ? launch[i] : busy_until[devs[i]];
+		if (r > t0) t0 = r;
+	}
+	for (int i = 0; i < n; i++) {
+		int d = devs[i];
+		double own = launch[i] > busy_until[d] ? launch[i] : busy_until[d];
+		occupy(d, own, t0 - own + ns * scale);
+	}
+	pthread_mutex_unlock(&mu);
+}
+int fake_cuda_async(void) { return async_mode; }
+double fake_cuda_now(void) { return now_ns(); }
+/* fake_cuda_telemetry: physical GPU gpu's busy fraction over the last
+ * window_ns and how much slower its latest work ran (1 + throttle_pct/100
+ * when hot, else 1); 0 when the fake is not in async mode (NVML then
+ * answers its recorded values). */
+int fake_cuda_telemetry(int gpu, double window_ns, double *util, double *slow) {
+	if (!async_mode) return 0;
+	int dev = -1;
+	for (int d = 0; d < ngpus; d++)
+		if (vis[d] == gpu) dev = d;
+	if (dev < 0) return 0;
+	pthread_mutex_lock(&mu);
+	double t = now_ns();
+	*util = busy_in(dev, t - window_ns, t) / window_ns;
+	*slow = 1;
+	for (int i = niv[dev] - 1; i >= 0 && i >= niv[dev] - MAXIV; i--) {
+		struct iv *v = &ivs[dev][i % MAXIV];
+		if (v->a <= t && v->b >= t - window_ns) {
+			if (v->hot) *slow = 1 + throttle_pct / 100.0;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&mu);
+	return 1;
+}
+/* fake_cuda_busy: ordinal dev's busy ns from a to b (monotonic ns). */
+double fake_cuda_busy(int dev, double a, double b) {
+	pthread_mutex_lock(&mu);
+	double s = busy_in(dev, a, b);
+	pthread_mutex_unlock(&mu);
+	return s;
+}
+
+/* fake_cuda_advance moves dev's virtual clock on by ns (when it runs), or
+ * in async mode queues ns × scale of work on it, after the host's cost. */
+void fake_cuda_advance(int dev, double ns) {
+	if (dev < 0 || dev >= MAXDEV) return;
+	if (async_mode) {
+		double t = now_ns();
+		pthread_mutex_lock(&mu);
+		occupy(dev, t, ns * scale);
+		pthread_mutex_unlock(&mu);
+		fake_cuda_host_cost();
+		return;
+	}
+	pthread_mutex_lock(&mu);
+	if (vclock) vt[dev] += ns;
 	pthread_mutex_unlock(&mu);
 }
 
@@ -128,7 +264,17 @@ int fake_cuda_set(const char *key, long v) {
 	else if (!strcmp(key, "init_rc")) init_rc = (int)v;
 	else if (!strcmp(key, "mig")) mig_mask = (int)v;
 	else if (!strcmp(key, "free")) free_bytes = (unsigned long long)v;
+	else if (!strcmp(key, "async")) async_mode = (int)v;
+	else if (!strcmp(key, "call_ns")) call_ns = v;
+	else if (!strcmp(key, "scale")) scale = v > 0 ? v : 1;
+	else if (!strcmp(key, "throttle_pct")) throttle_pct = (int)v;
+	else if (!strcmp(key, "heat_ms")) heat_ms = v;
+	else if (!strcmp(key, "stall_every")) stall_every = (int)v;
+	else if (!strcmp(key, "stall_us")) stall_us = v;
 	else if (!strcmp(key, "reset")) {
+		async_mode = throttle_pct = stall_every = nsyncs = 0; call_ns = stall_us = 0; heat_ms = 50; scale = 1;
+		memset(busy_until, 0, sizeof busy_until);
+		memset(niv, 0, sizeof niv);
 		ngpus = 1; hang_ms = gemm_us = nogpu = init_ms = 0; bad = 0; lastbad[0] = 0;
 		vclock = 0;
 		driver_version = 13000; init_rc = mig_mask = 0; free_bytes = 149560000000ULL;
@@ -325,7 +471,19 @@ static CUresult destroy(const char *fn, unsigned long long h, int kind) {
 	return OK;
 }
 CUresult cuStreamDestroy_v2(unsigned long long s) { return destroy("cuStreamDestroy_v2", s, STREAM); }
-CUresult cuStreamSynchronize(unsigned long long s) { NEED_CTX("cuStreamSynchronize"); NEED_STREAM("cuStreamSynchronize", s); return OK; }
+CUresult cuStreamSynchronize(unsigned long long s) {
+	NEED_CTX("cuStreamSynchronize");
+	NEED_STREAM("cuStreamSynchronize", s);
+	if (async_mode) {
+		pthread_mutex_lock(&mu);
+		double t = busy_until[cur->dev];
+		int stall = stall_every > 0 && ++nsyncs % stall_every == 0;
+		pthread_mutex_unlock(&mu);
+		wait_until(t);
+		if (stall) wait_until(now_ns() + stall_us * 1e3); /* the host, not the GPU, is late */
+	}
+	return OK;
+}
 
 CUresult cuMemAlloc_v2(CUdeviceptr *p, size_t n) {
 	NEED_CTX("cuMemAlloc_v2");
@@ -428,13 +586,22 @@ CUresult cuEventRecord(unsigned long long e, unsigned long long s) {
 	pthread_mutex_lock(&mu);
 	evv[o - objs] = vt[cur->dev];
 	pthread_mutex_unlock(&mu);
+	if (async_mode) { /* when the stream reaches it */
+		double t = now_ns();
+		pthread_mutex_lock(&mu);
+		eva[o - objs] = t > busy_until[cur->dev] ? t : busy_until[cur->dev];
+		pthread_mutex_unlock(&mu);
+		fake_cuda_host_cost();
+	}
 	o->n = 1; /* recorded */
 	return OK;
 }
 CUresult cuEventSynchronize(unsigned long long e) {
 	NEED_CTX("cuEventSynchronize");
-	if (!getobj(e, EVENT)) return fail("cuEventSynchronize", "not an event of this context", INVALID_HANDLE);
+	struct obj *o = getobj(e, EVENT);
+	if (!o) return fail("cuEventSynchronize", "not an event of this context", INVALID_HANDLE);
 	if (hang_ms > 0) usleep(hang_ms * 1000);
+	if (async_mode && o->n) wait_until(eva[o - objs]);
 	return OK;
 }
 static CUresult elapsed(const char *fn, float *ms, unsigned long long a, unsigned long long b) {
@@ -446,6 +613,10 @@ static CUresult elapsed(const char *fn, float *ms, unsigned long long a, unsigne
 	struct timespec s = evtime[x - objs], t = evtime[y - objs];
 	*ms = (float)((t.tv_sec - s.tv_sec) * 1e3 + (t.tv_nsec - s.tv_nsec) / 1e6);
 	if (vclock) *ms = (float)((evv[y - objs] - evv[x - objs]) / 1e6);
+	if (async_mode) {
+		if (now_ns() < eva[y - objs] || now_ns() < eva[x - objs]) return 600; /* CUDA_ERROR_NOT_READY */
+		*ms = (float)((eva[y - objs] - eva[x - objs]) / 1e6);
+	}
 	return OK;
 }
 #ifndef NO_ELAPSED_V2
@@ -515,6 +686,7 @@ static const struct { int code; const char *name, *msg; } errs[] = {
 	{201, "CUDA_ERROR_INVALID_CONTEXT", "invalid device context"},
 	{214, "CUDA_ERROR_ECC_UNCORRECTABLE", "uncorrectable ECC error encountered"},
 	{400, "CUDA_ERROR_INVALID_HANDLE", "invalid resource handle"},
+	{600, "CUDA_ERROR_NOT_READY", "device not ready"},
 	{704, "CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED", "peer access is already enabled"},
 	{802, "CUDA_ERROR_SYSTEM_NOT_READY", "system not yet initialized"},
 	{803, "CUDA_ERROR_SYSTEM_DRIVER_MISMATCH", "system has unsupported display driver / cuda driver combination"},

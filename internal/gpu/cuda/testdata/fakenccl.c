@@ -7,6 +7,10 @@
  * read the result back. Version 2.27.3. On the fake libcuda's virtual clock
  * an all-reduce of n bytes over r ranks advances every rank's GPU by
  * 5000 + 2(r−1)/r · n / 128 ns: 5 µs, then a bus bandwidth of 128 GB/s.
+ * In the fake libcuda's async mode ncclGroupEnd launches one rank after
+ * another, each launch costing the host libcuda's call_ns, and the
+ * all-reduce starts on every GPU once the last rank is launched and every
+ * GPU is free (fake_cuda_collective), as NCCL's kernels wait for their peers.
  *
  * Built for CUDA 13 (-DCUDA_MAJOR=12 for a CUDA 12 build): like the real
  * one, whose CUDA runtime is linked in, ncclCommInitAll on a driver that does
@@ -29,6 +33,10 @@ int fake_cuda_ngpus(void);
 int fake_cuda_range_dev(unsigned long long p, size_t n, int dev);
 int fake_cuda_stream_dev(unsigned long long s, int dev);
 void fake_cuda_advance(int dev, double ns);
+int fake_cuda_async(void);
+void fake_cuda_host_cost(void);
+double fake_cuda_now(void);
+void fake_cuda_collective(const int *devs, const double *launch, int n, double ns);
 ncclResult_t ncclGroupEnd(void);
 
 struct comm { int alive, rank, dev, n; };
@@ -105,7 +113,18 @@ ncclResult_t ncclGroupEnd(void) {
 			return fail("ncclGroupEnd", "ranks disagree on count or type", INVALID_USAGE);
 	static const size_t sizes[10] = {1, 1, 4, 4, 8, 8, 2, 4, 8, 2};
 	double bytes = (double)pending[0].count * sizes[pending[0].dtype];
-	for (int i = 0; i < n; i++) fake_cuda_advance(pending[i].c->dev, 5000 + 2.0 * (n - 1) / n * bytes / 128);
+	double ns = 5000 + 2.0 * (n - 1) / n * bytes / 128;
+	if (fake_cuda_async()) {
+		int devs[8];
+		double launch[8];
+		for (int i = 0; i < n; i++) {
+			fake_cuda_host_cost();
+			devs[i] = pending[i].c->dev;
+			launch[i] = fake_cuda_now();
+		}
+		fake_cuda_collective(devs, launch, n, ns);
+	} else
+		for (int i = 0; i < n; i++) fake_cuda_advance(pending[i].c->dev, ns);
 	if (pending[0].dtype != 7) return SUCCESS; /* only float32 is summed by the fake */
 	for (size_t j = 0; j < pending[0].count; j++) {
 		float s = 0;

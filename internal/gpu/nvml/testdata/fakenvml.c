@@ -27,9 +27,18 @@
  * "ctx_pid" (global): a GPU on which the fake libcuda, when loaded, has a
  * context lists one more process with that PID, the way NVML in a
  * container lists the container's own process under its host PID.
+ * When the fake libcuda is loaded in its real-time ("async") mode, the
+ * telemetry follows the load it models, over the last 100 ms as NVML's
+ * sample period: utilisation is the GPU's busy fraction, power 80 W +
+ * 620 W × utilisation (700 W, the limit, when it runs throttled, with
+ * sw_power_cap among the clock-event reasons), temperature 38 °C + 40 °C ×
+ * utilisation, the SM clock 1980 MHz over the throttle's slowdown when busy
+ * (345 idle). "call_us" (global) makes each telemetry call cost the host
+ * that long, as NVML's do.
  */
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 typedef int nvmlReturn_t;
 enum {
@@ -61,6 +70,18 @@ typedef struct dev *nvmlDevice_t;
 
 static int inited, ngpus = 1, nvlinks, lost, ctx_pid;
 int fake_cuda_ctx_live(int gpu) __attribute__((weak)); /* from the fake libcuda, when loaded */
+int fake_cuda_telemetry(int gpu, double window_ns, double *util, double *slow) __attribute__((weak));
+static long call_us;
+/* live reads the modelled load of GPU g; 0 when there is none. */
+static int live(int g, double *util, double *slow) {
+	if (call_us > 0) {
+		struct timespec a, b;
+		clock_gettime(CLOCK_MONOTONIC, &a);
+		do clock_gettime(CLOCK_MONOTONIC, &b);
+		while ((b.tv_sec - a.tv_sec) * 1000000L + (b.tv_nsec - a.tv_nsec) / 1000 < call_us);
+	}
+	return fake_cuda_telemetry && fake_cuda_telemetry(g, 1e8, util, slow);
+}
 static int nprocs[4], cmode[4], remap[4][4], mig[4];
 static unsigned long long xids[16];
 static int nxids, xidsets, xidregistered;
@@ -93,10 +114,11 @@ int fake_nvml_set(const char *key, long long v) {
 	else if (!strcmp(key, "nvlink")) nvlinks = (int)v;
 	else if (!strcmp(key, "lost")) lost = (int)v;
 	else if (!strcmp(key, "ctx_pid")) ctx_pid = (int)v;
+	else if (!strcmp(key, "call_us")) call_us = (long)v;
 	else if (!strcmp(key, "procs") || !strcmp(key, "reasons")) { for (int g = 0; g < 4; g++) fake_nvml_gpu(g, key, v); }
 	else if (!strcmp(key, "xid")) { if (nxids < 16) xids[nxids++] = (unsigned long long)v; }
 	else if (!strcmp(key, "reset")) {
-		ngpus = 1; nvlinks = lost = bad = nxids = xidregistered = ctx_pid = 0; lastbad[0] = 0;
+		ngpus = 1; nvlinks = lost = bad = nxids = xidregistered = ctx_pid = 0; lastbad[0] = 0; call_us = 0;
 		memset(nprocs, 0, sizeof nprocs); memset(cmode, 0, sizeof cmode); memset(remap, 0, sizeof remap); memset(mig, 0, sizeof mig);
 		for (int g = 0; g < 4; g++) reasons[g] = 1;
 	}
@@ -256,6 +278,9 @@ nvmlReturn_t nvmlDeviceGetClockInfo(nvmlDevice_t d, unsigned int type, unsigned 
 	static const unsigned int now[] = {345, 345, 3201, 0};
 	if (type > 3) return fail("nvmlDeviceGetClockInfo", "clock type out of range", INVALID_ARGUMENT);
 	if (type == 3) { CHECK_DEV("nvmlDeviceGetClockInfo", d); return NOT_SUPPORTED; } /* not recorded */
+	double u, slow;
+	if (type <= 1 && !ISMIG(d) && d >= devs && d < devs + 4 && live(d->index, &u, &slow))
+		return uint_out("nvmlDeviceGetClockInfo", d, v, u > 0 ? (unsigned)(1980 / slow + 0.5) : 345);
 	return uint_out("nvmlDeviceGetClockInfo", d, v, now[type]);
 }
 nvmlReturn_t nvmlDeviceGetMaxClockInfo(nvmlDevice_t d, unsigned int type, unsigned int *v) {
@@ -264,7 +289,12 @@ nvmlReturn_t nvmlDeviceGetMaxClockInfo(nvmlDevice_t d, unsigned int type, unsign
 	if (type == 3) { CHECK_DEV("nvmlDeviceGetMaxClockInfo", d); return NOT_SUPPORTED; }
 	return uint_out("nvmlDeviceGetMaxClockInfo", d, v, max[type]);
 }
-nvmlReturn_t nvmlDeviceGetPowerUsage(nvmlDevice_t d, unsigned int *mw) { return uint_out("nvmlDeviceGetPowerUsage", d, mw, 80056); }
+nvmlReturn_t nvmlDeviceGetPowerUsage(nvmlDevice_t d, unsigned int *mw) {
+	double u, slow;
+	if (!ISMIG(d) && d >= devs && d < devs + 4 && live(d->index, &u, &slow))
+		return uint_out("nvmlDeviceGetPowerUsage", d, mw, slow > 1 ? 700000 : (unsigned)(80000 + 620000 * u));
+	return uint_out("nvmlDeviceGetPowerUsage", d, mw, 80056);
+}
 nvmlReturn_t nvmlDeviceGetEnforcedPowerLimit(nvmlDevice_t d, unsigned int *mw) { return uint_out("nvmlDeviceGetEnforcedPowerLimit", d, mw, 700000); }
 nvmlReturn_t nvmlDeviceGetTotalEnergyConsumption(nvmlDevice_t d, unsigned long long *mj) {
 	CHECK_DEV("nvmlDeviceGetTotalEnergyConsumption", d);
@@ -288,18 +318,24 @@ nvmlReturn_t nvmlDeviceGetPcieThroughput(nvmlDevice_t d, unsigned int counter, u
 nvmlReturn_t nvmlDeviceGetUtilizationRates(nvmlDevice_t d, nvmlUtilization_t *u) {
 	CHECK_DEV("nvmlDeviceGetUtilizationRates", d);
 	CHECK_PTR("nvmlDeviceGetUtilizationRates", u);
-	u->gpu = 0;
-	u->memory = 0;
+	double busy, slow;
+	u->gpu = live(d->index, &busy, &slow) ? (unsigned)(100 * busy + 0.5) : 0;
+	u->memory = u->gpu / 2;
 	return SUCCESS;
 }
 nvmlReturn_t nvmlDeviceGetTemperature(nvmlDevice_t d, unsigned int sensor, unsigned int *t) {
 	if (sensor != 0) return fail("nvmlDeviceGetTemperature", "sensor is not NVML_TEMPERATURE_GPU", INVALID_ARGUMENT);
+	double u, slow;
+	if (!ISMIG(d) && d >= devs && d < devs + 4 && live(d->index, &u, &slow))
+		return uint_out("nvmlDeviceGetTemperature", d, t, (unsigned)(38 + 40 * u + 0.5));
 	return uint_out("nvmlDeviceGetTemperature", d, t, 38);
 }
 static nvmlReturn_t reasons_out(const char *fn, nvmlDevice_t d, unsigned long long *r) {
 	CHECK_DEV(fn, d);
 	CHECK_PTR(fn, r);
 	*r = reasons[d->index];
+	double u, slow;
+	if (live(d->index, &u, &slow)) *r = slow > 1 ? 0x4 : u > 0 ? 0 : 0x1;
 	return SUCCESS;
 }
 #ifndef OLD_DRIVER
