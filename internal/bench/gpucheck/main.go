@@ -92,42 +92,33 @@ func run(args []string, stdout, stderr io.Writer) int {
 
 var errNone = errors.New("not given")
 
-func readDoc(path string) (*benchreport.Document, error) {
+// readFile opens path and reads it with parse; errNone where no path was
+// given (that column stays empty without a warning).
+func readFile[T any](path string, parse func(io.Reader) (T, error)) (T, error) {
+	var zero T
 	if path == "" {
-		return nil, errNone
+		return zero, errNone
 	}
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, err
+		return zero, err
 	}
 	defer f.Close()
-	return benchreport.DecodeDocument(f)
+	return parse(f)
 }
 
-func readTorch(path string) (*Torch, error) {
-	if path == "" {
-		return nil, errNone
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	return ReadTorch(f)
+func readDoc(path string) (*benchreport.Document, error) {
+	return readFile(path, benchreport.DecodeDocument)
 }
+
+func readTorch(path string) (*Torch, error) { return readFile(path, ReadTorch) }
 
 func readSMI(path string) (*Telemetry, error) {
-	if path == "" {
-		return nil, errNone
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	t, err := SummarizeSMI(f)
-	if err != nil {
-		return nil, err
-	}
-	return &t, nil
+	return readFile(path, func(r io.Reader) (*Telemetry, error) {
+		t, err := SummarizeSMI(r)
+		if err != nil {
+			return nil, err
+		}
+		return &t, nil
+	})
 }
