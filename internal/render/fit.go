@@ -2,10 +2,8 @@ package render
 
 import (
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
-	"sync"
 	"unicode/utf8"
 
 	"github.com/shopspring/decimal"
@@ -270,12 +268,53 @@ func wrapCell(s string, width int) []string {
 	return append(out, line)
 }
 
-// decimalCell is a number cell of a text table: sign and digits (with
-// thousands separators), its decimals, a mark after it ("%", "*", " +?"),
-// and the spaces alignDecimals pads marks with.
-var decimalCell = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`^([-+]?[0-9][0-9,]*)(?:\.([0-9]+))?((?:%|\*| \+\?)*)( *)$`)
-})
+// decimalCell reads a number cell of a text table: sign and digits (with
+// thousands separators), its decimals, a mark after it ("%", "*", " +?",
+// repeated), then only the spaces alignDecimals pads marks with; ok is
+// false for any other cell. It reads what the expression
+// ^([-+]?[0-9][0-9,]*)(?:\.([0-9]+))?((?:%|\*| \+\?)*)( *)$ matches
+// (FuzzDecimalCell holds it to that), without a regexp: every right-aligned
+// cell of every table passes here twice.
+func decimalCell(s string) (num, frac, mark string, ok bool) {
+	digit := func(i int) bool { return i < len(s) && s[i] >= '0' && s[i] <= '9' }
+	i := 0
+	if i < len(s) && (s[i] == '-' || s[i] == '+') {
+		i++
+	}
+	if !digit(i) {
+		return "", "", "", false
+	}
+	for i < len(s) && (digit(i) || s[i] == ',') {
+		i++
+	}
+	num = s[:i]
+	if i < len(s) && s[i] == '.' && digit(i+1) {
+		j := i + 1
+		for digit(j) {
+			j++
+		}
+		frac, i = s[i+1:j], j
+	}
+	m := i
+	for i < len(s) {
+		switch {
+		case s[i] == '%' || s[i] == '*':
+			i++
+			continue
+		case strings.HasPrefix(s[i:], " +?"):
+			i += 3
+			continue
+		}
+		break
+	}
+	mark = s[m:i]
+	for ; i < len(s); i++ {
+		if s[i] != ' ' {
+			return "", "", "", false
+		}
+	}
+	return num, frac, mark, true
+}
 
 // alignDecimals gives every number in a right-aligned column the same
 // number of decimals (the column's Places, else the most any of its cells
@@ -298,10 +337,10 @@ func (t *Table) alignDecimals(padMarks bool) {
 			if j >= len(r) {
 				continue
 			}
-			if m := decimalCell().FindStringSubmatch(r[j]); m != nil {
-				places = max(places, min(len(m[2]), MaxDecimals))
+			if _, frac, mark, ok := decimalCell(r[j]); ok {
+				places = max(places, min(len(frac), MaxDecimals))
 				if padMarks {
-					markW = max(markW, displayWidth(m[3]))
+					markW = max(markW, displayWidth(mark))
 				}
 			}
 		}
@@ -316,11 +355,10 @@ func (t *Table) alignDecimals(padMarks bool) {
 			if j >= len(r) {
 				continue
 			}
-			m := decimalCell().FindStringSubmatch(r[j])
-			if m == nil {
+			num, frac, mark, ok := decimalCell(r[j])
+			if !ok {
 				continue
 			}
-			num, frac := m[1], m[2]
 			if fixed && !strings.Contains(num, ",") {
 				num = groupThousands(num)
 			}
@@ -339,7 +377,7 @@ func (t *Table) alignDecimals(padMarks bool) {
 			case places > 0:
 				num += "." + frac + strings.Repeat("0", places-len(frac))
 			}
-			r[j] = num + m[3] + strings.Repeat(" ", max(0, markW-displayWidth(m[3])))
+			r[j] = num + mark + strings.Repeat(" ", max(0, markW-displayWidth(mark)))
 		}
 	}
 	if rounded {

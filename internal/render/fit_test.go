@@ -2,6 +2,7 @@ package render
 
 import (
 	"bytes"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -269,4 +270,23 @@ func TestFitProse(t *testing.T) {
 	if len(tb.Columns) != 3 {
 		t.Errorf("a Prose column that wraps need not be dropped: %s", headers(tb))
 	}
+}
+
+// decimalCell reads exactly what its regular expression matches, with the
+// same parts.
+func FuzzDecimalCell(f *testing.F) {
+	re := regexp.MustCompile(`^([-+]?[0-9][0-9,]*)(?:\.([0-9]+))?((?:%|\*| \+\?)*)( *)$`)
+	for _, s := range []string{"12", "-1,234.50", "3.0%", "7*  ", "0.5 +?", "12 +?* ", "12  +?", "1.", ".5", "+", "12.5x", "9,9,9.000%%", "1 +? +?   "} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		num, frac, mark, ok := decimalCell(s)
+		m := re.FindStringSubmatch(s)
+		if ok != (m != nil) {
+			t.Fatalf("%q: decimalCell ok=%v, the expression matches=%v", s, ok, m != nil)
+		}
+		if ok && (num != m[1] || frac != m[2] || mark != m[3]) {
+			t.Fatalf("%q: decimalCell (%q, %q, %q), the expression (%q, %q, %q)", s, num, frac, mark, m[1], m[2], m[3])
+		}
+	})
 }
