@@ -20,35 +20,54 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// driverNode is the CUDA binding over the fake libcuda, libcublas and NVML
-// of internal/gpu, in the fake driver's real-time mode: each call costs the
-// host time, work runs asynchronously after what is queued before it, and
-// events read when the GPU reaches them, so that bench's own way of timing
-// is what is tested.
+// driverNode is the CUDA binding over the fake libcuda, libcublas,
+// libcublasLt and NVML of internal/gpu, in the fake driver's real-time
+// mode: each call costs the host time, work runs asynchronously after what
+// is queued before it, and events read when the GPU reaches them, so that
+// bench's own way of timing is what is tested.
 type driverNode struct {
 	env   dl.Env
 	cuda  func(key string, v int64) int32
 	nvml  func(key string, v int64) int32
+	lt    func(key string, v int32) int32 // the fake cuBLASLt's settings; nil without it
 	devs  []gpu.Device
 	check func()
 }
 
 func newDriverNode(t *testing.T, gpus int64, settings map[string]int64) *driverNode {
 	t.Helper()
+	return newDriverNodeLibs(t, gpus, settings, true)
+}
+
+// newDriverNodeLibs is newDriverNode, with or without the fake cuBLASLt.
+func newDriverNodeLibs(t *testing.T, gpus int64, settings map[string]int64, withLt bool) *driverNode {
+	t.Helper()
 	dirs := []string{
 		dltest.Build(t, "../gpu/cuda/testdata/fakecuda.c", "libcuda.so.1"),
 		dltest.Build(t, "../gpu/cuda/testdata/fakecublas.c", "libcublas.so.13"),
 		dltest.Build(t, "../gpu/nvml/testdata/fakenvml.c", "libnvidia-ml.so.1"),
 	}
+	if withLt {
+		dirs = append(dirs, dltest.Build(t, "../gpu/cuda/testdata/fakecublaslt.c", "libcublasLt.so.13"))
+	}
 	n := &driverNode{env: dltest.Env(dirs...)}
-	var cudaBad, nvBad func(buf *byte, n int32) int32
-	for _, b := range []struct {
+	var cudaBad, nvBad, ltBad func(buf *byte, n int32) int32
+	ltReset := func() {}
+	libs := []struct {
 		lib  dl.Lib
 		syms []dl.Symbol
 	}{
 		{dl.CUDA, []dl.Symbol{dl.Sym(&n.cuda, "fake_cuda_set"), dl.Sym(&cudaBad, "fake_cuda_bad")}},
 		{dl.NVML, []dl.Symbol{dl.Sym(&n.nvml, "fake_nvml_set"), dl.Sym(&nvBad, "fake_nvml_bad")}},
-	} {
+	}
+	if withLt {
+		libs = append(libs, struct {
+			lib  dl.Lib
+			syms []dl.Symbol
+		}{dl.CUBLASLt, []dl.Symbol{dl.Sym(&ltBad, "fake_cublaslt_bad"), dl.Sym(&n.lt, "fake_cublaslt_set")}})
+		ltReset = func() { n.lt("reset", 0) }
+	}
+	for _, b := range libs {
 		lib, err := dl.OpenEnv(b.lib, n.env)
 		if err != nil {
 			t.Fatal(err)
@@ -59,6 +78,7 @@ func newDriverNode(t *testing.T, gpus int64, settings map[string]int64) *driverN
 	}
 	n.cuda("reset", 0)
 	n.nvml("reset", 0)
+	ltReset()
 	n.cuda("gpus", gpus)
 	n.nvml("gpus", gpus)
 	for k, v := range settings {
@@ -76,13 +96,18 @@ func newDriverNode(t *testing.T, gpus int64, settings map[string]int64) *driverN
 			d.Close()
 		}
 		buf := make([]byte, 256)
-		for name, bad := range map[string]func(*byte, int32) int32{"libcuda": cudaBad, "NVML": nvBad} {
+		bads := map[string]func(*byte, int32) int32{"libcuda": cudaBad, "NVML": nvBad}
+		if withLt {
+			bads["libcublasLt"] = ltBad
+		}
+		for name, bad := range bads {
 			if k := bad(&buf[0], int32(len(buf))); k != 0 {
 				t.Errorf("the fake %s saw %d bad calls; last: %s", name, k, strings.TrimRight(string(buf), "\x00"))
 			}
 		}
 		n.cuda("reset", 0)
 		n.nvml("reset", 0)
+		ltReset()
 	})
 	return n
 }

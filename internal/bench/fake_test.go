@@ -31,6 +31,9 @@ type fakeDev struct {
 	wrong          map[gpu.DType]bool // the product writes A instead of A·B
 	allocLimit     int64              // allocations above this fail (0: none)
 	sleep          bool               // each operation also takes its time on the wall clock
+	// plainA: the product reads A untransposed even where the type takes
+	// it transposed (gpu.DType.GemmTransA): a binding with the wrong layout.
+	plainA bool
 
 	gemms, copies, fills int
 	calls                []string
@@ -147,23 +150,29 @@ func (f *fakeDev) Gemm(dt gpu.DType, m, n, k int, a, b, c gpu.Ptr) error {
 	if f.notImplemented[dt] {
 		return fmt.Errorf("fake gemm %s: %w", dt, gpu.ErrNotImplemented)
 	}
-	eb := int64(dt.ElemBytes())
+	// As gpu.Device says: C in dt.GemmOutput(), A transposed (k×m) where
+	// dt.GemmTransA().
+	eb, out := int64(dt.ElemBytes()), dt.GemmOutput()
 	ab, err1 := f.span(a, int64(m*k)*eb)
 	bb, err2 := f.span(b, int64(k*n)*eb)
-	cb, err3 := f.span(c, int64(m*n)*eb)
+	cb, err3 := f.span(c, int64(m*n)*int64(out.ElemBytes()))
 	if err := errors.Join(err1, err2, err3); err != nil {
 		return err
+	}
+	aAt := func(i, p int) int { return i + p*m }
+	if dt.GemmTransA() && !f.plainA {
+		aAt = func(i, p int) int { return p + i*k }
 	}
 	for j := range n {
 		for i := range m {
 			var s float64
 			for p := range k {
-				s += at(dt, ab, i+p*m) * at(dt, bb, p+j*k)
+				s += at(dt, ab, aAt(i, p)) * at(dt, bb, p+j*k)
 			}
 			if f.wrong[dt] {
 				s = at(dt, ab, i+j*m)
 			}
-			put(dt, cb, i+j*m, float32(s))
+			put(out, cb, i+j*m, float32(s))
 		}
 	}
 	f.spend(f.gemmTime(dt, f.gemms))

@@ -1,7 +1,6 @@
 package bench
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -32,8 +31,14 @@ func ErrorBound(dt gpu.DType) float64 {
 		return 1e-2 // TF32 rounds the operands to 10 mantissa bits; fp16 output has 11
 	case gpu.BF16:
 		return 3e-2 // output rounded to 8 mantissa bits, up to 4 typical sizes large
+	case gpu.FP8:
+		// The E4M3 operands are exact (the host computes with the same
+		// values), their products exact in fp32; what is left is fp32
+		// accumulation and the bf16 output (gpu.FP8.GemmOutput()): bf16's
+		// bound.
+		return 3e-2
 	}
-	return 0.3 // FP8 E4M3: 3 mantissa bits
+	return 0.3
 }
 
 // operands are a GEMM's matrices on the device and their host copies.
@@ -41,17 +46,24 @@ type operands struct {
 	dt      gpu.DType
 	n       int
 	a, b, c gpu.Ptr
-	ha, hb  []byte // A and B as uploaded (dt's bits)
+	ha, hb  []byte // A and B as uploaded (dt's bits; A transposed where dt.GemmTransA())
 	dev     gpu.Device
 }
 
-// newOperands allocates n×n A, B and C, fills A and B with random values and
-// uploads them.
+// newOperands allocates n×n A, B and C (C of dt.GemmOutput(): bf16 for
+// FP8), fills A and B with random values and uploads them. A random A
+// is as random transposed: for FP8, whose A the device takes transposed,
+// the same bytes stand for Aᵀ (check reads them so).
 func (r *run) newOperands(dt gpu.DType, n int) (*operands, error) {
 	o := &operands{dt: dt, n: n, dev: r.dev}
 	size := int64(n) * int64(n) * int64(dt.ElemBytes())
+	csize := int64(n) * int64(n) * int64(dt.GemmOutput().ElemBytes())
 	var err error
-	for _, p := range []*gpu.Ptr{&o.a, &o.b, &o.c} {
+	for _, x := range []struct {
+		p    *gpu.Ptr
+		size int64
+	}{{&o.a, size}, {&o.b, size}, {&o.c, csize}} {
+		p, size := x.p, x.size
 		if *p, err = r.dev.Alloc(size); err != nil {
 			o.free()
 			return nil, fmt.Errorf("allocating %d MiB for a %d×%d %s matrix: %w", size>>20, n, n, dt, err)
@@ -82,7 +94,12 @@ func (o *operands) gemm() error { return o.dev.Gemm(o.dt, o.n, o.n, o.n, o.a, o.
 
 // RandomOperand returns count random values of dt's storage: magnitudes
 // uniform in [0.25, 1) of either sign (never zero: zeros multiply faster),
-// rounded to the type. The same seed gives the same values.
+// rounded to the type. The same seed gives the same values. For FP8 (E4M3)
+// they are the magnitudes 0.25 to 1 that E4M3 holds (steps of 1/32 below
+// 0.5, 1/16 above): their products are multiples of 1/1024 with at most 8
+// significant bits, so the products and their sums up to 16384 in
+// magnitude are exact in fp32, and the check sees the device's bf16
+// output, not the host's rounding.
 func RandomOperand(dt gpu.DType, count int, seed uint64) []byte {
 	buf := make([]byte, count*dt.ElemBytes())
 	const chunk = 1 << 20
@@ -109,10 +126,16 @@ func RandomOperand(dt gpu.DType, count int, seed uint64) []byte {
 }
 
 // check downloads sampled elements of C and compares each with a float64
-// dot product of the host operands; it returns the largest relative error,
-// or an error for one beyond ErrorBound.
+// dot product of the host operands (A read transposed where the device
+// takes it so, C in dt.GemmOutput()); it returns the largest relative
+// error, or an error for one beyond ErrorBound.
 func (o *operands) check(count int) (float64, error) {
-	n, eb := o.n, o.dt.ElemBytes()
+	out := o.dt.GemmOutput()
+	n, eb := o.n, out.ElemBytes()
+	aAt := func(i, p int) int { return i + p*n }
+	if o.dt.GemmTransA() {
+		aAt = func(i, p int) int { return p + i*n }
+	}
 	rng := rand.New(rand.NewPCG(3, uint64(n)))
 	cell := make([]byte, eb)
 	var worst float64
@@ -127,14 +150,14 @@ func (o *operands) check(count int) (float64, error) {
 		}
 		var want, ss float64
 		for p := range n {
-			t := at(o.dt, o.ha, i+p*n) * at(o.dt, o.hb, p+j*n)
+			t := at(o.dt, o.ha, aAt(i, p)) * at(o.dt, o.hb, p+j*n)
 			want += t
 			ss += t * t
 		}
 		if err := o.dev.Download(cell, o.c+gpu.Ptr((i+j*n)*eb)); err != nil {
 			return worst, fmt.Errorf("reading C[%d,%d] back: %w", i, j, err)
 		}
-		got := at(o.dt, cell, 0)
+		got := at(out, cell, 0)
 		rel := math.Abs(got-want) / math.Sqrt(ss)
 		if !(rel <= ErrorBound(o.dt)) { // NaN fails too
 			return rel, fmt.Errorf("wrong result: C[%d,%d] = %g, want %g (relative error %.2g, above %s's bound %.0e)", i, j, got, want, rel, o.dt, ErrorBound(o.dt))
@@ -155,7 +178,7 @@ func (r *run) gemm(dt gpu.DType) benchreport.Measurement {
 	defer o.free()
 	perOp, reps, err := r.timeOp(o.gemm)
 	if err != nil {
-		if errors.Is(err, gpu.ErrUnsupported) || errors.Is(err, gpu.ErrNotImplemented) {
+		if skipType(err) {
 			r.unsupp[dt] = true // the sustained run takes another type
 		}
 		return r.failure(name, UnitTFLOPS, err)
@@ -165,6 +188,15 @@ func (r *run) gemm(dt gpu.DType) benchreport.Measurement {
 		return r.failure(name, UnitTFLOPS, err)
 	}
 	m := r.rate(name, UnitTFLOPS, GEMMFLOPs(n, n, n)/1e12, perOp)
-	m.Detail = fmt.Sprintf("%d³, %d per sample; %d outputs checked, max relative error %.1e", n, reps, max(r.plan.Checks, 2), worst)
+	m.Detail = fmt.Sprintf("%d³, %d per sample; %d outputs checked, max relative error %.1e", n, reps, max(r.plan.Checks, 2), worst) + typeNote(dt)
 	return m
+}
+
+// typeNote says, in a GEMM's detail, what its type's product is where the
+// name does not say it all: FP8's inputs, output and layout.
+func typeNote(dt gpu.DType) string {
+	if dt == gpu.FP8 {
+		return "; E4M3 inputs, fp32 accumulation, bf16 output, A transposed (cuBLASLt's TN layout)"
+	}
+	return ""
 }

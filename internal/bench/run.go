@@ -387,18 +387,29 @@ func timing(m *benchreport.Measurement, st Stats) {
 }
 
 // failure records err: not measured when gpuscout cannot drive what the
-// device has (gpu.ErrNotImplemented), not applicable when the device lacks
-// the operation (gpu.ErrUnsupported), failed otherwise.
+// device has (gpu.ErrNotImplemented) or the library it needs is not on the
+// machine (gpu.ErrNoLibrary), not applicable when the device lacks the
+// operation (gpu.ErrUnsupported), failed otherwise.
 func (r *run) failure(name, unit string, err error) benchreport.Measurement {
 	m := benchreport.Measurement{Name: name, Device: r.name, Unit: unit, Status: benchreport.StatusFailed, Detail: err.Error()}
 	switch {
-	case errors.Is(err, gpu.ErrNotImplemented):
-		m.Status = benchreport.StatusNotMeasured // the device has it; gpuscout cannot drive it yet
+	case notMeasurable(err):
+		m.Status = benchreport.StatusNotMeasured // the device has it; gpuscout cannot drive it here
 	case errors.Is(err, gpu.ErrUnsupported):
 		m.Status = benchreport.StatusUnsupported
 	}
 	return m
 }
+
+// notMeasurable: the device has the operation, but gpuscout cannot drive
+// it (gpu.ErrNotImplemented) or the library it needs is missing
+// (gpu.ErrNoLibrary).
+func notMeasurable(err error) bool {
+	return errors.Is(err, gpu.ErrNotImplemented) || errors.Is(err, gpu.ErrNoLibrary)
+}
+
+// skipType: a GEMM type the sustained run leaves for another.
+func skipType(err error) bool { return errors.Is(err, gpu.ErrUnsupported) || notMeasurable(err) }
 
 func (r *run) notApplicable(name, unit, why string) benchreport.Measurement {
 	return benchreport.Measurement{Name: name, Device: r.name, Unit: unit, Status: benchreport.StatusUnsupported, Detail: why}

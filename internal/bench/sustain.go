@@ -1,7 +1,6 @@
 package bench
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -56,7 +55,7 @@ func (r *run) sustain(together int) []benchreport.Measurement {
 	var last []benchreport.Measurement
 	for _, dt := range candidates {
 		ms, err := r.sustainType(dt, together)
-		if err == nil || !(errors.Is(err, gpu.ErrUnsupported) || errors.Is(err, gpu.ErrNotImplemented)) {
+		if err == nil || !skipType(err) {
 			return ms
 		}
 		r.unsupp[dt] = true

@@ -27,8 +27,8 @@ func h200Doctor(t *testing.T) *doctor.Fake {
 		Files: []string{
 			"/dev/nvidia0", "/dev/nvidiactl",
 			"/usr/local/nvidia/lib64/libcuda.so.1", "/usr/local/nvidia/lib64/libcuda.so.580.159.04",
-			toolkit + "libcublas.so.13", toolkit + "libcublas.so.13.1.0.3",
-			wheel + "libcublas.so.13", wheel + "libcudart.so.13", wheel + "libnccl.so.2",
+			toolkit + "libcublas.so.13", toolkit + "libcublas.so.13.1.0.3", toolkit + "libcublasLt.so.13", toolkit + "libcublasLt.so.13.1.0.3",
+			wheel + "libcublas.so.13", wheel + "libcublasLt.so.13", wheel + "libcudart.so.13", wheel + "libnccl.so.2",
 			"/opt/torch/.venv/bin/python3", "/opt/torch/.venv/lib/python3.12/site-packages/torch/__init__.py",
 		},
 		Env:  map[string]string{"VIRTUAL_ENV": "/opt/torch/.venv", "LD_LIBRARY_PATH": "/usr/local/nvidia/lib64"},

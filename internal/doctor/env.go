@@ -23,7 +23,7 @@ type Env interface {
 	// names, then files in the folders searched: LD_LIBRARY_PATH, driver,
 	// CUDA toolkit and PyTorch wheel folders; never stubs/), in the order
 	// the GPU bindings try them. lib is one of cuda, cudart, cublas,
-	// cudnn, nccl.
+	// cublasLt, cudnn, nccl.
 	Candidates(lib string) []string
 	// Home is the user's home folder ("" when unknown).
 	Home() string

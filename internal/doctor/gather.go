@@ -192,8 +192,11 @@ func firstLines(s string, n int) string {
 
 // dlName maps a library key to the GPU bindings' name for it.
 func dlName(key string) string {
-	if key == "libcuda" {
+	switch key {
+	case "libcuda":
 		return "cuda"
+	case "cublaslt":
+		return string(dl.CUBLASLt)
 	}
 	return key
 }

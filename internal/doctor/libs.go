@@ -52,6 +52,8 @@ var wantedLibraries = []wantedLibrary{
 	{"libcuda", "CUDA driver (libcuda)", "libcuda.so"},
 	{"cudart", "CUDA runtime (cudart)", "libcudart.so"},
 	{"cublas", "cuBLAS", "libcublas.so"},
+	// cuBLASLt ships with cuBLAS; bench's FP8 products run through it.
+	{"cublaslt", "cuBLASLt", "libcublasLt.so"},
 	{"cudnn", "cuDNN", "libcudnn.so"},
 	{"nccl", "NCCL", "libnccl.so"},
 }

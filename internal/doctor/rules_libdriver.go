@@ -14,12 +14,14 @@ var driverBound = map[string]struct {
 	pip string // the pip wheel, without its -cuNN
 	pkg string
 }{
-	"cublas": {dl.CUBLAS, "nvidia-cublas", "the CUDA %d toolkit's libcublas"},
-	"nccl":   {dl.NCCL, "nvidia-nccl", "libnccl2 for CUDA %d from NVIDIA's repository"},
+	"cublas":   {dl.CUBLAS, "nvidia-cublas", "the CUDA %d toolkit's libcublas"},
+	"cublaslt": {dl.CUBLASLt, "nvidia-cublas", "the CUDA %d toolkit's libcublas, which brings libcublasLt"},
+	"nccl":     {dl.NCCL, "nvidia-nccl", "libnccl2 for CUDA %d from NVIDIA's repository"},
 }
 
 // builtFor is the CUDA major release a library was built for: the file's
-// name or folder, else (cuBLAS) its own version's major; 0 when unknown.
+// name or folder, else (cuBLAS, cuBLASLt) its own version's major; 0 when
+// unknown.
 func builtFor(l Library) int {
 	b, ok := driverBound[l.Key]
 	if !ok {
@@ -28,7 +30,7 @@ func builtFor(l Library) int {
 	if n := dl.BuiltFor(b.lib, l.Path); n > 0 {
 		return n
 	}
-	if l.Key == "cublas" {
+	if l.Key == "cublas" || l.Key == "cublaslt" {
 		if v := parseVersion(l.ShownVersion()); len(v) > 0 && v[0] >= 11 {
 			return v[0]
 		}
@@ -62,10 +64,10 @@ func tooNewFix(key string, driverCUDA, built int) string {
 	return fix
 }
 
-// libDriverCheck amends an ok check of cuBLAS or NCCL with the driver's
-// view: a library built for a newer CUDA than the driver supports (bench
-// cannot use it), the newer files bench passes over, and a cuBLAS that
-// loads but cannot start on a GPU (the runtime probe).
+// libDriverCheck amends an ok check of cuBLAS, cuBLASLt or NCCL with the
+// driver's view: a library built for a newer CUDA than the driver supports
+// (bench cannot use it), the newer files bench passes over, and a cuBLAS
+// or cuBLASLt that loads but cannot start on a GPU (the runtime probe).
 func libDriverCheck(f Facts, l Library, c Check) Check {
 	if _, ok := driverBound[l.Key]; !ok {
 		return c
@@ -80,19 +82,25 @@ func libDriverCheck(f Facts, l Library, c Check) Check {
 	if len(l.Skipped) > 0 {
 		c.Detail += "; passed over as too new for the driver: " + strings.Join(l.Skipped, "; ")
 	}
-	if l.Key == "cublas" && f.Runtime != nil {
-		for _, g := range f.Runtime.GPUs {
-			if g.BLASError == "" {
-				continue
+	if (l.Key == "cublas" || l.Key == "cublaslt") && f.Runtime != nil {
+		// What the runtime probe saw of this library on each GPU.
+		seen := func(g RuntimeGPU) (lib, failed string, skipped []string) {
+			if l.Key == "cublaslt" {
+				return g.Lt, g.LtError, g.LtSkipped
 			}
-			d, fix := splitFix(g.BLASError)
-			c.Status, c.Fix = StatusWarn, fix
-			c.Detail += fmt.Sprintf("; but on GPU %d %s", g.Index, d)
-			return c
+			return g.BLAS, g.BLASError, g.BLASSkipped
 		}
 		for _, g := range f.Runtime.GPUs {
-			if len(g.BLASSkipped) > 0 && g.BLAS != "" {
-				c.Detail += fmt.Sprintf("; bench uses %s (passed over: %s)", g.BLAS, strings.Join(g.BLASSkipped, "; "))
+			if _, failed, _ := seen(g); failed != "" {
+				d, fix := splitFix(failed)
+				c.Status, c.Fix = StatusWarn, fix
+				c.Detail += fmt.Sprintf("; but on GPU %d %s", g.Index, d)
+				return c
+			}
+		}
+		for _, g := range f.Runtime.GPUs {
+			if lib, _, skipped := seen(g); len(skipped) > 0 && lib != "" {
+				c.Detail += fmt.Sprintf("; bench uses %s (passed over: %s)", lib, strings.Join(skipped, "; "))
 				break
 			}
 		}
@@ -106,8 +114,11 @@ func tooNewCheck(f Facts, l Library) Check {
 	drv := f.driverCUDANum()
 	built := builtFor(l)
 	what := "bench's matrix products cannot run"
-	if l.Key == "nccl" {
+	switch l.Key {
+	case "nccl":
 		what = "bench's all-reduce cannot run"
+	case "cublaslt":
+		what = "bench's FP8 products cannot run"
 	}
 	c := checkf(l.Key, StatusWarn, "", "%s found at %s, but only built for a newer CUDA than the driver supports, so %s: %s", l.Name, l.Path, what, l.LoadError)
 	if built == 0 {

@@ -7,11 +7,12 @@ import (
 
 // libraryFix says how to get a library that is missing.
 var libraryFix = map[string]string{
-	"libcuda": "libcuda.so.1 comes with the NVIDIA driver: install the driver's user-space libraries (Ubuntu: libnvidia-compute-<branch>), or in a container use the NVIDIA Container Toolkit (docker run --gpus all)",
-	"cudart":  "install the CUDA runtime (a CUDA toolkit, or a pip wheel such as nvidia-cuda-runtime-cu12); a CUDA build of PyTorch brings its own in site-packages/nvidia",
-	"cublas":  "bench's matrix products need cuBLAS: install the CUDA toolkit's cuBLAS (Ubuntu: libcublas-<version> from NVIDIA's repository), or a CUDA build of PyTorch, whose wheels bring it",
-	"cudnn":   "only PyTorch workloads need cuDNN: a CUDA build of PyTorch brings it (pip wheels such as nvidia-cudnn-cu12); or install cuDNN from NVIDIA's repository",
-	"nccl":    "bench's all-reduce needs NCCL (libnccl.so.2): a CUDA build of PyTorch brings it (pip wheels such as nvidia-nccl-cu12), or install libnccl2 from NVIDIA's repository",
+	"libcuda":  "libcuda.so.1 comes with the NVIDIA driver: install the driver's user-space libraries (Ubuntu: libnvidia-compute-<branch>), or in a container use the NVIDIA Container Toolkit (docker run --gpus all)",
+	"cudart":   "install the CUDA runtime (a CUDA toolkit, or a pip wheel such as nvidia-cuda-runtime-cu12); a CUDA build of PyTorch brings its own in site-packages/nvidia",
+	"cublas":   "bench's matrix products need cuBLAS: install the CUDA toolkit's cuBLAS (Ubuntu: libcublas-<version> from NVIDIA's repository), or a CUDA build of PyTorch, whose wheels bring it",
+	"cublaslt": "bench's FP8 products need cuBLASLt (libcublasLt), which comes with cuBLAS: install the CUDA toolkit's cuBLAS (Ubuntu: libcublas-<version> from NVIDIA's repository), or a CUDA build of PyTorch, whose wheels bring it",
+	"cudnn":    "only PyTorch workloads need cuDNN: a CUDA build of PyTorch brings it (pip wheels such as nvidia-cudnn-cu12); or install cuDNN from NVIDIA's repository",
+	"nccl":     "bench's all-reduce needs NCCL (libnccl.so.2): a CUDA build of PyTorch brings it (pip wheels such as nvidia-nccl-cu12), or install libnccl2 from NVIDIA's repository",
 }
 
 // libraryChecks reports each library; on a machine without a GPU where none

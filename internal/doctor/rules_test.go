@@ -50,7 +50,7 @@ func TestRules(t *testing.T) {
 			env:  cpuEnv,
 			want: map[string]want{
 				"driver":         {status: StatusMissing, detail: "no NVIDIA driver found", fix: "nothing to do on a CPU machine"},
-				"cuda-libraries": {status: StatusMissing, detail: "no CUDA libraries found (CUDA driver (libcuda), CUDA runtime (cudart), cuBLAS, cuDNN, NCCL)", fix: "only needed on a GPU node"},
+				"cuda-libraries": {status: StatusMissing, detail: "no CUDA libraries found (CUDA driver (libcuda), CUDA runtime (cudart), cuBLAS, cuBLASLt, cuDNN, NCCL)", fix: "only needed on a GPU node"},
 				"cublas":         {absent: true},
 				"python":         {status: StatusOK, detail: "Python 3.11.7"},
 				"python-env":     {status: StatusOK, detail: "system Python"},

@@ -13,7 +13,8 @@ import (
 )
 
 // Runtime is what the driver says when the GPUs are opened the way bench
-// opens them (cuInit, a context on each GPU, a cuBLAS handle) and what NVML
+// opens them (cuInit, a context on each GPU, a cuBLAS and a cuBLASLt
+// handle) and what NVML
 // says of each GPU meanwhile: the failures nvidia-smi does not show.
 type Runtime struct {
 	// Hung is the watchdog's message when a driver call did not return.
@@ -53,6 +54,10 @@ type RuntimeGPU struct {
 	// BLASError why none did, BLASSkipped the ones passed over.
 	BLAS, BLASError string
 	BLASSkipped     []string
+	// Lt is the cuBLASLt that started on it (bench's FP8 products), LtError
+	// why none did, LtSkipped the ones passed over.
+	Lt, LtError string
+	LtSkipped   []string
 
 	processesRead bool
 }
@@ -115,6 +120,15 @@ func inspectRuntime(env dl.Env, devs []gpu.Device, err error) *Runtime {
 				g.BLASError = err.Error()
 			}
 			g.BLASSkipped = cd.BLASSkipped()
+			g.Lt = in.Libraries["cublaslt"]
+			if v := in.Libraries["cublaslt_version"]; v != "" {
+				g.Lt += " (cuBLASLt " + v + ")"
+			}
+			// cuBLASLt missing altogether is the library check's to say.
+			if err := cd.LtError(); err != nil && !errors.Is(err, gpu.ErrNoLibrary) {
+				g.LtError = err.Error()
+			}
+			g.LtSkipped = cd.LtSkipped()
 		}
 		if nv != nil {
 			readNVML(nv, &g)

@@ -19,7 +19,7 @@ func TestMain(m *testing.M) {
 }
 
 // gpuNode is the recorded H200 node (h200Env) whose GPU libraries are the
-// fake libcuda, libcublas and libnvidia-ml of internal/gpu, reached through
+// fake libcuda, libcublas, libcublasLt and libnvidia-ml of internal/gpu, reached through
 // the real bindings (System with Libs): doctor sees what bench would.
 type gpuNode struct {
 	*Fake
@@ -48,19 +48,22 @@ type fakeControls struct {
 	nvml   func(key string, v int64) int32
 	nvGPU  func(gpu int32, key string, v int64) int32
 	blas13 func(key string, v int32) int32
+	lt13   func(key string, v int32) int32
 }
 
-// newGPUNode builds the fakes: libcuda, NVML, a CUDA 13 cuBLAS, and (with
-// cu12) a CUDA 12 one.
+// newGPUNode builds the fakes: libcuda, NVML, a CUDA 13 cuBLAS and
+// cuBLASLt, and (with cu12) CUDA 12 ones.
 func newGPUNode(t *testing.T, gpus int64, cu12 bool) (gpuNode, *fakeControls) {
 	t.Helper()
 	dirs := []string{
 		dltest.Build(t, "../gpu/cuda/testdata/fakecuda.c", "libcuda.so.1"),
 		dltest.Build(t, "../gpu/nvml/testdata/fakenvml.c", "libnvidia-ml.so.1"),
 		dltest.Build(t, "../gpu/cuda/testdata/fakecublas.c", "libcublas.so.13"),
+		dltest.Build(t, "../gpu/cuda/testdata/fakecublaslt.c", "libcublasLt.so.13"),
 	}
 	if cu12 {
-		dirs = append(dirs, dltest.Build(t, "../gpu/cuda/testdata/fakecublas.c", "libcublas.so.12", "-DCUDA_MAJOR=12"))
+		dirs = append(dirs, dltest.Build(t, "../gpu/cuda/testdata/fakecublas.c", "libcublas.so.12", "-DCUDA_MAJOR=12"),
+			dltest.Build(t, "../gpu/cuda/testdata/fakecublaslt.c", "libcublasLt.so.12", "-DCUDA_MAJOR=12"))
 	}
 	c := &fakeControls{}
 	bind := func(lib dl.Lib, dir string, syms ...dl.Symbol) {
@@ -76,10 +79,12 @@ func newGPUNode(t *testing.T, gpus int64, cu12 bool) (gpuNode, *fakeControls) {
 	bind(dl.CUDA, dirs[0], dl.Sym(&c.cuda, "fake_cuda_set"), dl.Sym(&c.ctxRC, "fake_cuda_ctx_rc"))
 	bind(dl.NVML, dirs[1], dl.Sym(&c.nvml, "fake_nvml_set"), dl.Sym(&c.nvGPU, "fake_nvml_gpu"))
 	bind(dl.CUBLAS, dirs[2], dl.Sym(&c.blas13, "fake_cublas_set"))
+	bind(dl.CUBLASLt, dirs[3], dl.Sym(&c.lt13, "fake_cublaslt_set"))
 	reset := func() {
 		c.cuda("reset", 0)
 		c.nvml("reset", 0)
 		c.blas13("reset", 0)
+		c.lt13("reset", 0)
 	}
 	reset()
 	t.Cleanup(reset)
@@ -108,6 +113,7 @@ func TestRuntimeChecks(t *testing.T) {
 			"clocks":        {status: StatusOK, detail: "no slowdown active (clock-event reasons: gpu_idle)"},
 			"remapped-rows": {status: StatusOK, detail: "no memory rows remapped, none pending (1 GPU)"},
 			"cublas":        {status: StatusOK, detail: "cuBLAS 13.1.0 at"},
+			"cublaslt":      {status: StatusOK, detail: "cuBLASLt 13.1.0 at"},
 		}},
 		{name: "HGX without the fabric manager: cuInit 802", gpus: 1, failed: true,
 			setup: func(c *fakeControls) { c.cuda("init_rc", 802) },
@@ -135,17 +141,27 @@ func TestRuntimeChecks(t *testing.T) {
 			want: map[string]want{
 				"cublas": {status: StatusWarn, detail: "built for CUDA 13, which needs a driver supporting CUDA 13 (Linux driver ≥ 580); this driver supports CUDA 12.4",
 					fix: "install the CUDA 12 build (pip install nvidia-cublas-cu12"},
+				"cublaslt": {status: StatusWarn, detail: "only built for a newer CUDA than the driver supports, so bench's FP8 products cannot run",
+					fix: "install the CUDA 12 build (pip install nvidia-cublas-cu12, or the CUDA 12 toolkit's libcublas, which brings libcublasLt)"},
 				"cuda-init": {status: StatusOK, detail: "driver API 12.4"},
 			}},
 		{name: "CUDA 13 and 12 cuBLAS on a CUDA 12.4 driver", gpus: 1, cu12: true,
 			setup: func(c *fakeControls) { c.cuda("driver", 12040) },
 			want: map[string]want{
-				"cublas": {status: StatusOK, detail: "cuBLAS 12.9.1 at"},
+				"cublas":   {status: StatusOK, detail: "cuBLAS 12.9.1 at"},
+				"cublaslt": {status: StatusOK, detail: "cuBLASLt 12.9.1 at"},
 			}},
 		{name: "a cuBLAS that loads but cannot start", gpus: 1,
 			setup: func(c *fakeControls) { c.blas13("create_rc", 1) },
 			want: map[string]want{
-				"cublas": {status: StatusWarn, detail: "but on GPU 0 no cuBLAS could start: ", fix: "reinstall cuBLAS"},
+				"cublas":   {status: StatusWarn, detail: "but on GPU 0 no cuBLAS could start: ", fix: "reinstall cuBLAS"},
+				"cublaslt": {status: StatusOK, detail: "cuBLASLt 13.1.0 at"},
+			}},
+		{name: "a cuBLASLt that loads but cannot start", gpus: 1,
+			setup: func(c *fakeControls) { c.lt13("create_rc", 1) },
+			want: map[string]want{
+				"cublaslt": {status: StatusWarn, detail: "but on GPU 0 no cuBLASLt could start: ", fix: "a cuBLASLt that loads but whose cublasLtCreate fails is broken or mismatched: reinstall cuBLAS"},
+				"cublas":   {status: StatusOK, detail: "cuBLAS 13.1.0 at"},
 			}},
 		{name: "busy GPU", gpus: 2,
 			setup: func(c *fakeControls) { c.nvGPU(0, "procs", 2) },

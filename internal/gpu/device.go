@@ -70,10 +70,34 @@ type Ptr uint64
 var ErrUnsupported = errors.New("not supported on this device")
 
 // ErrNotImplemented is returned (wrapped) for an operation the device has
-// but this gpuscout cannot drive yet, e.g. an FP8 product on a GPU with FP8
-// tensor cores (it needs cuBLASLt): the measurement is reported as not
+// but this gpuscout cannot drive yet: the measurement is reported as not
 // measured, never as unsupported.
 var ErrNotImplemented = errors.New("not implemented in this gpuscout")
+
+// ErrNoLibrary is returned (wrapped) for an operation the device has but
+// whose vendor library is not on this machine, e.g. an FP8 product on a
+// GPU with FP8 tensor cores where no cuBLASLt is installed: the
+// measurement is reported as not measured, with the fix, never as
+// unsupported. A library that is present but fails is an ordinary error.
+var ErrNoLibrary = errors.New("the library it needs is not installed")
+
+// GemmOutput is the element type of the C a product of dt writes: bf16 for
+// FP8 (E4M3 inputs, fp32 accumulation and a bf16 result, as FP8 training
+// and inference use them; cuBLASLt's FP8 kernels write bf16, fp16, fp32 or
+// FP8), dt for the others.
+func (d DType) GemmOutput() DType {
+	if d == FP8 {
+		return BF16
+	}
+	return d
+}
+
+// GemmTransA reports whether Device.Gemm takes A transposed for dt: FP8,
+// whose products cuBLASLt runs only in the "TN" layout (A transposed, B
+// not; NVIDIA's cuBLAS documentation, cublasLtMatmul, FP8 requirements).
+// A is then stored k×m column-major: each row of the m×k A is contiguous,
+// as B's columns are.
+func (d DType) GemmTransA() bool { return d == FP8 }
 
 // HasFP8 reports whether a compute capability ("9.0") has FP8 (E4M3)
 // tensor cores: 8.9 (Ada) and later. ok is false when it cannot be read.
@@ -147,7 +171,9 @@ type Device interface {
 	// Fill32 queues setting n 32-bit words at dst to v.
 	Fill32(dst Ptr, v uint32, n int64) error
 	// Gemm queues C = A·B for column-major m×k A, k×n B and m×n C of element
-	// type dt (C in dt, accumulation in fp32 or wider).
+	// type dt, accumulating in fp32 or wider; C's element type is
+	// dt.GemmOutput() (bf16 for FP8). For FP8 (dt.GemmTransA()) A is given
+	// transposed, stored k×m column-major, as cuBLASLt's FP8 kernels need.
 	Gemm(dt DType, m, n, k int, a, b, c Ptr) error
 	// Time runs f, which queues work, and returns the device time of what it
 	// queued, after waiting for it.

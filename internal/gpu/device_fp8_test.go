@@ -15,3 +15,17 @@ func TestHasFP8(t *testing.T) {
 		}
 	}
 }
+
+// An FP8 product writes bf16 and takes A transposed (cuBLASLt's TN
+// layout); the other types write their own type, A as it is.
+func TestGemmLayout(t *testing.T) {
+	for _, dt := range []DType{FP32, TF32, BF16, FP16, FP8, FP64} {
+		out, trans := dt, false
+		if dt == FP8 {
+			out, trans = BF16, true
+		}
+		if dt.GemmOutput() != out || dt.GemmTransA() != trans {
+			t.Errorf("%s: output %s, A transposed %v; want %s, %v", dt, dt.GemmOutput(), dt.GemmTransA(), out, trans)
+		}
+	}
+}

@@ -1,11 +1,7 @@
 package cuda
 
 import (
-	"errors"
 	"fmt"
-	"slices"
-	"strings"
-	"sync"
 	"unsafe"
 
 	"github.com/gpuscout/gpuscout/internal/gpu"
@@ -69,134 +65,22 @@ func leadingNumber(v string) (int, bool) {
 	return n, i > 0
 }
 
-// blasPicker chooses the cuBLAS the GPUs use. Candidates built for a newer
-// CUDA release than the driver's are skipped before they load (dl.Env's
-// DriverCUDA); one that loads but whose cublasCreate fails is dropped for
-// the next candidate, so a working older soname on disk is still found.
-// Nothing is swallowed: every library passed over is remembered with why.
-type blasPicker struct {
-	env   dl.Env
-	cands []string
+// The picker's view of a cuBLAS.
+func (b *blas) library() *dl.Library { return b.lib }
+func (b *blas) builtFor() int        { return b.built }
 
-	mu      sync.Mutex
-	started bool
-	cur     *blas
-	openErr error    // why no further library loaded
-	notes   []string // the libraries passed over, and why
-	// tooNew: a library was passed over for being built for a newer CUDA
-	// than the driver's.
-	tooNew bool
-}
-
-func newBLASPicker(env dl.Env) *blasPicker {
-	return &blasPicker{env: env, cands: dl.Candidates(dl.CUBLAS, env)}
-}
-
-// current is the library to try, nil when none is left.
-func (p *blasPicker) current() *blas {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if !p.started {
-		p.started = true
-		p.load(0)
-	}
-	return p.cur
-}
-
-// drop records that b could not start (why) and moves on to the next
-// candidate after it, unless another GPU already did.
-func (p *blasPicker) drop(b *blas, why error) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.cur != b {
-		return
-	}
-	p.notes = append(p.notes, fmt.Sprintf("%s could not start: %v", b.describe(), why))
-	if !dl.Runs(b.built, p.env.DriverCUDA) {
-		p.tooNew = true
-	}
-	next := len(p.cands)
-	for i, c := range p.cands {
-		if c == b.lib.Candidate {
-			next = i + 1
-			break
-		}
-	}
-	p.load(next)
-}
-
-// load opens the first candidate from index i on that loads and binds.
-func (p *blasPicker) load(i int) {
-	p.cur = nil
-	for i <= len(p.cands) {
-		lib, err := dl.OpenFrom(dl.CUBLAS, p.env, p.cands[i:])
-		if lib != nil {
-			for _, a := range lib.Tried {
-				if a.TooOld != nil {
-					p.notes = append(p.notes, fmt.Sprintf("%s skipped: %s", a.Path, a.Err))
-					p.tooNew = true
-				}
-			}
-		}
-		if err != nil {
-			var oe *dl.OpenError
-			if errors.As(err, &oe) {
-				for _, a := range oe.TooOld() {
-					p.notes = append(p.notes, fmt.Sprintf("%s skipped: %s", a.Path, a.Error()))
-					p.tooNew = true
-				}
-			}
-			p.openErr = err
-			return
-		}
-		b, err := bindBLAS(lib)
-		if err == nil {
-			p.cur = b
-			return
-		}
-		p.notes = append(p.notes, fmt.Sprintf("%s: %v", lib.Path, err))
-		k := slices.Index(p.cands[i:], lib.Candidate)
-		if k < 0 {
-			return
-		}
-		i += k + 1
-	}
-}
-
-// skipped lists the libraries passed over so far.
-func (p *blasPicker) skipped() []string {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return slices.Clone(p.notes)
-}
-
-// noneError says why no cuBLAS works on this GPU, with the fix. It
-// matches dl.ErrNotFound when none was found at all.
-func (p *blasPicker) noneError(driverCUDA int) error {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	parts := slices.Clone(p.notes)
-	fix := "install cuBLAS: a CUDA build of PyTorch brings it (pip install nvidia-cublas-cu12 or -cu13), or the CUDA toolkit's libcublas"
-	if len(p.notes) > 0 && !p.tooNew {
-		fix = "a cuBLAS that loads but whose cublasCreate fails misses GPU memory or a matching libcublasLt: free the GPU, or reinstall cuBLAS (" +
-			"pip install --force-reinstall nvidia-cublas-cu12 or -cu13, or the CUDA toolkit's libcublas)"
-	}
-	if p.tooNew && driverCUDA > 0 {
-		major := driverCUDA / 1000
-		fix = fmt.Sprintf("this driver supports CUDA %s: install a cuBLAS for CUDA %d (pip install nvidia-cublas-cu%d, or the CUDA %d toolkit's libcublas), "+
-			"or upgrade the NVIDIA driver (CUDA 13 needs ≥ %s; source: %s)", dl.CUDAVersion(driverCUDA), major, major, major, dl.MinDriver(13), dl.CompatSource)
-	}
-	msg := "no cuBLAS could start"
-	if len(parts) > 0 {
-		msg += ": " + strings.Join(parts, "; ")
-	}
-	if p.openErr != nil && len(p.notes) == 0 {
-		return fmt.Errorf("%w; fix: %s", p.openErr, fix)
-	}
-	if p.openErr != nil {
-		return fmt.Errorf("%s; no other cuBLAS found (%w); fix: %s", msg, p.openErr, fix)
-	}
-	return fmt.Errorf("%s; fix: %s", msg, fix)
+// newBLASPicker chooses the cuBLAS the GPUs use (libPicker): the fix when
+// none starts names the cuBLAS to install or the driver to upgrade.
+func newBLASPicker(env dl.Env) *libPicker[*blas] {
+	return &libPicker[*blas]{lib: dl.CUBLAS, name: "cuBLAS", env: env, cands: dl.Candidates(dl.CUBLAS, env), bind: bindBLAS,
+		fixes: pickerFixes{
+			missing: "install cuBLAS: a CUDA build of PyTorch brings it (pip install nvidia-cublas-cu12 or -cu13), or the CUDA toolkit's libcublas",
+			noStart: "a cuBLAS that loads but whose cublasCreate fails misses GPU memory or a matching libcublasLt: free the GPU, or reinstall cuBLAS (" +
+				"pip install --force-reinstall nvidia-cublas-cu12 or -cu13, or the CUDA toolkit's libcublas)",
+			tooNew: func(major int) string {
+				return fmt.Sprintf("install a cuBLAS for CUDA %d (pip install nvidia-cublas-cu%d, or the CUDA %d toolkit's libcublas)", major, major, major)
+			},
+		}}
 }
 
 // cudaDataType_t and cublasComputeType_t values (library_types.h,

@@ -1,7 +1,7 @@
 // Package cuda drives NVIDIA GPUs through the CUDA driver API
-// (libcuda.so.1) and cuBLAS, loaded at run time with purego, as gpu.Devices:
-// device memory, pinned host memory, copies, fills, matrix products
-// (cublasGemmEx) and CUDA-event timing. Each GPU has one goroutine locked to
+// (libcuda.so.1), cuBLAS and cuBLASLt, loaded at run time with purego, as
+// gpu.Devices: device memory, pinned host memory, copies, fills, matrix
+// products (cublasGemmEx; FP8 through cublasLtMatmul) and CUDA-event timing. Each GPU has one goroutine locked to
 // one OS thread that holds its primary context and makes every call for it,
 // so a Device may be used from any goroutine. A watchdog ends the process
 // when a driver call hangs, naming the call. NVML, when present, completes
@@ -12,7 +12,7 @@
 // Each GPU opens on its own: one that cannot be opened is a gpu.Unopened
 // whose error names the cause and the fix, beside the ones that open. The
 // driver names its own error codes (cuGetErrorName, cuGetErrorString).
-// cuBLAS and NCCL are chosen to match the driver's CUDA version: a library
+// cuBLAS, cuBLASLt and NCCL are chosen to match the driver's CUDA version: a library
 // built for a newer CUDA major release is skipped, one that loads but does
 // not start is passed over for the next, and each one passed over is
 // reported with why.
@@ -77,9 +77,10 @@ func defaultExit(msg string) {
 // it in EXCLUSIVE_PROCESS mode, an Xid left it broken) is in the list as a
 // *gpu.Unopened whose error names the cause and the fix, and the others
 // open; gpu.OpenError tells them apart. Without a working cuBLAS the devices
-// open and Gemm says why (BLASError). Info.Libraries holds the files that
-// loaded ("cuda", "cublas", "nvml"), "cublas_version", and "cublas_error"
-// when no cuBLAS could start.
+// open and Gemm says why (BLASError); without cuBLASLt, FP8 products say why
+// (LtError). Info.Libraries holds the files that loaded ("cuda", "cublas",
+// "cublaslt", "nvml"), "cublas_version" and "cublaslt_version", and
+// "cublas_error" or "cublaslt_error" when none could start.
 func Open(opts Options) ([]gpu.Device, error) {
 	if opts.CallTimeout < 0 || opts.CallTimeout > MaxCallTimeout {
 		return nil, fmt.Errorf("call timeout %s is not in 0..%s", opts.CallTimeout, MaxCallTimeout)
@@ -113,7 +114,7 @@ func Open(opts Options) ([]gpu.Device, error) {
 	}
 	benv := env
 	benv.DriverCUDA = drv.versionNum
-	picker := newBLASPicker(benv)
+	picker, ltPicker := newBLASPicker(benv), newLtPicker(benv)
 	var nv *nvml.NVML
 	var nvRefs sync.WaitGroup
 	if !opts.NoNVML {
@@ -138,7 +139,7 @@ func Open(opts Options) ([]gpu.Device, error) {
 			driverFill(d)
 			d.placeOnNUMA()
 			before := d.computePIDs()
-			err = d.setup(picker)
+			err = d.setup(picker, ltPicker)
 			d.notSelf(before)
 		}
 		if err != nil {

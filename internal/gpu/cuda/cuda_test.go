@@ -31,8 +31,8 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// fakes are the fake libcuda and libcublas (and libnvidia-ml) with their
-// controls bound.
+// fakes are the fake libcuda, libcublas and libcublasLt (and libnvidia-ml)
+// with their controls bound.
 type fakes struct {
 	env       dl.Env
 	set       func(key string, v int64) int32
@@ -42,17 +42,23 @@ type fakes struct {
 	blasBad   func(buf *byte, n int32) int32
 	blasLast  func(buf *byte, n int32) int32
 	blasLive  func() int32
+	ltBad     func(buf *byte, n int32) int32
+	ltLast    func(buf *byte, n int32) int32
+	ltLive    func(kind int32) int32
+	ltSet     func(key string, v int32) int32
 	withBLAS  bool
 	checkBads bool
 }
 
-// newFakes builds and preloads the fakes (cudaFlags for libcuda), resets
-// them and, at cleanup, fails the test if they saw a bad argument.
+// newFakes builds and preloads the fakes (cudaFlags for libcuda; withBLAS
+// brings libcublas and libcublasLt, which ship together), resets them and,
+// at cleanup, fails the test if they saw a bad argument.
 func newFakes(t *testing.T, withBLAS, withNVML bool, cudaFlags ...string) *fakes {
 	t.Helper()
 	dirs := []string{dltest.Build(t, "testdata/fakecuda.c", "libcuda.so.1", cudaFlags...)}
 	if withBLAS {
-		dirs = append(dirs, dltest.Build(t, "testdata/fakecublas.c", "libcublas.so.13"))
+		dirs = append(dirs, dltest.Build(t, "testdata/fakecublas.c", "libcublas.so.13"),
+			dltest.Build(t, "testdata/fakecublaslt.c", "libcublasLt.so.13"))
 	}
 	if withNVML {
 		dirs = append(dirs, dltest.Build(t, "../nvml/testdata/fakenvml.c", "libnvidia-ml.so.1"))
@@ -75,6 +81,15 @@ func newFakes(t *testing.T, withBLAS, withNVML bool, cudaFlags ...string) *fakes
 			dl.Sym(&f.blasLive, "fake_cublas_live")}); err != nil {
 			t.Fatal(err)
 		}
+		llib, err := dl.OpenEnv(dl.CUBLASLt, f.env)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := llib.Bind([]dl.Symbol{dl.Sym(&f.ltBad, "fake_cublaslt_bad"), dl.Sym(&f.ltLast, "fake_cublaslt_last"),
+			dl.Sym(&f.ltLive, "fake_cublaslt_live"), dl.Sym(&f.ltSet, "fake_cublaslt_set")}); err != nil {
+			t.Fatal(err)
+		}
+		f.ltSet("reset", 0)
 	}
 	f.set("reset", 0)
 	t.Cleanup(func() {
@@ -85,6 +100,9 @@ func newFakes(t *testing.T, withBLAS, withNVML bool, cudaFlags ...string) *fakes
 		if withBLAS {
 			if n := f.blasBad(&buf[0], int32(len(buf))); n != 0 {
 				t.Errorf("the fake libcublas saw %d bad calls; last: %s", n, cString(buf))
+			}
+			if n := f.ltBad(&buf[0], int32(len(buf))); n != 0 {
+				t.Errorf("the fake libcublasLt saw %d bad calls; last: %s", n, cString(buf))
 			}
 		}
 	})
@@ -338,12 +356,6 @@ func TestGemm(t *testing.T) {
 		for _, p := range []gpu.Ptr{pa, pb, pc} {
 			d.Free(p)
 		}
-	}
-	// The H200 has FP8 tensor cores: an FP8 product is not implemented
-	// (it needs cuBLASLt), never "unsupported".
-	if err := d.Gemm(gpu.FP8, 16, 16, 16, 1, 1, 1); !errors.Is(err, gpu.ErrNotImplemented) || errors.Is(err, gpu.ErrUnsupported) ||
-		!strings.Contains(err.Error(), "compute capability 9.0) has FP8 tensor cores, but an FP8 product needs cuBLASLt") {
-		t.Errorf("fp8: err = %v, want gpu.ErrNotImplemented", err)
 	}
 	if err := d.Gemm(gpu.FP32, 0, 16, 16, 1, 1, 1); err == nil || !strings.Contains(err.Error(), "m = 0 is not in 1..") {
 		t.Errorf("m = 0: err = %v", err)

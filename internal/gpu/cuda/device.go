@@ -14,8 +14,9 @@ import (
 	"github.com/gpuscout/gpuscout/internal/gpu/nvml"
 )
 
-// Device is one NVIDIA GPU driven through the CUDA driver API and cuBLAS: a
-// gpu.Device, and a gpu.Sampler when NVML knows the GPU.
+// Device is one NVIDIA GPU driven through the CUDA driver API, cuBLAS and
+// (for FP8 products) cuBLASLt: a gpu.Device, and a gpu.Sampler when NVML
+// knows the GPU.
 type Device struct {
 	ord  int32 // the driver's ordinal
 	dev  int32 // the CUdevice handle cuDeviceGet gave for it
@@ -24,12 +25,17 @@ type Device struct {
 	// blasErr says why blas is nil; blasNotes the libraries passed over.
 	blasErr   error
 	blasNotes []string
-	w         *worker
-	info      gpu.Info
-	nv        *nvml.Device // the GPU: telemetry, modes
-	nvSelf    *nvml.Device // the device CUDA sees: the GPU, or its MIG instance
-	selfPIDs  map[int]bool // this process as NVML may number it (see OtherProcesses)
-	release   func()       // drops this device's hold on shared NVML
+	lt        *blasLt // nil when no cuBLASLt could start
+	// ltErr says why lt is nil; ltNotes the libraries passed over.
+	ltErr   error
+	ltNotes []string
+
+	w        *worker
+	info     gpu.Info
+	nv       *nvml.Device // the GPU: telemetry, modes
+	nvSelf   *nvml.Device // the device CUDA sees: the GPU, or its MIG instance
+	selfPIDs map[int]bool // this process as NVML may number it (see OtherProcesses)
+	release  func()       // drops this device's hold on shared NVML
 
 	// What Open was given, for what opens later (NCCL).
 	timeout time.Duration
@@ -38,6 +44,12 @@ type Device struct {
 
 	// Owned by the worker's thread.
 	ctx, stream, start, end, handle uintptr
+	// cuBLASLt's handle, and what FP8 products use (made at the first):
+	// the device's fp32 1.0 that scales A and B, the workspace, the plan
+	// of the last shape.
+	ltHandle        uintptr
+	ltScale, ltWork uint64
+	ltPlan          *ltPlan
 
 	mu     sync.Mutex
 	host   map[unsafe.Pointer]int64 // pinned host allocations
@@ -59,9 +71,11 @@ func (d *Device) call(name string, f func() int32) error {
 }
 
 // setup runs on the worker thread: the primary context, made current for
-// good, one non-blocking stream, two timing events, the free memory, and a
-// cuBLAS handle on that stream from the first cuBLAS that starts.
-func (d *Device) setup(picker *blasPicker) error {
+// good, one non-blocking stream, two timing events, the free memory, a
+// cuBLAS handle on that stream from the first cuBLAS that starts, and a
+// cuBLASLt handle from the first cuBLASLt that starts (the one beside that
+// cuBLAS first).
+func (d *Device) setup(picker *libPicker[*blas], ltPicker *libPicker[*blasLt]) error {
 	f := &d.drv.f
 	steps := []struct {
 		name string
@@ -99,11 +113,33 @@ func (d *Device) setup(picker *blasPicker) error {
 	if d.blas == nil {
 		d.blasErr = picker.noneError(d.drv.versionNum)
 		d.info.Libraries["cublas_error"] = d.blasErr.Error()
+	} else {
+		d.info.Libraries["cublas"] = d.blas.lib.Path
+		if d.blas.version != "" {
+			d.info.Libraries["cublas_version"] = d.blas.version
+		}
+	}
+	ltPicker.prefer(d.blas.companion())
+	for lt := ltPicker.current(); lt != nil; lt = ltPicker.current() {
+		err := d.startLt(lt)
+		if err == nil {
+			d.lt = lt
+			break
+		}
+		if errors.Is(err, errWorkerStopped) {
+			return err
+		}
+		ltPicker.drop(lt, err)
+	}
+	d.ltNotes = ltPicker.skipped()
+	if d.lt == nil {
+		d.ltErr = ltNoneError(ltPicker, d.drv.versionNum)
+		d.info.Libraries["cublaslt_error"] = d.ltErr.Error()
 		return nil
 	}
-	d.info.Libraries["cublas"] = d.blas.lib.Path
-	if d.blas.version != "" {
-		d.info.Libraries["cublas_version"] = d.blas.version
+	d.info.Libraries["cublaslt"] = d.lt.lib.Path
+	if d.lt.version != "" {
+		d.info.Libraries["cublaslt_version"] = d.lt.version
 	}
 	return nil
 }
@@ -330,33 +366,17 @@ func (d *Device) Fill32(dst gpu.Ptr, v uint32, n int64) error {
 	return d.call("cuMemsetD32Async", func() int32 { return d.drv.f.memsetD32(uint64(dst), v, uint64(n), d.stream) })
 }
 
-// fp8Error says why an FP8 product is not measured: a GPU of compute
-// capability 8.9 or later has FP8 tensor cores, but an FP8 product needs
-// cuBLASLt (cublasLtMatmul with scale pointers and the TN layout), which
-// this gpuscout does not bind yet: gpu.ErrNotImplemented, never
-// "unsupported". An older GPU has none: gpu.ErrUnsupported.
-func (d *Device) fp8Error() error {
-	has, ok := gpu.HasFP8(d.info.ComputeCap)
-	switch {
-	case ok && !has:
-		return fmt.Errorf("GPU %d: gemm fp8: compute capability %s has no FP8 tensor cores (8.9 and later do): %w", d.ord, d.info.ComputeCap, gpu.ErrUnsupported)
-	case ok:
-		return fmt.Errorf("GPU %d: gemm fp8: this GPU (compute capability %s) has FP8 tensor cores, but an FP8 product needs cuBLASLt "+
-			"(cublasLtMatmul with scale pointers, TN layout), which this gpuscout does not drive yet: %w", d.ord, d.info.ComputeCap, gpu.ErrNotImplemented)
-	}
-	return fmt.Errorf("GPU %d: gemm fp8: compute capability unknown; an FP8 product needs cuBLASLt, which this gpuscout does not drive yet: %w", d.ord, gpu.ErrNotImplemented)
-}
-
 // Gemm queues C = A·B (column-major, no transposes) with cublasGemmEx:
 // fp32, tf32 (CUBLAS_COMPUTE_32F_FAST_TF32), bf16 and fp16 with fp32
-// accumulation, fp64. fp8 is gpu.ErrNotImplemented on a GPU that has it
-// (it needs cuBLASLt), gpu.ErrUnsupported on one that has not.
+// accumulation, fp64. fp8 (E4M3, A transposed, a bf16 C) runs through
+// cublasLtMatmul (gemmFP8) on a GPU that has FP8 tensor cores, and is
+// gpu.ErrUnsupported on one that has not.
 func (d *Device) Gemm(dt gpu.DType, m, n, k int, a, b, c gpu.Ptr) error {
+	if dt == gpu.FP8 {
+		return d.gemmFP8(m, n, k, a, b, c)
+	}
 	elem, compute, ok := gemmTypes(dt)
 	if !ok {
-		if dt == gpu.FP8 {
-			return d.fp8Error()
-		}
 		return fmt.Errorf("GPU %d: gemm %s: %w", d.ord, dt, gpu.ErrUnsupported)
 	}
 	if err := checkGemmDims(m, n, k); err != nil {
@@ -529,9 +549,9 @@ func (d *Device) Sync() error {
 	return d.call("cuStreamSynchronize", func() int32 { return d.drv.f.streamSync(d.stream) })
 }
 
-// Close frees the device's pinned memory, cuBLAS handle, events and stream,
-// releases the primary context and ends its thread. Device memory not yet
-// freed goes with the context.
+// Close frees the device's pinned memory, cuBLASLt plan, memory and
+// handle, cuBLAS handle, events and stream, releases the primary context
+// and ends its thread. Device memory not yet freed goes with the context.
 func (d *Device) Close() error {
 	d.mu.Lock()
 	if d.closed {
@@ -547,6 +567,7 @@ func (d *Device) Close() error {
 	for p := range host {
 		errs = append(errs, d.call("cuMemFreeHost", func() int32 { return f.memFreeHost(p) }))
 	}
+	errs = append(errs, d.closeLt()...)
 	if d.blas != nil && d.handle != 0 {
 		var rc int32
 		if err := d.w.do("cublasDestroy_v2", func() { rc = d.blas.f.destroy(d.handle) }); err == nil {

@@ -25,6 +25,9 @@
  *     EXCLUSIVE_PROCESS mode), 999 CUDA_ERROR_UNKNOWN (a GPU an Xid broke);
  *   - "mig" (a mask of physical GPUs): the visible device is one MIG
  *     instance: its UUID is the instance's, memory and SMs its share;
+ *   - "cc": the compute capability of every GPU, 10·major + minor (90, the
+ *     H200's; 89 an L4 or L40S; 80 an A100, which has no FP8 tensor
+ *     cores), which fakecublaslt.c and fakenvml.c read too;
  *   - cuGetErrorName/cuGetErrorString name every code the driver names.
  *
  * Builds: -DDEVBASE=0     CUdevice handles equal to the ordinals
@@ -35,7 +38,7 @@
  * (cuInit answers CUDA_ERROR_NO_DEVICE), "init_ms" (cuInit sleeps), "hang_ms"
  * (cuEventSynchronize sleeps that long), "gemm_us" (fakecublas's product
  * takes that long), "vclock" (1: events read a virtual clock per GPU, below),
- * "driver", "init_rc", "mig", "free" (cuMemGetInfo's free bytes), "reset".
+ * "driver", "init_rc", "mig", "cc", "free" (cuMemGetInfo's free bytes), "reset".
  *
  * The virtual clock makes device times deterministic, so that a test can
  * work a measurement out by hand. Events record the clock of their GPU, and
@@ -107,7 +110,7 @@ static struct obj objs[MAXOBJ];
 static struct timespec evtime[MAXOBJ];
 static int vclock;
 static int vis[MAXDEV] = {0, 1, 2, 3}; /* ordinal → physical GPU */
-static int driver_version = 13000, init_rc, mig_mask, ctx_rc[MAXDEV];
+static int driver_version = 13000, init_rc, mig_mask, ctx_rc[MAXDEV], cc = 90;
 static unsigned long long free_bytes = 149560000000ULL;
 static int peer_on[MAXDEV][MAXDEV]; /* cuCtxEnablePeerAccess(peer) from dev's context */
 static double vt[MAXDEV], evv[MAXOBJ]; /* virtual clock per GPU, and at each event (ns) */
@@ -263,6 +266,7 @@ int fake_cuda_set(const char *key, long v) {
 	else if (!strcmp(key, "driver")) driver_version = (int)v;
 	else if (!strcmp(key, "init_rc")) init_rc = (int)v;
 	else if (!strcmp(key, "mig")) mig_mask = (int)v;
+	else if (!strcmp(key, "cc")) cc = (int)v;
 	else if (!strcmp(key, "free")) free_bytes = (unsigned long long)v;
 	else if (!strcmp(key, "async")) async_mode = (int)v;
 	else if (!strcmp(key, "call_ns")) call_ns = v;
@@ -277,7 +281,7 @@ int fake_cuda_set(const char *key, long v) {
 		memset(niv, 0, sizeof niv);
 		ngpus = 1; hang_ms = gemm_us = nogpu = init_ms = 0; bad = 0; lastbad[0] = 0;
 		vclock = 0;
-		driver_version = 13000; init_rc = mig_mask = 0; free_bytes = 149560000000ULL;
+		driver_version = 13000; init_rc = mig_mask = 0; free_bytes = 149560000000ULL; cc = 90;
 		for (int i = 0; i < MAXDEV; i++) vis[i] = i, ctx_rc[i] = 0;
 		memset(vt, 0, sizeof vt);
 		memset(peer_on, 0, sizeof peer_on);
@@ -288,6 +292,7 @@ int fake_cuda_set(const char *key, long v) {
 long fake_cuda_get(const char *key) {
 	if (!strcmp(key, "gemm_us")) return gemm_us;
 	if (!strcmp(key, "driver")) return driver_version;
+	if (!strcmp(key, "cc")) return cc;
 	return -1;
 }
 /* fake_cuda_visible emulates CUDA_VISIBLE_DEVICES ("1,0"): the ordinals are
@@ -398,8 +403,8 @@ CUresult cuDeviceGetAttribute(int *v, int attr, int h) {
 	case 36: *v = 3201000; break;  /* MEMORY_CLOCK_RATE, kHz */
 	case 37: *v = 6016; break;     /* GLOBAL_MEMORY_BUS_WIDTH */
 	case 38: *v = 62914560; break; /* L2_CACHE_SIZE */
-	case 75: *v = 9; break;        /* COMPUTE_CAPABILITY_MAJOR */
-	case 76: *v = 0; break;        /* COMPUTE_CAPABILITY_MINOR */
+	case 75: *v = cc / 10; break;  /* COMPUTE_CAPABILITY_MAJOR */
+	case 76: *v = cc % 10; break;  /* COMPUTE_CAPABILITY_MINOR */
 	default: return fail("cuDeviceGetAttribute", "attribute the fake does not know", INVALID_VALUE);
 	}
 	return OK;

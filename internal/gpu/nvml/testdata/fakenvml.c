@@ -34,7 +34,8 @@
  * sw_power_cap among the clock-event reasons), temperature 38 °C + 40 °C ×
  * utilisation, the SM clock 1980 MHz over the throttle's slowdown when busy
  * (345 idle). "call_us" (global) makes each telemetry call cost the host
- * that long, as NVML's do.
+ * that long, as NVML's do. The compute capability is the fake libcuda's
+ * ("cc", 9.0 unless set) when that is loaded, else the H200's 9.0.
  */
 #include <stdio.h>
 #include <string.h>
@@ -71,6 +72,7 @@ typedef struct dev *nvmlDevice_t;
 static int inited, ngpus = 1, nvlinks, lost, ctx_pid;
 int fake_cuda_ctx_live(int gpu) __attribute__((weak)); /* from the fake libcuda, when loaded */
 int fake_cuda_telemetry(int gpu, double window_ns, double *util, double *slow) __attribute__((weak));
+long fake_cuda_get(const char *key) __attribute__((weak)); /* "cc": the compute capability the fake libcuda gives */
 static long call_us;
 /* live reads the modelled load of GPU g; 0 when there is none. */
 static int live(int g, double *util, double *slow) {
@@ -403,8 +405,10 @@ nvmlReturn_t nvmlDeviceGetCudaComputeCapability(nvmlDevice_t d, int *major, int 
 	CHECK_DEV("nvmlDeviceGetCudaComputeCapability", d);
 	CHECK_PTR("nvmlDeviceGetCudaComputeCapability", major);
 	CHECK_PTR("nvmlDeviceGetCudaComputeCapability", minor);
-	*major = 9;
-	*minor = 0;
+	long cc = fake_cuda_get ? fake_cuda_get("cc") : 90; /* the fake libcuda's, when loaded */
+	if (cc <= 0) cc = 90;
+	*major = (int)(cc / 10);
+	*minor = (int)(cc % 10);
 	return SUCCESS;
 }
 nvmlReturn_t nvmlDeviceGetNvLinkState(nvmlDevice_t d, unsigned int link, unsigned int *active) {
