@@ -138,7 +138,7 @@ step_gofmt() {
 # arithmetic, 5x slower under it), and the whole package in go-test.
 RACE_PKGS="./internal/agent ./internal/agent/autostop ./internal/agent/notify ./internal/agent/rules
   ./internal/bench ./internal/bench/workload ./internal/cloudmeta ./internal/gpu/cuda ./internal/gpu/host
-  ./internal/server ./internal/store/sqlite ./internal/store/storetest
+  ./internal/server ./internal/server/dashboard ./internal/store/sqlite ./internal/store/storetest
   ./internal/spot:^(TestSimulateManyParallel|TestSimulateManyBudgetParallel|TestProgress)$ ./scripts/fuzzstep"
 
 # race_whole prints RACE_PKGS' patterns tested whole under the detector.

@@ -294,6 +294,80 @@ func BenchmarkUploadThenRead(b *testing.B) {
 	}
 }
 
+// BenchmarkUpload: one op is an upload through the API (a bench report, a
+// plan of about 100 KiB, an agent summary), over a SQLite store holding
+// 1000 bench reports, 50 plans and 50 agent summaries (on /dev/shm when
+// there is one), with the page of its kind (/leaderboard, /plans,
+// /agents) cached: "idle", not read since (the upload renders nothing), or
+// "read", read since each upload (the upload waits for its page's new
+// render; before, the page's next reader did). One goroutine.
+func BenchmarkUpload(b *testing.B) {
+	dir := b.TempDir()
+	if fi, err := os.Stat("/dev/shm"); err == nil && fi.IsDir() {
+		if dir, err = os.MkdirTemp("/dev/shm", "gpuscout-bench"); err != nil {
+			b.Fatal(err)
+		}
+		defer os.RemoveAll(dir)
+	}
+	st, err := sqlite.Open(filepath.Join(dir, "bench.db"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer st.Close()
+	seedReports(b, st, 1000)
+	plan, err := os.ReadFile("dashboard/testdata/plan-a100.json")
+	if err != nil {
+		b.Fatal(err)
+	}
+	planBody := func(i int) []byte {
+		return bytes.Replace(plan, []byte("{"), fmt.Appendf(nil, `{"violation":"seed %d",`, i), 1)
+	}
+	at := time.Date(2026, 11, 2, 0, 0, 0, 0, time.UTC)
+	for i := range 50 {
+		for _, d := range []*store.Document{{Kind: store.KindPlan, Body: planBody(i)}, {Kind: store.KindAgent, Body: agentBody(i, i)}} {
+			d.ID, d.ReceivedAt = store.DocumentID(d.Body), at.Add(time.Duration(i)*time.Second)
+			if _, err := st.PutDocument(context.Background(), d); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	cat := testCatalog(&testing.T{})
+	dash := dashboard.New(dashboard.Config{Store: st, Catalog: cat, CacheTTL: time.Hour})
+	srv, secret := uploadServer(b, st, cat, dash)
+	n := 3_000_000
+	for _, c := range []struct{ kind, page string }{{store.KindBench, "/leaderboard"}, {store.KindPlan, "/plans"}, {store.KindAgent, "/agents"}} {
+		for _, mode := range []string{"idle", "read"} {
+			b.Run(fmt.Sprintf("kind=%s/page=%s", c.kind, mode), func(b *testing.B) {
+				getPage(b, srv, c.page)
+				for b.Loop() {
+					n++
+					b.StopTimer()
+					var body []byte
+					switch c.kind {
+					case store.KindBench:
+						body = benchReport(b, n)
+					case store.KindPlan:
+						body = planBody(n)
+					default:
+						body = agentBody(n%50, n)
+					}
+					if mode == "read" {
+						getPage(b, srv, c.page)
+					}
+					b.StartTimer()
+					req := httptest.NewRequest("POST", "/api/v1/reports?kind="+c.kind, bytes.NewReader(body))
+					req.Header.Set("Authorization", "Bearer "+secret)
+					rec := httptest.NewRecorder()
+					srv.ServeHTTP(rec, req)
+					if rec.Code != http.StatusCreated {
+						b.Fatalf("upload: status %d %s", rec.Code, rec.Body)
+					}
+				}
+			})
+		}
+	}
+}
+
 // agentBody is an agent summary of node-NODE, distinct by samples.
 func agentBody(node, samples int) []byte {
 	return fmt.Appendf(nil, `{"schema_version":1,"kind":"agent_hourly","created_at":"2026-12-01T00:00:00Z","hour_start":"2026-11-30T23:00:00Z","hour_end":"2026-12-01T00:00:00Z","host":"node-%d","samples":%d,"gpu_utilization_mean":null,"gpu_utilization_max":null,"egress_bytes":0,"spend":null}`, node, samples%3600000)

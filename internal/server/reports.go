@@ -2,6 +2,7 @@ package server
 
 import (
 	"bytes"
+	"context"
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
@@ -99,14 +100,15 @@ func (s *Server) postReport(w http.ResponseWriter, r *http.Request) {
 	var (
 		err      error
 		warnings []string
+		decoded  any // the body as its schema package reads it, for the dashboard
 	)
 	switch kind {
 	case store.KindBench:
-		warnings, err = indexBench(d, s.cfg.Catalog)
+		decoded, warnings, err = indexBench(d, s.cfg.Catalog)
 	case store.KindPlan:
-		err = indexPlan(d)
+		decoded, err = indexPlan(d)
 	case store.KindAgent:
-		err = indexAgent(d)
+		decoded, err = indexAgent(d)
 	default:
 		badRequest(w, FieldError{"kind", fmt.Sprintf("%q: want bench, plan or agent", kind)})
 		return
@@ -140,8 +142,14 @@ func (s *Server) postReport(w http.ResponseWriter, r *http.Request) {
 	if created {
 		status = http.StatusCreated
 		// The dashboard's cached pages built from documents of this kind
-		// are now stale; the others are not.
+		// are now stale; the others are not. Stored returns once the pages
+		// read since their last render show the document: a page read after
+		// this answer shows it.
 		switch inv := s.cfg.Dashboard.(type) {
+		case interface {
+			Stored(ctx context.Context, d *store.Document, decoded any)
+		}:
+			inv.Stored(r.Context(), d, decoded)
 		case interface{ InvalidateKind(kind string) }:
 			inv.InvalidateKind(d.Kind)
 		case interface{ Invalidate() }:
@@ -156,20 +164,21 @@ func (s *Server) postReport(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, status, answer)
 }
 
-// indexBench validates a bench report and takes its index fields; the
-// warnings name figures above their GPU's datasheet (more than
-// benchreport.MaxOverDatasheet times it is refused).
-func indexBench(d *store.Document, c *catalog.Catalog) ([]string, error) {
+// indexBench validates a bench report and takes its index fields; it
+// returns the report decoded, and warnings naming figures above their
+// GPU's datasheet (more than benchreport.MaxOverDatasheet times it is
+// refused).
+func indexBench(d *store.Document, c *catalog.Catalog) (*benchreport.Document, []string, error) {
 	doc, err := benchreport.DecodeDocument(bytes.NewReader(d.Body))
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if err := checkBounds(doc); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	warnings, err := doc.CheckDatasheet(c)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if len(doc.GPUs) > 0 {
 		d.GPU = doc.GPUs[0].Name
@@ -181,7 +190,7 @@ func indexBench(d *store.Document, c *catalog.Catalog) ([]string, error) {
 		d.Provider, d.InstanceType, d.Region, d.MatchedOffering = c.Provider, c.InstanceType, c.Region, c.MatchedOffering
 	}
 	d.Host, d.CreatedAt = doc.Host.Hostname, doc.CreatedAt.UTC()
-	return warnings, nil
+	return doc, warnings, nil
 }
 
 // Upload bounds: the most a measured figure may be, by unit (a finite
@@ -229,24 +238,24 @@ func checkBounds(doc *benchreport.Document) error {
 }
 
 // indexPlan validates a plan (the JSON of advise -o json, plandoc's
-// schema). A plan has no index fields: no host, GPU or time of its own.
-func indexPlan(d *store.Document) error {
-	_, err := plandoc.Read(d.Body)
-	return err
+// schema) and returns it decoded. A plan has no index fields: no host,
+// GPU or time of its own.
+func indexPlan(d *store.Document) (*plandoc.Document, error) {
+	return plandoc.Read(d.Body)
 }
 
 // indexAgent validates an agent's hourly summary (agentsummary's schema)
-// and takes its index fields.
-func indexAgent(d *store.Document) error {
+// and takes its index fields; it returns the summary decoded.
+func indexAgent(d *store.Document) (*agentsummary.Summary, error) {
 	sum, err := agentsummary.Read(d.Body)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	d.Host, d.GPU, d.Provider, d.InstanceType, d.Region = sum.Host, sum.GPU, sum.Provider, sum.InstanceType, sum.Region
 	if t := sum.Created(); !t.IsZero() {
 		d.CreatedAt = t.UTC()
 	}
-	return nil
+	return sum, nil
 }
 
 var listParams = []string{"kind", "gpu", "provider", "region", "host", "since", "limit", "offset"}

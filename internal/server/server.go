@@ -48,10 +48,13 @@ type Config struct {
 	// reaches the server.
 	MetricsToken bool
 	// Dashboard serves everything outside /api/, /healthz and /metrics;
-	// nil: a plain landing page. When it has an InvalidateKind(kind string)
-	// method (the dashboard's cache of pages built from the store), it is
-	// called with the document's kind after each upload that created a
-	// document; else, when it has an Invalidate() method, that is.
+	// nil: a plain landing page. After each upload that created a document,
+	// before the upload is answered, it is told, by the first of these
+	// methods it has: Stored(ctx, *store.Document, decoded any) (the
+	// document with its body, and the body as its schema package decoded
+	// it: a *benchreport.Document for a bench report; the dashboard's
+	// Stored returns once its pages show it, so a page read after the
+	// answer does), InvalidateKind(kind string), or Invalidate().
 	Dashboard http.Handler
 	// Keys are the node HMAC keys by key id: an upload signed with one of
 	// them is verified (401 when the signature does not match).

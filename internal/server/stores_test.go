@@ -10,7 +10,9 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
+	"github.com/gpuscout/gpuscout/internal/server/dashboard"
 	"github.com/gpuscout/gpuscout/internal/store"
 	"github.com/gpuscout/gpuscout/internal/store/postgres"
 	"github.com/gpuscout/gpuscout/internal/store/postgres/pgtest"
@@ -24,6 +26,7 @@ func TestOnSQLite(t *testing.T) {
 	}
 	t.Cleanup(func() { st.Close() })
 	apiOnStore(t, st)
+	t.Run("dashboard", func(t *testing.T) { dashboardOnStore(t, st) })
 }
 
 func TestOnPostgres(t *testing.T) {
@@ -44,6 +47,7 @@ func TestOnPostgres(t *testing.T) {
 	}
 	t.Cleanup(func() { st.Close() })
 	apiOnStore(t, st)
+	t.Run("dashboard", func(t *testing.T) { dashboardOnStore(t, st) })
 }
 
 // The PostgreSQL server, started by the first test that needs it and
@@ -112,5 +116,51 @@ func apiOnStore(t *testing.T, st store.Store) {
 	}
 	if w := f.do(t, "GET", "/healthz", "", nil); w.Code != 200 {
 		t.Fatalf("healthz: %d", w.Code)
+	}
+}
+
+// dashboardOnStore: on a real store, the leaderboard reads its reports in
+// one query each for the listing and for the bodies not decoded yet (never
+// one per report), and with the page cache on it shows each upload as soon
+// as the upload is answered, as a dashboard without a cache renders it,
+// without reading the store again.
+func dashboardOnStore(t *testing.T, st store.Store) {
+	qc := &queryCounter{Store: st}
+	f := newFixture(t, func(c *Config) {
+		c.Store, c.ReadOpen, c.RatePerToken = st, true, MaxRate
+		c.Dashboard = dashboard.New(dashboard.Config{Store: qc, Catalog: c.Catalog, CacheTTL: time.Hour})
+	})
+	f.st = st
+	secret, tok, _ := NewToken("dash-write", []string{ScopeWrite}, f.srv.cfg.Now())
+	if err := st.CreateToken(context.Background(), tok); err != nil {
+		t.Fatal(err)
+	}
+	f.write = secret
+	for i := range 20 {
+		f.uploadBench(t, fmt.Sprintf("dash-seed-%d", i))
+	}
+	uncached := &queryCounter{Store: st}
+	fresh := dashboard.New(dashboard.Config{Store: uncached, Catalog: f.srv.cfg.Catalog, CacheTTL: -1})
+	if code, _ := getFrom(t, fresh, "/leaderboard"); code != 200 {
+		t.Fatalf("GET /leaderboard: status %d", code)
+	}
+	if n := uncached.n.Load(); n > 2 {
+		t.Errorf("a first render of /leaderboard over 20+ reports: %d queries, want at most 2 (the listing, the bodies)", n)
+	}
+	f.do(t, "GET", "/leaderboard", "", nil)
+	f.do(t, "GET", "/leaderboard", "", nil)
+	for i := range 3 {
+		n := qc.n.Load()
+		id := f.uploadBench(t, fmt.Sprintf("dash-new-%d", i))
+		got := f.do(t, "GET", "/leaderboard", "", nil).Body.String()
+		if !strings.Contains(got, id[:12]) {
+			t.Errorf("GET /leaderboard after upload %d: the report is not shown", i)
+		}
+		if _, want := getFrom(t, fresh, "/leaderboard"); got != want {
+			t.Errorf("GET /leaderboard after upload %d: not what a dashboard without a cache renders", i)
+		}
+		if q := qc.n.Load() - n; q != 0 {
+			t.Errorf("upload %d and the leaderboard after it: %d queries, want 0", i, q)
+		}
 	}
 }

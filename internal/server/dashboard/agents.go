@@ -1,6 +1,7 @@
 package dashboard
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -25,13 +26,21 @@ func (d *dash) agents(r *http.Request) (*page, error) {
 	if err != nil {
 		return nil, err
 	}
-	docs, err := d.Store.ListDocuments(r.Context(), store.Filter{Kind: store.KindAgent, Limit: agentListPage + 1, Offset: (pg - 1) * agentListPage}, true)
+	docs, err := d.Store.ListDocuments(r.Context(), store.Filter{Kind: store.KindAgent, Limit: agentListPage + 1, Offset: (pg - 1) * agentListPage}, false)
 	if err != nil {
 		return nil, err
 	}
 	more := len(docs) > agentListPage
 	if more {
 		docs = docs[:agentListPage]
+	}
+	ids := make([]string, len(docs))
+	for i, doc := range docs {
+		ids[i] = doc.ID
+	}
+	sums, err := d.agentSummaries(r.Context(), ids)
+	if err != nil {
+		return nil, err
 	}
 	p := &page{Title: "Agent summaries", Intro: []string{
 		"What 'gpuscout agent --upload' sends each hour from each node: GPU utilisation (the mean over the hour's samples and the node's GPUs, and the highest reading), egress (bytes sent on the node's interfaces, an upper bound of billed egress) and spend (the node's price × its uptime; unknown without a price). Newest first.",
@@ -56,9 +65,8 @@ func (d *dash) agents(r *http.Request) (*page, error) {
 	t := &render.Table{Legend: true, Columns: []render.Column{{Header: "HOUR (UTC)"}, {Header: "HOST"}, {Header: "GPU UTIL MEAN", Right: true},
 		{Header: "SPEND", Right: true}, {Header: "MAX UTIL", Right: true}, {Header: "EGRESS GB", Right: true}, {Header: "OFFERING"}, {Header: "GPU"}, {Header: "SAMPLES", Right: true}}}
 	for _, doc := range docs {
-		s, err := agentsummary.Read(doc.Body)
-		if err != nil {
-			d.Logger.Warn("dashboard: stored agent summary does not decode", "id", doc.ID, "err", err)
+		s := sums[doc.ID]
+		if s == nil { // does not decode (logged), or gone since the listing
 			continue
 		}
 		spendValue, spendKnown := s.SpendDecimal()
@@ -116,6 +124,64 @@ func (d *dash) agents(r *http.Request) (*page, error) {
 		block{Heading: "Per node", Table: tableHTML(nt, nil)},
 		block{Heading: fmt.Sprintf("Hours %d to %d", first, first+len(t.Rows)-1), Table: tableHTML(t, nil), Links: pager("/agents", pg, more)})
 	return p, nil
+}
+
+// agentSummaries returns the stored agent summaries with the ids, decoded:
+// each is decoded once and kept (at most maxDecoded of them; a document
+// never changes), the bodies of those not kept yet read from the store in
+// one query. One that does not decode (logged) maps to nil; an id not
+// stored is absent.
+func (d *dash) agentSummaries(ctx context.Context, ids []string) (map[string]*agentsummary.Summary, error) {
+	out := make(map[string]*agentsummary.Summary, len(ids))
+	var missing []string
+	d.decMu.Lock()
+	for _, id := range ids {
+		if s, ok := d.summaries[id]; ok {
+			out[id] = s
+		} else {
+			missing = append(missing, id)
+		}
+	}
+	d.decMu.Unlock()
+	if len(missing) == 0 {
+		return out, nil
+	}
+	docs, err := d.Store.GetDocuments(ctx, missing)
+	if err != nil {
+		return nil, err
+	}
+	read := make(map[string]*agentsummary.Summary, len(docs))
+	for _, doc := range docs {
+		s, err := agentsummary.Read(doc.Body)
+		if err != nil {
+			d.Logger.Warn("dashboard: stored agent summary does not decode", "id", doc.ID, "err", err)
+			out[doc.ID] = nil
+			continue
+		}
+		out[doc.ID], read[doc.ID] = s, s
+	}
+	d.decMu.Lock()
+	for id, s := range read {
+		d.keepSummary(id, s)
+	}
+	d.decMu.Unlock()
+	return out, nil
+}
+
+// keepSummary keeps a decoded agent summary (under decMu).
+func (d *dash) keepSummary(id string, s *agentsummary.Summary) {
+	if d.summaries == nil || len(d.summaries) >= maxDecoded {
+		d.summaries = map[string]*agentsummary.Summary{}
+	}
+	d.summaries[id] = s
+}
+
+// addAgent keeps a newly stored agent summary, decoded by the server: the
+// agent list shows it without reading its body.
+func (d *dash) addAgent(id string, s *agentsummary.Summary) {
+	d.decMu.Lock()
+	defer d.decMu.Unlock()
+	d.keepSummary(id, s)
 }
 
 // hourSpan writes an hour's span: "2026-12-01 01:00–02:00".

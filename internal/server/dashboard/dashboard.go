@@ -18,6 +18,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/gpuscout/gpuscout/internal/agentsummary"
 	"github.com/gpuscout/gpuscout/internal/benchreport"
 	"github.com/gpuscout/gpuscout/internal/catalog"
 	"github.com/gpuscout/gpuscout/internal/render"
@@ -45,6 +46,7 @@ type dash struct {
 	Config
 	cache pageCache
 	store storeCache
+	bench benchSet // the newest bench reports, decoded (with the store cache on)
 	// ppRows caches the catalog query of the price/performance page for ppDay.
 	ppMu   sync.Mutex
 	ppDay  string
@@ -53,10 +55,12 @@ type dash struct {
 	decMu   sync.Mutex
 	decoded map[string]*benchreport.Document
 	gists   map[string]*planGist // plans' gists by document ID (under decMu)
+	// summaries keeps decoded agent summaries by document ID (under decMu).
+	summaries map[string]*agentsummary.Summary
 	// priced keeps the leaderboard's entries by document ID for pricedDay.
 	pricedMu  sync.Mutex
 	pricedDay string
-	priced    map[string]entry
+	priced    map[string]*entry
 	// offers keeps matchOffering's answers by reference and day.
 	offMu  sync.Mutex
 	offers map[string]*pricedOffering
@@ -220,8 +224,7 @@ var pageTmpl = sync.OnceValue(func() *template.Template {
 {{end}}</ul>
 {{end}}{{if .SVG}}<figure role="group" aria-label="{{.Alt}}">{{.SVG}}</figure>
 {{end}}{{with .Table}}<div class="scroll"><table><thead><tr>{{range .Header}}<th{{if .Right}} class="n"{{end}}>{{.Text}}</th>{{end}}</tr></thead><tbody>
-{{range .Rows}}<tr>{{range .}}<td{{if .Right}} class="n"{{end}}>{{if .Href}}<a href="{{.Href}}">{{.Text}}</a>{{else}}{{.Text}}{{end}}</td>{{end}}</tr>
-{{end}}</tbody></table></div>
+{{.Body}}</tbody></table></div>
 {{range .Notes}}<p class="muted">{{.}}</p>
 {{end}}{{end}}{{end}}</main>
 </body></html>

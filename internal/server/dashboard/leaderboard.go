@@ -57,7 +57,7 @@ func sig(d decimal.NullDecimal) string {
 
 // entry is one leaderboard row: a report priced at its matched offering.
 type entry struct {
-	doc       benchDoc
+	doc       *benchDoc
 	off       *pricedOffering
 	gpu       *catalog.GPU
 	tflops    float64 // sustained bf16 TFLOP/s per GPU (measured)
@@ -71,7 +71,14 @@ type entry struct {
 	// aboveSheet: the sustained figure is more than maxOverSheet times the
 	// datasheet's dense peak, which no node sustains: not ranked.
 	aboveSheet bool
-	priced     bool // the fields above are set (priceEntry)
+	// key is perTFLOPh in units of 1e-8 (its precision) when that fits an
+	// int64 (keyed): the ranking's comparison without decimal arithmetic.
+	key   int64
+	keyed bool
+	// cells are the leaderboard row's texts after the rank, and work the
+	// workload table's rows: formatted once, as the entry is priced.
+	cells []string
+	work  [][]string
 }
 
 // maxOverSheet is how far above the datasheet's dense bf16 peak a
@@ -101,27 +108,28 @@ func (d *dash) reportOffering(rep *benchreport.Document) (off *pricedOffering, b
 
 // entries prices the reports, cheapest measured work first. An entry
 // depends only on its report (which never changes), the catalog and the
-// day's prices, so each is priced once a day and kept (at most maxDecoded).
-func (d *dash) entries(docs []benchDoc) []entry {
+// day's prices, so each is priced (and its row formatted) once a day and
+// kept (at most maxDecoded); an entry is never changed once kept.
+func (d *dash) entries(docs []*benchDoc) []*entry {
 	today := d.Now().UTC().Format("2006-01-02")
-	out := make([]entry, 0, len(docs))
-	var fresh []entry
+	out := make([]*entry, len(docs))
+	var fresh []*entry
 	d.pricedMu.Lock()
 	if d.pricedDay != today {
 		d.priced, d.pricedDay = nil, today
 	}
-	for _, doc := range docs {
-		if e, ok := d.priced[doc.ID]; ok && doc.ID != "" {
-			out = append(out, e)
-			continue
+	for i, doc := range docs {
+		if doc.ID != "" {
+			out[i] = d.priced[doc.ID] // nil: priced below, outside the lock
 		}
-		out = append(out, entry{doc: doc}) // priced below, outside the lock
 	}
 	d.pricedMu.Unlock()
 	for i := range out {
-		if !out[i].priced {
-			out[i] = d.priceEntry(docs[i])
-			fresh = append(fresh, out[i])
+		if out[i] == nil {
+			e := d.priceEntry(docs[i])
+			e.cells, e.work = e.row(), e.workRows()
+			out[i] = e
+			fresh = append(fresh, e)
 		}
 	}
 	if len(fresh) > 0 {
@@ -132,7 +140,7 @@ func (d *dash) entries(docs []benchDoc) []entry {
 					continue
 				}
 				if d.priced == nil || len(d.priced) >= maxDecoded {
-					d.priced = map[string]entry{}
+					d.priced = map[string]*entry{}
 				}
 				d.priced[e.doc.ID] = e
 			}
@@ -141,7 +149,7 @@ func (d *dash) entries(docs []benchDoc) []entry {
 	}
 	// Cheapest measured work first; reports that cannot be priced, or
 	// whose figure is above the datasheet's peak, last.
-	slices.SortStableFunc(out, func(a, b entry) int {
+	slices.SortStableFunc(out, func(a, b *entry) int {
 		if a.ranked() != b.ranked() {
 			if a.ranked() {
 				return -1
@@ -149,6 +157,9 @@ func (d *dash) entries(docs []benchDoc) []entry {
 			return 1
 		}
 		if a.ranked() {
+			if a.keyed && b.keyed {
+				return cmp.Compare(a.key, b.key)
+			}
 			return a.perTFLOPh.Decimal.Cmp(b.perTFLOPh.Decimal)
 		}
 		return cmp.Compare(b.doc.ReceivedAt.Unix(), a.doc.ReceivedAt.Unix())
@@ -157,9 +168,9 @@ func (d *dash) entries(docs []benchDoc) []entry {
 }
 
 // priceEntry prices one report at its offering's on-demand price.
-func (d *dash) priceEntry(doc benchDoc) entry {
+func (d *dash) priceEntry(doc *benchDoc) *entry {
 	rep := doc.Report
-	e := entry{doc: doc, priced: true}
+	e := &entry{doc: doc}
 	e.off, e.byIdentity = d.reportOffering(rep)
 	if len(rep.GPUs) > 0 && rep.GPUs[0].CanonicalGPU != nil {
 		e.gpu = d.Catalog.GPU(*rep.GPUs[0].CanonicalGPU)
@@ -172,6 +183,11 @@ func (d *dash) priceEntry(doc benchDoc) entry {
 	if e.gpu != nil && e.gpu.BF16.Known {
 		e.sheet = unitPrice(price, e.gpu.BF16.Value)
 		e.aboveSheet = e.tflops > maxOverSheet*e.gpu.BF16.Value
+	}
+	if e.perTFLOPh.Valid {
+		if k := e.perTFLOPh.Decimal.Shift(8); k.IsInteger() && k.BigInt().IsInt64() {
+			e.key, e.keyed = k.IntPart(), true
+		}
 	}
 	return e
 }
@@ -213,34 +229,11 @@ func (d *dash) leaderboard(r *http.Request) (*page, error) {
 		{Header: "MEASURED"}, {Header: "REPORT"},
 	}}
 	for i, e := range es {
-		gpu := render.Unknown
-		if e.gpu != nil {
-			gpu = e.gpu.Name
-		}
-		offer, src, asOf := "no matched offering", render.NotApplied, render.NotApplied
-		if e.off != nil {
-			o := e.off.Row.Offering
-			offer = o.Provider + "/" + o.InstanceType + "/" + o.Region
-			if e.byIdentity {
-				offer += " (by its cloud identity)"
-			}
-			src, asOf = orUnknown(e.off.Source), orUnknown(e.off.AsOf)
-		}
-		tf, hb := render.Unknown, render.Unknown
-		if e.tflops > 0 {
-			tf = render.Figure(e.tflops)
-			if e.aboveSheet {
-				tf += " !"
-			}
-		}
-		if e.hbm > 0 {
-			hb = render.Figure(e.hbm)
-		}
 		rank := fmt.Sprint(first + i + 1)
 		if !e.ranked() {
 			rank = render.NotApplied
 		}
-		t.Rows = append(t.Rows, []string{rank, sig(e.perTFLOPh), gpu, offer, price(e.off.perGPUHour()), tf, hb, sig(e.perGBs), sig(e.sheet), src, asOf, day(e.doc.Report), e.doc.ID[:12]})
+		t.Rows = append(t.Rows, append([]string{rank}, e.cells...))
 	}
 	// The link is on the report column, the last.
 	ht := tableHTML(t, nil)
@@ -250,10 +243,10 @@ func (d *dash) leaderboard(r *http.Request) (*page, error) {
 	if unmatched > 0 {
 		ht.Notes = append(ht.Notes, fmt.Sprintf("%d report(s) name no catalog offering (bench found no cloud identity, or the catalog has no such offering): measured, but not priced.", unmatched))
 	}
-	if slices.ContainsFunc(es, func(e entry) bool { return e.aboveSheet }) {
+	if slices.ContainsFunc(es, func(e *entry) bool { return e.aboveSheet }) {
 		ht.Notes = append(ht.Notes, fmt.Sprintf("! = a sustained figure more than %.0f%% above the GPU's dense bf16 datasheet peak, which no node sustains: not ranked; check the report (a wrong GPU identity, or a bad measurement).", (maxOverSheet-1)*100))
 	}
-	if slices.ContainsFunc(es, func(e entry) bool { return e.byIdentity }) {
+	if slices.ContainsFunc(es, func(e *entry) bool { return e.byIdentity }) {
 		ht.Notes = append(ht.Notes, "By its cloud identity: bench matched no offering (its catalog lacked it), and this catalog's offering of the provider, instance type and region the node reported prices it.")
 	}
 	if capped {
@@ -273,33 +266,71 @@ func (d *dash) leaderboard(r *http.Request) (*page, error) {
 	return p, nil
 }
 
+// row is the entry's leaderboard row after the rank.
+func (e *entry) row() []string {
+	gpu := render.Unknown
+	if e.gpu != nil {
+		gpu = e.gpu.Name
+	}
+	offer, src, asOf := "no matched offering", render.NotApplied, render.NotApplied
+	if e.off != nil {
+		o := e.off.Row.Offering
+		offer = o.Provider + "/" + o.InstanceType + "/" + o.Region
+		if e.byIdentity {
+			offer += " (by its cloud identity)"
+		}
+		src, asOf = orUnknown(e.off.Source), orUnknown(e.off.AsOf)
+	}
+	tf, hb := render.Unknown, render.Unknown
+	if e.tflops > 0 {
+		tf = render.Figure(e.tflops)
+		if e.aboveSheet {
+			tf += " !"
+		}
+	}
+	if e.hbm > 0 {
+		hb = render.Figure(e.hbm)
+	}
+	return []string{sig(e.perTFLOPh), gpu, offer, price(e.off.perGPUHour()), tf, hb, sig(e.perGBs), sig(e.sheet), src, asOf, day(e.doc.Report), e.doc.ID[:12]}
+}
+
+// workRows are the workload table's rows of the entry's bundled workload
+// runs (tiny test shapes left out).
+func (e *entry) workRows() [][]string {
+	var rows [][]string
+	price := e.off.perGPUHour()
+	for _, w := range e.doc.Report.Workloads {
+		if w.Tiny || w.Unit != "samples/s" {
+			continue
+		}
+		perM := unitPrice(price, w.Value*3600/1e6)
+		perK, step := decimal.NullDecimal{}, render.Unknown
+		if w.StepMS > 0 {
+			step = render.Figure(w.StepMS)
+			if price.Valid {
+				perK = decimal.NullDecimal{Decimal: price.Decimal.Mul(decimal.NewFromFloat(w.StepMS)).Mul(decimal.NewFromInt(1000)).DivRound(decimal.NewFromInt(3_600_000), 8), Valid: true}
+			}
+		}
+		gpu, src := render.Unknown, "no matched offering"
+		if e.gpu != nil {
+			gpu = e.gpu.Name
+		}
+		if e.off != nil {
+			src = orUnknown(e.off.Source) + ", " + orUnknown(e.off.AsOf)
+		}
+		rows = append(rows, []string{w.Name, e.doc.ID[:12], gpu, fmt.Sprint(w.Batch), render.Figure(w.Value), sig(perM), step, sig(perK), src})
+	}
+	return rows
+}
+
 // workloadTable prices the reports' bundled workload runs; nil when none.
-func (d *dash) workloadTable(es []entry) *htmlTable {
+func (d *dash) workloadTable(es []*entry) *htmlTable {
 	t := &render.Table{Legend: true, Columns: []render.Column{{Header: "WORKLOAD"}, {Header: "REPORT"}, {Header: "GPU"}, {Header: "BATCH", Right: true},
 		{Header: "SAMPLES/s", Right: true}, {Header: "USD per 1M samples", Right: true}, {Header: "STEP ms", Right: true}, {Header: "USD per 1000 steps", Right: true}, {Header: "PRICE SOURCE"}}}
 	var ids []string
 	for _, e := range es {
-		price := e.off.perGPUHour()
-		for _, w := range e.doc.Report.Workloads {
-			if w.Tiny || w.Unit != "samples/s" {
-				continue
-			}
-			perM := unitPrice(price, w.Value*3600/1e6)
-			perK, step := decimal.NullDecimal{}, render.Unknown
-			if w.StepMS > 0 {
-				step = render.Figure(w.StepMS)
-				if price.Valid {
-					perK = decimal.NullDecimal{Decimal: price.Decimal.Mul(decimal.NewFromFloat(w.StepMS)).Mul(decimal.NewFromInt(1000)).DivRound(decimal.NewFromInt(3_600_000), 8), Valid: true}
-				}
-			}
-			gpu, src := render.Unknown, "no matched offering"
-			if e.gpu != nil {
-				gpu = e.gpu.Name
-			}
-			if e.off != nil {
-				src = orUnknown(e.off.Source) + ", " + orUnknown(e.off.AsOf)
-			}
-			t.Rows = append(t.Rows, []string{w.Name, e.doc.ID[:12], gpu, fmt.Sprint(w.Batch), render.Figure(w.Value), sig(perM), step, sig(perK), src})
+		for _, row := range e.work {
+			t.Rows = append(t.Rows, row)
 			ids = append(ids, e.doc.ID)
 		}
 	}

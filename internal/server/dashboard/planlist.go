@@ -35,6 +35,11 @@ func gistOf(body []byte) (*planGist, error) {
 	if err != nil {
 		return nil, err
 	}
+	return gistOfPlan(u), nil
+}
+
+// gistOfPlan is a decoded plan's gist.
+func gistOfPlan(u *plandoc.Document) *planGist {
 	in := u.Inputs
 	g := &planGist{Scenario: orUnknown(in.Scenario), Plans: len(u.Plans), Best: "no plan fits", Total: render.NotApplied, Hours: render.NotApplied}
 	switch {
@@ -70,7 +75,19 @@ func gistOf(body []byte) (*planGist, error) {
 			g.Hours = strconv.FormatFloat(b.ExpectedHours, 'f', 1, 64)
 		}
 	}
-	return g, nil
+	return g
+}
+
+// addPlan keeps the gist of a newly stored plan, decoded by the server:
+// the plan list and the overview show it without reading its body.
+func (d *dash) addPlan(id string, u *plandoc.Document) {
+	g := gistOfPlan(u)
+	d.decMu.Lock()
+	defer d.decMu.Unlock()
+	if d.gists == nil || len(d.gists) >= maxDecoded {
+		d.gists = map[string]*planGist{}
+	}
+	d.gists[id] = g
 }
 
 // planGists returns the gists of the stored plans with the ids, each read

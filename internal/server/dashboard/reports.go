@@ -53,15 +53,16 @@ func (d *dash) loadBench(ctx context.Context, id string) (*benchDoc, error) {
 	return &benchDoc{Document: *doc, Report: rep}, nil
 }
 
-// benchDocs returns the newest stored bench reports (at most store.MaxLimit),
-// decoded; one that no longer decodes is logged and left out. capped says
-// the store holds older ones, left out. A document never changes (its ID
-// is its hash), so each is decoded once and kept (at most maxDecoded of
-// them). It reads the store in at most three queries however many reports
-// there are: the listing, whether there are older ones (only when the
-// listing is full), and the bodies of the reports not decoded yet, all at
-// once.
-func (d *dash) benchDocs(ctx context.Context) (out []benchDoc, capped bool, err error) {
+// loadBenchDocs reads the newest stored bench reports (at most
+// store.MaxLimit) from the store, decoded; one that no longer decodes is
+// logged and left out. capped says the store holds older ones, left out.
+// A document never changes (its ID is its hash), so each is decoded once
+// and kept (at most maxDecoded of them); known are reports decoded
+// already, by ID (nil: none). It reads the store in at most three queries
+// however many reports there are: the listing, whether there are older
+// ones (only when the listing is full), and the bodies of the reports not
+// decoded yet, all at once.
+func (d *dash) loadBenchDocs(ctx context.Context, known map[string]*benchreport.Document) (out []*benchDoc, capped bool, err error) {
 	docs, err := d.Store.ListDocuments(ctx, store.Filter{Kind: store.KindBench, Limit: store.MaxLimit}, false)
 	if err != nil {
 		return nil, false, err
@@ -77,7 +78,10 @@ func (d *dash) benchDocs(ctx context.Context) (out []benchDoc, capped bool, err 
 	var missing []string
 	d.decMu.Lock()
 	for i, doc := range docs {
-		if reps[i] = d.decoded[doc.ID]; reps[i] == nil {
+		if reps[i] = known[doc.ID]; reps[i] == nil {
+			reps[i] = d.decoded[doc.ID]
+		}
+		if reps[i] == nil {
 			missing = append(missing, doc.ID)
 		}
 	}
@@ -110,10 +114,10 @@ func (d *dash) benchDocs(ctx context.Context) (out []benchDoc, capped bool, err 
 			}
 		}
 	}
-	out = make([]benchDoc, 0, len(docs))
+	out = make([]*benchDoc, 0, len(docs))
 	for i, doc := range docs {
 		if reps[i] != nil {
-			out = append(out, benchDoc{Document: doc, Report: reps[i]})
+			out = append(out, &benchDoc{Document: doc, Report: reps[i]})
 		}
 	}
 	return out, capped, nil
@@ -368,7 +372,7 @@ func (d *dash) report(r *http.Request) (*page, error) {
 // reportPrice says what the report's measured work costs at the offering
 // it ran on, as the leaderboard prices it, or why it is not priced.
 func (d *dash) reportPrice(rep *benchreport.Document) string {
-	e := d.priceEntry(benchDoc{Report: rep})
+	e := d.priceEntry(&benchDoc{Report: rep})
 	if e.off == nil {
 		return "Not priced: the report names no offering this catalog has (see the leaderboard)."
 	}

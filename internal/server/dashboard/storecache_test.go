@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"slices"
 	"strings"
@@ -172,7 +173,9 @@ func TestInvalidateKindDropsOnlyThePagesOfTheKind(t *testing.T) {
 	}
 }
 
-// Invalidate makes every page built from the store stale, whatever it reads.
+// Invalidate makes every page built from the store stale, whatever it
+// reads, and the bench reports kept in memory: the first page built from
+// them reads the store again.
 func TestInvalidateDropsEveryStorePage(t *testing.T) {
 	f, cs, _, h := cachedFixture(t, time.Hour)
 	for path := range f.pageReads() {
@@ -180,11 +183,18 @@ func TestInvalidateDropsEveryStorePage(t *testing.T) {
 	}
 	h.Invalidate()
 	for path := range f.pageReads() {
+		h.d.bench.markStale() // so that each render reads the store
 		n := cs.reads.Load()
 		get(t, f.h, path)
 		if cs.reads.Load() == n {
 			t.Errorf("GET %s after Invalidate: served from the cache, want a render", path)
 		}
+	}
+	h.Invalidate()
+	n := cs.reads.Load()
+	get(t, f.h, "/leaderboard")
+	if cs.reads.Load() == n {
+		t.Errorf("GET /leaderboard after Invalidate: no store read, want the reports read again")
 	}
 }
 
@@ -247,8 +257,9 @@ func mustCatalog(t *testing.T) *catalog.Catalog {
 // is not read again, and the bytes and every header (the CSP with its
 // hashes) are the first answer's.
 func TestStorePagesAreServedFromCache(t *testing.T) {
-	f, cs, _, _ := cachedFixture(t, 0)
+	f, cs, _, h := cachedFixture(t, 0)
 	for _, path := range f.storePages() {
+		h.d.bench.markStale() // so that the first render reads the store
 		start := cs.reads.Load()
 		r1, b1 := get(t, f.h, path)
 		before := cs.reads.Load()
@@ -434,4 +445,45 @@ func must(t *testing.T, path string) []byte {
 		t.Fatal(err)
 	}
 	return b
+}
+
+// A write waits at most maxRefreshWait for its pages' renders: past it,
+// Stored returns, and a reader of a page not refreshed yet waits for the
+// render (never served the page without the write).
+func TestStoredWaitsBoundedForRenders(t *testing.T) {
+	f, cs, _, h := cachedFixture(t, time.Hour)
+	get(t, f.h, "/reports")
+	get(t, f.h, "/reports") // cached, read since
+	cs.block = make(chan struct{})
+	d := stored(t, f.st, store.KindBench, newDoc(t, store.KindBench, 3), time.Date(2026, 11, 30, 23, 55, 0, 0, time.UTC))
+	start := time.Now()
+	h.Stored(context.Background(), d, nil) // its render of /reports is held by the store
+	if took := time.Since(start); took < maxRefreshWait || took > maxRefreshWait+5*time.Second {
+		t.Errorf("Stored with its page's render held: returned after %s, want about %s", took, maxRefreshWait)
+	}
+	read := make(chan string, 1)
+	go func() { _, b := get(t, f.h, "/reports"); read <- b }()
+	select {
+	case <-read:
+		t.Fatalf("GET /reports while its render after the write is held: answered, want it to wait for the render")
+	case <-time.After(50 * time.Millisecond):
+	}
+	close(cs.block)
+	if b := <-read; !strings.Contains(b, d.ID[:12]) {
+		t.Errorf("GET /reports after Stored returned: the report is not listed")
+	}
+}
+
+// A render that panics is a 500 error page (logged), not the end of the
+// process: renders may run in a goroutine of their own.
+func TestARenderThatPanicsIsA500(t *testing.T) {
+	_, _, _, h := cachedFixture(t, time.Hour)
+	boom := func(http.ResponseWriter, *http.Request) { panic("boom") }
+	e := h.d.renderCovering(context.Background(), "GET /boom?", &gens{}, 0, httptest.NewRequest("GET", "/boom", nil), boom)
+	if e == nil || e.page.status != http.StatusInternalServerError {
+		t.Fatalf("a render that panicked: %+v, want a 500 page", e)
+	}
+	if _, ok := h.d.store.pages["GET /boom?"]; ok {
+		t.Errorf("the 500 page was cached")
+	}
 }
