@@ -77,20 +77,22 @@ func TestAllReduceTimesOnlyTheGPUs(t *testing.T) {
 	// A host that falls behind (a busy machine keeps the spinning threads
 	// off their CPUs) only adds time: the best of three tries is the GPUs'.
 	for _, iters := range []int{4, 10} {
-		best := time.Hour
-		for range 3 {
-			got, err := c.AllReduce(gpu.FP32, bufs, bufs, 2, 3, iters)
-			if err != nil {
-				t.Fatal(err)
+		dltest.Timing(t, func(errorf func(string, ...any)) {
+			best := time.Hour
+			for range 3 {
+				got, err := c.AllReduce(gpu.FP32, bufs, bufs, 2, 3, iters)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got < want-want/100 {
+					t.Errorf("all-reduce of 8 B × %d: %v, less than the GPUs' %v", iters, got, want)
+				}
+				best = min(best, got)
 			}
-			if got < want-want/100 {
-				t.Errorf("all-reduce of 8 B × %d: %v, less than the GPUs' %v", iters, got, want)
+			if math.Abs(float64(best-want)) > 0.015*float64(want) {
+				errorf("all-reduce of 8 B × %d after 3 warm-up: at best %v per all-reduce, want %v ± 1.5%% (the GPUs' time alone)", iters, best, want)
 			}
-			best = min(best, got)
-		}
-		if math.Abs(float64(best-want)) > 0.015*float64(want) {
-			t.Errorf("all-reduce of 8 B × %d after 3 warm-up: at best %v per all-reduce, want %v ± 1.5%% (the GPUs' time alone)", iters, best, want)
-		}
+		})
 	}
 	// Without a warm-up the start events are recorded on idle streams: the
 	// host's queueing of the first all-reduce is counted, as it must be.
@@ -124,15 +126,6 @@ func TestPipelineKeepsTheGPUBusy(t *testing.T) {
 	busy, now := busyClock(t, f.env)
 	product := func() error { return d.Gemm(gpu.FP32, n, n, n, p, p, p) }
 
-	t0 := now()
-	for range 20 {
-		if _, err := d.Time(product); err != nil {
-			t.Fatal(err)
-		}
-	}
-	t1 := now()
-	oneByOne := busy(0, t0, t1) / (t1 - t0)
-
 	batch := func() error {
 		for range 3 {
 			if err := product(); err != nil {
@@ -141,34 +134,44 @@ func TestPipelineKeepsTheGPUBusy(t *testing.T) {
 		}
 		return nil
 	}
-	t0 = now()
-	times, err := d.Pipeline(batch, func(done int) bool { return done < 20 })
-	if err != nil {
-		t.Fatal(err)
-	}
-	t1 = now()
-	pipelined := busy(0, t0, t1) / (t1 - t0)
-	// more said yes up to done 19, with pipelineDepth batches queued beyond
-	if len(times) != 20+pipelineDepth {
-		t.Errorf("%d batch times, want %d", len(times), 20+pipelineDepth)
-	}
-	// Each batch is its three products' GPU time (a host that fell
-	// behind, on a busy machine, may leave a gap in a few).
-	exact := 0
-	for _, tm := range times {
-		if want := 3 * 2048 * time.Microsecond; math.Abs(float64(tm-want)) <= 1e-3*float64(want) {
-			exact++
+	dltest.Timing(t, func(errorf func(string, ...any)) {
+		t0 := now()
+		for range 20 {
+			if _, err := d.Time(product); err != nil {
+				t.Fatal(err)
+			}
 		}
-	}
-	if exact < len(times)*3/4 {
-		t.Errorf("%d of %d batches took their products' 6.144 ms: %v", exact, len(times), times)
-	}
-	if pipelined < 0.85 {
-		t.Errorf("the GPU was busy %.0f%% of a pipelined run, want at least 85%%", 100*pipelined)
-	}
-	if oneByOne > pipelined-0.1 {
-		t.Errorf("one product at a time kept the GPU busy %.0f%%, pipelined %.0f%%: the fake shows no host cost", 100*oneByOne, 100*pipelined)
-	}
+		t1 := now()
+		oneByOne := busy(0, t0, t1) / (t1 - t0)
+		t0 = now()
+		times, err := d.Pipeline(batch, func(done int) bool { return done < 20 })
+		if err != nil {
+			t.Fatal(err)
+		}
+		t1 = now()
+		pipelined := busy(0, t0, t1) / (t1 - t0)
+		// more said yes up to done 19, with pipelineDepth batches queued beyond
+		if len(times) != 20+pipelineDepth {
+			t.Errorf("%d batch times, want %d", len(times), 20+pipelineDepth)
+		}
+		// Each batch is its three products' GPU time (a host that fell
+		// behind, on a busy machine, may leave a gap in a few).
+		exact := 0
+		for _, tm := range times {
+			if want := 3 * 2048 * time.Microsecond; math.Abs(float64(tm-want)) <= 1e-3*float64(want) {
+				exact++
+			}
+		}
+		if exact < len(times)*3/4 {
+			errorf("%d of %d batches took their products' 6.144 ms: %v", exact, len(times), times)
+		}
+		if pipelined < 0.85 {
+			errorf("the GPU was busy %.0f%% of a pipelined run, want at least 85%%", 100*pipelined)
+		}
+		if oneByOne > pipelined-0.1 {
+			errorf("one product at a time kept the GPU busy %.0f%%, pipelined %.0f%%: the fake shows no host cost", 100*oneByOne, 100*pipelined)
+		}
+	})
 	// A batch that fails stops the run with its error.
 	calls := 0
 	_, err = d.Pipeline(func() error {

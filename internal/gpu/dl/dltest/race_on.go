@@ -1,0 +1,6 @@
+//go:build race
+
+package dltest
+
+// RaceDetector is true in a binary built with -race.
+const RaceDetector = true
