@@ -39,14 +39,16 @@ func newDriverNode(t *testing.T, gpus int64, settings map[string]int64) *driverN
 	return newDriverNodeLibs(t, gpus, settings, true)
 }
 
-// newDriverNodeLibs is newDriverNode, with or without the fake cuBLASLt.
-func newDriverNodeLibs(t *testing.T, gpus int64, settings map[string]int64, withLt bool) *driverNode {
+// newDriverNodeLibs is newDriverNode, with or without the fake cuBLASLt,
+// and with the libraries of extra (folders: a fake libnccl's) found too.
+func newDriverNodeLibs(t *testing.T, gpus int64, settings map[string]int64, withLt bool, extra ...string) *driverNode {
 	t.Helper()
 	dirs := []string{
 		dltest.Build(t, "../gpu/cuda/testdata/fakecuda.c", "libcuda.so.1"),
 		dltest.Build(t, "../gpu/cuda/testdata/fakecublas.c", "libcublas.so.13"),
 		dltest.Build(t, "../gpu/nvml/testdata/fakenvml.c", "libnvidia-ml.so.1"),
 	}
+	dirs = append(dirs, extra...)
 	if withLt {
 		dirs = append(dirs, dltest.Build(t, "../gpu/cuda/testdata/fakecublaslt.c", "libcublasLt.so.13"))
 	}

@@ -179,13 +179,22 @@ func TestP2PMatrix(t *testing.T) {
 }
 
 // fakeComm times an all-reduce of n bytes at 2 µs + n/64 ns and records
-// what it was asked: "fp32 <bytes> <warm-up>+<timed>".
+// what it was asked: "fp32 <bytes> <warm-up>+<timed>". choose, when set,
+// is what it says it chose for a size.
 type fakeComm struct {
 	devs     int
 	calls    []string
 	fail     error
 	closed   bool
 	settings map[string]string
+	choose   func(bytes int64) gpu.Choice
+}
+
+func (c *fakeComm) Choice(bytes int64) gpu.Choice {
+	if c.choose == nil {
+		return gpu.Choice{}
+	}
+	return c.choose(bytes)
 }
 
 func (c *fakeComm) AllReduce(dt gpu.DType, bytes int64, warmup, iters int) (time.Duration, error) {
@@ -206,8 +215,17 @@ func (c *fakeComm) Close() error                { c.closed = true; return nil }
 // iterations (2 + 4), then each of 3 samples repeats the all-reduce to last
 // about the 100 µs target behind 2 untimed: 50 times at 8 B (2 µs each),
 // 6 times at 1 MiB (18.4 µs), never fewer than 4 nor more than 200.
+//
+// The fake says it chose RING with LL below 128 KiB and NVLS with SIMPLE
+// from there, as NCCL's log would; each point of the sweep, and each
+// figure's settings at its size, say so.
 func TestNCCLSweep(t *testing.T) {
-	comm := &fakeComm{devs: 4}
+	comm := &fakeComm{devs: 4, choose: func(b int64) gpu.Choice {
+		if b >= 128<<10 {
+			return gpu.Choice{Algorithm: "NVLS", Protocol: "SIMPLE"}
+		}
+		return gpu.Choice{Algorithm: "RING", Protocol: "LL"}
+	}}
 	var opened []gpu.Device
 	rn := &Runner{OpenComm: func(ds []gpu.Device) (gpu.Comm, error) { opened = ds; return comm, nil },
 		Tune: func(p *Plan) { multiPlan(p); p.SampleTarget = 100 * time.Microsecond }}
@@ -225,14 +243,17 @@ func TestNCCLSweep(t *testing.T) {
 		t.Errorf("busbw %+v, want %v GB/s", bus, alg*1.5)
 	}
 	if want := "fp32 sum over 4 GPUs (fake NCCL 9.9) of 1 MiB: algbw 57.04 GB/s"; !strings.HasPrefix(bus.Detail, want) ||
-		!strings.HasSuffix(bus.Detail, "; NCCL's choice of algorithm and protocol (NCCL_ALGO and NCCL_PROTO unset); median of 3 samples, each 6 all-reduces back to back timed on the GPUs behind 2 untimed; the sweep has 10 sizes from 8 B") {
+		!strings.HasSuffix(bus.Detail, "; NCCL's choice of algorithm and protocol (NCCL_ALGO and NCCL_PROTO unset): NVLS with SIMPLE (NCCL's log); median of 3 samples, each 6 all-reduces back to back timed on the GPUs behind 2 untimed; the sweep has 10 sizes from 8 B; NCCL's log: RING/LL at 8 B–32 KiB, NVLS/SIMPLE at 128 KiB–1 MiB") {
 		t.Errorf("busbw detail %q", bus.Detail)
 	}
-	if !strings.HasSuffix(lat.Detail, "of 8 B: the time of one all-reduce; NCCL's choice of algorithm and protocol (NCCL_ALGO and NCCL_PROTO unset); median of 3 samples, each 50 all-reduces back to back timed on the GPUs behind 2 untimed") {
+	if !strings.HasSuffix(lat.Detail, "of 8 B: the time of one all-reduce; NCCL's choice of algorithm and protocol (NCCL_ALGO and NCCL_PROTO unset): RING with LL (NCCL's log); median of 3 samples, each 50 all-reduces back to back timed on the GPUs behind 2 untimed") {
 		t.Errorf("latency detail %q", lat.Detail)
 	}
-	if bus.Settings != nil || lat.Settings != nil {
-		t.Errorf("settings %v %v with none set", bus.Settings, lat.Settings)
+	if want := map[string]string{"NCCL_ALGO_CHOSEN": "NVLS", "NCCL_PROTO_CHOSEN": "SIMPLE"}; !maps.Equal(bus.Settings, want) {
+		t.Errorf("busbw settings %v, want %v", bus.Settings, want)
+	}
+	if want := map[string]string{"NCCL_ALGO_CHOSEN": "RING", "NCCL_PROTO_CHOSEN": "LL"}; !maps.Equal(lat.Settings, want) {
+		t.Errorf("latency settings %v, want %v", lat.Settings, want)
 	}
 	var sizes []int64
 	for _, p := range bus.Sweep {
@@ -240,6 +261,9 @@ func TestNCCLSweep(t *testing.T) {
 		tm := 2000 + float64(p.Bytes/64)
 		if math.Abs(p.TimeUS-tm/1000) > 1e-9 || math.Abs(p.AlgBWGBs-float64(p.Bytes)/tm) > 1e-9 || math.Abs(p.BusBWGBs-1.5*p.AlgBWGBs) > 1e-9 {
 			t.Errorf("sweep point %+v; want %v µs", p, tm/1000)
+		}
+		if want := comm.choose(p.Bytes); p.Algorithm != want.Algorithm || p.Protocol != want.Protocol {
+			t.Errorf("sweep point %d B: %s/%s, want %s/%s", p.Bytes, p.Algorithm, p.Protocol, want.Algorithm, want.Protocol)
 		}
 	}
 	if want := []int64{8, 32, 128, 512, 2048, 8192, 32768, 131072, 524288, 1 << 20}; !slices.Equal(sizes, want) {
@@ -261,26 +285,48 @@ func TestNCCLSweep(t *testing.T) {
 }
 
 // What NCCL was told to use is in the report, so that an NVLS figure is
-// not compared with a ring one unknowingly.
+// not compared with a ring one unknowingly, and beside it what NCCL says it
+// chose: "unknown", and why, where it did not say (never a guess).
 func TestNCCLRecordsTheAlgorithm(t *testing.T) {
+	unknown := map[string]string{"NCCL_ALGO_CHOSEN": "unknown", "NCCL_PROTO_CHOSEN": "unknown"}
 	for _, tc := range []struct {
 		settings map[string]string
+		choice   gpu.Choice
 		note     string
+		chosen   map[string]string
+		sweep    [2]string // every point's algorithm and protocol
 	}{
-		{map[string]string{"NCCL_ALGO": "NVLS"}, "algorithm NVLS as forced, NCCL's choice of protocol"},
-		{map[string]string{"NCCL_ALGO": "Ring", "NCCL_PROTO": "Simple"}, "algorithm Ring, protocol Simple, as forced"},
-		{map[string]string{"NCCL_NVLS_ENABLE": "0"}, "NCCL's choice of algorithm and protocol (NCCL_ALGO unset), NVLS off"},
+		{map[string]string{"NCCL_ALGO": "NVLS"}, gpu.Choice{}, "algorithm NVLS as forced, NCCL's choice of protocol; what NCCL chose is not known: the collective library did not say",
+			unknown, [2]string{"unknown", "unknown"}},
+		{map[string]string{"NCCL_ALGO": "Ring", "NCCL_PROTO": "Simple"}, gpu.Choice{Algorithm: "RING", Protocol: "SIMPLE"},
+			"algorithm Ring, protocol Simple, as forced: RING with SIMPLE (NCCL's log)",
+			map[string]string{"NCCL_ALGO_CHOSEN": "RING", "NCCL_PROTO_CHOSEN": "SIMPLE"}, [2]string{"RING", "SIMPLE"}},
+		{map[string]string{"NCCL_NVLS_ENABLE": "0"}, gpu.UnknownChoice("NCCL_DEBUG=WARN is set, which logs no tuning lines"),
+			"NCCL's choice of algorithm and protocol (NCCL_ALGO unset), NVLS off; what NCCL chose is not known: NCCL_DEBUG=WARN is set, which logs no tuning lines",
+			unknown, [2]string{"unknown", "unknown"}},
+		{nil, gpu.Choice{Algorithm: "TREE", Protocol: "LL128"}, "NCCL's choice of algorithm and protocol (NCCL_ALGO and NCCL_PROTO unset): TREE with LL128 (NCCL's log)",
+			map[string]string{"NCCL_ALGO_CHOSEN": "TREE", "NCCL_PROTO_CHOSEN": "LL128"}, [2]string{"TREE", "LL128"}},
 	} {
-		comm := &fakeComm{devs: 2, settings: tc.settings}
+		comm := &fakeComm{devs: 2, settings: tc.settings, choose: func(int64) gpu.Choice { return tc.choice }}
 		rn := &Runner{Tune: multiPlan, OpenComm: func([]gpu.Device) (gpu.Comm, error) { return comm, nil }}
 		doc, err := rn.Run(context.Background(), devices(newPeers(2)), Request{Device: DeviceGPU, Only: []string{GroupNCCL}})
 		if err != nil {
 			t.Fatal(err)
 		}
+		want := maps.Clone(tc.settings)
+		if want == nil {
+			want = map[string]string{}
+		}
+		maps.Copy(want, tc.chosen)
 		for _, name := range []string{"nccl_allreduce_busbw", "nccl_allreduce_latency"} {
 			m := find(t, doc, name, "node")
-			if !maps.Equal(m.Settings, tc.settings) || !strings.Contains(m.Detail, "; "+tc.note+"; median of") {
+			if !maps.Equal(m.Settings, want) || !strings.Contains(m.Detail, "; "+tc.note+"; median of") {
 				t.Errorf("%s with %v: settings %v, detail %q", name, tc.settings, m.Settings, m.Detail)
+			}
+		}
+		for _, p := range find(t, doc, "nccl_allreduce_busbw", "node").Sweep {
+			if [2]string{p.Algorithm, p.Protocol} != tc.sweep {
+				t.Errorf("with %v: sweep point %d B chose %s/%s, want %v", tc.settings, p.Bytes, p.Algorithm, p.Protocol, tc.sweep)
 			}
 		}
 		if err := doc.Validate(); err != nil {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"math"
+	"strings"
 	"time"
 
 	"github.com/gpuscout/gpuscout/internal/benchreport"
@@ -53,7 +54,9 @@ func ncclIters(probe, target time.Duration, lo, hi int) int {
 // size, with the whole sweep; nccl_allreduce_latency the time of one
 // all-reduce at the smallest. Both record the NCCL settings that choose
 // its algorithm and protocol (NCCL_ALGO, NCCL_PROTO, NCCL_NVLS_ENABLE...),
-// or say that NCCL chose.
+// and what NCCL's log says it chose: at every size in the sweep, and at the
+// figure's size in settings (NCCL_ALGO_CHOSEN, NCCL_PROTO_CHOSEN), "unknown"
+// where the log did not say, with why in the detail.
 func nccl(runs []*run, open gpu.CommOpener) []benchreport.Measurement {
 	n := len(runs)
 	if n < 2 {
@@ -86,6 +89,7 @@ func nccl(runs []*run, open gpu.CommOpener) []benchreport.Measurement {
 	sizes := NCCLSizes(plan.NCCLMinBytes, plan.NCCLMaxBytes, plan.NCCLStep)
 	samples := max(plan.NCCLSamples, 1)
 	var sweep []benchreport.SweepPoint
+	var choices []gpu.Choice
 	var first, last Stats
 	var firstIters, lastIters int
 	for i, size := range sizes {
@@ -110,7 +114,10 @@ func nccl(runs []*run, open gpu.CommOpener) []benchreport.Measurement {
 			return fail(fmt.Errorf("the GPUs timed the all-reduce of %s at 0 s", byteSize(size)))
 		}
 		alg := AlgBW(size, st.P50)
-		sweep = append(sweep, benchreport.SweepPoint{Bytes: size, TimeUS: st.P50 * 1e6, AlgBWGBs: alg, BusBWGBs: BusBW(alg, n)})
+		ch := choiceOf(comm.Choice(size))
+		choices = append(choices, ch)
+		sweep = append(sweep, benchreport.SweepPoint{Bytes: size, TimeUS: st.P50 * 1e6, AlgBWGBs: alg, BusBWGBs: BusBW(alg, n),
+			Algorithm: ch.Algorithm, Protocol: ch.Protocol})
 		if i == 0 {
 			first, firstIters = st, iters
 		}
@@ -119,45 +126,108 @@ func nccl(runs []*run, open gpu.CommOpener) []benchreport.Measurement {
 	top := sweep[len(sweep)-1]
 	settings := comm.Settings()
 	what := fmt.Sprintf("fp32 sum over %d GPUs (%s)", n, comm.Describe())
-	how := func(iters int) string {
+	how := func(iters int, ch gpu.Choice) string {
 		return fmt.Sprintf("%s; median of %d samples, each %d all-reduces back to back timed on the GPUs behind %d untimed",
-			algorithmNote(settings), samples, iters, max(plan.NCCLSampleWarmup, 0))
+			algorithmNote(settings, ch), samples, iters, max(plan.NCCLSampleWarmup, 0))
 	}
 	bus := benchreport.Measurement{Name: "nccl_allreduce_busbw", Device: benchreport.DeviceNode, Unit: UnitGBs, Samples: last.N,
 		Status: benchreport.StatusOK, Value: benchreport.F(top.BusBWGBs), Sweep: sweep,
-		Detail: fmt.Sprintf("%s of %s: algbw %s GB/s, busbw = algbw × 2(n−1)/n; %s; the sweep has %d sizes from %s",
-			what, byteSize(top.Bytes), fmtG(top.AlgBWGBs), how(lastIters), len(sweep), byteSize(sweep[0].Bytes))}
+		Detail: fmt.Sprintf("%s of %s: algbw %s GB/s, busbw = algbw × 2(n−1)/n; %s; the sweep has %d sizes from %s%s",
+			what, byteSize(top.Bytes), fmtG(top.AlgBWGBs), how(lastIters, choices[len(choices)-1]), len(sweep), byteSize(sweep[0].Bytes),
+			sweepChoices(sweep))}
 	timing(&bus, last)
 	bus.Efficiency = efficiency(node.spec, bus)
 	lat := benchreport.Measurement{Name: "nccl_allreduce_latency", Device: benchreport.DeviceNode, Unit: UnitUS, Samples: first.N,
 		Status: benchreport.StatusOK, Value: benchreport.F(first.P50 * 1e6),
-		Detail: fmt.Sprintf("%s of %s: the time of one all-reduce; %s", what, byteSize(sweep[0].Bytes), how(firstIters))}
+		Detail: fmt.Sprintf("%s of %s: the time of one all-reduce; %s", what, byteSize(sweep[0].Bytes), how(firstIters, choices[0]))}
 	timing(&lat, first)
-	if len(settings) > 0 {
-		bus.Settings, lat.Settings = settings, maps.Clone(settings)
-	}
+	bus.Settings, lat.Settings = withChoice(settings, choices[len(choices)-1]), withChoice(settings, choices[0])
 	return []benchreport.Measurement{bus, lat}
 }
 
-// algorithmNote says which algorithm and protocol the figure used, as far
-// as can be known without NCCL's debug log: what NCCL_ALGO and NCCL_PROTO
-// force, else NCCL's own choice (which differs between machines: NVLS on
-// NVSwitch systems with NVLink SHARP, ring or tree elsewhere), so that two
-// reports are compared knowingly.
-func algorithmNote(settings map[string]string) string {
+// choiceOf is c with an empty algorithm or protocol made unknown.
+func choiceOf(c gpu.Choice) gpu.Choice {
+	if c.Algorithm == "" || c.Protocol == "" {
+		why := c.Why
+		if why == "" {
+			why = "the collective library did not say"
+		}
+		return gpu.UnknownChoice(why)
+	}
+	return c
+}
+
+// withChoice is a copy of settings with what NCCL chose at the figure's
+// size (benchreport.SettingNCCLAlgoChosen, SettingNCCLProtoChosen).
+func withChoice(settings map[string]string, c gpu.Choice) map[string]string {
+	out := maps.Clone(settings)
+	if out == nil {
+		out = map[string]string{}
+	}
+	out[benchreport.SettingNCCLAlgoChosen], out[benchreport.SettingNCCLProtoChosen] = c.Algorithm, c.Protocol
+	return out
+}
+
+// sweepChoices sums up what NCCL chose across the sweep, one run of sizes
+// with the same choice at a time: "; NCCL's log: RING/LL at 8 B–32 KiB,
+// NVLS/SIMPLE at 128 KiB–1 GiB"; "" when it said nothing at any size.
+func sweepChoices(sweep []benchreport.SweepPoint) string {
+	var parts []string
+	known := false
+	for i := 0; i < len(sweep); {
+		j := i
+		for j+1 < len(sweep) && sweep[j+1].Algorithm == sweep[i].Algorithm && sweep[j+1].Protocol == sweep[i].Protocol {
+			j++
+		}
+		what := sweep[i].Algorithm + "/" + sweep[i].Protocol
+		if sweep[i].Algorithm == gpu.ChoiceUnknown || sweep[i].Protocol == gpu.ChoiceUnknown {
+			what = "unknown"
+		} else {
+			known = true
+		}
+		at := byteSize(sweep[i].Bytes)
+		if j > i {
+			at += "–" + byteSize(sweep[j].Bytes)
+		}
+		parts = append(parts, what+" at "+at)
+		i = j + 1
+	}
+	if !known {
+		return ""
+	}
+	return "; NCCL's log: " + strings.Join(parts, ", ")
+}
+
+// algorithmNote says which algorithm and protocol the figure used: what
+// NCCL_ALGO and NCCL_PROTO force, and what NCCL's debug log says it chose
+// at the figure's size (c), or that it is not known and why. NCCL's own
+// choice differs between machines (NVLS on NVSwitch systems with NVLink
+// SHARP, ring or tree elsewhere), so that two reports are compared
+// knowingly.
+func algorithmNote(settings map[string]string, c gpu.Choice) string {
 	algo, proto := settings["NCCL_ALGO"], settings["NCCL_PROTO"]
+	var note string
 	switch {
 	case algo != "" && proto != "":
-		return "algorithm " + algo + ", protocol " + proto + ", as forced"
+		note = "algorithm " + algo + ", protocol " + proto + ", as forced"
 	case algo != "":
-		return "algorithm " + algo + " as forced, NCCL's choice of protocol"
+		note = "algorithm " + algo + " as forced, NCCL's choice of protocol"
 	case proto != "":
-		return "protocol " + proto + " as forced, NCCL's choice of algorithm"
+		note = "protocol " + proto + " as forced, NCCL's choice of algorithm"
+	default:
+		note = "NCCL's choice of algorithm and protocol (NCCL_ALGO and NCCL_PROTO unset)"
+		if v, ok := settings["NCCL_NVLS_ENABLE"]; ok && v == "0" {
+			note = "NCCL's choice of algorithm and protocol (NCCL_ALGO unset), NVLS off"
+		}
 	}
-	if v, ok := settings["NCCL_NVLS_ENABLE"]; ok && v == "0" {
-		return "NCCL's choice of algorithm and protocol (NCCL_ALGO unset), NVLS off"
+	if c.Known() {
+		return note + ": " + c.Algorithm + " with " + c.Protocol + " (NCCL's log)"
 	}
-	return "NCCL's choice of algorithm and protocol (NCCL_ALGO and NCCL_PROTO unset)"
+	why := c.Why
+	if why == "" {
+		why = "the collective library did not say"
+	}
+	return note + "; what NCCL chose is not known: " + why
 }
 
 // byteSize writes a message size in B, KiB, MiB or GiB (whole units where

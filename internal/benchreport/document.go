@@ -131,18 +131,63 @@ type Measurement struct {
 	// that change what the figure means: NVIDIA_TF32_OVERRIDE for GEMMs
 	// (0 turns TF32 off in cuBLAS), NCCL_ALGO, NCCL_PROTO, NCCL_NVLS_ENABLE
 	// and the like for the all-reduce (an NVLS figure is not comparable
-	// with a ring one). Absent when none was set: the library chose.
+	// with a ring one). The NCCL figures add what NCCL chose at the figure's
+	// size, as its debug log says: NCCL_ALGO_CHOSEN and NCCL_PROTO_CHOSEN
+	// (SettingNCCLAlgoChosen), which are no environment variables. Absent
+	// when none was set and nothing was chosen: the library chose.
 	Settings map[string]string `json:"settings,omitempty"`
 }
 
+// The settings that say what NCCL chose at a figure's size (not
+// environment variables): an algorithm of NCCLAlgorithms and a protocol of
+// NCCLProtocols, or ChoiceUnknown each.
+const (
+	SettingNCCLAlgoChosen  = "NCCL_ALGO_CHOSEN"
+	SettingNCCLProtoChosen = "NCCL_PROTO_CHOSEN"
+)
+
+// ChoiceUnknown is an algorithm or protocol NCCL's log did not say (or said
+// in a way gpuscout does not read).
+const ChoiceUnknown = "unknown"
+
+// NCCLAlgorithms and NCCLProtocols are the names NCCL gives its algorithms
+// and protocols (src/collectives.cc ncclAlgoToString and ncclProtoToString,
+// NCCL 2.24 to 2.30; the same numbers' names before).
+var (
+	NCCLAlgorithms = []string{"TREE", "RING", "COLLNET_DIRECT", "COLLNET_CHAIN", "NVLS", "NVLS_TREE", "PAT"}
+	NCCLProtocols  = []string{"LL", "LL128", "SIMPLE"}
+)
+
 // SweepPoint is a collective at one message size: the median time of one
 // operation, algbw = bytes ÷ time and busbw (nccl-tests' definitions), in
-// decimal GB/s.
+// decimal GB/s. Algorithm and Protocol are what NCCL's debug log says it
+// chose at that size (NCCLAlgorithms, NCCLProtocols), ChoiceUnknown where it
+// did not say; both absent in a report from before gpuscout recorded them.
 type SweepPoint struct {
-	Bytes    int64   `json:"bytes"`
-	TimeUS   float64 `json:"time_us"`
-	AlgBWGBs float64 `json:"algbw_gbs"`
-	BusBWGBs float64 `json:"busbw_gbs"`
+	Bytes     int64   `json:"bytes"`
+	TimeUS    float64 `json:"time_us"`
+	AlgBWGBs  float64 `json:"algbw_gbs"`
+	BusBWGBs  float64 `json:"busbw_gbs"`
+	Algorithm string  `json:"algorithm,omitempty"`
+	Protocol  string  `json:"protocol,omitempty"`
+}
+
+// validChoice checks an algorithm and protocol NCCL chose, as a report
+// gives them: both absent, or each a name of its list or ChoiceUnknown.
+func validChoice(algo, proto string, algoSet, protoSet bool) error {
+	if !algoSet && !protoSet {
+		return nil
+	}
+	if !algoSet || !protoSet {
+		return fmt.Errorf("want the algorithm and the protocol together")
+	}
+	if algo != ChoiceUnknown && !slices.Contains(NCCLAlgorithms, algo) {
+		return fmt.Errorf("algorithm %q; want one of %v or %q", algo, NCCLAlgorithms, ChoiceUnknown)
+	}
+	if proto != ChoiceUnknown && !slices.Contains(NCCLProtocols, proto) {
+		return fmt.Errorf("protocol %q; want one of %v or %q", proto, NCCLProtocols, ChoiceUnknown)
+	}
+	return nil
 }
 
 // OK reports whether the measurement has a value.
@@ -246,11 +291,19 @@ func (d *Document) Validate() error {
 			if p.Bytes <= 0 {
 				return fmt.Errorf("%s: sweep[%d].bytes = %d; want 1 or more", at, j, p.Bytes)
 			}
+			if err := validChoice(p.Algorithm, p.Protocol, p.Algorithm != "", p.Protocol != ""); err != nil {
+				return fmt.Errorf("%s: sweep[%d]: %w", at, j, err)
+			}
 		}
 		for k, v := range m.Settings {
 			if !validSetting(k) || len(v) > maxSettingLen {
 				return fmt.Errorf("%s: settings[%q]: want an environment variable's name (A-Z, 0-9, _) and a value of at most %d bytes", at, k, maxSettingLen)
 			}
+		}
+		algo, algoSet := m.Settings[SettingNCCLAlgoChosen]
+		proto, protoSet := m.Settings[SettingNCCLProtoChosen]
+		if err := validChoice(algo, proto, algoSet, protoSet); err != nil {
+			return fmt.Errorf("%s: settings %s and %s: %w", at, SettingNCCLAlgoChosen, SettingNCCLProtoChosen, err)
 		}
 	}
 	for i, w := range d.Workloads {

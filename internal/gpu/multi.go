@@ -49,8 +49,35 @@ type Comm interface {
 	// change which algorithm, protocol or path it takes (NCCL_ALGO=Ring,
 	// NCCL_NVLS_ENABLE=0), by name; empty when it chooses on its own.
 	Settings() map[string]string
+	// Choice is the algorithm and protocol the library chose for the
+	// all-reduces of bytes run so far, as its own log says (NCCL's debug
+	// log), or ChoiceUnknown for both and why: never a guess.
+	Choice(bytes int64) Choice
 	// Close frees the buffers and the communicator (before the devices close).
 	Close() error
+}
+
+// Choice is what a collective library chose for an operation: the
+// algorithm and protocol as the library names them (NCCL: "RING", "NVLS";
+// "LL", "SIMPLE"), or ChoiceUnknown for both, with Why saying why.
+type Choice struct {
+	Algorithm string
+	Protocol  string
+	Why       string // when unknown
+}
+
+// ChoiceUnknown is a Choice's algorithm and protocol when the library's
+// choice cannot be read.
+const ChoiceUnknown = "unknown"
+
+// UnknownChoice is the Choice that is not known, for why.
+func UnknownChoice(why string) Choice {
+	return Choice{Algorithm: ChoiceUnknown, Protocol: ChoiceUnknown, Why: why}
+}
+
+// Known reports whether both the algorithm and the protocol are known.
+func (c Choice) Known() bool {
+	return c.Algorithm != "" && c.Algorithm != ChoiceUnknown && c.Protocol != "" && c.Protocol != ChoiceUnknown
 }
 
 // CommOpener opens a communicator over devs (all of one kind, opened

@@ -71,6 +71,9 @@ func (k *collective) Settings() map[string]string {
 	return out
 }
 
+// Choice is what NCCL's log says it chose for the all-reduces of bytes.
+func (k *collective) Choice(bytes int64) gpu.Choice { return k.c.Choice(bytes) }
+
 // Describe names NCCL, its version and the settings above that are set:
 // "NCCL 2.27.3, NCCL_ALGO=Ring".
 func (k *collective) Describe() string {

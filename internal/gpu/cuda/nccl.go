@@ -93,6 +93,10 @@ type Comm struct {
 	driverCUDA int
 	// skipped lists the NCCL libraries passed over, and why.
 	skipped []string
+	// log is NCCL's debug log, read for its choice of algorithm and
+	// protocol; tallies what it said for each size's all-reduces.
+	log     *ncclLog
+	tallies map[int64]*tally
 }
 
 // OpenComm loads libnccl.so.2 (loader, toolkit and wheel folders; one
@@ -170,15 +174,21 @@ func initComm(devs []*Device, lib *dl.Library, list []int32) (*Comm, error) {
 		return nil, err
 	}
 	c.version, _ = lib.Version()
+	// NCCL reads its logging's environment once, at its first log line in
+	// ncclCommInitAll: set it up before (nccllog.go).
+	c.log, c.tallies = setupNCCLLog(c.version), map[int64]*tally{}
 	c.w = newWorker("NCCL", d0.timeout, d0.exit)
 	var rc int32
 	if err := c.w.do("ncclCommInitAll", func() { rc = c.f.commInitAll(&c.comms[0], int32(len(devs)), &list[0]) }); err != nil {
+		c.log.close()
 		return nil, err
 	}
 	if err := c.describe(ncclErr("ncclCommInitAll", rc)); err != nil {
 		c.w.stop()
+		c.log.close()
 		return nil, err
 	}
+	c.log.opened()
 	if err := c.events(); err != nil {
 		c.Close()
 		return nil, err
@@ -324,11 +334,23 @@ func (c *Comm) AllReduce(dt gpu.DType, send, recv []gpu.Ptr, count int64, warmup
 		}
 		return 0, c.describe(ncclErr(fn, rc))
 	}
+	c.log.note(c.tallies, count*int64(dt.ElemBytes()))
 	var slowest time.Duration
 	for _, m := range ms {
 		slowest = max(slowest, eventDuration(m))
 	}
 	return slowest / time.Duration(iters), nil
+}
+
+// Choice is the algorithm and protocol NCCL's log says it chose for the
+// all-reduces of bytes so far: unknown, and why, where the log could not be
+// read, had no line for them, had one bench cannot read, or where NCCL chose
+// differently between them.
+func (c *Comm) Choice(bytes int64) gpu.Choice {
+	if c.log == nil {
+		return gpu.UnknownChoice("NCCL's log was not set up")
+	}
+	return c.tallies[bytes].choice()
 }
 
 // BusBandwidth is nccl-tests' bus bandwidth of an all-reduce of bytes on n
@@ -377,6 +399,7 @@ func (c *Comm) Close() error {
 			errs = append(errs, ncclErr("ncclCommDestroy", rc))
 		}
 		c.w.stop()
+		c.log.close()
 	})
 	return errors.Join(errs...)
 }
