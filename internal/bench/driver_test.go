@@ -128,35 +128,38 @@ func TestSustainKeepsTheGPUBusy(t *testing.T) {
 		p.GemmN, p.Warmup, p.Checks = 32, 2, 4
 		p.SampleEvery, p.SampleTarget = 50*time.Millisecond, 5*time.Millisecond
 	}}
-	doc, err := rn.Run(context.Background(), n.devs, Request{Device: DeviceGPU, Only: []string{GroupSustain}, Sustain: 600 * time.Millisecond, DTypes: []gpu.DType{gpu.FP32}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := doc.Validate(); err != nil {
-		t.Fatal(err)
-	}
-	burst, sust := find(t, doc, "gemm_fp32_burst", "gpu0"), find(t, doc, "gemm_fp32_sustained", "gpu0")
-	within := func(got *float64, want, tol float64) bool {
-		return got != nil && *got >= want*(1-tol) && *got <= want*(1+tol)
-	}
-	if !within(sust.Value, 2.56e-5, 0.02) {
-		t.Errorf("sustained %v TFLOP/s, want the capped GPU's 2.56e-5 ± 2%% (%s)", ptr(sust.Value), sust.Detail)
-	}
-	if !within(burst.Value, 3.2e-5, 0.03) {
-		t.Errorf("burst %v TFLOP/s, want the cool GPU's 3.2e-5 ± 3%% (%s)", ptr(burst.Value), burst.Detail)
-	}
-	if u := find(t, doc, "sustain_gpu_util", "gpu0"); u.Value == nil || *u.Value < 85 {
-		t.Errorf("utilisation %v%% under sustained load, want at least 85%%", ptr(u.Value))
-	}
-	if p := find(t, doc, "sustain_power_w", "gpu0"); p.Value == nil || *p.Value < 600 {
-		t.Errorf("power %v W under sustained load, want near the 700 W cap", ptr(p.Value))
-	}
-	if c := find(t, doc, "sustain_temp_c", "gpu0"); c.Value == nil || *c.Value < 70 || c.Unit != "°C" {
-		t.Errorf("temperature %v %s under sustained load, want about 78 °C", ptr(c.Value), c.Unit)
-	}
-	if !strings.Contains(strings.Join(sust.ClockReasons, ","), "sw_power_cap") {
-		t.Errorf("clock reasons %v, want sw_power_cap", sust.ClockReasons)
-	}
+	dltest.Timing(t, func(errorf func(string, ...any)) {
+		time.Sleep(100 * time.Millisecond) // idle: the fake GPU cools between tries
+		doc, err := rn.Run(context.Background(), n.devs, Request{Device: DeviceGPU, Only: []string{GroupSustain}, Sustain: 600 * time.Millisecond, DTypes: []gpu.DType{gpu.FP32}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := doc.Validate(); err != nil {
+			t.Fatal(err)
+		}
+		burst, sust := find(t, doc, "gemm_fp32_burst", "gpu0"), find(t, doc, "gemm_fp32_sustained", "gpu0")
+		within := func(got *float64, want, tol float64) bool {
+			return got != nil && *got >= want*(1-tol) && *got <= want*(1+tol)
+		}
+		if !within(sust.Value, 2.56e-5, 0.02) {
+			errorf("sustained %v TFLOP/s, want the capped GPU's 2.56e-5 ± 2%% (%s)", ptr(sust.Value), sust.Detail)
+		}
+		if !within(burst.Value, 3.2e-5, 0.03) {
+			errorf("burst %v TFLOP/s, want the cool GPU's 3.2e-5 ± 3%% (%s)", ptr(burst.Value), burst.Detail)
+		}
+		if u := find(t, doc, "sustain_gpu_util", "gpu0"); u.Value == nil || *u.Value < 85 {
+			errorf("utilisation %v%% under sustained load, want at least 85%%", ptr(u.Value))
+		}
+		if p := find(t, doc, "sustain_power_w", "gpu0"); p.Value == nil || *p.Value < 600 {
+			errorf("power %v W under sustained load, want near the 700 W cap", ptr(p.Value))
+		}
+		if c := find(t, doc, "sustain_temp_c", "gpu0"); c.Value == nil || *c.Value < 70 || c.Unit != "°C" {
+			errorf("temperature %v %s under sustained load, want about 78 °C", ptr(c.Value), c.Unit)
+		}
+		if !strings.Contains(strings.Join(sust.ClockReasons, ","), "sw_power_cap") {
+			errorf("clock reasons %v, want sw_power_cap", sust.ClockReasons)
+		}
+	})
 }
 
 // Sustained on every GPU at once: each GPU's figures say so, and the node
@@ -272,15 +275,17 @@ func TestHangWritesWhatWasMeasured(t *testing.T) {
 func TestJitterOnBothClocks(t *testing.T) {
 	n := newDriverNode(t, 1, map[string]int64{"async": 1, "call_ns": 20_000, "scale": 1, "stall_every": 10, "stall_us": 20_000})
 	rn := &Runner{Tune: func(p *Plan) { tiny(p); p.Warmup, p.JitterIters = 0, 50 }}
-	doc, err := rn.Run(context.Background(), n.devs, Request{Device: DeviceGPU, Only: []string{GroupJitter}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	gpuTail, hostTail := find(t, doc, "jitter_p99_p50", "gpu0"), find(t, doc, "jitter_host_p99_p50", "gpu0")
-	if *gpuTail.P99US >= 10_000 || !strings.Contains(gpuTail.Detail, "on the GPU's clock (CUDA events)") {
-		t.Errorf("GPU clock: p99 %v µs (%s); want none of the 20 ms stalls: they are the host's", *gpuTail.P99US, gpuTail.Detail)
-	}
-	if *hostTail.P99US < 20_000 || !strings.Contains(hostTail.Detail, "on the host's monotonic clock") {
-		t.Errorf("host clock: p99/p50 %v, p99 %v µs (%s); want the 20 ms stalls in the tail", *hostTail.Value, *hostTail.P99US, hostTail.Detail)
-	}
+	dltest.Timing(t, func(errorf func(string, ...any)) {
+		doc, err := rn.Run(context.Background(), n.devs, Request{Device: DeviceGPU, Only: []string{GroupJitter}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		gpuTail, hostTail := find(t, doc, "jitter_p99_p50", "gpu0"), find(t, doc, "jitter_host_p99_p50", "gpu0")
+		if *gpuTail.P99US >= 10_000 || !strings.Contains(gpuTail.Detail, "on the GPU's clock (CUDA events)") {
+			errorf("GPU clock: p99 %v µs (%s); want none of the 20 ms stalls: they are the host's", *gpuTail.P99US, gpuTail.Detail)
+		}
+		if *hostTail.P99US < 20_000 || !strings.Contains(hostTail.Detail, "on the host's monotonic clock") {
+			errorf("host clock: p99/p50 %v, p99 %v µs (%s); want the 20 ms stalls in the tail", *hostTail.Value, *hostTail.P99US, hostTail.Detail)
+		}
+	})
 }
