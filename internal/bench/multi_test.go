@@ -286,7 +286,8 @@ func TestNCCLSweep(t *testing.T) {
 
 // What NCCL was told to use is in the report, so that an NVLS figure is
 // not compared with a ring one unknowingly, and beside it what NCCL says it
-// chose: "unknown", and why, where it did not say (never a guess).
+// chose: "unknown", and why, where it did not say (never a guess; with no
+// probe process given, the why says so).
 func TestNCCLRecordsTheAlgorithm(t *testing.T) {
 	unknown := map[string]string{"NCCL_ALGO_CHOSEN": "unknown", "NCCL_PROTO_CHOSEN": "unknown"}
 	for _, tc := range []struct {
@@ -296,13 +297,13 @@ func TestNCCLRecordsTheAlgorithm(t *testing.T) {
 		chosen   map[string]string
 		sweep    [2]string // every point's algorithm and protocol
 	}{
-		{map[string]string{"NCCL_ALGO": "NVLS"}, gpu.Choice{}, "algorithm NVLS as forced, NCCL's choice of protocol; what NCCL chose is not known: the collective library did not say",
+		{map[string]string{"NCCL_ALGO": "NVLS"}, gpu.Choice{}, "algorithm NVLS as forced, NCCL's choice of protocol; what NCCL chose is not known: bench was given no probe process to read NCCL's choice in (NCCL's log is not turned on where the all-reduces are timed)",
 			unknown, [2]string{"unknown", "unknown"}},
 		{map[string]string{"NCCL_ALGO": "Ring", "NCCL_PROTO": "Simple"}, gpu.Choice{Algorithm: "RING", Protocol: "SIMPLE"},
 			"algorithm Ring, protocol Simple, as forced: RING with SIMPLE (NCCL's log)",
 			map[string]string{"NCCL_ALGO_CHOSEN": "RING", "NCCL_PROTO_CHOSEN": "SIMPLE"}, [2]string{"RING", "SIMPLE"}},
 		{map[string]string{"NCCL_NVLS_ENABLE": "0"}, gpu.UnknownChoice("NCCL_DEBUG=WARN is set, which logs no tuning lines"),
-			"NCCL's choice of algorithm and protocol (NCCL_ALGO unset), NVLS off; what NCCL chose is not known: NCCL_DEBUG=WARN is set, which logs no tuning lines",
+			"NCCL's choice of algorithm and protocol (NCCL_ALGO unset), NVLS off; what NCCL chose is not known: bench was given no probe process to read NCCL's choice in (NCCL's log is not turned on where the all-reduces are timed)",
 			unknown, [2]string{"unknown", "unknown"}},
 		{nil, gpu.Choice{Algorithm: "TREE", Protocol: "LL128"}, "NCCL's choice of algorithm and protocol (NCCL_ALGO and NCCL_PROTO unset): TREE with LL128 (NCCL's log)",
 			map[string]string{"NCCL_ALGO_CHOSEN": "TREE", "NCCL_PROTO_CHOSEN": "LL128"}, [2]string{"TREE", "LL128"}},

@@ -1,10 +1,12 @@
 package bench
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"maps"
 	"math"
+	"slices"
 	"strings"
 	"time"
 
@@ -56,8 +58,14 @@ func ncclIters(probe, target time.Duration, lo, hi int) int {
 // its algorithm and protocol (NCCL_ALGO, NCCL_PROTO, NCCL_NVLS_ENABLE...),
 // and what NCCL's log says it chose: at every size in the sweep, and at the
 // figure's size in settings (NCCL_ALGO_CHOSEN, NCCL_PROTO_CHOSEN), "unknown"
-// where the log did not say, with why in the detail.
-func nccl(runs []*run, open gpu.CommOpener) []benchreport.Measurement {
+// where the log did not say, with why in the detail. NCCL's log costs host
+// time as each all-reduce is queued, and NCCL reads its logging settings
+// once a process, so the choice is learnt before the communicator is
+// opened, by probe (NCCLChoiceProbe: a separate process with the same
+// environment), and the timed communicator leaves NCCL's log as the user
+// set it; where the user had it write TUNING lines to a file, what the
+// timed process's own log says comes first.
+func nccl(runs []*run, open gpu.CommOpener, probe NCCLChoiceProbe) []benchreport.Measurement {
 	n := len(runs)
 	if n < 2 {
 		return []benchreport.Measurement{commEntry(GroupNCCL, n, "")}
@@ -75,6 +83,8 @@ func nccl(runs []*run, open gpu.CommOpener) []benchreport.Measurement {
 	fail := func(err error) []benchreport.Measurement {
 		return []benchreport.Measurement{node.failure("nccl_allreduce_busbw", UnitGBs, err), node.failure("nccl_allreduce_latency", UnitUS, err)}
 	}
+	sizes := NCCLSizes(plan.NCCLMinBytes, plan.NCCLMaxBytes, plan.NCCLStep)
+	probed := probeChoices(node.ctx, runs, sizes, probe)
 	comm, err := open(devs)
 	if err != nil {
 		switch {
@@ -86,10 +96,9 @@ func nccl(runs []*run, open gpu.CommOpener) []benchreport.Measurement {
 		return fail(fmt.Errorf("opening the communicator: %w", err))
 	}
 	defer comm.Close()
-	sizes := NCCLSizes(plan.NCCLMinBytes, plan.NCCLMaxBytes, plan.NCCLStep)
 	samples := max(plan.NCCLSamples, 1)
 	var sweep []benchreport.SweepPoint
-	var choices []gpu.Choice
+	var choices []chosen
 	var first, last Stats
 	var firstIters, lastIters int
 	for i, size := range sizes {
@@ -114,7 +123,7 @@ func nccl(runs []*run, open gpu.CommOpener) []benchreport.Measurement {
 			return fail(fmt.Errorf("the GPUs timed the all-reduce of %s at 0 s", byteSize(size)))
 		}
 		alg := AlgBW(size, st.P50)
-		ch := choiceOf(comm.Choice(size))
+		ch := probed.at(size, comm.Choice(size))
 		choices = append(choices, ch)
 		sweep = append(sweep, benchreport.SweepPoint{Bytes: size, TimeUS: st.P50 * 1e6, AlgBWGBs: alg, BusBWGBs: BusBW(alg, n),
 			Algorithm: ch.Algorithm, Protocol: ch.Protocol})
@@ -126,7 +135,7 @@ func nccl(runs []*run, open gpu.CommOpener) []benchreport.Measurement {
 	top := sweep[len(sweep)-1]
 	settings := comm.Settings()
 	what := fmt.Sprintf("fp32 sum over %d GPUs (%s)", n, comm.Describe())
-	how := func(iters int, ch gpu.Choice) string {
+	how := func(iters int, ch chosen) string {
 		return fmt.Sprintf("%s; median of %d samples, each %d all-reduces back to back timed on the GPUs behind %d untimed",
 			algorithmNote(settings, ch), samples, iters, max(plan.NCCLSampleWarmup, 0))
 	}
@@ -134,15 +143,76 @@ func nccl(runs []*run, open gpu.CommOpener) []benchreport.Measurement {
 		Status: benchreport.StatusOK, Value: benchreport.F(top.BusBWGBs), Sweep: sweep,
 		Detail: fmt.Sprintf("%s of %s: algbw %s GB/s, busbw = algbw × 2(n−1)/n; %s; the sweep has %d sizes from %s%s",
 			what, byteSize(top.Bytes), fmtG(top.AlgBWGBs), how(lastIters, choices[len(choices)-1]), len(sweep), byteSize(sweep[0].Bytes),
-			sweepChoices(sweep))}
+			sweepChoices(sweep, choices))}
 	timing(&bus, last)
 	bus.Efficiency = efficiency(node.spec, bus)
 	lat := benchreport.Measurement{Name: "nccl_allreduce_latency", Device: benchreport.DeviceNode, Unit: UnitUS, Samples: first.N,
 		Status: benchreport.StatusOK, Value: benchreport.F(first.P50 * 1e6),
 		Detail: fmt.Sprintf("%s of %s: the time of one all-reduce; %s", what, byteSize(sweep[0].Bytes), how(firstIters, choices[0]))}
 	timing(&lat, first)
-	bus.Settings, lat.Settings = withChoice(settings, choices[len(choices)-1]), withChoice(settings, choices[0])
+	bus.Settings, lat.Settings = withChoice(settings, choices[len(choices)-1].Choice), withChoice(settings, choices[0].Choice)
 	return []benchreport.Measurement{bus, lat}
+}
+
+// NCCLChoiceProbe learns which algorithm and protocol NCCL chooses for an
+// fp32 sum all-reduce of each of sizes (bytes) over the GPUs of devices
+// (gpu.Info.Index, the CUDA ordinals of this process), in a process of its
+// own with the same environment: NCCL's log is turned on there, and not in
+// the process that times the all-reduces. The CLI runs `gpuscout bench
+// nccl-choice`; an error (the process failed, timed out, or could not open
+// the GPUs: another process holds one in EXCLUSIVE_PROCESS mode) makes
+// every size unknown, with the error as why. It must return by ctx's end.
+type NCCLChoiceProbe func(ctx context.Context, devices []int, sizes []int64) (map[int64]gpu.Choice, error)
+
+// ProbeNote is how a choice read by the probe process is described.
+const ProbeNote = "NCCL's log in a separate probe process with the same environment"
+
+// chosen is what NCCL chose at a size, and whether the probe process said.
+type chosen struct {
+	gpu.Choice
+	probe bool
+}
+
+// probed is what the probe said, or why it said nothing.
+type probed struct {
+	choices map[int64]gpu.Choice
+	why     string // for every size, when the probe said nothing
+}
+
+// probeChoices runs probe for the sizes over runs' GPUs.
+func probeChoices(ctx context.Context, runs []*run, sizes []int64, probe NCCLChoiceProbe) probed {
+	if probe == nil {
+		return probed{why: "bench was given no probe process to read NCCL's choice in (NCCL's log is not turned on where the all-reduces are timed)"}
+	}
+	devices := make([]int, len(runs))
+	for i, r := range runs {
+		devices[i] = r.info.Index
+	}
+	choices, err := probe(ctx, devices, slices.Clone(sizes))
+	if err != nil {
+		return probed{why: "the probe process that reads NCCL's choice failed: " + err.Error()}
+	}
+	return probed{choices: choices}
+}
+
+// at is the choice at size: what the timed process's own log says (own),
+// where the user had NCCL write it; else the probe's.
+func (p probed) at(size int64, own gpu.Choice) chosen {
+	if own = choiceOf(own); own.Known() {
+		return chosen{Choice: own}
+	}
+	if p.why != "" {
+		return chosen{Choice: gpu.UnknownChoice(p.why), probe: true}
+	}
+	c, ok := p.choices[size]
+	if !ok {
+		return chosen{Choice: gpu.UnknownChoice("the probe process said nothing about this size"), probe: true}
+	}
+	c = choiceOf(c)
+	if !c.Known() {
+		c.Why = "in the probe process: " + c.Why
+	}
+	return chosen{Choice: c, probe: true}
 }
 
 // choiceOf is c with an empty algorithm or protocol made unknown.
@@ -170,8 +240,10 @@ func withChoice(settings map[string]string, c gpu.Choice) map[string]string {
 
 // sweepChoices sums up what NCCL chose across the sweep, one run of sizes
 // with the same choice at a time: "; NCCL's log: RING/LL at 8 B–32 KiB,
-// NVLS/SIMPLE at 128 KiB–1 GiB"; "" when it said nothing at any size.
-func sweepChoices(sweep []benchreport.SweepPoint) string {
+// NVLS/SIMPLE at 128 KiB–1 GiB" ("NCCL's log in a separate probe process
+// …:" where the probe said any of them); "" when it said nothing at any
+// size.
+func sweepChoices(sweep []benchreport.SweepPoint, choices []chosen) string {
 	var parts []string
 	known := false
 	for i := 0; i < len(sweep); {
@@ -195,7 +267,11 @@ func sweepChoices(sweep []benchreport.SweepPoint) string {
 	if !known {
 		return ""
 	}
-	return "; NCCL's log: " + strings.Join(parts, ", ")
+	label := "NCCL's log"
+	if slices.ContainsFunc(choices, func(c chosen) bool { return c.probe && c.Known() }) {
+		label = ProbeNote
+	}
+	return "; " + label + ": " + strings.Join(parts, ", ")
 }
 
 // algorithmNote says which algorithm and protocol the figure used: what
@@ -203,8 +279,8 @@ func sweepChoices(sweep []benchreport.SweepPoint) string {
 // at the figure's size (c), or that it is not known and why. NCCL's own
 // choice differs between machines (NVLS on NVSwitch systems with NVLink
 // SHARP, ring or tree elsewhere), so that two reports are compared
-// knowingly.
-func algorithmNote(settings map[string]string, c gpu.Choice) string {
+// knowingly. A choice the probe process read says so.
+func algorithmNote(settings map[string]string, c chosen) string {
 	algo, proto := settings["NCCL_ALGO"], settings["NCCL_PROTO"]
 	var note string
 	switch {
@@ -221,7 +297,11 @@ func algorithmNote(settings map[string]string, c gpu.Choice) string {
 		}
 	}
 	if c.Known() {
-		return note + ": " + c.Algorithm + " with " + c.Protocol + " (NCCL's log)"
+		src := "NCCL's log"
+		if c.probe {
+			src = ProbeNote + ", not the timed one"
+		}
+		return note + ": " + c.Algorithm + " with " + c.Protocol + " (" + src + ")"
 	}
 	why := c.Why
 	if why == "" {

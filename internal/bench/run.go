@@ -41,6 +41,12 @@ type Runner struct {
 	// OpenComm opens a collective communicator over the GPUs for the NCCL
 	// all-reduce (cuda.OpenCollective); nil: the all-reduce is not measured.
 	OpenComm gpu.CommOpener
+	// NCCLChoice learns which algorithm and protocol NCCL chooses at each
+	// size of the all-reduce's sweep in a separate process, before OpenComm
+	// opens the timed communicator (NCCLChoiceProbe; the CLI's runs
+	// `gpuscout bench nccl-choice`); nil: the choice is unknown, saying why,
+	// unless the user's own NCCL log in this process says.
+	NCCLChoice NCCLChoiceProbe
 	// OnHang is given what was measured so far when a driver call hangs
 	// (gpu.Hung, from the binding's watchdog, which then ends the process):
 	// a copy of the report with a failed "watchdog" measurement naming the
@@ -198,7 +204,7 @@ func (rn *Runner) Run(ctx context.Context, devs []gpu.Device, req Request) (*ben
 		case GroupP2P:
 			add(g, p2p(gpuRuns)...)
 		case GroupNCCL:
-			add(g, nccl(gpuRuns, rn.OpenComm)...)
+			add(g, nccl(gpuRuns, rn.OpenComm, rn.NCCLChoice)...)
 		case GroupSustain:
 			add(g, sustainAll(gpuRuns)...)
 		}

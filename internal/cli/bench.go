@@ -127,6 +127,7 @@ A measurement that fails is recorded in the report and the command exits 1.`,
 	}
 	cmd.AddCommand(newBenchCompareCmd(e))
 	cmd.AddCommand(newBenchWorkloadCmd(e))
+	cmd.AddCommand(newBenchNCCLChoiceCmd())
 	return cmd
 }
 
@@ -186,7 +187,9 @@ func runBench(ctx context.Context, e *env, req bench.Request, out string, format
 			_ = d.Close()
 		}
 	}()
-	rn := &bench.Runner{Catalog: cat, Tune: benchTune, OpenComm: openComm}
+	// NCCL's choice is learnt in a probe process of bench's own, so that
+	// NCCL's log costs the timed all-reduces nothing (benchncclchoice.go).
+	rn := &bench.Runner{Catalog: cat, Tune: benchTune, OpenComm: openComm, NCCLChoice: ncclChoiceProbe}
 	if out != "" {
 		// A driver call that hangs ends the process: what was measured
 		// before it is written first, ending with the watchdog's entry.

@@ -24,21 +24,26 @@ import (
 type fakeNode struct {
 	env     *dl.Env
 	cudaSet func(key string, v int64) int32
+	// ncclDebug is fakenccl.c's fake_nccl_debug: the logging environment
+	// the fake NCCL read when it set its log up.
+	ncclDebug func(buf *byte, n int32) int32
 }
 
 // fakeGPUs builds the fake libcuda, libcublas, libnvidia-ml and libnccl
 // (internal/gpu/*/testdata), sets them to gpus GPUs on NVLink with the
 // virtual clock, points openGPUs at them through the real bindings, and at
-// cleanup fails the test if a fake saw a bad call.
-func fakeGPUs(t *testing.T, gpus int64) fakeNode {
+// cleanup fails the test if a fake saw a bad call. ncclFlags build a copy
+// of the fake libnccl of its own (it sets its log up once a process).
+func fakeGPUs(t *testing.T, gpus int64, ncclFlags ...string) fakeNode {
 	t.Helper()
 	env := dltest.Env(
 		dltest.Build(t, "../gpu/cuda/testdata/fakecuda.c", "libcuda.so.1"),
 		dltest.Build(t, "../gpu/cuda/testdata/fakecublas.c", "libcublas.so.13"),
 		dltest.Build(t, "../gpu/cuda/testdata/fakecublaslt.c", "libcublasLt.so.13"),
 		dltest.Build(t, "../gpu/nvml/testdata/fakenvml.c", "libnvidia-ml.so.1"),
-		dltest.Build(t, "../gpu/cuda/testdata/fakenccl.c", "libnccl.so.2"))
+		dltest.Build(t, "../gpu/cuda/testdata/fakenccl.c", "libnccl.so.2", ncclFlags...))
 	var cudaSet, nvmlSet func(key string, v int64) int32
+	var ncclDebug func(buf *byte, n int32) int32
 	var bads []func(buf *byte, n int32) int32
 	for _, lib := range []struct {
 		which dl.Lib
@@ -55,6 +60,9 @@ func fakeGPUs(t *testing.T, gpus int64) fakeNode {
 		syms := []dl.Symbol{dl.Sym(&bad, lib.bad)}
 		if lib.set != nil {
 			syms = append(syms, dl.Sym(lib.set, lib.set1))
+		}
+		if lib.which == dl.NCCL {
+			syms = append(syms, dl.Sym(&ncclDebug, "fake_nccl_debug"))
 		}
 		if _, err := l.Bind(syms); err != nil {
 			t.Fatal(err)
@@ -80,7 +88,7 @@ func fakeGPUs(t *testing.T, gpus int64) fakeNode {
 			}
 		}
 	})
-	return fakeNode{env: &env, cudaSet: cudaSet}
+	return fakeNode{env: &env, cudaSet: cudaSet, ncclDebug: ncclDebug}
 }
 
 // The whole pipeline on three fake H200s: `gpuscout bench --quick` opens

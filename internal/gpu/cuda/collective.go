@@ -26,10 +26,45 @@ type collective struct {
 var _ gpu.Comm = (*collective)(nil)
 
 // OpenCollective opens NCCL over devs (CUDA GPUs of one Open) as a
-// gpu.Comm: the gpu.CommOpener bench is given. Without libnccl.so.2 the
-// error wraps gpu.ErrNoCollective; a device that is not a CUDA GPU,
+// gpu.Comm: the gpu.CommOpener bench is given, for timing, so NCCL's log
+// is left as the user set it (OpenComm). Without libnccl.so.2 the error
+// wraps gpu.ErrNoCollective; a device that is not a CUDA GPU,
 // gpu.ErrUnsupported.
-func OpenCollective(devs []gpu.Device) (gpu.Comm, error) {
+func OpenCollective(devs []gpu.Device) (gpu.Comm, error) { return openCollective(devs, false) }
+
+// NCCLChoices is what NCCL chooses for an fp32 sum all-reduce of each of
+// sizes (bytes) over devs, read from its TUNING log: the work of bench's
+// probe process (`gpuscout bench nccl-choice`). It opens the communicators
+// with NCCL's log turned on (setupNCCLLog: where the user set no
+// NCCL_DEBUG, INFO lines of TUNING into a private temporary file), runs
+// one untimed all-reduce per size (NCCL logs its choice as it queues each
+// one, the first included), and closes them. NCCL sets its log up once a
+// process: call it in a process of its own, before any other communicator
+// there, and time in another. A size NCCL's log says nothing readable
+// about is unknown, with why; an error is for the communicator or an
+// all-reduce that failed.
+func NCCLChoices(devs []gpu.Device, sizes []int64) (map[int64]gpu.Choice, error) {
+	comm, err := openCollective(devs, true)
+	if err != nil {
+		return nil, err
+	}
+	k := comm.(*collective)
+	defer k.Close()
+	out := map[int64]gpu.Choice{}
+	for _, size := range sizes {
+		if _, ok := out[size]; ok {
+			continue
+		}
+		if _, err := k.AllReduce(gpu.FP32, size, 0, 1); err != nil {
+			return nil, fmt.Errorf("all-reduce of %d bytes: %w", size, err)
+		}
+		out[size] = k.c.Choice(size)
+	}
+	return out, nil
+}
+
+// openCollective is OpenCollective, with NCCL's log turned on where logOn.
+func openCollective(devs []gpu.Device, logOn bool) (gpu.Comm, error) {
 	cds := make([]*Device, len(devs))
 	for i, d := range devs {
 		cd, ok := d.(*Device)
@@ -38,7 +73,7 @@ func OpenCollective(devs []gpu.Device) (gpu.Comm, error) {
 		}
 		cds[i] = cd
 	}
-	c, err := OpenComm(cds)
+	c, err := openComm(cds, logOn)
 	if err != nil {
 		if errors.Is(err, dl.ErrNotFound) {
 			return nil, fmt.Errorf("%w: %w", gpu.ErrNoCollective, err)
@@ -71,7 +106,9 @@ func (k *collective) Settings() map[string]string {
 	return out
 }
 
-// Choice is what NCCL's log says it chose for the all-reduces of bytes.
+// Choice is what NCCL's log says it chose for the all-reduces of bytes:
+// unknown, saying so, where this communicator did not turn the log on
+// (OpenCollective) and the user did not either.
 func (k *collective) Choice(bytes int64) gpu.Choice { return k.c.Choice(bytes) }
 
 // Describe names NCCL, its version and the settings above that are set:

@@ -99,14 +99,20 @@ type Comm struct {
 	tallies map[int64]*tally
 }
 
-// OpenComm loads libnccl.so.2 (loader, toolkit and wheel folders; one
+// OpenComm opens the communicators for timing: NCCL's log is left as the
+// user set it (setupNCCLLog without turnOn), and Choice reads it only
+// where the user had NCCL write TUNING lines to a file. See openComm.
+func OpenComm(devs []*Device) (*Comm, error) { return openComm(devs, false) }
+
+// openComm loads libnccl.so.2 (loader, toolkit and wheel folders; one
 // built for a newer CUDA than the driver's is skipped) and creates one
 // communicator per device. When the communicators cannot be created with
 // one NCCL (a CUDA 13 build on a CUDA 12 driver, found where its folder
 // does not say so), the next NCCL on the machine is tried; the error, when
 // none works, lists each with NCCL's own message. The devices must come
-// from one Open.
-func OpenComm(devs []*Device) (*Comm, error) {
+// from one Open. logOn turns NCCL's TUNING log on where the user did
+// not set NCCL_DEBUG (the probe process of NCCLChoices only).
+func openComm(devs []*Device, logOn bool) (*Comm, error) {
 	if len(devs) == 0 {
 		return nil, errors.New("nccl: no devices")
 	}
@@ -147,7 +153,7 @@ func OpenComm(devs []*Device) (*Comm, error) {
 				skipped = append(skipped, a.Path+" skipped: "+a.Err)
 			}
 		}
-		c, err := initComm(devs, lib, list)
+		c, err := initComm(devs, lib, list, logOn)
 		if err == nil {
 			c.skipped = skipped
 			return c, nil
@@ -167,7 +173,7 @@ func OpenComm(devs []*Device) (*Comm, error) {
 }
 
 // initComm binds lib and creates the communicators on its own thread.
-func initComm(devs []*Device, lib *dl.Library, list []int32) (*Comm, error) {
+func initComm(devs []*Device, lib *dl.Library, list []int32, logOn bool) (*Comm, error) {
 	d0 := devs[0]
 	c := &Comm{devs: devs, lib: lib, comms: make([]uintptr, len(devs)), driverCUDA: d0.drv.versionNum}
 	if _, err := lib.Bind(c.f.table()); err != nil {
@@ -176,7 +182,7 @@ func initComm(devs []*Device, lib *dl.Library, list []int32) (*Comm, error) {
 	c.version, _ = lib.Version()
 	// NCCL reads its logging's environment once, at its first log line in
 	// ncclCommInitAll: set it up before (nccllog.go).
-	c.log, c.tallies = setupNCCLLog(c.version), map[int64]*tally{}
+	c.log, c.tallies = setupNCCLLog(c.version, logOn), map[int64]*tally{}
 	c.w = newWorker("NCCL", d0.timeout, d0.exit)
 	var rc int32
 	if err := c.w.do("ncclCommInitAll", func() { rc = c.f.commInitAll(&c.comms[0], int32(len(devs)), &list[0]) }); err != nil {

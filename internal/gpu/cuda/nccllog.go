@@ -68,10 +68,17 @@ import (
 //     copy-engine collective "… [Copy Engine]: … Bytes -> cudaMemcpy…":
 //     neither names an algorithm, so neither is read as one.
 //
-// So before the communicators are created, bench asks NCCL for INFO lines
-// of TUNING into a file of its own (setupNCCLLog), unless the user chose
-// NCCL's logging; after each size's all-reduces it reads the new lines; a
-// size whose lines are absent, unreadable or disagree is unknown.
+// So NCCL's log is set up before the communicators are created
+// (setupNCCLLog); after each size's all-reduces the new lines are read; a
+// size whose lines are absent, unreadable or disagree is unknown. With the
+// log on, rank 0 writes a line as it queues each all-reduce: host time
+// inside a timed loop. So bench turns it on only in a probe process of its
+// own (NCCLChoices, run as `gpuscout bench nccl-choice`), which asks NCCL
+// for INFO lines of TUNING into a file of its own unless the user chose
+// NCCL's logging, runs one untimed all-reduce per size and exits; the
+// process that times the all-reduces (OpenComm, OpenCollective) leaves
+// NCCL's logging as the user set it, and reads it only where the user had
+// it write TUNING lines to a file.
 
 // ncclAlgorithms and ncclProtocols are NCCL's numbers' names.
 var (
@@ -250,13 +257,16 @@ type ncclLog struct {
 // setupNCCLLog prepares NCCL's log before the communicators of an NCCL of
 // version (ncclGetVersion's, "" when unknown) are created: where the user
 // set NCCL_DEBUG, it is left as set and read when it writes INFO lines of
-// TUNING to a file; else NCCL_DEBUG=INFO, TUNING is added to
+// TUNING to a file; else, when turnOn (the probe process), NCCL_DEBUG=INFO,
+// TUNING is added to
 // NCCL_DEBUG_SUBSYS, and NCCL_DEBUG_FILE is the user's file if set, else one
 // in a new temporary folder of bench's ("nccl.%p.log"). Go's os.Setenv
 // reaches the C library's environment, where NCCL's getenv reads it (through
 // runtime/cgo or purego's fakecgo: TestNCCLSeesGoEnvironment). close puts
-// the environment back.
-func setupNCCLLog(version string) *ncclLog {
+// the environment back. Without turnOn (the process that times the
+// all-reduces) nothing is set: where the user did not turn NCCL's log on,
+// the choice is not read there.
+func setupNCCLLog(version string, turnOn bool) *ncclLog {
 	l := &ncclLog{pid: os.Getpid()}
 	host, _ := os.Hostname()
 	if ncclVersionBefore(version, 2, 20) {
@@ -275,6 +285,10 @@ func setupNCCLLog(version string) *ncclLog {
 		default:
 			l.path = expandDebugFile(file, host, l.pid)
 		}
+		return l
+	}
+	if !turnOn {
+		l.why = "bench leaves NCCL's log off in the process that times the all-reduces (NCCL_DEBUG unset); its choice is read in a separate probe process"
 		return l
 	}
 	if file != "" {

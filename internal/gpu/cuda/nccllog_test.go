@@ -27,6 +27,7 @@ type fakeNCCL struct {
 	getenv func(name string) unsafe.Pointer
 	debug  func(buf *byte, n int32) int32
 	set    func(key string, v int64) int32
+	live   func() int32
 }
 
 // fakeNCCLCopies numbers the copies of the fake NCCL built in this process.
@@ -54,7 +55,7 @@ func newFakeNCCL(t *testing.T, copy string, flags ...string) *fakeNCCL {
 	}
 	n := &fakeNCCL{f: f}
 	if _, err := lib.Bind([]dl.Symbol{dl.Sym(&n.getenv, "fake_nccl_getenv"), dl.Sym(&n.debug, "fake_nccl_debug"),
-		dl.Sym(&n.set, "fake_nccl_set")}); err != nil {
+		dl.Sym(&n.set, "fake_nccl_set"), dl.Sym(&n.live, "fake_nccl_live")}); err != nil {
 		t.Fatal(err)
 	}
 	n.set("reset", 0)
@@ -81,10 +82,11 @@ func (n *fakeNCCL) seen() string {
 	return cString(buf)
 }
 
-// open opens the collective over both GPUs.
+// open opens the collective over both GPUs with NCCL's log turned on, as
+// the probe process does (NCCLChoices).
 func (n *fakeNCCL) open(t *testing.T) gpu.Comm {
 	t.Helper()
-	c, err := OpenCollective(n.devs)
+	c, err := openCollective(n.devs, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -130,6 +132,77 @@ func TestNCCLSeesGoEnvironment(t *testing.T) {
 	os.Unsetenv(name)
 	if v, ok := n.cEnv(name); ok {
 		t.Errorf("C getenv(%s) = %q after os.Unsetenv; want NULL", name, v)
+	}
+}
+
+// The communicators that time the all-reduces (OpenCollective, which bench
+// is given) leave NCCL's log as the user set it: with no NCCL_DEBUG set,
+// NCCL sees none at its set-up, so it writes no line while the all-reduces
+// are queued, and the choice is unknown there, saying it is read in the
+// probe process; where the user had NCCL write TUNING lines to a file, it
+// is read.
+func TestTimedCommLeavesNCCLLogOff(t *testing.T) {
+	t.Run("unset", func(t *testing.T) {
+		n := newFakeNCCL(t, "timed")
+		c, err := OpenCollective(n.devs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		if got := n.seen(); got != "NCCL_DEBUG=(unset) NCCL_DEBUG_SUBSYS=(unset) NCCL_DEBUG_FILE=(unset)" {
+			t.Errorf("the timed communicator's NCCL read %q; want no logging set by bench", got)
+		}
+		for _, name := range ncclDebugVars {
+			if v, ok := os.LookupEnv(name); ok {
+				t.Errorf("%s = %q while the timed communicator is open; want it unset", name, v)
+			}
+		}
+		run(t, c, 8, 1<<20)
+		wantUnknown(t, "8 B", c.Choice(8), "read in a separate probe process")
+	})
+	t.Run("the user's", func(t *testing.T) {
+		n := newFakeNCCL(t, "timeduser")
+		dir := t.TempDir()
+		t.Setenv("NCCL_DEBUG", "INFO")
+		t.Setenv("NCCL_DEBUG_SUBSYS", "TUNING")
+		t.Setenv("NCCL_DEBUG_FILE", filepath.Join(dir, "user.log"))
+		c, err := OpenCollective(n.devs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		run(t, c, 8, 1<<20)
+		wantChoice(t, "8 B", c.Choice(8), "RING", "LL")
+		wantChoice(t, "1 MiB", c.Choice(1<<20), "NVLS", "SIMPLE")
+	})
+}
+
+// NCCLChoices, the probe process's work, turns the log on, runs one
+// all-reduce per size (a size twice: once), says what NCCL chose at each,
+// and closes the communicators, the environment back as it was.
+func TestNCCLChoices(t *testing.T) {
+	n := newFakeNCCL(t, "probe", "-DNCCL_VERSION_CODE=22403")
+	got, err := NCCLChoices(n.devs, []int64{8, 32 << 10, 64 << 10, 1 << 20, 8})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if seen := n.seen(); !strings.HasPrefix(seen, "NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=TUNING NCCL_DEBUG_FILE=") {
+		t.Errorf("the probe's NCCL read %q; want the log turned on", seen)
+	}
+	if len(got) != 4 {
+		t.Errorf("%d sizes in %v, want 4", len(got), got)
+	}
+	wantChoice(t, "8 B", got[8], "RING", "LL")
+	wantChoice(t, "32 KiB", got[32<<10], "RING", "LL")
+	wantChoice(t, "64 KiB", got[64<<10], "NVLS", "SIMPLE")
+	wantChoice(t, "1 MiB", got[1<<20], "NVLS", "SIMPLE")
+	for _, name := range ncclDebugVars {
+		if v, ok := os.LookupEnv(name); ok {
+			t.Errorf("%s = %q after NCCLChoices; want it unset again", name, v)
+		}
+	}
+	if live := n.live(); live != 0 {
+		t.Errorf("%d communicators left open", live)
 	}
 }
 
