@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // KernelLog is what the kernel log says about the GPUs: the Xid errors the
@@ -27,13 +28,13 @@ type XidEvent struct {
 	Last  string // the last line's text after the code
 }
 
-var xidLine = regexp.MustCompile(`NVRM: Xid \(PCI:([0-9A-Fa-f:.]+)\): (\d+),\s*(.*)`)
+var xidLine = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`NVRM: Xid \(PCI:([0-9A-Fa-f:.]+)\): (\d+),\s*(.*)`) })
 
 // ParseXids reads Xid lines from a kernel log, in order of first sight.
 func ParseXids(log []byte) []XidEvent {
 	var out []XidEvent
 	for _, line := range strings.Split(string(log), "\n") {
-		m := xidLine.FindStringSubmatch(line)
+		m := xidLine().FindStringSubmatch(line)
 		if m == nil {
 			continue
 		}

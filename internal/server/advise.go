@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"regexp"
 	"slices"
+	"sync"
 
 	"github.com/gpuscout/gpuscout/internal/advise"
 	"github.com/gpuscout/gpuscout/internal/benchreport"
@@ -144,7 +145,7 @@ func (s *Server) postAdvise(w http.ResponseWriter, r *http.Request) {
 }
 
 // flagWord is a flag named in a message: --NAME.
-var flagWord = regexp.MustCompile(`--([a-z][a-z0-9-]*)`)
+var flagWord = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`--([a-z][a-z0-9-]*)`) })
 
 // validationFields names the inputs a check of the whole request (the
 // CLI's words: "--pattern bursty needs 0 <= --base <= --peak …, got base
@@ -154,7 +155,7 @@ func validationFields(msg string) []FieldError {
 	inputs := adviseInputs()
 	var out []FieldError
 	seen := map[string]bool{}
-	for _, m := range flagWord.FindAllStringSubmatch(msg, -1) {
+	for _, m := range flagWord().FindAllStringSubmatch(msg, -1) {
 		if name := m[1]; slices.Contains(inputs, name) && !seen[name] {
 			seen[name] = true
 			out = append(out, FieldError{name, msg})

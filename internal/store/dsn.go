@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/jackc/pgx/v5/pgconn"
 )
@@ -61,8 +62,8 @@ var libpqKeywords = map[string]bool{
 }
 
 var (
-	firstKeyword = regexp.MustCompile(`^\s*([A-Za-z_][A-Za-z0-9_]*)\s*=`)
-	urlScheme    = regexp.MustCompile(`^([A-Za-z][A-Za-z0-9+.-]*)://`)
+	firstKeyword = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\s*([A-Za-z_][A-Za-z0-9_]*)\s*=`) })
+	urlScheme    = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^([A-Za-z][A-Za-z0-9+.-]*)://`) })
 )
 
 // ParseDSN reads --db by DSNRule: a postgres:// or postgresql:// URL (the
@@ -75,14 +76,14 @@ func ParseDSN(s string) (DSN, error) {
 	if strings.TrimSpace(s) == "" {
 		return DSN{}, errors.New("empty; want " + DSNRule)
 	}
-	if m := urlScheme.FindStringSubmatch(s); m != nil {
+	if m := urlScheme().FindStringSubmatch(s); m != nil {
 		scheme := strings.ToLower(m[1])
 		if scheme != "postgres" && scheme != "postgresql" {
 			return DSN{}, fmt.Errorf("scheme %q: want postgres:// or postgresql://, or a SQLite file path", m[1])
 		}
 		return parsePostgres(scheme+s[len(m[1]):], true)
 	}
-	if m := firstKeyword.FindStringSubmatch(s); m != nil && libpqKeywords[strings.ToLower(m[1])] {
+	if m := firstKeyword().FindStringSubmatch(s); m != nil && libpqKeywords[strings.ToLower(m[1])] {
 		if !libpqKeywords[m[1]] {
 			// The value is not echoed: it may hold a password.
 			return DSN{}, fmt.Errorf("keyword %s: libpq's keywords are lower-case (%s=); for a SQLite file whose name starts so, begin the path with ./", m[1], strings.ToLower(m[1]))

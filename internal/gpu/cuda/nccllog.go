@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/gpuscout/gpuscout/internal/gpu"
 )
@@ -86,17 +87,23 @@ var (
 	ncclProtocols  = []string{"LL", "LL128", "SIMPLE"}
 )
 
-// The per-collective tuning messages, as above.
-var (
-	// v2.20.x–v2.22.x
-	tuningNumbered = regexp.MustCompile(`^(\d+) Bytes -> Algo (-?\d+) proto (-?\d+) time \S+$`)
-	// v2.23.x
-	tuningNamedNumbered = regexp.MustCompile(`^AllReduce: (\d+) Bytes -> Algo (-?\d+) proto (-?\d+) time \S+$`)
-	// v2.24.x on
-	tuningNamed = regexp.MustCompile(`^AllReduce: (\d+) Bytes -> Algo (\S+) proto (\S+) channel\{Lo\.\.Hi\}=\{\d+\.\.\d+\}$`)
-	// an INFO line, with what may stand before it; groups: pid, message
-	infoLine = regexp.MustCompile(`[^\s:]*:(\d+):\d+ \[-?\d+\] NCCL INFO (.*)$`)
-)
+// tuningRE are the per-collective tuning messages, as above, compiled on
+// first use (not at start-up: every gpuscout call would pay for them).
+type tuningRE struct {
+	numbered      *regexp.Regexp // v2.20.x–v2.22.x
+	namedNumbered *regexp.Regexp // v2.23.x
+	named         *regexp.Regexp // v2.24.x on
+	info          *regexp.Regexp // an INFO line, with what may stand before it; groups: pid, message
+}
+
+var tuningREs = sync.OnceValue(func() tuningRE {
+	return tuningRE{
+		numbered:      regexp.MustCompile(`^(\d+) Bytes -> Algo (-?\d+) proto (-?\d+) time \S+$`),
+		namedNumbered: regexp.MustCompile(`^AllReduce: (\d+) Bytes -> Algo (-?\d+) proto (-?\d+) time \S+$`),
+		named:         regexp.MustCompile(`^AllReduce: (\d+) Bytes -> Algo (\S+) proto (\S+) channel\{Lo\.\.Hi\}=\{\d+\.\.\d+\}$`),
+		info:          regexp.MustCompile(`[^\s:]*:(\d+):\d+ \[-?\d+\] NCCL INFO (.*)$`),
+	}
+})
 
 // tuningMarker is in every per-collective tuning message, and in no other
 // message of NCCL's.
@@ -122,9 +129,9 @@ func parseTuning(msg string) (bytes int64, algo, proto string, ok bool) {
 	}
 	var m []string
 	pick := number
-	if m = tuningNumbered.FindStringSubmatch(msg); m == nil {
-		if m = tuningNamedNumbered.FindStringSubmatch(msg); m == nil {
-			if m = tuningNamed.FindStringSubmatch(msg); m == nil {
+	if m = tuningREs().numbered.FindStringSubmatch(msg); m == nil {
+		if m = tuningREs().namedNumbered.FindStringSubmatch(msg); m == nil {
+			if m = tuningREs().named.FindStringSubmatch(msg); m == nil {
 				return 0, "", "", false
 			}
 			pick = name
@@ -145,7 +152,7 @@ func parseTuning(msg string) (bytes int64, algo, proto string, ok bool) {
 // infoMessage is the message of an NCCL INFO line written by process pid,
 // false for any other line.
 func infoMessage(line string, pid int) (string, bool) {
-	m := infoLine.FindStringSubmatch(line)
+	m := tuningREs().info.FindStringSubmatch(line)
 	if m == nil || m[1] != strconv.Itoa(pid) {
 		return "", false
 	}
