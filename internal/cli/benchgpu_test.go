@@ -232,7 +232,7 @@ func TestBenchHangWritesThePartialReport(t *testing.T) {
 	old := benchTune
 	t.Cleanup(func() { benchTune = old })
 	benchTune = func(p *bench.Plan) { p.GemmN, p.CopyBytes, p.HostBytes, p.SampleTarget = 64, 1<<20, 1<<20, 0 }
-	node.cudaSet("hang_ms", 3000) // the first synchronisation hangs
+	node.cudaSet("hang_ms", 1500) // the first synchronisation hangs, five times the watchdog's 300 ms
 	stdout, errOut, code := run(t, "bench", "--quick", "--only", "hbm", "--out", out)
 	if code != 0 {
 		t.Logf("exit %d: %s\n%s", code, errOut, stdout)

@@ -5,6 +5,7 @@ import (
 	"math"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -225,5 +226,29 @@ func TestPython(t *testing.T) {
 	none := func(string) (string, error) { return "", exec.ErrNotFound }
 	if _, err := Python(env(nil), none); err != ErrNoPython {
 		t.Errorf("no python3: %v, want ErrNoPython", err)
+	}
+}
+
+// TestSamplerWhileRunning: the sampler runs on its own goroutine while the
+// interpreter does (here a shell script that takes 300 ms and prints a
+// result), and the telemetry is what it sampled. The race step runs this
+// rather than the real PyTorch workloads, which go-test runs.
+func TestSamplerWhileRunning(t *testing.T) {
+	sh, err := exec.LookPath("sh")
+	if err != nil {
+		t.Skip("no sh")
+	}
+	py := filepath.Join(t.TempDir(), "python")
+	body := "#!" + sh + "\nsleep 0.3\necho '" + `{"model":"resnet50","ok":true,"torch":"1.13.1","torch_cuda":null,"device":"cpu","amp":false,"unit":"images","tiny":true,"batch":2,"steps":2,"step_ms":[10,30],"step_ms_median":20,"samples_per_s":100}` + "'\n"
+	if err := os.WriteFile(py, []byte(body), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	s := &fakeSampler{}
+	res, err := (&Runner{Python: py, Sampler: s, Interval: 10 * time.Millisecond}).Run(context.Background(), Spec{Model: "resnet50", Device: "cpu", Tiny: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.OK || res.Telemetry == nil || res.Telemetry.Samples != s.n || s.n < 2 || res.Telemetry.UtilMean != 0.5 {
+		t.Errorf("telemetry %+v after %d samples; want every sample of the 300 ms run counted", res.Telemetry, s.n)
 	}
 }
