@@ -225,7 +225,7 @@ func TestHangWritesWhatWasMeasured(t *testing.T) {
 		OnHang: func(d *benchreport.Document) { partials <- d; n.cuda("hang_ms", 0) },
 		Progress: func(e Event) {
 			if e.M != nil && e.M.Name == "hbm_copy" {
-				n.cuda("hang_ms", 3000) // the next synchronisation hangs
+				n.cuda("hang_ms", 1500) // the next synchronisation hangs, five times the watchdog's deadline
 			}
 		},
 	}

@@ -102,7 +102,7 @@ func TestFP8CheckReadsATransposed(t *testing.T) {
 	for _, plain := range []bool{false, true} {
 		f := newFake("NVIDIA H200")
 		f.plainA = plain
-		doc := runFake(t, f, f.now, Request{Device: DeviceGPU, Only: []string{GroupGEMM}, DTypes: []gpu.DType{gpu.FP8}}, func(p *Plan) { p.GemmN = 32 })
+		doc := runFake(t, f, f.now, Request{Device: DeviceGPU, Only: []string{GroupGEMM}, DTypes: []gpu.DType{gpu.FP8}}, func(p *Plan) { p.GemmN, p.SampleTarget = 32, 0 })
 		m := find(t, doc, "gemm_fp8", "gpu0")
 		switch {
 		case !plain && m.Status != benchreport.StatusOK:
@@ -127,7 +127,7 @@ func TestFP8EfficiencyNeedsTheDatasheet(t *testing.T) {
 	}{{"NVIDIA H200", benchreport.F(3.312e-5)}, {"NVIDIA L20", nil}} {
 		f := newFake(tc.gpu)
 		f.gemmTime = func(gpu.DType, int) time.Duration { return time.Microsecond }
-		doc := runFake(t, f, f.now, Request{Device: DeviceGPU, Only: []string{GroupGEMM}, DTypes: []gpu.DType{gpu.FP8}}, func(p *Plan) { p.GemmN = 32 })
+		doc := runFake(t, f, f.now, Request{Device: DeviceGPU, Only: []string{GroupGEMM}, DTypes: []gpu.DType{gpu.FP8}}, func(p *Plan) { p.GemmN, p.SampleTarget = 32, 0 })
 		m := find(t, doc, "gemm_fp8", "gpu0")
 		// 2·32³ FLOP in 1 µs: 0.065536 TFLOP/s
 		if m.Status != benchreport.StatusOK || !near(*m.Value, 0.065536) {
