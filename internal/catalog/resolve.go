@@ -88,9 +88,35 @@ func (c *Catalog) SelectOffering(q *Query, spec string) error {
 	}
 	q.Providers, q.InstanceTypes = []string{provider}, []string{ref.InstanceType}
 	if regions != nil {
+		if err := c.soldIn(provider, ref, regions); err != nil {
+			return err
+		}
 		q.Regions = regions
 	}
 	return nil
+}
+
+// soldIn checks that the catalog lists ref's instance type in one of
+// regions, and otherwise names the regions it is listed in.
+func (c *Catalog) soldIn(provider string, ref OfferingRef, regions []string) error {
+	var where []string
+	for i := range c.Offerings {
+		o := &c.Offerings[i]
+		if o.Provider != provider || !strings.EqualFold(o.InstanceType, ref.InstanceType) {
+			continue
+		}
+		if slices.Contains(regions, o.Region) {
+			return nil
+		}
+		where = append(where, o.Region)
+	}
+	slices.Sort(where)
+	where = slices.Compact(where)
+	list := strings.Join(where, ", ")
+	if len(where) > 20 {
+		list = strings.Join(where[:20], ", ") + fmt.Sprintf(" and %d more", len(where)-20)
+	}
+	return fmt.Errorf("%s: %s lists %s in %d region(s), not in %s: %s", ref, provider, ref.InstanceType, len(where), ref.Region, list)
 }
 
 // NotOnSaleError is a reference to an instance type the catalog knows that

@@ -157,6 +157,8 @@ func TestBadInputExitsTwo(t *testing.T) {
 		{[]string{"offers", "--sort", "cheapest"}, `sort "cheapest" is not one of price, gpu-hour`},
 		{[]string{"offers", "--interconnect", "infiniband"}, `--interconnect "infiniband" is not one of`},
 		{[]string{"offers", "--region", "mars-1"}, `--region "mars-1" is not a known region`},
+		{[]string{"cost", "--offering", "aws/p4d.24xlarge/cn-hangzhou", "--for", "7d"}, `--offering aws/p4d.24xlarge/cn-hangzhou: aws lists p4d.24xlarge in 12 region(s), not in cn-hangzhou: ap-northeast-1,`},
+		{[]string{"spot", "--offering", "aws/p4d.24xlarge/cn-hangzhou", "--work", "7h"}, `not in cn-hangzhou`},
 		{[]string{"offers", "--china", "--no-china"}, "exclude each other"},
 		{[]string{"offers", "--min-gpu-memory", "lots"}, `--min-gpu-memory "lots"`},
 		{[]string{"offers", "-o", "xml"}, `output format "xml" is not one of table, json, csv, markdown`},
