@@ -132,57 +132,12 @@ func (d *dash) agents(r *http.Request) (*page, error) {
 // one query. One that does not decode (logged) maps to nil; an id not
 // stored is absent.
 func (d *dash) agentSummaries(ctx context.Context, ids []string) (map[string]*agentsummary.Summary, error) {
-	out := make(map[string]*agentsummary.Summary, len(ids))
-	var missing []string
-	d.decMu.Lock()
-	for _, id := range ids {
-		if s, ok := d.summaries[id]; ok {
-			out[id] = s
-		} else {
-			missing = append(missing, id)
-		}
-	}
-	d.decMu.Unlock()
-	if len(missing) == 0 {
-		return out, nil
-	}
-	docs, err := d.Store.GetDocuments(ctx, missing)
-	if err != nil {
-		return nil, err
-	}
-	read := make(map[string]*agentsummary.Summary, len(docs))
-	for _, doc := range docs {
-		s, err := agentsummary.Read(doc.Body)
-		if err != nil {
-			d.Logger.Warn("dashboard: stored agent summary does not decode", "id", doc.ID, "err", err)
-			out[doc.ID] = nil
-			continue
-		}
-		out[doc.ID], read[doc.ID] = s, s
-	}
-	d.decMu.Lock()
-	for id, s := range read {
-		d.keepSummary(id, s)
-	}
-	d.decMu.Unlock()
-	return out, nil
-}
-
-// keepSummary keeps a decoded agent summary (under decMu).
-func (d *dash) keepSummary(id string, s *agentsummary.Summary) {
-	if d.summaries == nil || len(d.summaries) >= maxDecoded {
-		d.summaries = map[string]*agentsummary.Summary{}
-	}
-	d.summaries[id] = s
+	return d.summaries.get(ctx, d.Store, d.Logger, ids, agentsummary.Read)
 }
 
 // addAgent keeps a newly stored agent summary, decoded by the server: the
 // agent list shows it without reading its body.
-func (d *dash) addAgent(id string, s *agentsummary.Summary) {
-	d.decMu.Lock()
-	defer d.decMu.Unlock()
-	d.keepSummary(id, s)
-}
+func (d *dash) addAgent(id string, s *agentsummary.Summary) { d.summaries.keep(id, s) }
 
 // hourSpan writes an hour's span: "2026-12-01 01:00–02:00".
 func hourSpan(start, end time.Time) string {

@@ -54,9 +54,9 @@ type dash struct {
 	// decoded keeps decoded bench reports by document ID.
 	decMu   sync.Mutex
 	decoded map[string]*benchreport.Document
-	gists   map[string]*planGist // plans' gists by document ID (under decMu)
-	// summaries keeps decoded agent summaries by document ID (under decMu).
-	summaries map[string]*agentsummary.Summary
+	// gists and summaries keep decoded plans' gists and agent summaries.
+	gists     decodedDocs[*planGist]
+	summaries decodedDocs[*agentsummary.Summary]
 	// priced keeps the leaderboard's entries by document ID for pricedDay.
 	pricedMu  sync.Mutex
 	pricedDay string
@@ -80,6 +80,7 @@ func New(c Config) *Handler {
 		c.Logger = slog.Default()
 	}
 	d := &dash{Config: c}
+	d.gists.what, d.summaries.what = "plan", "agent summary"
 	switch {
 	case c.CacheTTL == 0:
 		d.store.ttl = DefaultCacheTTL

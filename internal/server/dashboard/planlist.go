@@ -81,13 +81,7 @@ func gistOfPlan(u *plandoc.Document) *planGist {
 // addPlan keeps the gist of a newly stored plan, decoded by the server:
 // the plan list and the overview show it without reading its body.
 func (d *dash) addPlan(id string, u *plandoc.Document) {
-	g := gistOfPlan(u)
-	d.decMu.Lock()
-	defer d.decMu.Unlock()
-	if d.gists == nil || len(d.gists) >= maxDecoded {
-		d.gists = map[string]*planGist{}
-	}
-	d.gists[id] = g
+	d.gists.keep(id, gistOfPlan(u))
 }
 
 // planGists returns the gists of the stored plans with the ids, each read
@@ -95,43 +89,7 @@ func (d *dash) addPlan(id string, u *plandoc.Document) {
 // yet come from the store in one query. A plan whose body is not a plan
 // (logged) maps to nil; an id not stored is absent.
 func (d *dash) planGists(ctx context.Context, ids []string) (map[string]*planGist, error) {
-	out := make(map[string]*planGist, len(ids))
-	var missing []string
-	d.decMu.Lock()
-	for _, id := range ids {
-		if g, ok := d.gists[id]; ok {
-			out[id] = g
-		} else {
-			missing = append(missing, id)
-		}
-	}
-	d.decMu.Unlock()
-	if len(missing) == 0 {
-		return out, nil
-	}
-	docs, err := d.Store.GetDocuments(ctx, missing)
-	if err != nil {
-		return nil, err
-	}
-	read := make(map[string]*planGist, len(docs))
-	for _, doc := range docs {
-		g, err := gistOf(doc.Body)
-		if err != nil {
-			d.Logger.Warn("dashboard: stored plan does not decode", "id", doc.ID, "err", err)
-			out[doc.ID] = nil
-			continue
-		}
-		out[doc.ID], read[doc.ID] = g, g
-	}
-	d.decMu.Lock()
-	for id, g := range read {
-		if d.gists == nil || len(d.gists) >= maxDecoded {
-			d.gists = map[string]*planGist{}
-		}
-		d.gists[id] = g
-	}
-	d.decMu.Unlock()
-	return out, nil
+	return d.gists.get(ctx, d.Store, d.Logger, ids, gistOf)
 }
 
 // plans lists the uploaded plans, newest first, planListPage a page: what
