@@ -49,6 +49,19 @@ func TestEstimateCoversEveryPolicy(t *testing.T) {
 	}
 }
 
+// Millions of short runs take seconds though their events are few: the
+// time said counts every run (a refusal of 70 million runs said "under a
+// second" for what takes half a minute on this machine).
+func TestEstimateCountsEveryRun(t *testing.T) {
+	job := Job{Work: 50, Nodes: 1, Restart: 0.1, SpotPrice: 1, ODPrice: 3}
+	const runs = 10_000_000
+	_, err := Simulate(Config{Job: job, Model: Hazard{PerHour: 1e-4}, Runs: runs, MaxEvents: 1000}, []Policy{SpotOnly{}})
+	var be *BudgetError
+	if !errors.As(err, &be) || be.Seconds*float64(runtime.GOMAXPROCS(0)) < runs*nsPerRun*1e-9 || strings.Contains(err.Error(), "under a second") {
+		t.Errorf("err %v; want at least %g s of CPU for %d runs", err, runs*nsPerRun*1e-9, runs)
+	}
+}
+
 // TestBudgetNeed: a budget found short on the way carries the pace of the
 // runs done to all of them; with no run done the need is unknown.
 func TestBudgetNeed(t *testing.T) {

@@ -174,7 +174,7 @@ func SimulateMany(cfgs []Config, pols []Policy, progress func(Progress)) ([]Summ
 		for pi, p := range pols {
 			if runnable(p, &job) {
 				total += cfg.runs()
-				est = est.plus(p.estimate(cfg, nodes[pi]).times(float64(cfg.runs())))
+				est = est.plus(p.estimate(cfg, nodes[pi]).plus(perRun).times(float64(cfg.runs())))
 			}
 		}
 	}
