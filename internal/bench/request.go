@@ -97,6 +97,9 @@ func (r Request) Validate() error {
 		return fmt.Errorf("--only %s needs --sustain above 0 (e.g. --sustain 30s)", GroupSustain)
 	}
 	if r.SustainAll && r.Sustain == 0 {
+		if r.Quick {
+			return errors.New("--sustain-all needs --sustain above 0, and --quick skips the sustained run unless --sustain is given (e.g. --quick --sustain-all --sustain 30s)")
+		}
 		return errors.New("--sustain-all needs --sustain above 0 (e.g. --sustain 30s)")
 	}
 	if r.SustainAll && r.Device == DeviceCPU {

@@ -66,7 +66,7 @@ func (c *Catalog) Resolve(r OfferingRef) (provider string, regions []string, err
 	}
 	if r.Region != "" {
 		if regions = c.ResolveRegion(r.Region); len(regions) == 0 {
-			return "", nil, fmt.Errorf("%s: unknown region %q", r, r.Region)
+			return "", nil, fmt.Errorf("%s: unknown region %q: the catalog lists no offering there; %s's closest: %s", r, r.Region, p.Name, strings.Join(Closest(r.Region, c.Regions(p.Name), 5), ", "))
 		}
 	}
 	return p.Name, regions, nil

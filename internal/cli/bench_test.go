@@ -51,7 +51,7 @@ func TestBenchRequestFromFlags(t *testing.T) {
 		{"empty --only", benchFlags{device: "gpu", only: []string{" "}}, []string{"only"}, bench.Request{}, "--only is empty"},
 		{"sustain alone in quick", benchFlags{device: "gpu", quick: true, only: []string{"sustain"}}, []string{"only"}, bench.Request{}, "--only sustain needs --sustain above 0"},
 		{"every GPU at once", benchFlags{device: "gpu", sustain: 30 * time.Second, sustainAll: true}, nil, bench.Request{Device: "gpu", Sustain: 30 * time.Second, SustainAll: true}, ""},
-		{"every GPU at once with nothing to sustain", benchFlags{device: "gpu", quick: true, sustainAll: true}, nil, bench.Request{}, "--sustain-all needs --sustain above 0"},
+		{"every GPU at once with nothing to sustain", benchFlags{device: "gpu", quick: true, sustainAll: true}, nil, bench.Request{}, "--sustain-all needs --sustain above 0, and --quick skips the sustained run unless --sustain is given"},
 	} {
 		got, err := benchRequestFromFlags(&tc.f, func(n string) bool { return slices.Contains(tc.changed, n) })
 		if tc.err != "" {

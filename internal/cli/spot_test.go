@@ -210,6 +210,7 @@ func TestSpotBadInput(t *testing.T) {
 		{append(base, "--work", "72h"), "give an availability model"},
 		{append(base, "--work", "72h", "--band", "5-10%", "--mtbf", "3h"), "give one availability model"},
 		{[]string{"spot", "--work", "72h", "--band", "5-10%"}, "prices are missing"},
+		{[]string{"spot", "--work", "72h", "--offering", "lambda/gpu_8x_a100"}, "--offering lambda/gpu_8x_a100: the catalog has no sourced spot price for it: give --spot-price, or choose an offering with both prices"},
 		{append(base, "--work", "72h", "--band", "5-10%", "--checkpoint", "often"), `--checkpoint "often"`},
 		{append(base, "--work", "72h", "--band", "5-10%", "--runs", "0"), `"0" for "--runs" flag: want 1 to 10000000`},
 		{append(base, "--work", "72h", "--trace", filepath.Join(dir, "none.json")), "no such file"},

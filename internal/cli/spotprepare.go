@@ -79,6 +79,16 @@ func (f *spotFlags) prepare(changed func(string) bool) (*spotInputs, error) {
 	}
 	job := &in.cfg.Job
 	if job.ODPrice == 0 || (job.SpotPrice == 0 && !strings.Contains(strings.Join(in.priceSources, " "), "trace")) {
+		if f.offering != "" {
+			var lack, give []string
+			if job.ODPrice == 0 {
+				lack, give = append(lack, "on-demand"), append(give, "--od-price")
+			}
+			if job.SpotPrice == 0 {
+				lack, give = append(lack, "spot"), append(give, "--spot-price")
+			}
+			return nil, usagef("--offering %s: the catalog has no sourced %s price for it: give %s, or choose an offering with both prices (offers --spot lists them)", f.offering, strings.Join(lack, " or "), strings.Join(give, " and "))
+		}
 		return nil, usagef("prices are missing: give --offering (with a sourced on-demand and spot price) or --spot-price and --od-price")
 	}
 	if err := f.checkpointing(in); err != nil {

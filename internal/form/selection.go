@@ -58,7 +58,14 @@ func (s *Selection) Apply(q *catalog.Query, cat *catalog.Catalog) error {
 		if err != nil {
 			var bad *unknownRegionError
 			if errors.As(err, &bad) {
-				return inputErrorf("region", "%v; closest: %s", err, strings.Join(catalog.Closest(bad.name, cat.Regions(""), 5), ", "))
+				var known []string // the --provider's regions, else every provider's
+				for _, p := range q.Providers {
+					known = append(known, cat.Regions(p)...)
+				}
+				if len(q.Providers) == 0 {
+					known = cat.Regions("")
+				}
+				return inputErrorf("region", "%v; closest: %s", err, strings.Join(catalog.Closest(bad.name, known, 5), ", "))
 			}
 			return err
 		}
