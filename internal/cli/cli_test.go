@@ -157,6 +157,7 @@ func TestBadInputExitsTwo(t *testing.T) {
 		{[]string{"offers", "--sort", "cheapest"}, `sort "cheapest" is not one of price, gpu-hour`},
 		{[]string{"offers", "--interconnect", "infiniband"}, `--interconnect "infiniband" is not one of`},
 		{[]string{"offers", "--region", "mars-1"}, `--region "mars-1" is not a known region`},
+		{[]string{"cost", "--gpu", "A100:3", "--for", "7d"}, `no offering has 3 × A100 (any of its 6 variants); instances that match the other filters have 1, 2, 4, 8 of them`},
 		{[]string{"offers", "--provider", "aws", "--region", "sa-east-1"}, `--region "sa-east-1" is not a known region; closest: us-east-1, us-east-2, eu-west-1, us-west-1, eu-west-2`},
 		{[]string{"cost", "--offering", "aws/p4d.24xlarge/sa-east-1", "--for", "7d"}, `unknown region "sa-east-1": the catalog lists no offering there; aws's closest: us-east-1`},
 		{[]string{"cost", "--offering", "aws/p4d.24xlarge/cn-hangzhou", "--for", "7d"}, `--offering aws/p4d.24xlarge/cn-hangzhou: aws lists p4d.24xlarge in 12 region(s), not in cn-hangzhou: ap-northeast-1,`},

@@ -1,6 +1,7 @@
 package cost
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
@@ -65,6 +66,9 @@ func Quote(c *catalog.Catalog, fx *money.FX, cur money.Currency, q catalog.Query
 	rows, err := c.Query(q)
 	if err != nil {
 		return nil, &SelectionError{Err: err}
+	}
+	if len(rows) == 0 {
+		return nil, &SelectionError{Err: errors.New(c.WhyNone(q))}
 	}
 	rows = catalog.PerRegion(rows)
 	eng := &Engine{Catalog: c, FX: fx, Currency: cur}

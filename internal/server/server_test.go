@@ -686,6 +686,8 @@ func TestNegativeCountsNamed(t *testing.T) {
 		{"/api/v1/cost", `{"gpu":"A100:-8","duration":"7d"}`, "gpu", `"-8"`, "more than 0 and at most 1024"},
 		{"/api/v1/cost", `{"gpu":"A100:0","duration":"7d"}`, "gpu", `"0"`, "more than 0 and at most 1024"},
 		{"/api/v1/cost", `{"gpu":"A100:8","duration":"7d","instances":-3}`, "body", `"-3"`, "1 to 100000"},
+		// A count no instance has is a 400 saying the counts sold, not an empty list.
+		{"/api/v1/cost", `{"gpu":"A100:3","duration":"7d"}`, "request", "no offering has 3 × A100", "1, 2, 4, 8"},
 	} {
 		w := f.do(t, "POST", tc.path, "", []byte(tc.body))
 		var e apiError
