@@ -93,8 +93,9 @@ func (s *Server) postCost(w http.ResponseWriter, r *http.Request) {
 		badRequest(w, FieldError{"request", err.Error()})
 		return
 	}
+	total := len(all)
 	if len(all) > limit {
 		all = all[:limit]
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"options": cost.OptionsJSON(all, cur, &u, withCashflow)})
+	writeJSON(w, http.StatusOK, map[string]any{"total": total, "options": cost.OptionsJSON(all, cur, &u, withCashflow)})
 }

@@ -608,6 +608,7 @@ func TestCost(t *testing.T) {
 	f := newFixture(t, func(c *Config) { c.ReadOpen, c.ExpensiveRate = true, 1000 })
 	w := f.do(t, "POST", "/api/v1/cost?limit=3", "", []byte(`{"gpu":"A100:8","duration":"7d"}`))
 	var got struct {
+		Total   int
 		Options []struct {
 			Provider string
 			Total    *float64
@@ -615,8 +616,9 @@ func TestCost(t *testing.T) {
 		}
 	}
 	decode(t, w, &got)
-	if w.Code != 200 || len(got.Options) != 3 || !got.Options[0].Known || *got.Options[0].Total <= 0 {
-		t.Fatalf("got %d %s", w.Code, w.Body)
+	// total says the list was cut (the CLI lists every option).
+	if w.Code != 200 || len(got.Options) != 3 || !got.Options[0].Known || *got.Options[0].Total <= 0 || got.Total <= 3 {
+		t.Fatalf("got %d %s; want 3 options of a total above 3", w.Code, w.Body)
 	}
 	for _, tc := range []struct{ query, body, field string }{
 		{"", `{"duration":"7d"}`, "gpu"},
