@@ -127,10 +127,17 @@ func newAdviseCmd(e *env) *cobra.Command {
 		if err != nil {
 			return err
 		}
+		wrote := ""
 		if f.report != "" {
-			if err := writeAdviseReport(f.report, res, req, a); err != nil {
+			charts, err := writeAdviseReport(f.report, res, req, a)
+			if err != nil {
 				return err
 			}
+			wrote = "Report written to " + f.report
+			if charts > 0 {
+				wrote += fmt.Sprintf(", with its %d chart(s) beside it", charts)
+			}
+			wrote += "."
 		}
 		if f.export != "" {
 			if len(res.Plans) == 0 {
@@ -165,6 +172,9 @@ func newAdviseCmd(e *env) *cobra.Command {
 				offs = append(offs, res.Plans[i].Offering)
 			}
 			t.Notes = append(t.Notes, l.refreshNotes(offs, clock())...)
+		}
+		if wrote != "" {
+			t.Notes = append(t.Notes, wrote)
 		}
 		if !f.wide && format == render.FormatTable { // CSV and JSON are never narrowed
 			report.FitAdvise(t, tableWidth(e.stdout, columnsEnv()))
@@ -254,39 +264,39 @@ func adviseJSON(res *advise.Result, req *advise.Request, a *advise.Advisor) advi
 // writeAdviseReport writes advise's report to path: HTML with the charts
 // inline, or Markdown with the charts as SVG files beside it. The report
 // itself is render's, so that a server can serve the same one.
-func writeAdviseReport(path string, res *advise.Result, req *advise.Request, a *advise.Advisor) error {
+func writeAdviseReport(path string, res *advise.Result, req *advise.Request, a *advise.Advisor) (charts int, err error) {
 	format, err := report.FormatOf(path)
 	if err != nil {
-		return usagef("--report %q: %v", path, err)
+		return 0, usagef("--report %q: %v", path, err)
 	}
 	dir := filepath.Dir(path)
 	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
-		return usagef("--report %q: folder %s does not exist", path, dir)
+		return 0, usagef("--report %q: folder %s does not exist", path, dir)
 	}
 	r := report.AdviseReport(res, req, string(a.Currency))
 	out := outputFiles{flag: "--report"}
 	defer out.discard()
 	if format == "html" {
 		if err := out.add(path, r.WriteHTML); err != nil {
-			return err
+			return 0, err
 		}
-		return out.commit()
+		return 0, out.commit()
 	}
 	base := filepath.Base(strings.TrimSuffix(path, filepath.Ext(path)))
-	charts, err := r.ChartFiles(base)
+	files, err := r.ChartFiles(base)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	// The charts and the page that shows them, all or none.
-	for _, c := range charts {
+	for _, c := range files {
 		if err := out.add(filepath.Join(dir, c.Name), writeBytes(c.SVG)); err != nil {
-			return err
+			return 0, err
 		}
 	}
 	if err := out.add(path, func(w io.Writer) error { return r.WriteMarkdown(w, base) }); err != nil {
-		return err
+		return 0, err
 	}
-	return out.commit()
+	return len(files), out.commit()
 }
 
 // checkExport refuses, before any work, an --export that is not one of the

@@ -121,9 +121,13 @@ func TestAdviseReports(t *testing.T) {
 	dir := t.TempDir()
 	for _, name := range []string{"plan.html", "plan.md"} {
 		path := filepath.Join(dir, name)
-		_, errOut, code := run(t, "advise", "--scenario", "cv-training", "--gpu", "A100:4", "--for", "7d", "--report", path)
+		out, errOut, code := run(t, "advise", "--scenario", "cv-training", "--gpu", "A100:4", "--for", "7d", "--report", path)
 		if code != 0 {
 			t.Fatal(errOut)
+		}
+		said := map[string]string{"plan.html": "Report written to " + path + ".", "plan.md": "Report written to " + path + ", with its 2 chart(s) beside it."}[name]
+		if !strings.Contains(strings.Join(strings.Fields(out), " "), said) {
+			t.Errorf("the output does not say %q:\n%s", said, out)
 		}
 		b, err := os.ReadFile(path)
 		if err != nil {
