@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"html"
 	"net/http/httptest"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -19,8 +20,23 @@ import (
 // figures. It used to build its own job, without the first launch's
 // start-up, and priced the offering itself.
 func TestSpotPageIsTheSpotCommand(t *testing.T) {
-	const offering = "aws/p4d.24xlarge/us-east-1"
-	out, errOut, code := run(t, "spot", "--offering", offering, "--work", "72h", "--deadline", "100h", "--runs", "200", "--seed", "1", "--policy", "all", "-o", "json")
+	cat, err := catalog.Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := httptest.NewRecorder()
+	dash := dashboard.New(dashboard.Config{Store: storetest.Memory(), Catalog: cat, Now: clock})
+	dash.ServeHTTP(w, httptest.NewRequest("GET", "/spot?offering=aws%2Fp4d.24xlarge%2Fus-east-1&work=72&deadline=100&runs=200", nil))
+	if w.Code != 200 {
+		t.Fatalf("GET /spot: %d %s", w.Code, w.Body)
+	}
+	page := html.UnescapeString(w.Body.String())
+	// The page names its command line; that command gives its figures.
+	m := regexp.MustCompile(`gpuscout (spot --offering \S+ --work \S+ --deadline \S+ --runs \d+)`).FindStringSubmatch(page)
+	if m == nil || m[1] != "spot --offering aws/p4d.24xlarge/us-east-1 --work 72h --deadline 100h --runs 200" {
+		t.Fatalf("the page names the command %q; want the offering, work, deadline and runs it was given", m)
+	}
+	out, errOut, code := run(t, append(strings.Fields(m[1]), "--seed", "1", "--policy", "all", "-o", "json")...)
 	if code != 0 {
 		t.Fatalf("spot: exit %d: %s", code, errOut)
 	}
@@ -28,17 +44,6 @@ func TestSpotPageIsTheSpotCommand(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &cli); err != nil {
 		t.Fatal(err)
 	}
-	cat, err := catalog.Default()
-	if err != nil {
-		t.Fatal(err)
-	}
-	w := httptest.NewRecorder()
-	dash := dashboard.New(dashboard.Config{Store: storetest.Memory(), Catalog: cat, Now: clock})
-	dash.ServeHTTP(w, httptest.NewRequest("GET", "/spot?offering="+strings.ReplaceAll(offering, "/", "%2F")+"&work=72&deadline=100&runs=200", nil))
-	if w.Code != 200 {
-		t.Fatalf("GET /spot: %d %s", w.Code, w.Body)
-	}
-	page := html.UnescapeString(w.Body.String())
 	checked := 0
 	for _, p := range cli.Policies {
 		if p.CostMean == nil || p.PMeetDeadline == nil {

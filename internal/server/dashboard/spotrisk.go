@@ -151,6 +151,8 @@ func (d *dash) spotPage(r *http.Request) (*page, error) {
 			fmt.Sprintf("%.1f", s.CompletionMean), fmt.Sprintf("%.2f", s.InterruptionsMean), strconv.Itoa(s.Unfinished)})
 	}
 	t.Notes = append(t.Notes, fmt.Sprintf("Checkpoint every %.3f h of work (Daly's optimum for the job's MTBF %.1f h, capped at half the deadline's slack).", job.Checkpoint, mtbf))
+	t.Notes = append(t.Notes, fmt.Sprintf("The same figures on the command line: gpuscout spot --offering %s --work %sh --deadline %sh --runs %d (the command's default is %d runs).",
+		o.Provider+"/"+o.InstanceType+"/"+o.Region, strconv.FormatFloat(work, 'g', -1, 64), strconv.FormatFloat(deadline, 'g', -1, 64), runs, spot.DefaultRuns))
 	p.Blocks = append(p.Blocks, block{Heading: "Policies", Table: tableHTML(t, nil)})
 	return p, nil
 }
