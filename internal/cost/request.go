@@ -3,6 +3,7 @@ package cost
 import (
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 
 	"github.com/gpuscout/gpuscout/internal/catalog"
@@ -62,7 +63,17 @@ func CheckUsage(u *Usage, c *catalog.Catalog, fx *money.FX) error {
 // region: zones share everything but spot, which the engine quotes per
 // region), under every pricing model, cheapest first: what `cost` prints
 // and POST /api/v1/cost returns.
+//
+// Where the query names no region, every region of each instance type is
+// priced and each way to pay (model, term, payment, class) is quoted in
+// the region where it costs least: spot where spot is cheapest, a
+// Capacity Block where blocks are, on-demand where on-demand is, as advise
+// chooses; the region is on each option.
 func Quote(c *catalog.Catalog, fx *money.FX, cur money.Currency, q catalog.Query, u *Usage) ([]Option, error) {
+	anyRegion := len(q.Regions) == 0 && !q.AllRegions
+	if anyRegion {
+		q.AllRegions = true
+	}
 	rows, err := c.Query(q)
 	if err != nil {
 		return nil, &SelectionError{Err: err}
@@ -80,8 +91,49 @@ func Quote(c *catalog.Catalog, fx *money.FX, cur money.Currency, q catalog.Query
 		}
 		all = append(all, opts...)
 	}
+	if anyRegion {
+		all = cheapestRegion(all)
+	}
 	SortOptions(all)
 	return all, nil
+}
+
+// cheapestRegion keeps, of each instance type's options in several
+// regions (in the catalog's order of those regions), the cheapest of each
+// way to pay: priced before unpriced, feasible before not, then the lower
+// total; totals equal to the sources' rounding (a millionth) keep the
+// region the catalog ranks first, as offers does.
+func cheapestRegion(opts []Option) []Option {
+	type way struct{ provider, instanceType, gpu, model, term, payment, class string }
+	best := map[way]int{}
+	var out []Option
+	for _, o := range opts {
+		k := way{o.Offering.Provider, o.Offering.InstanceType, o.Offering.GPU.Name, o.Model, o.Term, o.Payment, o.Class}
+		i, ok := best[k]
+		if !ok {
+			best[k] = len(out)
+			out = append(out, o)
+			continue
+		}
+		if better(&o, &out[i]) {
+			out[i] = o
+		}
+	}
+	return out
+}
+
+// better says whether a is a better quote than b for the same way to pay.
+func better(a, b *Option) bool {
+	switch {
+	case a.Known != b.Known:
+		return a.Known
+	case a.Feasible != b.Feasible:
+		return a.Feasible
+	case !a.Known:
+		return false
+	}
+	x, y := a.Total.Value.InexactFloat64(), b.Total.Value.InexactFloat64()
+	return x < y-1e-6*math.Abs(y)
 }
 
 // SelectionError is a query the catalog refuses (an unknown GPU, region or
