@@ -314,6 +314,7 @@ func (f *costFlags) costTable(opts []cost.Option, run *costRun) *render.Table {
 		}
 	}
 	excluded := false
+	converted := map[money.Currency]bool{} // the currencies totals were converted from
 	rank := 0
 	var shown []*cost.Option
 	for i := range opts {
@@ -340,6 +341,10 @@ func (f *costFlags) costTable(opts []cost.Option, run *costRun) *render.Table {
 		total, up, npv := render.Unknown, render.Unknown, render.Unknown
 		if o.Known {
 			total, up, npv = fmtDec(o.Total.Value), fmtDec(o.Upfront.Value), fmtDec(o.NPV.Value)
+			if o.Converted() {
+				total += "*"
+				converted[o.QuotedIn] = true
+			}
 			if len(o.Excludes) > 0 {
 				total += " +?"
 				excluded = true
@@ -353,6 +358,9 @@ func (f *costFlags) costTable(opts []cost.Option, run *costRun) *render.Table {
 			dash(o.Term), dash(strings.TrimSpace(o.Payment + " " + o.Class)), total, up, fmtNull(o.EffectiveHourly), fmtNull(o.PerGPUHour), npv, fmtHours(o.Breakeven), feasible})
 	}
 	t.Currency = cur
+	for _, c := range slices.Sorted(maps.Keys(converted)) {
+		t.Notes = append(t.Notes, fmt.Sprintf("* converted from %s: %s; override with --fx %s=USD_PER_UNIT", c, run.l.fx.Describe(c, run.l.currency), map[bool]money.Currency{true: run.l.currency, false: c}[c == money.USD]))
+	}
 	if len(t.Rows) == 0 {
 		t.Notes = append(t.Notes, "No priced option. Check the filters, or supply prices with --prices FILE.")
 	}

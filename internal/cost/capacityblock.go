@@ -39,7 +39,7 @@ func CapacityBlockDays(hours float64) (int, bool) {
 // time (or a steady load's horizon) rounded up to a length AWS sells, every
 // hour of it billed whether used or not, paid when the block is bought.
 func (p *pricer) capacityBlock(o *catalog.Offering, c *catalog.Commitment, od decimal.NullDecimal) (Option, error) {
-	opt := Option{Offering: o, Model: c.Model, Term: c.Term, Payment: c.Payment, Known: true, Feasible: true, Currency: p.e.Currency, commitment: c, ondemandHourly: od}
+	opt := Option{Offering: o, Model: c.Model, Term: c.Term, Payment: c.Payment, Known: true, Feasible: true, Currency: p.e.Currency, QuotedIn: c.Currency, commitment: c, ondemandHourly: od}
 	rate, err := p.e.FX.Convert(c.Hourly, c.Currency, p.e.Currency)
 	if err != nil {
 		return opt, err

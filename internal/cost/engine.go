@@ -35,6 +35,10 @@ type Option struct {
 	unpriced *catalog.Scheme // a commitment scheme the provider sells with no sourced price
 	Excludes []string        // shared parts (egress, storage) without a sourced price, left out of the total
 	Feasible bool            // the option can serve the usage (a 7-day job cannot use a 1-year term)
+	// QuotedIn is the currency the option's price is sourced in; the
+	// totals are converted from it where it is not the engine's ("": no
+	// sourced price).
+	QuotedIn money.Currency
 
 	Schedule        Schedule
 	Total           money.Amount // over the horizon, in Currency
@@ -128,9 +132,11 @@ func (e *Engine) Price(u *Usage, o *catalog.Offering) ([]Option, error) {
 			odOpt.Explanation = append(odOpt.Explanation, fmt.Sprintf("%s's billing granularity is not sourced: short or stop-start use may be rounded up", o.Provider))
 		}
 	}
+	odOpt.QuotedIn = o.OnDemand.Currency
 	opts = append(opts, odOpt)
 	if byol.Valid {
 		h := p.payAsYouGo(o, ModelHybridBenefit, byol, 1, byolName+" (your own "+p.u.License+" licence)")
+		h.QuotedIn = o.OnDemand.Currency
 		opts = append(opts, h)
 	}
 	if spot.Valid && !e.SkipSpot {
@@ -145,7 +151,7 @@ func (e *Engine) Price(u *Usage, o *catalog.Offering) ([]Option, error) {
 			label = "spot with on-demand fallback, in spot-price hours (on-demand hours weigh their price),"
 		}
 		s := p.payAsYouGo(o, ModelSpot, spot, est.HoursFactor, label)
-		s.PriceZone, s.SpotEstimate = quote.Zone, &est
+		s.PriceZone, s.SpotEstimate, s.QuotedIn = quote.Zone, &est, quote.Price.Currency
 		if quote.Zone != "" {
 			where := "the plan runs there"
 			if u.Instances > 1 {
@@ -443,7 +449,7 @@ func (p *pricer) steppedFlows(opt *Option, o *catalog.Offering) error {
 
 // commitment prices one commitment offer over the horizon.
 func (p *pricer) commitment(o *catalog.Offering, c *catalog.Commitment, od decimal.NullDecimal, siblings []*catalog.Commitment) (Option, error) {
-	opt := Option{Offering: o, Model: c.Model, Term: c.Term, Payment: c.Payment, Class: c.Class, Known: true, Currency: p.e.Currency, commitment: c, ondemandHourly: od}
+	opt := Option{Offering: o, Model: c.Model, Term: c.Term, Payment: c.Payment, Class: c.Class, Known: true, Currency: p.e.Currency, QuotedIn: c.Currency, commitment: c, ondemandHourly: od}
 	upfront, err := p.e.FX.Convert(c.Upfront, c.Currency, p.e.Currency)
 	if err != nil {
 		return opt, err

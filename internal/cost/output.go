@@ -25,6 +25,7 @@ type OptionJSON struct {
 	Total                  *json.Number   `json:"total"`
 	Upfront                *json.Number   `json:"upfront"`
 	Currency               string         `json:"currency"`
+	ConvertedFrom          string         `json:"converted_from,omitempty"` // the currency the price is sourced in, where not currency
 	ListHourly             *json.Number   `json:"list_hourly"`
 	PriceZone              string         `json:"price_zone,omitempty"`
 	EffectiveHourly        *json.Number   `json:"effective_hourly"`
@@ -75,6 +76,9 @@ func OptionsJSON(opts []Option, currency money.Currency, usage *Usage, withCashf
 		}
 		if o.Known {
 			j.Total, j.Upfront, j.NPV = num(o.Total.Value), num(o.Upfront.Value), num(o.NPV.Value)
+			if o.Converted() {
+				j.ConvertedFrom = string(o.QuotedIn)
+			}
 		}
 		j.EffectiveHourly, j.ListHourly, j.PriceZone = money.NullNumber(o.EffectiveHourly), money.NullNumber(o.ListHourly), o.PriceZone
 		if o.PerGPUHour.Valid {
@@ -96,3 +100,7 @@ func OptionsJSON(opts []Option, currency money.Currency, usage *Usage, withCashf
 	}
 	return out
 }
+
+// Converted says whether the option's totals were converted from the
+// currency its price is sourced in.
+func (o *Option) Converted() bool { return o.QuotedIn != "" && o.QuotedIn != o.Currency }

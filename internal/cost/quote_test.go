@@ -52,3 +52,25 @@ func TestQuoteEachWayInItsCheapestRegion(t *testing.T) {
 		t.Errorf("Capacity Block at %v USD/h in %s; want the 37.76 some regions sell it at", cb.ListHourly.Decimal, cb.Offering.Region)
 	}
 }
+
+// A price sourced in another currency says so: an Alibaba on-demand price
+// (CNY) quoted in USD is converted from CNY, in the JSON too; an AWS one
+// (USD) is not.
+func TestConvertedFrom(t *testing.T) {
+	e := engine(t)
+	u := usage(t, Usage{DurationHours: 168, Instances: 1, DiscountRate: dec("0")})
+	for _, tc := range []struct{ offering, want string }{{"alibaba/ecs.gn7i-c8g1.2xlarge/cn-hangzhou", "CNY"}, {"aws/p4d.24xlarge/us-east-1", ""}} {
+		q := catalog.Query{FX: e.FX, Currency: money.USD}
+		if err := e.Catalog.SelectOffering(&q, tc.offering); err != nil {
+			t.Fatal(err)
+		}
+		opts, err := Quote(e.Catalog, e.FX, money.USD, q, u)
+		if err != nil {
+			t.Fatal(err)
+		}
+		od := find(t, opts, ModelOnDemand, "", "", "")
+		if got := OptionsJSON([]Option{*od}, money.USD, u, false)[0].ConvertedFrom; got != tc.want || od.Converted() != (tc.want != "") {
+			t.Errorf("%s: converted_from %q (Converted %v); want %q", tc.offering, got, od.Converted(), tc.want)
+		}
+	}
+}
