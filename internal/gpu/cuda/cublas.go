@@ -27,18 +27,23 @@ func (f *blasFuncs) table() []dl.Symbol {
 	}
 }
 
-// blas is a loaded and bound libcublas.
-type blas struct {
+// boundLib is a vendor library loaded and bound for the picker
+// (libPicker): its path, the version it reports and the CUDA release it is
+// built for. cuBLAS and cuBLASLt embed it.
+type boundLib struct {
 	lib     *dl.Library
-	f       blasFuncs
-	version string
-	built   int // the CUDA major release it is built for; 0 when unknown
+	name    string // "cuBLAS", for describe
+	version string // the library's own, "13.1.0"; "" when it gives none
+	built   int    // the CUDA major release it is built for; 0 when unknown
 }
 
-func bindBLAS(lib *dl.Library) (*blas, error) {
-	b := &blas{lib: lib, built: dl.BuiltFor(dl.CUBLAS, lib.Candidate)}
-	if _, err := lib.Bind(b.f.table()); err != nil {
-		return nil, err
+// bindLib binds table from lib and reads the version lib reports (the
+// CUDA release it is built for follows the version's major, else the
+// file name's).
+func bindLib(lib *dl.Library, which dl.Lib, name string, table []dl.Symbol) (boundLib, error) {
+	b := boundLib{lib: lib, name: name, built: dl.BuiltFor(which, lib.Candidate)}
+	if _, err := lib.Bind(table); err != nil {
+		return b, err
 	}
 	if v, err := lib.Version(); err == nil {
 		b.version = v
@@ -50,12 +55,16 @@ func bindBLAS(lib *dl.Library) (*blas, error) {
 }
 
 // describe names the library: "/…/libcublas.so.13.1.0.3 (cuBLAS 13.1.0)".
-func (b *blas) describe() string {
+func (b *boundLib) describe() string {
 	if b.version == "" {
 		return b.lib.Path
 	}
-	return b.lib.Path + " (cuBLAS " + b.version + ")"
+	return b.lib.Path + " (" + b.name + " " + b.version + ")"
 }
+
+// The picker's view of a library.
+func (b *boundLib) library() *dl.Library { return b.lib }
+func (b *boundLib) builtFor() int        { return b.built }
 
 func leadingNumber(v string) (int, bool) {
 	n, i := 0, 0
@@ -65,9 +74,21 @@ func leadingNumber(v string) (int, bool) {
 	return n, i > 0
 }
 
-// The picker's view of a cuBLAS.
-func (b *blas) library() *dl.Library { return b.lib }
-func (b *blas) builtFor() int        { return b.built }
+// blas is a loaded and bound libcublas.
+type blas struct {
+	boundLib
+	f blasFuncs
+}
+
+func bindBLAS(lib *dl.Library) (*blas, error) {
+	b := &blas{}
+	var err error
+	b.boundLib, err = bindLib(lib, dl.CUBLAS, "cuBLAS", b.f.table())
+	if err != nil {
+		return nil, err
+	}
+	return b, nil
+}
 
 // newBLASPicker chooses the cuBLAS the GPUs use (libPicker): the fix when
 // none starts names the cuBLAS to install or the driver to upgrade.

@@ -113,36 +113,19 @@ func (f *ltFuncs) table() []dl.Symbol {
 
 // blasLt is a loaded and bound libcublasLt.
 type blasLt struct {
-	lib     *dl.Library
-	f       ltFuncs
-	version string // cublasLtGetVersion's, "13.1.0"
-	built   int    // the CUDA major release it is built for; 0 when unknown
+	boundLib // its version is cublasLtGetVersion's, "13.1.0"
+	f        ltFuncs
 }
 
 func bindLt(lib *dl.Library) (*blasLt, error) {
-	b := &blasLt{lib: lib, built: dl.BuiltFor(dl.CUBLASLt, lib.Candidate)}
-	if _, err := lib.Bind(b.f.table()); err != nil {
+	b := &blasLt{}
+	var err error
+	b.boundLib, err = bindLib(lib, dl.CUBLASLt, "cuBLASLt", b.f.table())
+	if err != nil {
 		return nil, err
-	}
-	if v, err := lib.Version(); err == nil { // cublasLtGetVersion
-		b.version = v
-		if major, ok := leadingNumber(v); ok {
-			b.built = major
-		}
 	}
 	return b, nil
 }
-
-// describe names the library: "/…/libcublasLt.so.13.1.0.3 (cuBLASLt 13.1.0)".
-func (b *blasLt) describe() string {
-	if b.version == "" {
-		return b.lib.Path
-	}
-	return b.lib.Path + " (cuBLASLt " + b.version + ")"
-}
-
-func (b *blasLt) library() *dl.Library { return b.lib }
-func (b *blasLt) builtFor() int        { return b.built }
 
 // newLtPicker chooses the cuBLASLt the GPUs use, as newBLASPicker chooses
 // cuBLAS; cuBLASLt ships with cuBLAS (the same wheels and toolkits).
