@@ -484,38 +484,7 @@ func TestRules(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			r := Run(context.Background(), tt.env(t))
-			got := map[string]Check{}
-			for _, c := range r.Checks {
-				if _, dup := got[c.Name]; dup {
-					t.Errorf("check %q reported twice", c.Name)
-				}
-				got[c.Name] = c
-				if c.Status != StatusOK && c.Status != StatusMissing && c.Fix == "" {
-					t.Errorf("%s is %s without a fix: %s", c.Name, c.Status, c.Detail)
-				}
-			}
-			for name, w := range tt.want {
-				c, ok := got[name]
-				if w.absent {
-					if ok {
-						t.Errorf("%s: reported (%s: %s), want absent", name, c.Status, c.Detail)
-					}
-					continue
-				}
-				if !ok {
-					t.Errorf("%s: not reported", name)
-					continue
-				}
-				if c.Status != w.status || !strings.Contains(c.Detail, w.detail) || !strings.Contains(c.Fix, w.fix) {
-					t.Errorf("%s:\n got %s: %q\n     fix %q\nwant %s, detail containing %q, fix containing %q", name, c.Status, c.Detail, c.Fix, w.status, w.detail, w.fix)
-				}
-			}
-			if r.Failed() != tt.failed {
-				t.Errorf("Failed() = %v, want %v", r.Failed(), tt.failed)
-				for _, c := range r.Checks {
-					t.Logf("%-14s %-7s %s", c.Name, c.Status, c.Detail)
-				}
-			}
+			checkReport(t, r, tt.want, tt.failed)
 		})
 	}
 }

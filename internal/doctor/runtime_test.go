@@ -204,11 +204,16 @@ func TestRuntimeChecks(t *testing.T) {
 	}
 }
 
-// checkReport compares a report with what each check must say.
+// checkReport compares a report with what each check must say: each
+// check reported once, every one not ok or missing with a fix, the wanted
+// ones as wanted, and Failed as failed.
 func checkReport(t *testing.T, r Report, wants map[string]want, failed bool) {
 	t.Helper()
 	got := map[string]Check{}
 	for _, c := range r.Checks {
+		if _, dup := got[c.Name]; dup {
+			t.Errorf("check %q reported twice", c.Name)
+		}
 		got[c.Name] = c
 		if c.Status != StatusOK && c.Status != StatusMissing && c.Fix == "" {
 			t.Errorf("%s is %s without a fix: %s", c.Name, c.Status, c.Detail)
