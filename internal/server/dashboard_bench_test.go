@@ -245,19 +245,7 @@ func BenchmarkReadsUnderUploads(b *testing.B) {
 // not depend on should be a cache hit. ns/op is the upload plus the reads.
 func BenchmarkUploadThenRead(b *testing.B) {
 	const readsPerUpload = 2 // the 185 reads/s beside 92 uploads/s
-	dir := b.TempDir()
-	if fi, err := os.Stat("/dev/shm"); err == nil && fi.IsDir() {
-		if dir, err = os.MkdirTemp("/dev/shm", "gpuscout-bench"); err != nil {
-			b.Fatal(err)
-		}
-		defer os.RemoveAll(dir)
-	}
-	st, err := sqlite.Open(filepath.Join(dir, "bench.db"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer st.Close()
-	seedReports(b, st, 1000)
+	st := memStore(b)
 	cat := testCatalog(&testing.T{})
 	dash := dashboard.New(dashboard.Config{Store: st, Catalog: cat, CacheTTL: time.Hour})
 	srv, secret := uploadServer(b, st, cat, dash)
@@ -302,19 +290,7 @@ func BenchmarkUploadThenRead(b *testing.B) {
 // "read", read since each upload (the upload waits for its page's new
 // render; before, the page's next reader did). One goroutine.
 func BenchmarkUpload(b *testing.B) {
-	dir := b.TempDir()
-	if fi, err := os.Stat("/dev/shm"); err == nil && fi.IsDir() {
-		if dir, err = os.MkdirTemp("/dev/shm", "gpuscout-bench"); err != nil {
-			b.Fatal(err)
-		}
-		defer os.RemoveAll(dir)
-	}
-	st, err := sqlite.Open(filepath.Join(dir, "bench.db"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer st.Close()
-	seedReports(b, st, 1000)
+	st := memStore(b)
 	plan, err := os.ReadFile("dashboard/testdata/plan-a100.json")
 	if err != nil {
 		b.Fatal(err)
@@ -436,4 +412,26 @@ func uploadServer(b *testing.B, st store.Store, cat *catalog.Catalog, dash *dash
 		b.Fatal(err)
 	}
 	return srv, secret
+}
+
+// memStore is a SQLite store holding 1000 bench reports, on /dev/shm when
+// there is one (the fsync of each upload would otherwise dominate), closed
+// and removed when the benchmark ends.
+func memStore(b *testing.B) *sqlite.Store {
+	b.Helper()
+	dir := b.TempDir()
+	if fi, err := os.Stat("/dev/shm"); err == nil && fi.IsDir() {
+		var err error
+		if dir, err = os.MkdirTemp("/dev/shm", "gpuscout-bench"); err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(func() { os.RemoveAll(dir) })
+	}
+	st, err := sqlite.Open(filepath.Join(dir, "bench.db"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { st.Close() })
+	seedReports(b, st, 1000)
+	return st
 }
