@@ -54,14 +54,22 @@ func (o Optimal) solve(r *run) (Result, int64, bool) {
 	var j Job
 	for k, src := range r.srcs {
 		zj := r.zoneJob(k)
-		gs[k] = newGrid(&zj, defaultRates(&zj), src, h)
+		gs[k] = gridPool.Get().(*grid)
+		gs[k].sample(&zj, defaultRates(&zj), src, h)
 		if k == 0 {
 			j = zj
 		}
 	}
 	res, ns := optimum(&j, gs, r.cfg.MoveCost, r.trace)
+	for _, g := range gs {
+		gridPool.Put(g)
+	}
 	return res, eventsOf(ns), true
 }
+
+// gridPool keeps the grids' memory across runs (SimulateMany solves
+// several at once).
+var gridPool = sync.Pool{New: func() any { return new(grid) }}
 
 // estimate is the optimum's programme on the config's grid (optimumNS).
 func (o Optimal) estimate(c *Config, nodes int) work {
@@ -120,8 +128,22 @@ func steps(x, h float64) int { return int(math.Ceil(x/h - 1e-6)) }
 
 // newGrid samples src on a grid of h hours over the job's deadline.
 func newGrid(j *Job, r rates, src source, h float64) *grid {
+	g := new(grid)
+	g.sample(j, r, src, h)
+	return g
+}
+
+// sample sets g to src sampled on a grid of h hours over the job's
+// deadline, reusing g's memory.
+func (g *grid) sample(j *Job, r rates, src source, h float64) {
 	n := int(math.Floor(j.Deadline/h + 1e-6))
-	g := &grid{h: h, up: make([]bool, n), spot: make([]float64, n), od: r.od * h,
+	up, spot := g.up, g.spot
+	if cap(up) < n || cap(spot) < n {
+		up, spot = make([]bool, n), make([]float64, n)
+	}
+	up, spot = up[:n], spot[:n]
+	clear(up)
+	*g = grid{h: h, up: up, spot: spot, od: r.od * h,
 		work: steps(j.Work, h), start: steps(j.Startup, h), change: steps(j.Restart, h)}
 	// Walk the availability runs on the wall clock: a step is up if it lies
 	// inside one up-run (a step across a change counts as down).
@@ -141,7 +163,6 @@ func newGrid(j *Job, r rates, src source, h float64) *grid {
 		}
 		g.spot[k] = float64(r.spotNodes)*c + r.spotOD*h
 	}
-	return g
 }
 
 // Optimum modes on the grid: not yet launched, idle, running on spot,
@@ -201,9 +222,19 @@ func (g *grid) optimum() (cost float64, at int) {
 	if n < w {
 		return math.Inf(1), -1
 	}
+	key, uniform := g.uniformKey()
+	if uniform {
+		if r, ok := uniformOptima.get(key); ok {
+			return r.cost, r.at
+		}
+	}
 	b := optPool.Get().(*optBuf)
-	defer optPool.Put(b)
-	return b.solve(g)
+	cost, at = b.solve(g)
+	optPool.Put(b)
+	if uniform {
+		uniformOptima.put(key, optResult{cost, at})
+	}
+	return cost, at
 }
 
 // optBuf holds one optimum's working memory, reused across runs (a pool:
@@ -283,6 +314,16 @@ func (b *optBuf) solve(g *grid) (float64, int) {
 		b.slots = make([]pendSlot, span)
 	}
 	slots := b.slots[:span]
+	// tm is the loop's step t modulo span (the ring's slot of step t);
+	// ring(d) is the slot of step t+d, d < span. Every launch is made at
+	// the loop's step t.
+	tm := 0
+	ring := func(d int) int {
+		if i := tm + d; i < span {
+			return i
+		}
+		return tm + d - span
+	}
 	clear(slots)
 	dq := growInts(&b.dq, nl)
 	dv := growInf(&b.dv, nl)
@@ -375,12 +416,13 @@ func (b *optBuf) solve(g *grid) (float64, int) {
 			}
 			return
 		}
-		s := &slots[t2%span]
+		r := ring(d)
+		s := &slots[r]
 		buf := pendO
 		if onSpot {
 			buf = pendS
 		}
-		if i := (t2%span)*nl + l2; v < buf[i] {
+		if i := r*nl + l2; v < buf[i] {
 			buf[i] = v
 		}
 		if !s.any {
@@ -404,8 +446,8 @@ func (b *optBuf) solve(g *grid) (float64, int) {
 		if lo > hi {
 			return
 		}
-		t2 := t + ch
-		o := (t2%span)*nl + ch
+		t2, r := t+ch, ring(ch)
+		o := r*nl + ch
 		po, ps := pendO[o+lo:o+hi+1], pendS[o+lo:o+hi+1]
 		odc, spc := float64(ch)*od, ss[t2]-ss[t]
 		found := false
@@ -421,7 +463,7 @@ func (b *optBuf) solve(g *grid) (float64, int) {
 		if !found {
 			return
 		}
-		s := &slots[t2%span]
+		s := &slots[r]
 		if !s.any {
 			s.any, s.lo, s.hi = true, lo+ch, hi+ch
 		}
@@ -430,19 +472,59 @@ func (b *optBuf) solve(g *grid) (float64, int) {
 		s.odLow = s.odLow || !(upRun[t] >= ch && spc <= odc)
 	}
 
+	// landFromSpot is land for the launches of on-demand from spot at step
+	// t, lags lo..hi, delay ch > 0, in one sweep.
+	landFromSpot := func(t, lo, hi int) {
+		hi = min(hi, slack-ch)
+		if lo > hi {
+			return
+		}
+		t2, r := t+ch, ring(ch)
+		o := r*nl + ch
+		po := pendO[o+lo : o+hi+1]
+		add := ss[t] + float64(ch)*od
+		first, last := -1, -1
+		for i, v := range sp[lo : hi+1] {
+			if v == inf {
+				continue
+			}
+			if first < 0 {
+				first = i
+			}
+			last = i
+			po[i] = lower(po[i], v+add)
+		}
+		if first < 0 {
+			return
+		}
+		l2lo, l2hi := lo+first+ch, lo+last+ch
+		s := &slots[r]
+		if !s.any {
+			s.any, s.lo, s.hi = true, l2lo, l2hi
+		}
+		s.lo, s.hi = min(s.lo, l2lo), max(s.hi, l2hi)
+		low := l2lo < t2
+		s.low = s.low || low
+		coverable := upRun[t] >= ch && ss[t2]-ss[t] <= float64(ch)*od
+		s.odLow = s.odLow || (low && !coverable)
+	}
+
 	fin := growInf(&b.fin, n+1)
 	for t := 0; t <= n; t++ {
 		// Launches landing now.
 		odLanded := odInline
 		odInline = false
-		if s := &slots[t%span]; s.any {
+		if t > 0 {
+			tm = ring(1)
+		}
+		if s := &slots[tm]; s.any {
 			if s.low {
 				flushTo(t - 1)
 			}
 			if s.spot {
 				reviveSpot(t)
 			}
-			o := (t % span) * nl
+			o := tm * nl
 			for l := s.lo; l <= s.hi; l++ {
 				if v := pendS[o+l]; v < inf {
 					sp[l] = lower(sp[l], v-ss[t])
@@ -524,9 +606,13 @@ func (b *optBuf) solve(g *grid) (float64, int) {
 			}
 		case spotAlive && t+ch <= n && (!g.up[t] || g.spot[t] > od):
 			// Leave spot for on-demand.
+			if ch > 0 {
+				landFromSpot(t, lo, hi)
+				break
+			}
 			for l := lo; l <= hi; l++ {
 				if v := sp[l]; v < inf {
-					land(t, l, ch, v+ss[t]+float64(ch)*od, false, false)
+					land(t, l, ch, v+ss[t], false, false)
 				}
 			}
 		}
@@ -557,7 +643,7 @@ func lower(x, y float64) float64 {
 func earliestLeast(fin []float64) (float64, int) {
 	best := math.Inf(1)
 	for _, v := range fin {
-		best = math.Min(best, v)
+		best = lower(best, v)
 	}
 	if math.IsInf(best, 1) {
 		return best, -1
