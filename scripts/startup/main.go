@@ -6,6 +6,10 @@
 // timer process in between, so that a ratio compares the programs alone.
 //
 //	go run ./scripts/startup -n 50 -hello /tmp/hello -bin ./gpuscout version gpus 'offers --gpu A100:8'
+//
+// With -floor, a second reference binary runs in the same rounds: a
+// hello-world linking the libraries of the design's one binary
+// (scripts/startup/floor), the least any command of such a binary can take.
 package main
 
 import (
@@ -23,12 +27,18 @@ func main() {
 	n := flag.Int("n", 50, "rounds, 1 to 100000")
 	hello := flag.String("hello", "", "the hello-world binary")
 	bin := flag.String("bin", "", "the binary whose commands are timed")
+	floor := flag.String("floor", "", "optional: a hello-world linking the design's libraries (scripts/startup/floor)")
 	flag.Parse()
 	if *n < 1 || *n > 100000 || *hello == "" || *bin == "" || flag.NArg() == 0 {
-		fmt.Fprintln(os.Stderr, "usage: startup -n ROUNDS -hello BIN -bin BIN 'COMMAND ARGS' ...")
+		fmt.Fprintln(os.Stderr, "usage: startup -n ROUNDS -hello BIN [-floor BIN] -bin BIN 'COMMAND ARGS' ...")
 		os.Exit(2)
 	}
 	cmds := [][]string{{*hello}}
+	names := flag.Args()
+	if *floor != "" {
+		cmds = append(cmds, []string{*floor})
+		names = append([]string{floorName}, names...)
+	}
 	for _, c := range flag.Args() {
 		cmds = append(cmds, append([]string{*bin}, strings.Fields(c)...))
 	}
@@ -37,8 +47,11 @@ func main() {
 		fmt.Fprintln(os.Stderr, "startup:", err)
 		os.Exit(1)
 	}
-	fmt.Print(report(flag.Args(), times))
+	fmt.Print(report(names, times))
 }
+
+// floorName is the report's name of the -floor binary.
+const floorName = "(libraries' floor)"
 
 // measure runs each command once per round, after one warm-up run of each
 // (the page cache), and returns each command's wall times.
