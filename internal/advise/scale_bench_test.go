@@ -33,7 +33,7 @@ func tenfold(b *testing.B, a *Advisor) *Advisor {
 // BenchmarkAdviseScale plans a 10-day fine-tuning job (the README's LoRA
 // example's work) on the catalog and on ten times the catalog: the time may
 // grow with the offerings, not faster (measured on the 2-core box: 26 ms and
-// 105 ms, 4.0×; before the remembered uniform optima 81 and 258 ms).
+// 105 ms, 4.0×; before the remembered uniform optima 34 and 124 ms).
 func BenchmarkAdviseScale(b *testing.B) {
 	a := advisor(b, money.USD)
 	for _, tc := range []struct {
