@@ -177,11 +177,11 @@ func costUsage(flags cost.Usage, horizonHours float64, spec *cost.Spec, changed 
 	return u, nil
 }
 
-// costRun is a prepared pricing run.
+// costRun is a prepared pricing run: the request and what it was read from.
 type costRun struct {
 	l     *loadedCatalog
-	usage *cost.Usage
-	query catalog.Query
+	req   cost.Request
+	usage *cost.Usage // &req.Usage
 	spec  *cost.Spec
 }
 
@@ -207,27 +207,27 @@ func (f *costFlags) prepare(changed func(string) bool) (*costRun, error) {
 	if err != nil {
 		return nil, err
 	}
-	run.usage = &u
 	l, err := f.load()
 	if err != nil {
 		return nil, err
 	}
 	run.l = l
-	if err := run.checkCurrencies(); err != nil {
+	run.req = cost.Request{Usage: u, Currency: l.currency}
+	run.usage = &run.req.Usage
+	if err := run.validate(); err != nil {
 		return nil, err
 	}
-	run.query = catalog.Query{FX: l.fx, Currency: l.currency}
-	if err := f.ApplyPriced(&run.query, l.cat, f.offering); err != nil {
+	if err := f.ApplyPriced(&run.req.Query, l.cat, f.offering); err != nil {
 		return nil, asInputUsage(err)
 	}
 	return run, nil
 }
 
-// checkCurrencies makes sure every amount in the usage can be converted and
-// every credit's provider exists (cost.CheckUsage, as the API checks), and
-// names the usage file's line of a currency it cannot convert.
-func (run *costRun) checkCurrencies() error {
-	err := cost.CheckUsage(run.usage, run.l.cat, run.l.fx)
+// validate is the request's validation (cost.Request.Validate, as the API
+// validates) in the CLI's words: it names the usage file's line of a
+// currency it cannot convert.
+func (run *costRun) validate() error {
+	err := run.req.Validate(run.l.cat, run.l.fx)
 	var ce *cost.CurrencyError
 	switch {
 	case err == nil:
@@ -241,7 +241,7 @@ func (run *costRun) checkCurrencies() error {
 				}
 			}
 		}
-		return usagef("%s%v", where, err)
+		return usagef("%s%v; add one with --fx %s=USD_PER_UNIT", where, err, ce.Currency)
 	}
 	return usagef("--credits: %v", err)
 }
@@ -257,7 +257,7 @@ func (f *costFlags) priceAll(changed func(string) bool) (*costRun, []cost.Option
 }
 
 func (run *costRun) price() ([]cost.Option, error) {
-	opts, err := cost.Quote(run.l.cat, run.l.fx, run.l.currency, run.query, run.usage)
+	opts, err := run.req.Quote(run.l.cat, run.l.fx)
 	if sel := (*cost.SelectionError)(nil); errors.As(err, &sel) {
 		return nil, asUsage(sel.Err) // the selection's errors are the user's
 	}

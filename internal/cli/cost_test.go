@@ -199,7 +199,7 @@ func TestCostBadInput(t *testing.T) {
 		{[]string{"cost", "--gpu", "A100:4", "--horizon", "10s"}, "shorter than the billing minimum"},
 		{[]string{"cost", "--gpu", "A100:4", "--for", "7x"}, `unknown unit "x"`},
 		{[]string{"cost", "--gpu", "A100:4", "--currency", "XYZ"}, "--currency XYZ: no exchange rate"},
-		{[]string{"cost", "--gpu", "A100:4", "--credit", "100XYZ@aws"}, "credit currency XYZ has no exchange rate"},
+		{[]string{"cost", "--gpu", "A100:4", "--credit", "100XYZ@aws"}, "credit currency XYZ has no exchange rate (known: CNY, EUR, USD); add one with --fx XYZ=USD_PER_UNIT"},
 		{[]string{"cost", "--usage", badUsage}, "u.yaml:3: credit currency XYZ has no exchange rate"},
 		{[]string{"cost", "--gpu", "A100:4", "--credit", "lots"}, `"lots" for "--credit" flag: want AMOUNT CUR`},
 		{[]string{"cost", "--gpu", "A100:4", "--egress", "moon=5"}, `"moon=5" for "--egress" flag: want PATH=GB`},

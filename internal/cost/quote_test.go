@@ -1,6 +1,8 @@
 package cost
 
 import (
+	"errors"
+	"fmt"
 	"testing"
 
 	"github.com/gpuscout/gpuscout/internal/catalog"
@@ -16,7 +18,7 @@ func TestQuoteEachWayInItsCheapestRegion(t *testing.T) {
 	e := engine(t)
 	u := usage(t, Usage{DurationHours: 336, Instances: 1, DiscountRate: dec("0")})
 	q := catalog.Query{Providers: []string{"aws"}, InstanceTypes: []string{"p5.48xlarge"}, FX: e.FX, Currency: money.USD}
-	got, err := Quote(e.Catalog, e.FX, money.USD, q, u)
+	got, err := (&Request{Usage: *u, Currency: money.USD, Query: q}).Quote(e.Catalog, e.FX)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -32,7 +34,7 @@ func TestQuoteEachWayInItsCheapestRegion(t *testing.T) {
 		for r := range regions {
 			one := q
 			one.Regions = []string{r}
-			in, err := Quote(e.Catalog, e.FX, money.USD, one, u)
+			in, err := (&Request{Usage: *u, Currency: money.USD, Query: one}).Quote(e.Catalog, e.FX)
 			if err != nil {
 				continue // not sold there
 			}
@@ -64,13 +66,66 @@ func TestConvertedFrom(t *testing.T) {
 		if err := e.Catalog.SelectOffering(&q, tc.offering); err != nil {
 			t.Fatal(err)
 		}
-		opts, err := Quote(e.Catalog, e.FX, money.USD, q, u)
+		opts, err := (&Request{Usage: *u, Currency: money.USD, Query: q}).Quote(e.Catalog, e.FX)
 		if err != nil {
 			t.Fatal(err)
 		}
 		od := find(t, opts, ModelOnDemand, "", "", "")
 		if got := OptionsJSON([]Option{*od}, money.USD, u, false)[0].ConvertedFrom; got != tc.want || od.Converted() != (tc.want != "") {
 			t.Errorf("%s: converted_from %q (Converted %v); want %q", tc.offering, got, od.Converted(), tc.want)
+		}
+	}
+}
+
+// TestRequestValidate: a request is refused for the answer's currency, an
+// amount's currency or a credit's provider, naming which, and validation
+// never changes the request.
+func TestRequestValidate(t *testing.T) {
+	e := engine(t)
+	base := func() Request {
+		return Request{Usage: *usage(t, Usage{DurationHours: 168, Instances: 1, DiscountRate: dec("0")}), Currency: money.CNY}
+	}
+	for _, tc := range []struct {
+		name   string
+		change func(r *Request)
+		what   string // the CurrencyError's What; "provider": an unknown provider; "": valid
+	}{
+		{"valid", func(r *Request) {}, ""},
+		{"no currency is USD", func(r *Request) { r.Currency = "" }, ""},
+		{"answer", func(r *Request) { r.Currency = "XYZ" }, "currency"},
+		{"credit", func(r *Request) { r.Usage.Credits = []Credit{{Amount: dec("100"), Currency: "XYZ"}} }, "credit"},
+		{"promotion", func(r *Request) {
+			r.Usage.Promotions = []Promotion{{Kind: PromoVoucher, Amount: dec("5"), Currency: "XYZ"}}
+		}, "promotion"},
+		{"storage", func(r *Request) {
+			r.Usage.Storage = []Storage{{Kind: "object", GBMonth: 10, PricePerGB: dec("0.02"), Currency: "XYZ"}}
+		}, "storage"},
+		{"credit's provider", func(r *Request) {
+			r.Usage.Credits = []Credit{{Amount: dec("100"), Currency: money.USD, Providers: []string{"nocloud"}}}
+		}, "provider"},
+	} {
+		r := base()
+		tc.change(&r)
+		before := fmt.Sprintf("%#v", r)
+		err := r.Validate(e.Catalog, e.FX)
+		if after := fmt.Sprintf("%#v", r); after != before {
+			t.Errorf("%s: Validate changed the request", tc.name)
+		}
+		var ce *CurrencyError
+		var pe *catalog.UnknownProviderError
+		switch {
+		case tc.what == "" && err != nil:
+			t.Errorf("%s: %v, want valid", tc.name, err)
+		case tc.what == "provider" && !errors.As(err, &pe):
+			t.Errorf("%s: %v, want an unknown provider", tc.name, err)
+		case tc.what != "" && tc.what != "provider" && (!errors.As(err, &ce) || ce.What != tc.what || ce.Currency != "XYZ"):
+			t.Errorf("%s: %v, want a %s currency error for XYZ", tc.name, err, tc.what)
+		}
+		// Quote refuses what Validate refuses.
+		if tc.what != "" {
+			if _, qerr := r.Quote(e.Catalog, e.FX); qerr == nil || qerr.Error() != err.Error() {
+				t.Errorf("%s: Quote answered %v where Validate said %v", tc.name, qerr, err)
+			}
 		}
 	}
 }

@@ -10,29 +10,56 @@ import (
 	"github.com/gpuscout/gpuscout/internal/money"
 )
 
-// CurrencyError is an amount of a usage (a credit, a promotion, a storage
-// price) in a currency the exchange rates do not know.
+// CurrencyError is a currency the exchange rates do not know: the
+// answer's, or that of an amount of a usage (a credit, a promotion, a
+// storage price).
 type CurrencyError struct {
-	What     string // "credit", "promotion", "storage"
+	What     string // "currency" (the answer's), "credit", "promotion", "storage"
 	Currency money.Currency
 	Known    []string
 }
 
 func (e *CurrencyError) Error() string {
-	return fmt.Sprintf("%s currency %s has no exchange rate (known: %s); add one with --fx %s=USD_PER_UNIT", e.What, e.Currency, strings.Join(e.Known, ", "), e.Currency)
+	what := e.What + " currency"
+	if e.What == "currency" {
+		what = "currency"
+	}
+	return fmt.Sprintf("%s %s has no exchange rate (known: %s)", what, e.Currency, strings.Join(e.Known, ", "))
 }
 
-// CheckUsage checks what a usage names against the catalog and the exchange
-// rates, never changing it: every amount's currency converts, and every
-// credit's providers exist. The CLI (cost, advise's credits) and the API
-// check the same way; the error is a *CurrencyError or a
-// *catalog.UnknownProviderError.
-func CheckUsage(u *Usage, c *catalog.Catalog, fx *money.FX) error {
+// Request is what `gpuscout cost` and POST /api/v1/cost price: a usage, in
+// a currency, on the offerings a query selects. The CLI builds one from its
+// flags and usage file, the API from its JSON body; both validate and quote
+// it here, so neither decides what the other does not.
+type Request struct {
+	Usage    Usage
+	Currency money.Currency // of the answer; "" is USD
+	Query    catalog.Query  // the offerings; Quote sets its exchange rates and currency
+}
+
+// AnswerCurrency is the currency the request is answered in: its own, else USD.
+func (r *Request) AnswerCurrency() money.Currency {
+	if r.Currency == "" {
+		return money.USD
+	}
+	return r.Currency
+}
+
+// Validate checks the request against the catalog and the exchange rates,
+// never changing it: the answer's currency and every amount of the usage
+// convert (a *CurrencyError: What is "currency", "credit", "promotion" or
+// "storage"), and every credit's providers exist (a
+// *catalog.UnknownProviderError).
+func (r *Request) Validate(c *catalog.Catalog, fx *money.FX) error {
 	check := func(what string, cur money.Currency) error {
 		if cur == "" || fx.Known(cur) {
 			return nil
 		}
 		return &CurrencyError{What: what, Currency: cur, Known: fx.Currencies()}
+	}
+	u := &r.Usage
+	if err := check("currency", r.AnswerCurrency()); err != nil {
+		return err
 	}
 	for _, x := range u.Credits {
 		if err := check("credit", x.Currency); err != nil {
@@ -59,17 +86,24 @@ func CheckUsage(u *Usage, c *catalog.Catalog, fx *money.FX) error {
 	return nil
 }
 
-// Quote prices a usage on every offering the query selects (one row per
-// region: zones share everything but spot, which the engine quotes per
-// region), under every pricing model, cheapest first: what `cost` prints
-// and POST /api/v1/cost returns.
+// Quote validates the request and prices its usage on every offering the
+// query selects (one row per region: zones share everything but spot,
+// which the engine quotes per region), under every pricing model,
+// cheapest first.
 //
 // Where the query names no region, every region of each instance type is
 // priced and each way to pay (model, term, payment, class) is quoted in
 // the region where it costs least: spot where spot is cheapest, a
 // Capacity Block where blocks are, on-demand where on-demand is, as advise
-// chooses; the region is on each option.
-func Quote(c *catalog.Catalog, fx *money.FX, cur money.Currency, q catalog.Query, u *Usage) ([]Option, error) {
+// chooses; the region is on each option. A query the catalog refuses or
+// that selects nothing is a *SelectionError.
+func (r *Request) Quote(c *catalog.Catalog, fx *money.FX) ([]Option, error) {
+	if err := r.Validate(c, fx); err != nil {
+		return nil, err
+	}
+	cur := r.AnswerCurrency()
+	q := r.Query
+	q.FX, q.Currency = fx, cur
 	anyRegion := len(q.Regions) == 0 && !q.AllRegions
 	if anyRegion {
 		q.AllRegions = true
@@ -84,8 +118,8 @@ func Quote(c *catalog.Catalog, fx *money.FX, cur money.Currency, q catalog.Query
 	rows = catalog.PerRegion(rows)
 	eng := &Engine{Catalog: c, FX: fx, Currency: cur}
 	var all []Option
-	for _, r := range rows {
-		opts, err := eng.Price(u, r.Offering)
+	for _, row := range rows {
+		opts, err := eng.Price(&r.Usage, row.Offering)
 		if err != nil {
 			return nil, err
 		}

@@ -4,12 +4,9 @@ import (
 	"errors"
 	"net/http"
 	"strconv"
-	"strings"
 
-	"github.com/gpuscout/gpuscout/internal/catalog"
 	"github.com/gpuscout/gpuscout/internal/cost"
 	"github.com/gpuscout/gpuscout/internal/form"
-	"github.com/gpuscout/gpuscout/internal/money"
 )
 
 // postCost prices a usage on every matching offering under every pricing
@@ -59,27 +56,19 @@ func (s *Server) postCost(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	c, fx := s.cfg.Catalog, s.cfg.FX
-	cur := spec.Currency
-	if cur == "" {
-		cur = money.USD
-	}
-	if !fx.Known(cur) {
-		badRequest(w, FieldError{"currency", string(cur) + ": want one of " + strings.Join(fx.Currencies(), ", ")})
-		return
-	}
-	// The same checks as the CLI's: every amount converts, every credit's provider exists.
-	if err := cost.CheckUsage(&u, c, fx); err != nil {
+	req := cost.Request{Usage: u, Currency: spec.Currency}
+	// The CLI's validation: the currency and every amount convert, every credit's provider exists.
+	if err := req.Validate(c, fx); err != nil {
 		field := "credits"
 		if ce := (*cost.CurrencyError)(nil); errors.As(err, &ce) {
-			field = map[string]string{"credit": "credits", "promotion": "promotions", "storage": "storage"}[ce.What]
+			field = map[string]string{"currency": "currency", "credit": "credits", "promotion": "promotions", "storage": "storage"}[ce.What]
 		}
 		badRequest(w, FieldError{field, err.Error()})
 		return
 	}
 	// What to price, selected as the CLI's --gpu and --offering select it.
-	q := catalog.Query{FX: fx, Currency: cur}
 	sel := form.Selection{GPU: spec.GPU}
-	if err := sel.ApplyPriced(&q, c, spec.Offering); err != nil {
+	if err := sel.ApplyPriced(&req.Query, c, spec.Offering); err != nil {
 		var ie *form.InputError
 		if errors.As(err, &ie) {
 			badRequest(w, FieldError{ie.Name, err.Error()})
@@ -88,7 +77,7 @@ func (s *Server) postCost(w http.ResponseWriter, r *http.Request) {
 		badRequest(w, FieldError{"request", err.Error()})
 		return
 	}
-	all, err := cost.Quote(c, fx, cur, q, &u)
+	all, err := req.Quote(c, fx)
 	if err != nil {
 		badRequest(w, FieldError{"request", err.Error()})
 		return
@@ -97,5 +86,5 @@ func (s *Server) postCost(w http.ResponseWriter, r *http.Request) {
 	if len(all) > limit {
 		all = all[:limit]
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"total": total, "options": cost.OptionsJSON(all, cur, &u, withCashflow)})
+	writeJSON(w, http.StatusOK, map[string]any{"total": total, "options": cost.OptionsJSON(all, req.AnswerCurrency(), &req.Usage, withCashflow)})
 }

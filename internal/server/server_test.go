@@ -628,10 +628,12 @@ func TestCost(t *testing.T) {
 		{"", `{"offering":"nocloud/x","duration":"7d"}`, "offering"},
 		{"?limit=0", `{"gpu":"A100","duration":"7d"}`, "limit"},
 		{"?cashflow=maybe", `{"gpu":"A100","duration":"7d"}`, "cashflow"},
-		// The CLI's checks, now the API's too (cost.CheckUsage): before, a
-		// credit in a currency without a rate or for an unknown provider
-		// was priced.
+		// The CLI's checks, now the API's too (cost.Request.Validate):
+		// before, a credit in a currency without a rate or for an unknown
+		// provider was priced.
+		{"", `{"gpu":"A100","duration":"7d","currency":"XYZ"}`, "currency"},
 		{"", `{"gpu":"A100","duration":"7d","credits":[{"amount":100,"currency":"XYZ"}]}`, "credits"},
+		{"", `{"gpu":"A100","duration":"7d","storage":[{"kind":"object","gb_month":10,"price_per_gb_month":0.02,"currency":"XYZ"}]}`, "storage"},
 		{"", `{"gpu":"A100","duration":"7d","credits":[{"amount":100,"currency":"USD","providers":["nocloud"]}]}`, "credits"},
 	} {
 		w := f.do(t, "POST", "/api/v1/cost"+tc.query, "", []byte(tc.body))
@@ -639,6 +641,11 @@ func TestCost(t *testing.T) {
 		decode(t, w, &e)
 		if w.Code != 400 || len(e.Error.Fields) == 0 || e.Error.Fields[0].Field != tc.field {
 			t.Errorf("%s %s: got %d %s, want 400 naming %s", tc.query, tc.body, w.Code, w.Body, tc.field)
+		}
+		if tc.field == "currency" || tc.field == "credits" || tc.field == "storage" {
+			if strings.Contains(w.Body.String(), "--fx") {
+				t.Errorf("%s %s: %s names the CLI's --fx", tc.query, tc.body, w.Body)
+			}
 		}
 	}
 }
