@@ -27,7 +27,8 @@ func buildTencent(t *testing.T) (*catalog.Catalog, *catalog.Snapshot, *build.Rep
 }
 
 // TestBuildJoinsPricesWithCuratedSpecs: every priced row joins its curated
-// spec; the region's own price wins; a GT4 carries its 包年包月.
+// spec; in mainland China the China-site list prices a type it lists,
+// elsewhere the region's own price; a GT4 carries its 包年包月.
 func TestBuildJoinsPricesWithCuratedSpecs(t *testing.T) {
 	specs, snap, rep := buildTencent(t)
 	for _, l := range rep.LeftOut {
@@ -46,13 +47,16 @@ func TestBuildJoinsPricesWithCuratedSpecs(t *testing.T) {
 		china                        bool
 		link                         string
 	}{
-		// Guangzhou: the international GPU overview's Zone 3 price (2020-07-21) wins over the China-site list (11.98 CNY).
-		{"tencent/GN10Xp.2XLARGE40/ap-guangzhou/ap-guangzhou-3", "1.72", "USD", "tencent-intl-gpu-prices@b7e17ea6", "V100-SXM2-32GB", 1, 10, true, catalog.LinkNone},
-		// Elsewhere in mainland China GN10Xp has no page of its own: the China-site list price.
+		// Guangzhou: the China-site list (11.98 CNY), region-wide, beside its 包年包月; the
+		// international GPU overview's Zone 3 price (1.72 USD) is set aside.
+		{"tencent/GN10Xp.2XLARGE40/ap-guangzhou/", "11.98", "CNY", "tencent-qcloud-gpu-prices@8ec07296", "V100-SXM2-32GB", 1, 10, true, catalog.LinkNone},
+		{"tencent/GN10Xp.2XLARGE40/ap-guangzhou/ap-guangzhou-3", "", "", "", "", 0, 0, false, ""},
 		{"tencent/GN10Xp.20XLARGE320/ap-chengdu/", "95.84", "CNY", "tencent-qcloud-gpu-prices@8ec07296", "V100-SXM2-32GB", 8, 80, true, catalog.LinkNVLink},
 		{"tencent/GT4.41XLARGE948/ap-beijing/", "237.51", "CNY", "tencent-qcloud-gpu-prices@8ec07296", "A100-SXM4-40GB", 8, 164, true, catalog.LinkNVLink},
-		// A CVM-page region price (the list gives 16.21 - 18.04 CNY for mainland China).
-		{"tencent/GN10X.2XLARGE40/ap-nanjing/", "2.56", "USD", "tencent-intl-cvm-prices@b7e17ea6", "V100-SXM2-32GB", 1, 8, true, catalog.LinkNone},
+		// The list gives 16.21 - 18.04 CNY for mainland China: the upper end, as its 包年包月
+		// (the CVM page's Nanjing 2.56 USD is set aside).
+		{"tencent/GN10X.2XLARGE40/ap-nanjing/", "18.04", "CNY", "tencent-qcloud-gpu-prices@8ec07296", "V100-SXM2-32GB", 1, 8, true, catalog.LinkNone},
+		// Outside mainland China: the CVM page's own region price.
 		{"tencent/GN8.14XLARGE448/na-siliconvalley/", "20.07", "USD", "tencent-intl-cvm-prices@b7e17ea6", "P40", 8, 56, false, catalog.LinkPCIe},
 		{"tencent/GI3X.45XLARGE452/ap-chongqing/", "38.33", "CNY", "tencent-qcloud-gpu-prices@8ec07296", "T4", 4, 180, true, catalog.LinkPCIe},
 		{"tencent/GN7.LARGE20/ap-hongkong/", "", "", "", "", 0, 0, false, ""}, // not on the CVM page's Hong Kong section
@@ -60,7 +64,7 @@ func TestBuildJoinsPricesWithCuratedSpecs(t *testing.T) {
 		o := offs[tc.key]
 		if tc.price == "" {
 			if o != nil {
-				t.Errorf("%s: offered, but no page prices it there", tc.key)
+				t.Errorf("%s: offered, but no page prices it there (or another prices it)", tc.key)
 			}
 			continue
 		}

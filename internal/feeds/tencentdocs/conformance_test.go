@@ -70,22 +70,37 @@ func mainland() map[string]bool {
 	return m
 }
 
+// listedTypes is the instance types the China-site list gives.
+func listedTypes(t *testing.T) map[string]int {
+	lines := map[string]int{}
+	for line, r := range listSourceRows(t) {
+		lines[r.cells[0]] = line
+	}
+	return lines
+}
+
 // TestEveryPriceIsItsSourceRow: every imported price and subscription
-// equals its source row, read without the feed's parsers; every GPU row of
-// every page is imported or set aside for a later page's equal price.
+// equals its source row, read without the feed's parsers: in a mainland
+// region every type the China-site list gives is priced from that list
+// (hourly_cny_high, CNY), the international pages elsewhere; every GPU row
+// of every page is imported or left out for the China-site list.
 func TestEveryPriceIsItsSourceRow(t *testing.T) {
 	res, _ := read(t)
 	list, cvm, ov := listSourceRows(t), cvmSourceRows(t), overviewSourceRows(t)
+	listed := listedTypes(t)
 	main := mainland()
 	used := map[string]bool{}
-	offered := map[string]bool{}
+	offered := map[string]feeds.Offering{}
 	for _, o := range res.Offerings {
 		file, line := origin(t, o.Origin)
 		used[o.Origin] = true
-		offered[o.InstanceType+" "+o.Region] = true
+		offered[o.InstanceType+" "+o.Region] = o
 		p := o.OnDemand
 		var want decimal.Decimal
 		var cur, src, asOf, region, zone string
+		if _, ok := listed[o.InstanceType]; ok && main[o.Region] && file != files.List.Path {
+			t.Errorf("%s: %s %s is in mainland China and on the China-site list, but priced from %s", o.Origin, o.InstanceType, o.Region, file)
+		}
 		switch file {
 		case files.List.Path: // instance_type,gpu,monthly_low,monthly_high,hourly_low,hourly_high
 			r := list[line]
@@ -130,8 +145,16 @@ func TestEveryPriceIsItsSourceRow(t *testing.T) {
 			!c.Upfront.IsZero() || !c.Hourly.IsZero() || c.Source != files.List.Source || c.AsOf != files.List.AsOf || c.Provider != "tencent" {
 			t.Errorf("%s: %+v; want %s CNY a month (monthly_cny_high), subscription 1mo monthly", c.Origin, c, r.cells[3])
 		}
-		if !main[c.Region] || !offered[c.InstanceType+" "+c.Region] {
+		o, ok := offered[c.InstanceType+" "+c.Region]
+		if !main[c.Region] || !ok {
 			t.Errorf("%s: %s subscription in %s, not a mainland region the feed offers it in", c.Origin, c.InstanceType, c.Region)
+			continue
+		}
+		// The pay-as-you-go price it is compared with: the same row, the same list, the same end of a range.
+		if o.Origin != c.Origin || o.OnDemand.Source != c.Source || o.OnDemand.AsOf != c.AsOf || o.OnDemand.Currency != c.Currency ||
+			!o.OnDemand.Amount.Equal(dec(t, r.cells[5])) {
+			t.Errorf("%s %s: subscription %s %s (%s, %s) against on-demand %s %s (%s, %s, %s); want the same row's hourly_cny_high %s CNY",
+				c.InstanceType, c.Region, c.Monthly, c.Currency, c.Source, c.Origin, o.OnDemand.Amount, o.OnDemand.Currency, o.OnDemand.Source, o.Origin, o.OnDemand.AsOf, r.cells[5])
 		}
 	}
 	for line, r := range list {
@@ -139,23 +162,91 @@ func TestEveryPriceIsItsSourceRow(t *testing.T) {
 			t.Errorf("China-site row %d (%s): no 包年包月 subscription yielded", line, r.cells[0])
 		}
 	}
-	superseded := map[string]feeds.LeftOut{}
+	leftOut := map[string]feeds.LeftOut{}
 	for _, l := range res.LeftOut {
-		superseded[l.Origin] = l
+		leftOut[l.Origin] = l
+	}
+	// An international row not imported is a mainland region's price of a
+	// type the China-site list gives: left out, naming the list's price.
+	setAside := func(o, region, typ string) {
+		t.Helper()
+		l, ok := leftOut[o]
+		line, isListed := listed[typ]
+		if !ok || !main[region] || !isListed || !strings.Contains(l.Reason, "China site's list prices the type") {
+			t.Errorf("%s: GPU row %s %s neither imported nor left out for the China-site list (%+v)", o, region, typ, l)
+			return
+		}
+		if r := list[line]; !strings.Contains(l.What, r.cells[4]) || !strings.Contains(l.What, r.cells[5]+" CNY/hr") {
+			t.Errorf("%s: left out as %q; want the list's %s - %s CNY/hr named", o, l.What, r.cells[4], r.cells[5])
+		}
 	}
 	for line, r := range cvm {
 		o := fmt.Sprintf("%s:%d", files.CVM.Path, line)
 		if !strings.HasPrefix(r.cells[0], "GPU ") || used[o] {
 			continue
 		}
-		// The GPU overview prices Guangzhou later (2020-07-21); both pages give the same prices.
-		if l, ok := superseded[o]; !ok || r.section != "Guangzhou" || !strings.Contains(l.What, "agrees with "+files.Overview.Source) {
-			t.Errorf("%s: GPU row %s %s neither imported nor set aside for an equal later price (%+v)", o, r.section, r.cells[1], l)
-		}
+		reg, _ := tencentdocs.RegionForHeading(r.section)
+		setAside(o, reg.Name, r.cells[1])
 	}
 	for line, r := range ov {
 		if o := fmt.Sprintf("%s:%d", files.Overview.Path, line); !used[o] {
-			t.Errorf("%s: GPU overview row %s not imported", o, r.cells[0])
+			setAside(o, "ap-guangzhou", r.cells[0])
+		}
+	}
+}
+
+// TestMainlandOnOneList: the user trial's cases. GN10X, GN10Xp, GT4 and
+// GN7 are priced pay-as-you-go from the China-site list (CNY, the upper
+// end of a range) in every mainland region, where the international pages
+// priced GN10X, GN7 and Guangzhou's GN10Xp in USD before; outside mainland
+// China the international pages' USD prices stay.
+func TestMainlandOnOneList(t *testing.T) {
+	res, _ := read(t)
+	got := map[string]feeds.Offering{}
+	for _, o := range res.Offerings {
+		got[o.InstanceType+"/"+o.Region+"/"+o.Zone] = o
+	}
+	for _, tc := range []struct{ key, price, cur, source string }{
+		{"GN10X.2XLARGE40/ap-beijing/", "18.04", "CNY", files.List.Source},   // was 2.68 USD (the CVM page's Beijing)
+		{"GN10X.2XLARGE40/ap-nanjing/", "18.04", "CNY", files.List.Source},   // was 2.56 USD
+		{"GN10X.2XLARGE40/ap-guangzhou/", "18.04", "CNY", files.List.Source}, // was 2.68 USD in ap-guangzhou-3 (the GPU overview)
+		{"GN10Xp.2XLARGE40/ap-beijing/", "11.98", "CNY", files.List.Source},
+		{"GN10Xp.2XLARGE40/ap-guangzhou/", "11.98", "CNY", files.List.Source}, // was 1.72 USD in ap-guangzhou-3
+		{"GT4.41XLARGE948/ap-shanghai/", "237.51", "CNY", files.List.Source},
+		{"GN7.5XLARGE80/ap-guangzhou/", "13.89", "CNY", files.List.Source}, // was 2.01 USD; the page gives 12.5 - 13.89
+		{"GN7.5XLARGE80/ap-chengdu/", "13.89", "CNY", files.List.Source},   // was 1.77 USD
+		{"GN10X.2XLARGE40/ap-singapore/", "2.48", "USD", files.CVM.Source}, // not mainland: the CVM page's own price
+		{"GN7.5XLARGE80/na-siliconvalley/", "1.63", "USD", files.CVM.Source},
+	} {
+		o, ok := got[tc.key]
+		if !ok {
+			t.Errorf("%s: not offered", tc.key)
+			continue
+		}
+		if p := o.OnDemand; !p.Known || p.Amount.String() != tc.price || p.Currency != tc.cur || p.Source != tc.source {
+			t.Errorf("%s: on-demand %s %s (%s); want %s %s (%s)", tc.key, p.Amount, p.Currency, p.Source, tc.price, tc.cur, tc.source)
+		}
+	}
+	for k := range got {
+		if strings.HasSuffix(k, "/ap-guangzhou-3") {
+			t.Errorf("%s: a zone offering; the China-site list prices mainland regions, not zones", k)
+		}
+	}
+}
+
+// TestChinaListPrices: the rule, region by region.
+func TestChinaListPrices(t *testing.T) {
+	for _, tc := range []struct {
+		listed bool
+		region string
+		want   bool
+	}{
+		{true, "ap-beijing", true}, {true, "ap-guangzhou", true}, {true, "ap-chongqing", true},
+		{true, "ap-hongkong", false}, {true, "ap-singapore", false}, {true, "na-siliconvalley", false},
+		{false, "ap-beijing", false}, {true, "ap-nowhere", false},
+	} {
+		if got := tencentdocs.ChinaListPrices(tc.listed, tc.region); got != tc.want {
+			t.Errorf("ChinaListPrices(%v, %q) = %v, want %v", tc.listed, tc.region, got, tc.want)
 		}
 	}
 }
@@ -213,8 +304,11 @@ func TestRangesKeepBothEnds(t *testing.T) {
 			t.Errorf("%s: %s %s has no quote", c.Origin, c.InstanceType, c.Region)
 		case m.IsRange():
 			noted++
-			if want := m.Low.String() + " - " + m.High.String() + " CNY a month"; !strings.Contains(c.Note, want) || !strings.Contains(c.Note, "upper end") {
-				t.Errorf("%s: %s note %q; want %q and the upper end", c.Origin, c.InstanceType, c.Note, want)
+			h := hourlyOf(offers, c.InstanceType, c.Region)
+			for _, want := range []string{m.Low.String() + " - " + m.High.String() + " CNY a month", h.Low.String() + " - " + h.High.String() + " CNY an hour", "both priced at the upper end"} {
+				if !strings.Contains(c.Note, want) {
+					t.Errorf("%s: %s note %q; want %q", c.Origin, c.InstanceType, c.Note, want)
+				}
 			}
 		case c.Note != "":
 			t.Errorf("%s: %s has a note %q but no range", c.Origin, c.InstanceType, c.Note)
@@ -235,6 +329,16 @@ func monthlyOf(offers []tencentdocs.Offer, typ, region string) *tencentdocs.Quot
 	return nil
 }
 
+// hourlyOf is the pay-as-you-go quote a type is priced by in a region, or nil.
+func hourlyOf(offers []tencentdocs.Offer, typ, region string) *tencentdocs.Quote {
+	for i := range offers {
+		if o := &offers[i]; o.InstanceType == typ && o.Region == region {
+			return &o.Hourly
+		}
+	}
+	return nil
+}
+
 // TestCounts pins what the real pages yield, so a change is seen.
 func TestCounts(t *testing.T) {
 	res, _ := read(t)
@@ -243,11 +347,13 @@ func TestCounts(t *testing.T) {
 		types[o.InstanceType], regions[o.Region] = true, true
 		byCurrency[o.OnDemand.Currency]++
 	}
-	// 94 CVM-page offerings (111 GPU rows less 17 in Guangzhou the GPU
-	// overview prices later), 21 GPU-overview ones (Guangzhou Zone 3) and
-	// 56 China-site ones: GT4 in 4 regions, GN10Xp in 5, GI3X in 6, GN6 in 1.
-	if len(res.Offerings) != 171 || byCurrency["USD"] != 115 || byCurrency["CNY"] != 56 {
-		t.Errorf("%d offerings (%v); want 171: 115 USD, 56 CNY", len(res.Offerings), byCurrency)
+	// 21 CVM-page offerings outside mainland China (Hong Kong, Singapore,
+	// Silicon Valley) and 150 China-site ones, one per China-site subscription:
+	// every type the list gives in each mainland region it is sold or priced
+	// in. The other 90 CVM GPU rows and the GPU overview's 21 (all mainland,
+	// all listed types) are left out for the list.
+	if len(res.Offerings) != 171 || byCurrency["USD"] != 21 || byCurrency["CNY"] != 150 {
+		t.Errorf("%d offerings (%v); want 171: 21 USD, 150 CNY", len(res.Offerings), byCurrency)
 	}
 	if len(types) != 30 || len(regions) != 9 {
 		t.Errorf("%d types in %d regions; want 30 in 9", len(types), len(regions))

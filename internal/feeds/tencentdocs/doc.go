@@ -11,13 +11,17 @@
 //     zone (Guangzhou Zone 3) (ParseOverview).
 //
 // The parsers are pure functions over an io.Reader. Feed.Read joins them
-// into one offering per instance type and region (and zone): a region's
-// own price from the international pages where one exists (the later page
-// first), else the China site's list price in each mainland region that
-// Tencent's instance documentation says sells the type, at the upper end
-// of a range. Every China-site row also yields its 包年包月 price as a
-// one-month subscription commitment in each mainland region the type is
-// offered in, at the upper end of a range. Offers keeps both ends of every
+// into one offering per instance type and region (and zone), by one rule
+// (ChinaListPrices): in a mainland China region, the China site's list
+// prices every type it lists, in each mainland region that Tencent's
+// instance documentation says sells the type or a page prices it in: the
+// pay-as-you-go price per hour and the 包年包月 price (a one-month
+// subscription commitment) of the same row, both at the same end of a
+// range (Quote.Priced: the upper end), so the two compare on one list; the
+// international pages' USD prices for those regions are set aside. Outside
+// mainland China, and for a mainland type the list does not give, a
+// region's own price from the international pages prices it (the later
+// page first), with no 包年包月 price. Offers keeps both ends of every
 // range and the quotes set aside. The feed yields prices only; the catalog
 // build joins them with the curated specs (data/curated/tencent.yaml).
 package tencentdocs

@@ -16,7 +16,7 @@ import (
 // (pay-as-you-go) or per month (包年包月). A China-site quote holds for
 // every mainland region at once; where the page gives a range (the price
 // differs by region and the page does not say where) Low < High, and the
-// feed prices at High, the most a user there can pay.
+// feed prices at Priced, the same end for both prices of a row.
 type Quote struct {
 	Origin       string // "file:line" of the row
 	InstanceType string
@@ -31,9 +31,20 @@ type Quote struct {
 // IsRange reports a quote the page gives as a range.
 func (q Quote) IsRange() bool { return !q.Low.Equal(q.High) }
 
+// PricedEnd names the end of a range the feed prices at, in the words the
+// notes and the description use; Priced is that end. It is one rule for
+// the pay-as-you-go and the 包年包月 price of a China-site row, so that
+// the two are compared at the same end of their ranges.
+const PricedEnd = "upper end"
+
+// Priced is the amount the feed prices a quote at: the upper end of a
+// range (the most a user in any region it covers can pay), else the price.
+func (q Quote) Priced() decimal.Decimal { return q.High }
+
 // Offer is one instance type in one region (and zone) as the feed prices
-// it: the hourly quote it is priced by (at its High end), the 包年包月
-// quote where the China site gives one, and the hourly quotes set aside.
+// it: the hourly quote it is priced by (at its Priced end), the 包年包月
+// quote where the China site gives one (from the same row as the hourly
+// quote: see ChinaListPrices), and the hourly quotes set aside.
 type Offer struct {
 	InstanceType string
 	Region, Zone string
@@ -46,15 +57,32 @@ type Offer struct {
 const (
 	reasonNotGPU     = "not a GPU instance type (the feed prices GPU instances only)"
 	reasonSuperseded = "a later page's price for the same type and region is used instead"
+	reasonChinaList  = "in mainland China the China site's list prices the type (pay-as-you-go CNY, the same row as its 包年包月 price, so the two compare on one list); the international page's USD price is set aside"
 	reasonNoRegion   = "no mainland region sells the type per Tencent's instance documentation, and no page prices it in a region"
 	mainlandPlace    = "mainland China"
 )
 
+// ChinaListPrices is the one rule of which page prices an instance type in
+// a region. In a mainland China region, the China site's list (价格总览)
+// prices every type it lists: its pay-as-you-go price per hour, from the
+// same row (and the same end of a range, Priced) as the 包年包月 price it
+// is compared with, whatever the international pages say of that region.
+// Anywhere else, and for a mainland type the list does not give, a
+// region's own price from the international pages (USD, the later page
+// first) prices it; those offers carry no 包年包月 price, so on-demand and
+// subscription never come from different lists.
+func ChinaListPrices(listed bool, region string) bool {
+	r, ok := regionNamed(region)
+	return listed && ok && r.Mainland
+}
+
 type typeRegion struct{ typ, region string }
 
-// join places the three pages' quotes: each region's own quotes (the
-// latest page's wins), then the China site's list in the mainland regions
-// that sell each type and have no own quote. The slices come sorted.
+// join places the three pages' quotes (ChinaListPrices decides which
+// prices an offer): each region's own quotes from the international pages
+// (the latest page's wins) where the China site's list does not price the
+// type, then the list in the mainland regions that sell each type. The
+// slices come sorted.
 func join(files Files, list []ListRow, cvm []CVMRow, ov *Overview) ([]Offer, []feeds.LeftOut) {
 	var left []feeds.LeftOut
 	own := map[typeRegion][]Quote{}
@@ -74,12 +102,19 @@ func join(files Files, list []ListRow, cvm []CVMRow, ov *Overview) ([]Offer, []f
 			Region: ov.Region.Name, Zone: ov.Zone, Place: ov.Place, Low: r.Price, High: r.Price, Currency: "USD",
 			Source: files.Overview.Source, AsOf: files.Overview.AsOf})
 	}
+	listed := map[string]bool{}
+	for _, r := range list {
+		listed[r.InstanceType] = true
+	}
 	offers := map[typeRegion]*Offer{}
 	for k, qs := range own {
 		// The latest page first; a zone's own price before a region-wide one.
 		slices.SortStableFunc(qs, func(a, b Quote) int {
 			return cmp.Or(cmp.Compare(b.AsOf, a.AsOf), cmp.Compare(b.Zone, a.Zone), cmp.Compare(a.Origin, b.Origin))
 		})
+		if ChinaListPrices(listed[k.typ], k.region) {
+			continue // set aside below, beside the list's row
+		}
 		o := &Offer{InstanceType: k.typ, Region: k.region, Zone: qs[0].Zone, Hourly: qs[0], SetAside: slices.Clone(qs[1:])}
 		for _, q := range qs[1:] {
 			verb := "agrees with"
@@ -105,14 +140,13 @@ func join(files Files, list []ListRow, cvm []CVMRow, ov *Overview) ([]Offer, []f
 				Low: r.HourlyLow, High: r.HourlyHigh, Currency: "CNY", Source: files.List.Source, AsOf: files.List.AsOf}
 			monthly := hourly
 			monthly.Low, monthly.High = r.MonthlyLow, r.MonthlyHigh
-			o := offers[k]
-			if o == nil {
-				o = &Offer{InstanceType: r.InstanceType, Region: reg, Hourly: hourly}
-				offers[k] = o
-			} else {
-				o.SetAside = append(o.SetAside, hourly) // a region's own price wins
+			o := &Offer{InstanceType: r.InstanceType, Region: reg, Hourly: hourly, Monthly: &monthly, SetAside: own[k]}
+			for _, q := range own[k] {
+				left = append(left, feeds.LeftOut{Origin: q.Origin, Reason: reasonChinaList,
+					What: fmt.Sprintf("%s %s %s %s/hr (%s, %s); the China site's list: %s %s/hr (%s, %s)", q.InstanceType, q.Region, q.High, q.Currency, q.Place, q.AsOf,
+						rangeText(hourly), hourly.Currency, hourly.Source, hourly.AsOf)})
 			}
-			o.Monthly = &monthly
+			offers[k] = o
 		}
 	}
 	out := make([]Offer, 0, len(offers))
@@ -124,6 +158,14 @@ func join(files Files, list []ListRow, cvm []CVMRow, ov *Overview) ([]Offer, []f
 	})
 	slices.SortStableFunc(left, func(a, b feeds.LeftOut) int { return compareOrigins(a.Origin, b.Origin) })
 	return out, left
+}
+
+// rangeText is a quote's amount as the page gives it: "16.21 - 18.04" or "11.98".
+func rangeText(q Quote) string {
+	if q.IsRange() {
+		return q.Low.String() + " - " + q.High.String()
+	}
+	return q.High.String()
 }
 
 // compareOrigins orders "file:line" origins by file, then line number.

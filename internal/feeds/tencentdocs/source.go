@@ -56,10 +56,11 @@ func (f *Feed) Describe() feeds.Description {
 			{Root: feeds.Shared, Path: f.Files.CVM.Path, Cites: []string{f.Files.CVM.Source}},
 			{Root: feeds.Shared, Path: f.Files.Overview.Path, Cites: []string{f.Files.Overview.Source}},
 		},
-		Yields: "pay-as-you-go offerings per GPU instance type and region: a region's own USD price from the international pages where one exists " +
-			"(the later page first), else the China site's CNY list price in each mainland region Tencent's instance documentation sells the type in " +
-			"(" + AvailabilitySource + "), a range priced at its upper end; and each 包年包月 price as a 1-month subscription commitment (CNY per month, " +
-			"a range at its upper end) in every mainland region the type is offered in; no specs (data/curated/tencent.yaml gives them)",
+		Yields: "pay-as-you-go offerings per GPU instance type and region: in each mainland region Tencent's instance documentation sells a type in " +
+			"(" + AvailabilitySource + ") or a page prices it in, the China site's CNY list price, a range priced at its " + PricedEnd + "; elsewhere, and for a " +
+			"mainland type the list lacks, the region's own USD price from the international pages (the later page first); and each 包年包月 price as a " +
+			"1-month subscription commitment (CNY per month, from the same row and at the same end of a range as the pay-as-you-go price) in every " +
+			"mainland region the type is offered in; no specs (data/curated/tencent.yaml gives them)",
 	}
 }
 
@@ -99,8 +100,9 @@ func (f *Feed) Offers(in feeds.Inputs) ([]Offer, []feeds.LeftOut, error) {
 }
 
 // Read implements feeds.Source: each Offer becomes an offering priced at
-// its hourly quote's upper end, and its 包年包月 quote a subscription
-// commitment at its upper end.
+// its hourly quote's Priced end, and its 包年包月 quote a subscription
+// commitment at the same end; a range says so in the commitment's note,
+// which cost shows beside the comparison.
 func (f *Feed) Read(in feeds.Inputs) (*feeds.Result, error) {
 	offers, left, err := f.Offers(in)
 	if err != nil {
@@ -114,16 +116,24 @@ func (f *Feed) Read(in feeds.Inputs) (*feeds.Result, error) {
 			place = q.Place
 		}
 		res.Offerings = append(res.Offerings, feeds.Offering{Origin: q.Origin, Provider: provider, InstanceType: o.InstanceType,
-			Region: o.Region, Zone: o.Zone, SourceRegion: place, OnDemand: feeds.Known(q.High, q.Currency, q.Source, q.AsOf)})
+			Region: o.Region, Zone: o.Zone, SourceRegion: place, OnDemand: feeds.Known(q.Priced(), q.Currency, q.Source, q.AsOf)})
 		if m := o.Monthly; m != nil {
 			c := feeds.Commitment{Origin: m.Origin, Provider: provider, InstanceType: o.InstanceType,
-				Region: o.Region, Model: Model, Term: Term, Payment: Payment, Monthly: m.High, Currency: m.Currency, Source: m.Source, AsOf: m.AsOf}
-			if m.IsRange() {
-				c.Note = fmt.Sprintf("包年包月 of %s: the price page gives %s - %s %s a month, differing by region without saying which; priced at the upper end, the most it can cost",
-					o.InstanceType, m.Low, m.High, m.Currency)
-			}
+				Region: o.Region, Model: Model, Term: Term, Payment: Payment, Monthly: m.Priced(), Currency: m.Currency, Source: m.Source, AsOf: m.AsOf}
+			c.Note = rangeNote(o.InstanceType, *m, q)
 			res.Commitments = append(res.Commitments, c)
 		}
 	}
 	return res, nil
+}
+
+// rangeNote says, where the page gives the 包年包月 price or the
+// pay-as-you-go price it is compared with as a range, both ranges and the
+// end they are priced at; "" where neither is a range.
+func rangeNote(typ string, monthly, hourly Quote) string {
+	if !monthly.IsRange() && !hourly.IsRange() {
+		return ""
+	}
+	return fmt.Sprintf("包年包月 of %s: the price page gives %s %s a month and pay-as-you-go %s %s an hour, differing by region without saying which; both priced at the %s, the most they can cost",
+		typ, rangeText(monthly), monthly.Currency, rangeText(hourly), hourly.Currency, PricedEnd)
 }
