@@ -482,6 +482,9 @@ func (p *pricer) commitment(o *catalog.Offering, c *catalog.Commitment, od decim
 	if od.Valid && od.Decimal.IsPositive() {
 		d := 1 - eff.Div(od.Decimal).InexactFloat64()
 		opt.Explanation[0] += fmt.Sprintf("; %.1f%% below on-demand %s/h", 100*d, p.money(od.Decimal))
+		if s := o.OnDemand; s.Source != "" && s.Source != c.Source { // one list cited above covers both prices only when it is the same
+			opt.Explanation[0] += fmt.Sprintf(" (%s, %s: another price list than this %s's, so the comparison and its break-even mix two lists)", s.Source, s.AsOf, c.Model)
+		}
 		be := catalog.HoursPerMonth * eff.Div(od.Decimal).InexactFloat64()
 		a := annuity(p.rate, 1, termM)
 		pv := upfront.Add(recurring.Mul(annuity(p.rate, 1-adv, termM-adv)))
