@@ -39,7 +39,7 @@ func TestParseAndApply(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The file's Tencent GN7.5XLARGE80 in ap-shanghai is a catalog offering
-	// now (tencent-intl-cvm-prices@b7e17ea6): it overrides, adding nothing.
+	// now (tencent-qcloud-gpu-prices@8ec07296): it overrides, adding nothing.
 	if sum.Overridden != p4dZones+2 || sum.Discounted != len(before) || sum.Added != 0 || p4dZones < 2 {
 		t.Errorf("summary = %+v, want %d overridden (p4d's us-east-1 zones, gn7i, GN7), %d discounted, 0 added", sum, p4dZones+2, len(before))
 	}

@@ -48,7 +48,9 @@ func Sources() []feeds.Source {
 			awsprices.File{Path: "price-feeds/aws-pricing-getproducts-m5large-us-east-1.json", Source: "aws-getproducts-m5large@2021-02-05"},
 		),
 		gcpprices.New("price-feeds/gcp-cyclenerd-pricing-gpu-excerpt.json", "cyclenerd-gcp@2026-07-30", "2026-07-30"),
-		// Tencent's pages give Guangzhou per zone (Zone 3), so this comes
+		// Tencent's international GPU overview prices one zone (Guangzhou
+		// Zone 3; in mainland China the China-site list prices the type
+		// region-wide instead, tencentdocs.ChinaListPrices), so this comes
 		// before the per-region tables.
 		tencentdocs.New(tencentdocs.Files{
 			List:     tencentdocs.File{Path: "price-sources/tencent-qcloud-gpu-price-overview-cny.transcribed.csv", Source: "tencent-qcloud-gpu-prices@8ec07296", AsOf: "2021-01-01"},
