@@ -26,12 +26,15 @@ func TestTencentSubscriptionBreakevenOnOneList(t *testing.T) {
 	}
 	od := find(t, opts, ModelOnDemand, "", "", "")
 	if got := od.ListHourly.Decimal.String(); got != "18.04" || od.QuotedIn != money.CNY {
-		t.Errorf("on-demand %s %s; want 18.04 CNY (hourly_cny_high)", got, od.QuotedIn)
+		t.Errorf("on-demand %s (in the answer's currency, quoted in %s); want 18.04 CNY (hourly_cny_high)", got, od.QuotedIn)
 	}
 	sub := find(t, opts, catalog.ModelSubscription, "1mo", catalog.PayMonthly, "")
 	want := 5190.0 / 18.04
-	if sub.Breakeven == nil || math.Abs(*sub.Breakeven-want) > 1e-9 {
-		t.Fatalf("break-even %v; want 5190 / 18.04 = %v h/month", sub.Breakeven, want)
+	if sub.Breakeven == nil {
+		t.Fatalf("no break-even; want 5190 / 18.04 = %v h/month", want)
+	}
+	if math.Abs(*sub.Breakeven-want) > 1e-9 {
+		t.Fatalf("break-even %v; want 5190 / 18.04 = %v h/month", *sub.Breakeven, want)
 	}
 	if math.Round(*sub.Breakeven) != 288 {
 		t.Errorf("break-even rounds to %.0f; want 288", *sub.Breakeven)
