@@ -54,3 +54,41 @@ func TestReadCommitmentsTerms(t *testing.T) {
 		})
 	}
 }
+
+// TestPaidAheadAndOfferKey: subscriptions (包年包月) are prepaid on every
+// provider, other models where the scheme bills in advance (AWS RIs); a
+// one-month term paid ahead keys monthly and all-upfront as one product.
+func TestPaidAheadAndOfferKey(t *testing.T) {
+	c, err := Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, x := range []struct {
+		provider, model string
+		want            bool
+	}{
+		{"tencent", ModelSubscription, true},
+		{"alibaba", ModelSubscription, true},
+		{"no-such-provider", ModelSubscription, true},
+		{"aws", ModelReserved, true},
+		{"gcp", ModelCommitment, false},
+		{"tencent", ModelReserved, false},
+		{"no-such-provider", ModelReserved, false},
+	} {
+		if got := c.Provider(x.provider).PaidAhead(x.model); got != x.want {
+			t.Errorf("%s %s paid ahead: %v, want %v", x.provider, x.model, got, x.want)
+		}
+	}
+	tc := c.Provider("tencent")
+	if a, b := tc.OfferKey(ModelSubscription, "1mo", PayMonthly, ""), tc.OfferKey(ModelSubscription, "1mo", PayAll, ""); a != b {
+		t.Errorf("tencent 1mo monthly %q and all-upfront %q differ", a, b)
+	}
+	if a, b := tc.OfferKey(ModelSubscription, "1y", PayMonthly, ""), tc.OfferKey(ModelSubscription, "1y", PayAll, ""); a == b {
+		t.Errorf("tencent 1y monthly instalments and all-upfront share the key %q", a)
+	}
+	// A one-month term paid at the month's end is not an upfront payment.
+	gcp := c.Provider("gcp")
+	if a, b := gcp.OfferKey(ModelCommitment, "1mo", PayMonthly, ""), gcp.OfferKey(ModelCommitment, "1mo", PayAll, ""); a == b {
+		t.Errorf("gcp 1mo monthly (in arrears) and all-upfront share the key %q", a)
+	}
+}

@@ -109,6 +109,38 @@ type Scheme struct {
 	Notes              string `yaml:"notes"`
 }
 
+// PaidAhead reports whether a commitment of the model pays each month's
+// recurring fee at the start of that month rather than at its end. A
+// subscription (Alibaba and Tencent 包年包月) always does: it is prepaid, each
+// month bought before it is used. Other models do where the provider's
+// scheme bills in advance (RecurringInAdvance: AWS RI fees). p may be nil (a
+// price file's commitment of a provider with no schemes listed).
+//
+// This is the one rule for when a commitment's fees fall due: the cost
+// engine's schedules, break-even and implied rate, and OfferKey, read it.
+func (p *Provider) PaidAhead(model string) bool {
+	if model == ModelSubscription {
+		return true
+	}
+	if p == nil {
+		return false
+	}
+	s := p.SchemeFor(model)
+	return s != nil && s.RecurringInAdvance
+}
+
+// OfferKey names one commitment offer of a provider (model, term, payment,
+// class) so that two names of the same product meet: a one-month term paid
+// ahead (PaidAhead) is paid whole at its start whether it is called monthly
+// or all-upfront (Tencent's data says monthly, Alibaba's all-upfront), so
+// both key as all-upfront.
+func (p *Provider) OfferKey(model, term, payment, class string) string {
+	if TermMonths(term) == 1 && payment == PayMonthly && p.PaidAhead(model) {
+		payment = PayAll
+	}
+	return model + "/" + term + "/" + payment + "/" + class
+}
+
 // SchemeFor returns the provider's scheme of a model, or nil.
 func (p *Provider) SchemeFor(model string) *Scheme {
 	for i := range p.Schemes {

@@ -166,6 +166,7 @@ func (e *Engine) Price(u *Usage, o *catalog.Offering) ([]Option, error) {
 		opts = append(opts, s)
 	}
 	priced := map[string]bool{}
+	prov := e.Catalog.Provider(o.Provider)
 	commits := e.Catalog.CommitmentsFor(o)
 	for _, c := range commits {
 		price := p.commitment
@@ -178,7 +179,7 @@ func (e *Engine) Price(u *Usage, o *catalog.Offering) ([]Option, error) {
 		if err != nil {
 			return nil, err
 		}
-		priced[c.Model+"/"+c.Term+"/"+c.Payment+"/"+c.Class] = true
+		priced[prov.OfferKey(c.Model, c.Term, c.Payment, c.Class)] = true
 		opts = append(opts, opt)
 	}
 	opts = p.appendUnpricedSchemes(opts, o, priced)
@@ -460,12 +461,12 @@ func (p *pricer) commitment(o *catalog.Offering, c *catalog.Commitment, od decim
 	}
 	termM := c.TermMonths()
 	inst := decimal.NewFromInt(int64(p.u.Instances))
-	// Month m's recurring fee is paid at its start (index m-1) where the provider bills in advance.
+	// Month m's recurring fee is paid at its start (index m-1) where it is
+	// paid ahead (a subscription, AWS RI fees), else at its end (index m).
+	ahead := p.e.Catalog.Provider(c.Provider).PaidAhead(c.Model)
 	adv := 0
-	if pr := p.e.Catalog.Provider(c.Provider); pr != nil {
-		if s := pr.SchemeFor(c.Model); s != nil && s.RecurringInAdvance {
-			adv = 1
-		}
+	if ahead {
+		adv = 1
 	}
 	termTotal := upfront.Add(recurring.Mul(decimal.NewFromInt(int64(termM))))
 	eff := termTotal.Div(decimal.NewFromInt(int64(termM * catalog.HoursPerMonth)))
@@ -474,8 +475,15 @@ func (p *pricer) commitment(o *catalog.Offering, c *catalog.Commitment, od decim
 	if c.Class != "" {
 		name += " " + c.Class
 	}
-	opt.Explanation = append(opt.Explanation, fmt.Sprintf("%s: %s upfront + %s a month for %d months = %s/h over every term hour, used or not (%s, %s)",
-		name, p.money(upfront), p.money(recurring), termM, p.money(eff), c.Source, c.AsOf))
+	fees := fmt.Sprintf("%s upfront + %s a month for %d months", p.money(upfront), p.money(recurring), termM)
+	if ahead && recurring.IsPositive() {
+		fees = fmt.Sprintf("%s a month for %d months, each paid at the start of its month (the first upfront)", p.money(recurring), termM)
+		if upfront.IsPositive() {
+			fees = fmt.Sprintf("%s upfront + %s a month for %d months, each paid at the start of its month", p.money(upfront), p.money(recurring), termM)
+		}
+	}
+	opt.Explanation = append(opt.Explanation, fmt.Sprintf("%s: %s = %s/h over every term hour, used or not (%s, %s)",
+		name, fees, p.money(eff), c.Source, c.AsOf))
 	if c.Note != "" {
 		opt.Explanation = append(opt.Explanation, c.Note)
 	}
@@ -496,37 +504,42 @@ func (p *pricer) commitment(o *catalog.Offering, c *catalog.Commitment, od decim
 		opt.Explanation = append(opt.Explanation, fmt.Sprintf("paying %s instead of no-upfront earns an implied %.1f%%/yr: worth it if your cost of capital (discount rate %s%%) is lower",
 			c.Payment, rate*100, p.u.DiscountRate.Mul(decimal.NewFromInt(100)).String()))
 	}
-	k := int(math.Floor(p.u.HorizonMonths/float64(termM) + 1e-9))
+	what := fmt.Sprintf("your %s of use", FormatMonths(p.u.HorizonMonths))
+	if p.u.DurationHours > 0 {
+		what = fmt.Sprintf("a %s job", FormatHours(p.u.DurationHours))
+	}
+	k := p.u.Terms(termM)
 	if k == 0 {
 		opt.Feasible = false
 		whole := termTotal.Mul(inst)
 		opt.UnusedTermCost = decimal.NullDecimal{Decimal: whole, Valid: true}
-		opt.Schedule.Add(FlowUpfront, 0, 0, upfront.Mul(inst))
-		opt.Schedule.Add(FlowCommitment, 1-adv, termM-adv, recurring.Mul(inst))
-		what := fmt.Sprintf("your %s of use", FormatMonths(p.u.HorizonMonths))
-		if p.u.DurationHours > 0 {
-			what = fmt.Sprintf("a %s job", FormatHours(p.u.DurationHours))
-		}
+		opt.Schedule.addTerm(0, termM, upfront.Mul(inst), recurring.Mul(inst), ahead)
 		opt.Explanation = append(opt.Explanation, fmt.Sprintf("%s cannot use a %s term; buying it anyway costs %s for the whole term", what, c.Term, p.money(whole)))
 		return opt, nil
 	}
 	opt.Feasible = true
 	for j := 0; j < k; j++ {
-		opt.Schedule.Add(FlowUpfront, j*termM, j*termM, upfront.Mul(inst))
-		opt.Schedule.Add(FlowCommitment, j*termM+1-adv, (j+1)*termM-adv, recurring.Mul(inst))
+		opt.Schedule.addTerm(j*termM, termM, upfront.Mul(inst), recurring.Mul(inst), ahead)
 	}
 	covered := k * termM
-	if float64(covered) < p.u.HorizonMonths-1e-9 {
+	plan := p.u.HoursPerMonth // hours used in each month of the terms
+	switch idle := float64(covered) - p.u.HorizonMonths; {
+	case idle < -1e-9:
 		if !od.Valid {
 			opt.Known = false
 			opt.Unknown = append(opt.Unknown, "no on-demand price for the months after the term")
 		} else {
 			h := p.usageFlows(&opt.Schedule, od.Decimal, 1, covered+1)
-			opt.Explanation = append(opt.Explanation, fmt.Sprintf("the %s after %d term(s) run on-demand: %s", FormatMonths(p.u.HorizonMonths-float64(covered)), k, FormatHours(h)))
+			opt.Explanation = append(opt.Explanation, fmt.Sprintf("the %s after %d term(s) run on-demand: %s", FormatMonths(-idle), k, FormatHours(h)))
 		}
+	case idle > 1e-9:
+		// Shorter than the term but within its last month: the term is
+		// bought whole (Usage.Terms), the rest of it idle.
+		plan = p.u.TotalHours() / float64(covered)
+		opt.Explanation = append(opt.Explanation, fmt.Sprintf("%s takes %s: the %s term is bought whole for %s, the last %s of it (%s) paid for and idle",
+			what, FormatMonths(p.u.HorizonMonths), c.Term, p.money(termTotal.Mul(inst).Mul(decimal.NewFromInt(int64(k)))), FormatMonths(idle), FormatHours(idle*catalog.HoursPerMonth)))
 	}
 	if opt.Breakeven != nil {
-		plan := p.u.HoursPerMonth
 		verdict := "so the commitment wins"
 		if plan < *opt.Breakeven {
 			verdict = "so on-demand is cheaper"
@@ -616,11 +629,15 @@ func (p *pricer) appendUnpricedSchemes(out []Option, o *catalog.Offering, priced
 		for _, term := range s.Terms {
 			for _, pay := range s.Payments {
 				for _, cl := range classes {
-					if priced[s.Model+"/"+term+"/"+pay+"/"+cl] {
+					// One entry a product: a one-month term paid ahead is the
+					// same whether called monthly or all-upfront (OfferKey).
+					key := pr.OfferKey(s.Model, term, pay, cl)
+					if priced[key] {
 						continue
 					}
+					priced[key] = true
 					opt := Option{Offering: o, Model: s.Model, Term: term, Payment: pay, Class: cl, Currency: p.e.Currency,
-						Feasible: float64(catalog.TermMonths(term)) <= p.u.HorizonMonths+1e-9}
+						Feasible: p.u.Terms(catalog.TermMonths(term)) > 0}
 					// Its words are built only when read (UnknownLines): this runs
 					// for every scheme of every offering of a catalog-wide query.
 					opt.unpriced = &pr.Schemes[si]

@@ -41,6 +41,20 @@ func (s *Schedule) Add(kind string, from, to int, perMonth decimal.Decimal) {
 	*s = append(*s, Flow{Kind: kind, From: from, To: to, PerMonth: perMonth})
 }
 
+// addTerm adds the payments of one commitment term of n months bought at
+// month index start: the upfront fee at start, and the recurring fee of each
+// of its months at that month's start where it is paid ahead (indexes
+// start..start+n-1: a subscription's month 0 is its first month's fee), else
+// at its end (start+1..start+n).
+func (s *Schedule) addTerm(start, n int, upfront, recurring decimal.Decimal, ahead bool) {
+	s.Add(FlowUpfront, start, start, upfront)
+	if ahead {
+		s.Add(FlowCommitment, start, start+n-1, recurring)
+	} else {
+		s.Add(FlowCommitment, start+1, start+n, recurring)
+	}
+}
+
 // Total is the plain sum of all payments.
 func (s Schedule) Total() decimal.Decimal {
 	t := decimal.Zero

@@ -235,6 +235,20 @@ func fieldErrorf(f Field, format string, args ...any) error {
 // Months is the number of monthly billing periods in the horizon.
 func (u *Usage) Months() int { return int(math.Ceil(u.HorizonMonths - 1e-9)) }
 
+// Terms is how many commitment terms of termMonths months the usage buys,
+// the one rule of whether a term can serve it: the whole terms its horizon
+// holds, and at least one where the horizon's billing months (Months: a
+// month begun is a month paid) fill a term. So a 336 h job buys one 1-month
+// subscription, the rest of the month idle, and an 11.5-month plan one
+// 1-year term; a 7-day job cannot use a 1-year term (0). Months after the
+// last whole term run on-demand.
+func (u *Usage) Terms(termMonths int) int {
+	if termMonths <= 0 || u.Months() < termMonths {
+		return 0
+	}
+	return max(1, int(math.Floor(u.HorizonMonths/float64(termMonths)+1e-9)))
+}
+
 // HoursSeg is a run of months with the same hours of use and calendar share.
 type HoursSeg struct {
 	From, To int     // months, 1-based, inclusive
