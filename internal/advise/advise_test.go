@@ -118,8 +118,9 @@ func TestSteadyLoadPicksCommitment(t *testing.T) {
 }
 
 // A one-week job (on an A100; longer on slower GPUs) never picks a
-// commitment longer than the plan's own run; a Capacity Block, made for
-// jobs, lasts the job's days.
+// commitment longer than the billing months its run begins (a year's term):
+// a one-month subscription it may, paying the whole month at its start
+// (cost.Usage.Terms); a Capacity Block, made for jobs, lasts the job's days.
 func TestWeekJobNoCommitment(t *testing.T) {
 	a := advisor(t, money.USD)
 	req := request(t, a, "cv-training", "A100-SXM4-40GB")
@@ -133,8 +134,10 @@ func TestWeekJobNoCommitment(t *testing.T) {
 			if p.BlockDays < 1 || p.BlockDays > 14 || !p.UpfrontCash.Value.Equal(p.Total.Value) {
 				t.Errorf("plan %d: a %d-day block, upfront %s of %s, for a job of at most a week", p.Rank, p.BlockDays, p.UpfrontCash.Value, p.Total.Value)
 			}
-		case p.Term != "" && float64(catalog.TermMonths(p.Term))*catalog.HoursPerMonth > p.ExpectedHours+1e-6:
-			t.Errorf("plan %d uses a %s commitment for a %.0f h job", p.Rank, p.Term, p.ExpectedHours)
+		case p.Term != "" && catalog.TermMonths(p.Term) > int(math.Ceil(p.HorizonMonths-1e-9)):
+			t.Errorf("plan %d uses a %s commitment for a %.0f h job of %.2f months", p.Rank, p.Term, p.ExpectedHours, p.HorizonMonths)
+		case p.Model == catalog.ModelSubscription && !p.UpfrontCash.Value.IsPositive():
+			t.Errorf("plan %d: a %s subscription with no cash at the start: %+v", p.Rank, p.Term, p.CashFlows)
 		}
 	}
 	if blocks == 0 {
