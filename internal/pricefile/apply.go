@@ -149,10 +149,17 @@ func Apply(c *catalog.Catalog, fx *money.FX, f *File) (Summary, error) {
 			return sum, fail("instance_type", "no offering is "+p.Name+describe(ce.InstanceType, region)+"; add it under prices: first")
 		}
 		key := commitmentKey(p.Name, ce.InstanceType, region, &ce)
-		if at, dup := seenCommit[key]; dup {
-			return sum, &Error{Path: f.Path, Line: ce.Line, Msg: fmt.Sprintf("the same commitment as the one at line %d (%s); give each commitment once", at, key)}
+		// One product, one entry: a one-month term paid ahead is the same
+		// whether the file calls it monthly or all-upfront (OfferKey).
+		same := p.Name + "/" + ce.InstanceType + "/" + region + " " + p.OfferKey(ce.Model, ce.Term, ce.Payment, ce.Class)
+		if at, dup := seenCommit[same]; dup {
+			why := ""
+			if catalog.TermMonths(ce.Term) == 1 && p.PaidAhead(ce.Model) {
+				why = ": a one-month term paid ahead is one product, monthly or all-upfront"
+			}
+			return sum, &Error{Path: f.Path, Line: ce.Line, Msg: fmt.Sprintf("the same commitment as the one at line %d (%s%s); give each commitment once", at, key, why)}
 		}
-		seenCommit[key] = ce.Line
+		seenCommit[same] = ce.Line
 		cur := ce.Currency
 		if cur == "" {
 			cur = money.Currency(p.Currency)

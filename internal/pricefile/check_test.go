@@ -44,6 +44,9 @@ func TestRejects(t *testing.T) {
 		"duplicate discount":  {"prices:\n  - {provider: gcp, discount: 10%}\n  - {provider: gcp, discount: 20%}\n", "x.yaml:3: the same offering as the entry at line 2 (gcp, every instance type)"},
 		"duplicate commitment": {"commitments:\n  - {provider: aws, instance_type: p4d.24xlarge, region: us-east-1, model: reserved, term: 1y, payment: all-upfront, upfront: 100}\n" +
 			"  - {provider: aws, instance_type: p4d.24xlarge, region: us-east-1, model: reserved, term: 1y, payment: all-upfront, upfront: 90}\n", "x.yaml:3: the same commitment as the one at line 2"},
+		"1mo subscription twice": {"commitments:\n  - {provider: alibaba, instance_type: ecs.gn7i-c8g1.2xlarge, region: 华东1, model: subscription, term: 1mo, payment: all-upfront, upfront: 4800}\n" +
+			"  - {provider: alibaba, instance_type: ecs.gn7i-c8g1.2xlarge, region: cn-hangzhou, model: subscription, term: 1mo, payment: monthly, monthly: 4800}\n",
+			"x.yaml:3: the same commitment as the one at line 2 (alibaba/ecs.gn7i-c8g1.2xlarge/cn-hangzhou subscription 1mo monthly: a one-month term paid ahead is one product, monthly or all-upfront)"},
 		"second document":            {"prices:\n  - " + p4d + ", price: 20}\n---\nprices:\n  - " + p4d + ", price: 30}\n", "x.yaml:3: a second YAML document starts here"},
 		"empty second document":      {"prices:\n  - " + p4d + ", price: 20}\n---\n", "x.yaml:3: a second YAML document starts here"},
 		"no-upfront with upfront":    {commit("payment: no-upfront, upfront: 100, hourly: 1"), `x.yaml:2: field upfront: value 100 with payment no-upfront; want no upfront amount`},
@@ -73,6 +76,8 @@ func TestAccepts(t *testing.T) {
 		"fx after prices":       "prices:\n  - " + p4d + ", price: 20, currency: XYZ}\nfx: {XYZ: 2}\n",
 		"same type, two zones":  "prices:\n  - " + p4d + ", zone: use1-az1, price: 20}\n  - " + p4d + ", zone: use1-az2, price: 21}\n",
 		"spot equal on-demand":  "prices:\n  - " + p4d + ", price: 20, spot_price: 20}\n",
+		"1y subscription upfront and in instalments": "commitments:\n  - {provider: alibaba, instance_type: ecs.gn7i-c8g1.2xlarge, region: 华东1, model: subscription, term: 1y, payment: all-upfront, upfront: 48000}\n" +
+			"  - {provider: alibaba, instance_type: ecs.gn7i-c8g1.2xlarge, region: 华东1, model: subscription, term: 1y, payment: monthly, monthly: 4000}\n",
 		"spot below, CNY":       "prices:\n  - " + p4d + ", zone: use1-az1, spot_price: 50, currency: CNY}\n",
 		"two terms":             "commitments:\n  - {provider: aws, instance_type: p4d.24xlarge, region: us-east-1, model: reserved, term: 1y, payment: all-upfront, upfront: 100}\n  - {provider: aws, instance_type: p4d.24xlarge, region: us-east-1, model: reserved, term: 3y, payment: all-upfront, upfront: 250}\n",
 		"partial":               "commitments:\n  - {provider: aws, instance_type: p4d.24xlarge, region: us-east-1, model: reserved, term: 1y, payment: partial-upfront, upfront: 100, hourly: 5}\n",
