@@ -148,6 +148,14 @@ func (a *Advisor) Advise(in *Request) (*Result, error) {
 		}
 		plans = append(plans, ps...)
 	}
+	if !req.Bursty {
+		// Each commitment and Capacity Block in the region where it costs least.
+		more, err := a.plansElsewhere(req, eng, q, cands)
+		if err != nil {
+			return nil, err
+		}
+		plans = keepCheapestWays(append(plans, more...))
+	}
 	if !req.NoSpot && sc.Spot && !req.Bursty {
 		spotEng := *eng
 		spotEng.SkipSpot = false
