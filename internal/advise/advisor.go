@@ -193,7 +193,7 @@ func (a *Advisor) Advise(in *Request) (*Result, error) {
 	fit = append(asked, fit...)
 	now := a.now()
 	for i := range fit {
-		datePrices(&fit[i], now)
+		datePrices(a.Catalog, &fit[i], now)
 		a.annotate(req, &fit[i])
 		mfit.explain(req, &fit[i])
 	}

@@ -1,7 +1,6 @@
 package advise
 
 import (
-	"fmt"
 	"slices"
 	"time"
 
@@ -50,22 +49,27 @@ func commitmentPrice(c *catalog.Commitment) catalog.Price {
 	return catalog.Price{Known: true, Source: c.Source, AsOf: c.AsOf}
 }
 
-// datePrices sets the plan's price date (its oldest price's) and age at
-// now, and flags it where the price is older than a year.
-func datePrices(p *Plan, now time.Time) {
-	var oldest UsedPrice
+// datePrices sets the plan's price date (its oldest price's, as far as it
+// is known: catalog.PriceDate) and age at now, and flags it where a price
+// it bills at is past the age rule (catalog.PriceAge: a year, 30 days for
+// a spot price), each such price explained in cost's words (cost.StaleLine).
+func datePrices(c *catalog.Catalog, p *Plan, now time.Time) {
+	var oldest catalog.Age
 	for _, u := range p.PricesUsed() {
-		if u.Price.AsOf != "" && (oldest.Price.AsOf == "" || u.Price.AsOf < oldest.Price.AsOf) {
-			oldest = u
+		a := c.PriceAge(catalog.KindOf(u.Kind), u.Price.Source, u.Price.AsOf, now)
+		if a.Date.Precision == catalog.Undated {
+			continue
+		}
+		if oldest.Date.Precision == catalog.Undated || a.Date.Start.Before(oldest.Date.Start) {
+			oldest = a
+		}
+		if a.Stale {
+			p.Stale = true
+			p.Explanation = append(p.Explanation, cost.StaleLine(u.Kind, a, u.Price.Source, p.Offering.Provider))
 		}
 	}
-	if oldest.Price.AsOf == "" {
+	if oldest.Date.Precision == catalog.Undated {
 		return
 	}
-	p.PriceAsOf = oldest.Price.AsOf
-	p.PriceAgeDays, p.Stale = catalog.PriceAge(oldest.Price.AsOf, now)
-	if p.Stale {
-		p.Explanation = append(p.Explanation, fmt.Sprintf("the %s price is dated %s (%s), %d days ago: older than a year, so check it against %s's console before you buy (catalog refresh --provider %s updates it)",
-			oldest.Kind, oldest.Price.AsOf, oldest.Price.Source, p.PriceAgeDays, p.Offering.Provider, p.Offering.Provider))
-	}
+	p.PriceAsOf, p.PriceAgeDays = oldest.Date.ISO(), oldest.Days
 }

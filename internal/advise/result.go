@@ -18,9 +18,11 @@ type Plan struct {
 	Model         string // pricing model; "mix" for bursty base + burst
 	Term, Payment string
 	BlockDays     int // a Capacity Block plan: the block's length in days
-	// PriceAsOf is the date of the oldest price the plan bills at, its
-	// age in days when advised, and whether that is past a year
-	// (catalog.StaleAfter): then the plan says so.
+	// PriceAsOf is the date of the oldest price the plan bills at, as far
+	// as it is known ("2021" for a page dated only by year), its age in
+	// days when advised (for such a date, the most it can be), and whether
+	// a price it bills at is past the age rule (catalog.PriceAge: a year,
+	// 30 days for spot): then the plan says so.
 	PriceAsOf     string
 	PriceAgeDays  int
 	Stale         bool

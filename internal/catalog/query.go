@@ -71,11 +71,14 @@ type Query struct {
 
 // Row is one result: the offering and its prices in the query's currency.
 type Row struct {
-	Offering  *Offering
-	Zone      string              // the offering's zone; empty where zones were merged into their region
-	SpotZone  string              // the zone of the spot price, where zones were merged
-	Price     decimal.NullDecimal // on-demand per hour
-	Spot      decimal.NullDecimal // spot per hour
+	Offering *Offering
+	Zone     string              // the offering's zone; empty where zones were merged into their region
+	SpotZone string              // the zone of the spot price, where zones were merged
+	Price    decimal.NullDecimal // on-demand per hour
+	Spot     decimal.NullDecimal // spot per hour
+	// SpotCite is the spot price's provenance (source, as-of date): the
+	// offering's own, or where zones were merged the region's quote's.
+	SpotCite  Price
 	Converted bool                // prices were converted from the offering's currency
 	PerGPU    decimal.NullDecimal // ranked price per GPU-hour
 	SortValue float64             // NaN when the ranked price or its divisor is unknown
@@ -116,7 +119,7 @@ func (c *Catalog) Query(q Query) ([]Row, error) {
 		if !q.matches(o, gpuSet) {
 			continue
 		}
-		r := Row{Offering: o, Zone: o.Zone}
+		r := Row{Offering: o, Zone: o.Zone, SpotCite: o.Spot}
 		var err error
 		if r.Price, r.Converted, err = convert(o.OnDemand, q); err != nil {
 			return nil, err
@@ -141,7 +144,7 @@ func (c *Catalog) Query(q Query) ([]Row, error) {
 			if err != nil {
 				return nil, err
 			}
-			rows[i].Spot, rows[i].SpotZone = spot, sq.Zone
+			rows[i].Spot, rows[i].SpotZone, rows[i].SpotCite = spot, sq.Zone, sq.Price
 			rows[i].Converted = rows[i].Converted || conv
 		}
 	}

@@ -151,15 +151,43 @@ func catalogInfo(l *loadedCatalog, now time.Time) *infoJSON {
 	}
 	info.Coverage, info.Warnings = coverage(c, info.Providers, l, now)
 	info.Refreshed = refreshInfos(l, now)
+	spotRows := map[string]int{} // the spot prices each source gives
+	for i := range c.Offerings {
+		if sp := c.Offerings[i].Spot; sp.Known {
+			spotRows[sp.Source]++
+		}
+	}
 	for _, src := range info.Sources {
 		if src.PriceRows == 0 {
 			continue
 		}
-		if days, stale := catalog.PriceAge(src.AsOf, now); stale {
-			info.Warnings = append(info.Warnings, fmt.Sprintf("%d prices or spot bands come from %s, dated %s (%d days ago): check them against the provider's console.", src.PriceRows, src.ID, src.AsOf, days))
+		date := catalog.ReadDate(src.AsOf)
+		if a := catalog.PriceAge(catalog.ListPrice, date, now); a.Stale {
+			info.Warnings = append(info.Warnings, staleSourceWarning(src.PriceRows, "prices or spot bands", src.ID, a))
+		} else if a := catalog.PriceAge(catalog.SpotPrice, date, now); a.Stale && spotRows[src.ID] > 0 {
+			info.Warnings = append(info.Warnings, staleSourceWarning(spotRows[src.ID], "spot prices", src.ID, a))
 		}
 	}
 	return info
+}
+
+// staleSourceWarning is catalog info's warning for n prices of a source
+// past the age rule (catalog.PriceAge): its date and age, or for a source
+// dated only by year or month, how old its prices may be at most.
+func staleSourceWarning(n int, what, id string, a catalog.Age) string {
+	dated := fmt.Sprintf("dated %s (%s)", a.Date, a.Ago())
+	if a.Date.Partial() {
+		unit := "year"
+		if a.Date.Precision == catalog.MonthOnly {
+			unit = "month"
+		}
+		dated = fmt.Sprintf("dated only by %s (%s): up to %d days old, so possibly older than %s;", unit, a.Date.ISO(), a.Days, a.Kind.Limit())
+	} else if a.Kind == catalog.SpotPrice {
+		dated += fmt.Sprintf(", older than %s (spot prices move far faster than list prices):", a.Kind.Limit())
+	} else {
+		dated += ":"
+	}
+	return fmt.Sprintf("%d %s come from %s, %s check them against the provider's console.", n, what, id, dated)
 }
 
 // coverage describes what the catalog prices, from the catalog itself.
@@ -275,7 +303,7 @@ func (info *infoJSON) table() *render.Table {
 	}
 	t.Notes = append(t.Notes, "", "Sources (rows of prices, commitment prices and spot bands; as of):")
 	for _, s := range info.Sources {
-		asOf := s.AsOf
+		asOf := catalog.ReadDate(s.AsOf).String() // "2021 (day unknown)" for a page dated only by year
 		if asOf == "" {
 			asOf = render.Unknown
 		}

@@ -119,10 +119,17 @@ func TestOffersJSONContract(t *testing.T) {
 				t.Fatalf("%v: %s is not a string", r, k)
 			}
 		}
-		for _, k := range []string{"gpu_count", "gpu_memory_gib", "vcpus", "memory_gib"} {
-			if _, ok := r[k].(float64); !ok {
-				t.Fatalf("%v: %s is not a number", r, k)
+		if _, ok := r["gpu_count"].(float64); !ok {
+			t.Fatalf("%v: gpu_count is not a number", r)
+		}
+		for _, k := range []string{"gpu_memory_gib", "vcpus", "memory_gib"} { // unknown is null, never 0
+			v, present := r[k]
+			if n, isNum := v.(float64); !present || (v != nil && (!isNum || n == 0)) {
+				t.Fatalf("%v: %s must be a number above 0 or null", r, k)
 			}
+		}
+		if _, ok := r["price_stale"].(bool); !ok {
+			t.Fatalf("%v: price_stale is not a boolean", r)
 		}
 		for _, k := range []string{"price_per_hour", "spot_price_per_hour"} {
 			v, present := r[k]

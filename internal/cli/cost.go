@@ -22,6 +22,7 @@ import (
 	"github.com/gpuscout/gpuscout/internal/form"
 	"github.com/gpuscout/gpuscout/internal/money"
 	"github.com/gpuscout/gpuscout/internal/render"
+	"github.com/gpuscout/gpuscout/internal/report"
 )
 
 type costFlags struct {
@@ -126,7 +127,7 @@ func newCostCmd(e *env) *cobra.Command {
 		if f.cashflow {
 			return e.writeFitted(format, cashflowTable(opts, run), costJSON(opts, run, true), *wide)
 		}
-		return e.writeFitted(format, f.costTable(opts, run), costJSON(opts, run, false), *wide)
+		return e.writeFitted(format, f.costTable(opts, run, format == render.FormatCSV), costJSON(opts, run, false), *wide)
 	}
 	cmd.AddCommand(newBreakevenCmd(e))
 	return cmd
@@ -261,6 +262,7 @@ func (run *costRun) price() ([]cost.Option, error) {
 	if sel := (*cost.SelectionError)(nil); errors.As(err, &sel) {
 		return nil, asUsage(sel.Err) // the selection's errors are the user's
 	}
+	cost.DatePrices(run.l.cat, opts, clock())
 	return opts, err
 }
 
@@ -295,14 +297,21 @@ func fmtHours(p *float64) string {
 	return strconv.FormatFloat(math.Round(*p), 'f', 0, 64)
 }
 
-func (f *costFlags) costTable(opts []cost.Option, run *costRun) *render.Table {
+// costTable is cost's listing. PRICED is the date of the oldest price an
+// option bills at, † where one is past the age rule (cost.DatePrices);
+// csv writes the date and a STALE column instead.
+func (f *costFlags) costTable(opts []cost.Option, run *costRun, csv bool) *render.Table {
 	cur := string(run.l.currency)
 	t := &render.Table{Columns: []render.Column{
 		{Header: "#", Right: true}, {Header: "PROVIDER"}, {Header: "INSTANCE"}, {Header: "REGION", Drop: 3}, {Header: "MODEL"}, {Header: "TERM"},
-		{Header: "PAYMENT", Drop: 1}, {Header: "TOTAL " + cur, Right: true, Places: 2}, {Header: "UPFRONT", Right: true, Drop: 5, Places: 2},
-		{Header: "EFF " + cur + "/h", Right: true, Short: "EFF/h", Drop: 4}, {Header: "EFF " + cur + "/GPU-h", Right: true, Short: "EFF/GPU-h", Drop: 7},
-		{Header: "NPV", Right: true, Drop: 8, Places: 2}, {Header: "BREAK-EVEN h/mo", Right: true, Short: "B/E h/mo", Drop: 6}, {Header: "FEASIBLE", Short: "OK", Drop: 2},
+		{Header: "PAYMENT", Drop: 1}, {Header: "TOTAL " + cur, Right: true, Places: 2}, {Header: "UPFRONT", Right: true, Drop: 6, Places: 2},
+		{Header: "EFF " + cur + "/h", Right: true, Short: "EFF/h", Drop: 4}, {Header: "EFF " + cur + "/GPU-h", Right: true, Short: "EFF/GPU-h", Drop: 8},
+		{Header: "NPV", Right: true, Drop: 9, Places: 2}, {Header: "BREAK-EVEN h/mo", Right: true, Short: "B/E h/mo", Drop: 7}, {Header: "PRICED", Drop: 5}, {Header: "FEASIBLE", Short: "OK", Drop: 2},
 	}}
+	if csv {
+		t.Columns = slices.Insert(t.Columns, len(t.Columns)-1, render.Column{Header: "STALE"})
+	}
+	stale, partial := 0, false
 	unpriced := map[string]map[string]bool{}
 	// A model and term priced with one payment but not another name the
 	// payment that is not ("subscription 1mo all-upfront" beside a priced
@@ -354,8 +363,22 @@ func (f *costFlags) costTable(opts []cost.Option, run *costRun) *render.Table {
 		if !o.Feasible {
 			feasible = "no"
 		}
-		t.Rows = append(t.Rows, []string{strconv.Itoa(rank), o.Offering.Provider, o.Offering.InstanceType, dash(o.Offering.Region), o.Model,
-			dash(o.Term), dash(strings.TrimSpace(o.Payment + " " + o.Class)), total, up, fmtNull(o.EffectiveHourly), fmtNull(o.PerGPUHour), npv, fmtHours(o.Breakeven), feasible})
+		priced := []string{render.NotApplied} // an unpriced scheme: no date applies
+		switch {
+		case csv && o.Known:
+			priced = []string{o.PriceAge.Date.ISO(), strconv.FormatBool(o.Stale)}
+		case csv:
+			priced = []string{"", ""}
+		case o.Known:
+			priced = []string{datedCell(o.PriceAge.Date, o.Stale)}
+		}
+		if o.Stale {
+			stale++
+		}
+		partial = partial || o.PriceAge.Date.Partial()
+		row := []string{strconv.Itoa(rank), o.Offering.Provider, o.Offering.InstanceType, dash(o.Offering.Region), o.Model,
+			dash(o.Term), dash(strings.TrimSpace(o.Payment + " " + o.Class)), total, up, fmtNull(o.EffectiveHourly), fmtNull(o.PerGPUHour), npv, fmtHours(o.Breakeven)}
+		t.Rows = append(t.Rows, append(append(row, priced...), feasible))
 	}
 	t.Currency = cur
 	for _, c := range slices.Sorted(maps.Keys(converted)) {
@@ -363,6 +386,17 @@ func (f *costFlags) costTable(opts []cost.Option, run *costRun) *render.Table {
 	}
 	if len(t.Rows) == 0 {
 		t.Notes = append(t.Notes, "No priced option. Check the filters, or supply prices with --prices FILE.")
+	}
+	if stale > 0 {
+		n := fmt.Sprintf("%d options", stale)
+		if stale == 1 {
+			n = "1 option"
+		}
+		t.Notes = append(t.Notes, fmt.Sprintf("PRICED: the date of the oldest price an option bills at; %s = one of its prices is older than %s, or its spot price older than %s (%s shown): the option's explanation says which (--explain explains every option); check those prices against the provider's console, or run catalog refresh.",
+			report.StaleMark, catalog.ListPrice.Limit(), catalog.SpotPrice.Limit(), n))
+	}
+	if partial {
+		t.Notes = append(t.Notes, partialDateNote)
 	}
 	u := run.usage
 	plan := fmt.Sprintf("%g h/month for %s", u.HoursPerMonth, cost.FormatMonths(u.HorizonMonths))

@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/shopspring/decimal"
 	"github.com/spf13/cobra"
@@ -47,6 +48,12 @@ func newOffersCmd(e *env) *cobra.Command {
 prices, each with its source and as-of date. By default each instance type is
 shown once, in its cheapest region; --all-regions shows every region and zone.
 
+PRICED is the on-demand price's as-of date, marked † when it is older than a
+year ("2021 (day unknown)" where the price page gives only the year, counted
+from its first day); a note says when spot prices shown are older than 30
+days. -o csv writes the dates and whether each is stale in columns of their
+own; -o json has price_as_of, price_stale, spot_as_of and spot_stale.
+
 Prices the catalog has no source for are shown as "?" (Alibaba Cloud and
 Tencent Cloud publish no GPU list price we could source): supply your own with
 --prices FILE.`,
@@ -80,7 +87,8 @@ Tencent Cloud publish no GPU list price we could source): supply your own with
 		if err != nil {
 			return asUsage(err)
 		}
-		return e.writeFitted(format, offersTable(l, q, rows), catalog.RowsJSON(rows, q.Currency), *wide)
+		now := clock()
+		return e.writeFitted(format, offersTable(l, q, rows, now, format == render.FormatCSV), l.cat.RowsJSON(rows, q.Currency, now), *wide)
 	}
 	return cmd
 }
@@ -125,13 +133,17 @@ func fmtCount(f float64) string {
 	return strconv.FormatFloat(f, 'f', 3, 64)
 }
 
-func offersTable(l *loadedCatalog, q catalog.Query, rows []catalog.Row) *render.Table {
+// offersTable is offers' listing of rows, their prices dated at now. The
+// PRICED column (the on-demand price's date, † when stale) is the last but
+// one a narrow terminal drops; csv writes the on-demand and spot prices'
+// dates and staleness as columns of their own instead.
+func offersTable(l *loadedCatalog, q catalog.Query, rows []catalog.Row, now time.Time, csv bool) *render.Table {
 	cur := string(q.Currency)
 	t := &render.Table{Columns: []render.Column{
 		{Header: "PROVIDER"}, {Header: "INSTANCE"}, {Header: "GPU", Drop: 1}, {Header: "QTY", Right: true},
-		{Header: "GPU GiB", Right: true, Short: "GiB", Drop: 4}, {Header: "vCPU", Right: true, Drop: 6}, {Header: "MEM GiB", Right: true, Drop: 7},
-		{Header: "LINK", Drop: 5}, {Header: "REGION", Drop: 2}, {Header: cur + "/h", Right: true}, {Header: "SPOT " + cur + "/h", Right: true, Short: "SPOT/h"},
-		{Header: map[bool]string{true: "SPOT ", false: ""}[q.Spot] + cur + "/GPU-h", Right: true, Short: "/GPU-h", Drop: 3},
+		{Header: "GPU GiB", Right: true, Short: "GiB", Drop: 5}, {Header: "vCPU", Right: true, Drop: 7}, {Header: "MEM GiB", Right: true, Drop: 8},
+		{Header: "LINK", Drop: 6}, {Header: "REGION", Drop: 3}, {Header: cur + "/h", Right: true}, {Header: "SPOT " + cur + "/h", Right: true, Short: "SPOT/h"},
+		{Header: map[bool]string{true: "SPOT ", false: ""}[q.Spot] + cur + "/GPU-h", Right: true, Short: "/GPU-h", Drop: 4},
 	}, Currency: cur}
 	extra := ""
 	switch q.Sort {
@@ -143,6 +155,12 @@ func offersTable(l *loadedCatalog, q catalog.Query, rows []catalog.Row) *render.
 	if extra != "" {
 		t.Columns = append(t.Columns, render.Column{Header: extra, Right: true, Short: strings.TrimPrefix(extra, cur)})
 	}
+	if csv {
+		t.Columns = append(t.Columns, render.Column{Header: "PRICED"}, render.Column{Header: "STALE"}, render.Column{Header: "SPOT PRICED"}, render.Column{Header: "SPOT STALE"})
+	} else {
+		t.Columns = append(t.Columns, render.Column{Header: "PRICED", Drop: 2})
+	}
+	var dates priceDates
 	unknown := map[string]int{}
 	var priceNotes []string // unknown prices that carry their own reason
 	converted := map[money.Currency]bool{}
@@ -202,6 +220,16 @@ func offersTable(l *loadedCatalog, q catalog.Query, rows []catalog.Row) *render.
 			}
 			row = append(row, v)
 		}
+		od := dates.add(l.cat, catalog.ListPrice, o.OnDemand, now)
+		var sp *catalog.Age
+		if r.Spot.Valid {
+			sp = dates.add(l.cat, catalog.SpotPrice, r.SpotCite, now)
+		}
+		if csv {
+			row = append(row, csvDate(od), csvStale(od), csvDate(sp), csvStale(sp))
+		} else {
+			row = append(row, pricedCell(od))
+		}
 		t.Rows = append(t.Rows, row)
 	}
 	if len(rows) == 0 {
@@ -243,6 +271,7 @@ func offersTable(l *loadedCatalog, q catalog.Query, rows []catalog.Row) *render.
 		}
 		t.Notes = append(t.Notes, fmt.Sprintf("* converted from %s: %s; override with --fx %s=USD_PER_UNIT", c, l.fx.Describe(c, q.Currency), other))
 	}
+	t.Notes = append(t.Notes, dates.notes("on-demand price's as-of date", "rows")...)
 	if len(unknown) > 0 {
 		var parts []string
 		for _, p := range l.cat.ProviderNames() {

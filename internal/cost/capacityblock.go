@@ -73,8 +73,8 @@ func (p *pricer) capacityBlock(o *catalog.Offering, c *catalog.Commitment, od de
 			instances += fmt.Sprintf(" (%d blocks: at most %d instances a block)", blocks, CapacityBlockMaxPerBlock)
 		}
 	}
-	opt.Explanation = append(opt.Explanation, fmt.Sprintf("EC2 Capacity Block of %d days for %s: %s/h × %d h%s = %s, paid up front when booked; the capacity is yours for the block, never interrupted, and hours left when the job ends are not refunded (%s, %s; lengths %s)",
-		days, what, p.money(rate), days*24, instances, p.money(total), c.Source, c.AsOf, "aws-capacity-blocks-docs"))
+	opt.Explanation = append(opt.Explanation, fmt.Sprintf("EC2 Capacity Block of %d days for %s: %s/h × %d h%s = %s, paid up front when booked; the capacity is yours for the block, never interrupted, and hours left when the job ends are not refunded (%s; lengths %s)",
+		days, what, p.money(rate), days*24, instances, p.money(total), p.cite(c.Source, c.AsOf), "aws-capacity-blocks-docs"))
 	if idle := float64(days*24) - wall; idle >= 1 && ok {
 		opt.Explanation = append(opt.Explanation, fmt.Sprintf("the block is the shortest length AWS sells that covers it (days up to %d, then weeks to %d): %s of it left idle", CapacityBlockDailyUpTo, CapacityBlockMaxDays, FormatHours(idle)))
 	}

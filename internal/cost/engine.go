@@ -57,9 +57,15 @@ type Option struct {
 	Currency        money.Currency
 	Explanation     []string
 
+	// PriceAge is the age of the oldest price the option bills at, and
+	// Stale whether any of them is past the age rule; set by DatePrices.
+	PriceAge catalog.Age
+	Stale    bool
+
 	ondemandHourly decimal.NullDecimal // the on-demand price it is compared with
 	effTerm        decimal.NullDecimal // commitment: effective price per term hour
 	commitment     *catalog.Commitment
+	spotPrice      catalog.Price // spot: the quote it bills at (source, date)
 }
 
 // Engine prices usage on offerings.
@@ -118,7 +124,7 @@ func (e *Engine) Price(u *Usage, o *catalog.Offering) ([]Option, error) {
 	// once, since a catalog-wide query prices hundreds of offerings.
 	opts := make([]Option, 0, 3+p.schemeCount(o))
 	licensed, licKnown, licNote, byol, byolName := p.license(o, od)
-	odOpt := p.payAsYouGo(o, ModelOnDemand, licensed, 1, "on-demand")
+	odOpt := p.payAsYouGo(o, ModelOnDemand, licensed, 1, "on-demand", o.OnDemand)
 	if !licKnown {
 		odOpt.Known = false
 		odOpt.Unknown = append(odOpt.Unknown, licNote)
@@ -135,7 +141,7 @@ func (e *Engine) Price(u *Usage, o *catalog.Offering) ([]Option, error) {
 	odOpt.QuotedIn = o.OnDemand.Currency
 	opts = append(opts, odOpt)
 	if byol.Valid {
-		h := p.payAsYouGo(o, ModelHybridBenefit, byol, 1, byolName+" (your own "+p.u.License+" licence)")
+		h := p.payAsYouGo(o, ModelHybridBenefit, byol, 1, byolName+" (your own "+p.u.License+" licence)", o.OnDemand)
 		h.QuotedIn = o.OnDemand.Currency
 		opts = append(opts, h)
 	}
@@ -150,14 +156,18 @@ func (e *Engine) Price(u *Usage, o *catalog.Offering) ([]Option, error) {
 			// on-demand fallback's hours at their own price.
 			label = "spot with on-demand fallback, in spot-price hours (on-demand hours weigh their price),"
 		}
-		s := p.payAsYouGo(o, ModelSpot, spot, est.HoursFactor, label)
-		s.PriceZone, s.SpotEstimate, s.QuotedIn = quote.Zone, &est, quote.Price.Currency
+		cited := quote.Price
+		if quote.Zone != "" {
+			cited = catalog.Price{} // the zone's line below cites it
+		}
+		s := p.payAsYouGo(o, ModelSpot, spot, est.HoursFactor, label, cited)
+		s.PriceZone, s.SpotEstimate, s.QuotedIn, s.spotPrice = quote.Zone, &est, quote.Price.Currency, quote.Price
 		if quote.Zone != "" {
 			where := "the plan runs there"
 			if u.Instances > 1 {
 				where = fmt.Sprintf("all %d instances run there (a gang's fast network and placement group are within one zone)", u.Instances)
 			}
-			s.Explanation = append(s.Explanation, fmt.Sprintf("spot price of zone %s, the region's cheapest (%s, %s): %s", quote.Zone, quote.Price.Source, quote.Price.AsOf, where))
+			s.Explanation = append(s.Explanation, fmt.Sprintf("spot price of zone %s, the region's cheapest (%s): %s", quote.Zone, p.cite(quote.Price.Source, quote.Price.AsOf), where))
 		}
 		s.Explanation = append(s.Explanation, est.Explanation)
 		if od.Valid && od.Decimal.IsPositive() {
@@ -380,7 +390,10 @@ func (p *pricer) usageFlows(s *Schedule, price decimal.Decimal, factor float64, 
 	return hours
 }
 
-func (p *pricer) payAsYouGo(o *catalog.Offering, model string, price decimal.NullDecimal, factor float64, label string) Option {
+// payAsYouGo prices pay-as-you-go use at price an hour (in the engine's
+// currency), billed hours × factor; its explanation cites from's source and
+// date (none for a zero from).
+func (p *pricer) payAsYouGo(o *catalog.Offering, model string, price decimal.NullDecimal, factor float64, label string, from catalog.Price) Option {
 	opt := Option{Offering: o, Model: model, Feasible: true, Known: price.Valid, Currency: p.e.Currency, ondemandHourly: price, ListHourly: price}
 	if !price.Valid {
 		opt.Unknown = append(opt.Unknown, fmt.Sprintf("no sourced %s price for %s in %s", label, o.InstanceType, o.Region))
@@ -402,8 +415,12 @@ func (p *pricer) payAsYouGo(o *catalog.Offering, model string, price decimal.Nul
 	if p.u.Instances > 1 {
 		inst = fmt.Sprintf(" × %d instances", p.u.Instances)
 	}
-	opt.Explanation = append(opt.Explanation, fmt.Sprintf("%s %s/h × %s%s = %s", label, p.money(price.Decimal), FormatHours(hours*factor), inst,
-		p.money(price.Decimal.Mul(decimal.NewFromFloat(hours*factor*float64(p.u.Instances))))))
+	line := fmt.Sprintf("%s %s/h × %s%s = %s", label, p.money(price.Decimal), FormatHours(hours*factor), inst,
+		p.money(price.Decimal.Mul(decimal.NewFromFloat(hours*factor*float64(p.u.Instances)))))
+	if from.Source != "" {
+		line += " (" + p.cite(from.Source, from.AsOf) + ")"
+	}
+	opt.Explanation = append(opt.Explanation, line)
 	return opt
 }
 
@@ -444,7 +461,7 @@ func (p *pricer) steppedFlows(opt *Option, o *catalog.Offering) error {
 		parts = append(parts, fmt.Sprintf("%s/h from %g h", p.money(steps[i]), st.FromHours))
 	}
 	opt.Explanation = append(opt.Explanation, fmt.Sprintf("on-demand stepped by hours of use (%s): %s over %s = %s (%s)",
-		strings.Join(parts, ", "), FormatHours(cum), map[bool]string{true: fmt.Sprintf("%d instances", p.u.Instances), false: "the horizon"}[p.u.Instances > 1], p.money(total), o.OnDemand.Source))
+		strings.Join(parts, ", "), FormatHours(cum), map[bool]string{true: fmt.Sprintf("%d instances", p.u.Instances), false: "the horizon"}[p.u.Instances > 1], p.money(total), p.cite(o.OnDemand.Source, o.OnDemand.AsOf)))
 	return nil
 }
 
@@ -482,8 +499,8 @@ func (p *pricer) commitment(o *catalog.Offering, c *catalog.Commitment, od decim
 			fees = fmt.Sprintf("%s upfront + %s a month for %d months, each paid at the start of its month", p.money(upfront), p.money(recurring), termM)
 		}
 	}
-	opt.Explanation = append(opt.Explanation, fmt.Sprintf("%s: %s = %s/h over every term hour, used or not (%s, %s)",
-		name, fees, p.money(eff), c.Source, c.AsOf))
+	opt.Explanation = append(opt.Explanation, fmt.Sprintf("%s: %s = %s/h over every term hour, used or not (%s)",
+		name, fees, p.money(eff), p.cite(c.Source, c.AsOf)))
 	if c.Note != "" {
 		opt.Explanation = append(opt.Explanation, c.Note)
 	}
@@ -491,7 +508,7 @@ func (p *pricer) commitment(o *catalog.Offering, c *catalog.Commitment, od decim
 		d := 1 - eff.Div(od.Decimal).InexactFloat64()
 		opt.Explanation[0] += fmt.Sprintf("; %.1f%% below on-demand %s/h", 100*d, p.money(od.Decimal))
 		if s := o.OnDemand; s.Source != "" && s.Source != c.Source { // one list cited above covers both prices only when it is the same
-			opt.Explanation[0] += fmt.Sprintf(" (%s, %s: another price list than this %s's, so the comparison and its break-even mix two lists)", s.Source, s.AsOf, c.Model)
+			opt.Explanation[0] += fmt.Sprintf(" (%s: another price list than this %s's, so the comparison and its break-even mix two lists)", p.cite(s.Source, s.AsOf), c.Model)
 		}
 		be := catalog.HoursPerMonth * eff.Div(od.Decimal).InexactFloat64()
 		a := annuity(p.rate, 1, termM)

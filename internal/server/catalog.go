@@ -97,7 +97,7 @@ func (s *Server) getOfferings(w http.ResponseWriter, r *http.Request) {
 		badRequest(w, FieldError{"query", err.Error()})
 		return
 	}
-	out := catalog.RowsJSON(rows, q.Currency)
+	out := s.cfg.Catalog.RowsJSON(rows, q.Currency, s.cfg.Now())
 	writeJSON(w, http.StatusOK, map[string]any{"offerings": out})
 }
 

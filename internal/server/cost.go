@@ -82,6 +82,7 @@ func (s *Server) postCost(w http.ResponseWriter, r *http.Request) {
 		badRequest(w, FieldError{"request", err.Error()})
 		return
 	}
+	cost.DatePrices(c, all, s.cfg.Now())
 	total := len(all)
 	if len(all) > limit {
 		all = all[:limit]
