@@ -311,7 +311,8 @@ func (f *costFlags) costTable(opts []cost.Option, run *costRun, csv bool) *rende
 	if csv {
 		t.Columns = slices.Insert(t.Columns, len(t.Columns)-1, render.Column{Header: "STALE"})
 	}
-	stale, partial := 0, false
+	var stale []string // the ranks of the options shown with a stale price
+	partial := false
 	unpriced := map[string]map[string]bool{}
 	// A model and term priced with one payment but not another name the
 	// payment that is not ("subscription 1mo all-upfront" beside a priced
@@ -373,7 +374,7 @@ func (f *costFlags) costTable(opts []cost.Option, run *costRun, csv bool) *rende
 			priced = []string{datedCell(o.PriceAge.Date, o.Stale)}
 		}
 		if o.Stale {
-			stale++
+			stale = append(stale, "#"+strconv.Itoa(rank))
 		}
 		partial = partial || o.PriceAge.Date.Partial()
 		row := []string{strconv.Itoa(rank), o.Offering.Provider, o.Offering.InstanceType, dash(o.Offering.Region), o.Model,
@@ -387,13 +388,10 @@ func (f *costFlags) costTable(opts []cost.Option, run *costRun, csv bool) *rende
 	if len(t.Rows) == 0 {
 		t.Notes = append(t.Notes, "No priced option. Check the filters, or supply prices with --prices FILE.")
 	}
-	if stale > 0 {
-		n := fmt.Sprintf("%d options", stale)
-		if stale == 1 {
-			n = "1 option"
-		}
-		t.Notes = append(t.Notes, fmt.Sprintf("PRICED: the date of the oldest price an option bills at; %s = one of its prices is older than %s, or its spot price older than %s (%s shown): the option's explanation says which (--explain explains every option); check those prices against the provider's console, or run catalog refresh.",
-			report.StaleMark, catalog.ListPrice.Limit(), catalog.SpotPrice.Limit(), n))
+	if len(stale) > 0 {
+		// The ranks keep the note whole where the table had to leave PRICED out.
+		t.Notes = append(t.Notes, fmt.Sprintf("PRICED: the date of the oldest price an option bills at; %s = one of its prices is older than %s, or its spot price older than %s (%s): the option's explanation says which (--explain explains every option); check those prices against the provider's console, or run catalog refresh.",
+			report.StaleMark, catalog.ListPrice.Limit(), catalog.SpotPrice.Limit(), strings.Join(stale, ", ")))
 	}
 	if partial {
 		t.Notes = append(t.Notes, partialDateNote)

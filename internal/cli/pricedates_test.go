@@ -109,7 +109,7 @@ func TestCostPriceDates(t *testing.T) {
 		"on-demand 55.04 USD/h × 168 h = 9,246.72 USD (skypilot-v9@2c3d7ea7, 2026-07-09)",
 		"2026-07-09†",
 		"the spot price is dated 2026-07-09 (skypilot-v9@2c3d7ea7), 144 days ago: older than 30 days (spot prices move far faster than list prices), so check it against aws's console before you buy",
-		"† = one of its prices is older than a year, or its spot price older than 30 days (1 option shown)",
+		"† = one of its prices is older than a year, or its spot price older than 30 days (#1)",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("cost of p5 in us-west-2 lacks %q:\n%s", want, out)

@@ -44,8 +44,10 @@ type Plan struct {
 	Payment      string  `json:"payment"`
 	BlockDays    int     `json:"block_days,omitempty"` // a Capacity Block plan: the block's length
 	// PriceAsOf is the date of the oldest price the plan bills at
-	// (YYYY-MM-DD; "" where none is dated), its age in days, and whether
-	// it is older than a year.
+	// (YYYY-MM-DD, or YYYY / YYYY-MM for a page dated only that far; ""
+	// where none is dated), its age in days (for a year or month, the most
+	// it can be), and whether a price it bills at is past the age rule
+	// (catalog.PriceAge: a year; 30 days for a spot price).
 	PriceAsOf     string                  `json:"price_as_of"`
 	PriceAgeDays  int                     `json:"price_age_days"`
 	Stale         bool                    `json:"stale"`
