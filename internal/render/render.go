@@ -63,7 +63,22 @@ type Column struct {
 	// its cells carry every digit, which CSV writes. 0: as many as the
 	// column's cells have, at most MaxDecimals.
 	Places int32
-	wrapAt int // the width Fit gave a Prose column (0: its widest cell)
+	// Keep marks a column Fit never leaves out to narrow the table, whatever
+	// its Drop; only a column that says nothing still goes (see Fit).
+	// Columns headed REGION, QTY, ×N or PRICED are kept without it: where,
+	// how many and how old a price is are what a narrow table still answers.
+	Keep bool
+	// MinWrap is the narrowest Fit wraps a Prose column to before it leaves
+	// any column out (0: proseMin, a readable line). A column is never
+	// narrower than its longest word: Fit wraps prose, never a name.
+	MinWrap int
+	// Under marks a column of long names (URLs, file paths): when the table
+	// is too wide to hold it, Fit writes each of its cells whole on a line of
+	// its own under the row, where it may run past the width, rather than
+	// split it or leave the column out.
+	Under  bool
+	wrapAt int  // the width Fit gave a Prose column (0: its widest cell)
+	under  bool // Fit moved the column under its rows
 }
 
 // Table is a listing: columns, rows of cells, and notes printed under it
@@ -173,33 +188,48 @@ func displayWidth(s string) int {
 func (t *Table) writeText(w io.Writer, opt Options) error {
 	t.alignDecimals(true)
 	widths := make([]int, len(t.Columns))
-	for i := range t.Columns {
+	last := -1 // the last column of the grid
+	for i, c := range t.Columns {
 		widths[i] = t.colWidth(i)
+		if !c.under {
+			last = i
+		}
 	}
 	var b strings.Builder
-	line := func(cells []string, bold bool) {
+	long := 0 // lines past the width to keep a word (a URL) whole: said once
+	over := func(s string) {
+		if t.Wrap > 0 && displayWidth(s) > t.Wrap {
+			long++
+		}
+	}
+	line := func(cells []string, bold bool) string {
 		var l strings.Builder
 		for i, cell := range cells {
 			if i >= len(widths) {
 				break
 			}
+			if t.Columns[i].under {
+				continue
+			}
 			pad := strings.Repeat(" ", max(0, widths[i]-displayWidth(cell)))
 			if t.Columns[i].Right {
 				l.WriteString(pad + cell)
-			} else if i < len(cells)-1 {
+			} else if i < last {
 				l.WriteString(cell + pad)
 			} else {
 				l.WriteString(cell)
 			}
-			if i < len(cells)-1 {
+			if i < last {
 				l.WriteString("  ")
 			}
 		}
 		s := strings.TrimRight(l.String(), " ")
 		if bold {
-			s = "\x1b[1m" + s + "\x1b[0m"
+			b.WriteString("\x1b[1m" + s + "\x1b[0m\n")
+		} else {
+			b.WriteString(s + "\n")
 		}
-		b.WriteString(s + "\n")
+		return s
 	}
 	head := make([]string, len(t.Columns))
 	for i, c := range t.Columns {
@@ -208,13 +238,28 @@ func (t *Table) writeText(w io.Writer, opt Options) error {
 	if len(t.Rows) > 0 { // an empty listing is its notes: no header over nothing
 		line(head, opt.Color)
 	}
+	fits := t.Width() <= t.Wrap // else a note says how wide the table is
 	for _, r := range t.Rows {
 		for _, cells := range t.rowLines(r) {
-			line(cells, false)
+			if l := line(cells, false); fits {
+				over(l)
+			}
+		}
+		for j, v := range r {
+			if v = strings.TrimSpace(v); j < len(t.Columns) && t.Columns[j].under && v != "" && v != NotApplied {
+				b.WriteString("  " + v + "\n")
+				over("  " + v)
+			}
 		}
 	}
 	for _, n := range t.notes() {
 		for _, l := range wrapLine(n, t.Wrap) {
+			b.WriteString(l + "\n")
+			over(l)
+		}
+	}
+	if long > 0 {
+		for _, l := range wrapLine(fmt.Sprintf("%d %s past %d columns to keep a URL or name whole, so that it can be copied.", long, map[bool]string{true: "line runs", false: "lines run"}[long == 1], t.Wrap), t.Wrap) {
 			b.WriteString(l + "\n")
 		}
 	}
