@@ -212,7 +212,7 @@ func (e *sourceEntry) citedBy() string {
 
 func (l sourceList) table() *render.Table {
 	t := &render.Table{Columns: []render.Column{{Header: "SOURCE"}, {Header: "AS OF"}, {Header: "LICENSE", Prose: true, Drop: 3},
-		{Header: "CITED BY", Prose: true, Drop: 4}, {Header: "WHERE", Prose: true, Drop: 1}, {Header: "TITLE", Prose: true, Drop: 2}}}
+		{Header: "CITED BY", Prose: true, Drop: 4}, {Header: "WHERE", Prose: true, Under: true, Drop: 1}, {Header: "TITLE", Prose: true, Drop: 2}}}
 	for i := range l {
 		e := &l[i]
 		asOf, lic := e.AsOf, e.License

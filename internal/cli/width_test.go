@@ -2,7 +2,10 @@ package cli
 
 import (
 	"bytes"
+	"encoding/csv"
 	"os"
+	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -41,6 +44,10 @@ func TestTableWidth(t *testing.T) {
 	}
 }
 
+// tooWide reads the note of a table that cannot fit: its width and the
+// terminal's.
+var tooWide = regexp.MustCompile(`The table is (\d+) columns wide, more than (\d+):`)
+
 // cells counts display cells: an East Asian wide character is two.
 func cells(s string) int {
 	n := 0
@@ -57,11 +64,14 @@ func cells(s string) int {
 
 // TestListingsFitTheTerminal renders every listing at 80, 120 and 200
 // columns and checks that no line is wider, except a line that is one
-// unbreakable word (a URL in a note) after its indentation; --wide keeps
-// the full table.
+// unbreakable word (a URL in a note) after its indentation, or the grid of
+// a table that says it cannot fit, and how wide it is: then no line is
+// wider than it says, and one is as wide; --wide keeps the full table.
 func TestListingsFitTheTerminal(t *testing.T) {
 	listings := [][]string{
 		{"offers", "--gpu", "A100:8"},
+		{"offers", "--provider", "alibaba,tencent", "--gpu", "A100", "--currency", "CNY"},
+		{"advise", "--china", "--scenario", "inference-online", "--hours-per-month", "730", "--currency", "CNY"},
 		{"gpus"},
 		{"models"},
 		{"catalog", "info"},
@@ -79,6 +89,13 @@ func TestListingsFitTheTerminal(t *testing.T) {
 				if code != 0 {
 					t.Fatalf("%v: exit %d: %s", args, code, errOut)
 				}
+				claimed, widest := 0, 0 // the width a table says it needs, and the widest line past w
+				if m := tooWide.FindStringSubmatch(strings.Join(strings.Fields(out), " ")); m != nil {
+					claimed, _ = strconv.Atoi(m[1])
+					if m[2] != strconv.Itoa(w) {
+						t.Errorf("%v at %d columns: the note says the table is more than %s", args, w, m[2])
+					}
+				}
 				for _, line := range strings.Split(strings.TrimRight(out, "\n"), "\n") {
 					if !utf8.ValidString(line) {
 						t.Errorf("%v at %d: a line is not UTF-8 (a character cut in two): %q", args, w, line)
@@ -89,7 +106,13 @@ func TestListingsFitTheTerminal(t *testing.T) {
 					if f := strings.Fields(line); len(f) == 1 {
 						continue // one unbreakable word, allowed
 					}
+					if widest = max(widest, cells(line)); cells(line) <= claimed {
+						continue // a table row that says the table cannot fit
+					}
 					t.Errorf("%v at %d columns: a line of %d:\n%s", args, w, cells(line), line)
+				}
+				if claimed > 0 && widest != claimed {
+					t.Errorf("%v at %d columns: the table says it is %d columns wide; its widest line is %d", args, w, claimed, widest)
 				}
 			}
 		})
@@ -134,5 +157,46 @@ func TestAdviseCSVKeepsColumns(t *testing.T) {
 	out, _, _ := run(t, "advise", "--scenario", "cv-training", "--gpu", "A100:4", "--for", "7d", "--limit", "3", "-o", "csv")
 	if head, _, _ := strings.Cut(out, "\n"); !strings.Contains(head, "LINK") || !strings.Contains(head, "REGION") {
 		t.Errorf("advise -o csv header %q lacks LINK or REGION", head)
+	}
+}
+
+// TestNamesAreNeverSplit: at 80, 100 and 120 columns every instance name
+// advise and offers list, and every URL catalog sources cites, is one word
+// of the text output, as -o csv has it: nothing is cut to fit a column.
+func TestNamesAreNeverSplit(t *testing.T) {
+	for _, tc := range []struct {
+		args   []string
+		column string
+	}{
+		{[]string{"advise", "--china", "--scenario", "inference-online", "--hours-per-month", "730", "--currency", "CNY"}, "INSTANCE"},
+		{[]string{"advise", "--scenario", "cv-training", "--gpu", "A100:4", "--for", "7d"}, "INSTANCE"},
+		{[]string{"offers", "--provider", "alibaba,tencent", "--gpu", "A100", "--currency", "CNY"}, "INSTANCE"},
+		{[]string{"catalog", "sources"}, "WHERE"},
+	} {
+		csvOut, errOut, code := run(t, append(tc.args, "-o", "csv")...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s", tc.args, code, errOut)
+		}
+		recs, err := csv.NewReader(strings.NewReader(csvOut)).ReadAll()
+		if err != nil || len(recs) < 2 {
+			t.Fatalf("%v -o csv: %v (%d records)", tc.args, err, len(recs))
+		}
+		col := slices.Index(recs[0], tc.column)
+		if col < 0 {
+			t.Fatalf("%v -o csv: no %s column in %q", tc.args, tc.column, recs[0])
+		}
+		for _, w := range []int{80, 100, 120} {
+			t.Setenv(testColumns, strconv.Itoa(w))
+			out, _, _ := run(t, tc.args...)
+			words := map[string]bool{}
+			for _, f := range strings.Fields(out) {
+				words[f] = true
+			}
+			for _, r := range recs[1:] {
+				if name := r[col]; name != "" && name != "-" && !words[name] {
+					t.Errorf("%v at %d columns: %q is not whole in the table:\n%s", tc.args, w, name, out)
+				}
+			}
+		}
 	}
 }

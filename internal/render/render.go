@@ -258,7 +258,7 @@ func (t *Table) writeText(w io.Writer, opt Options) error {
 			over(l)
 		}
 	}
-	if long > 0 {
+	if long > 0 && t.fitWidth > 0 { // a table Fit fitted: others keep their lines as they come
 		for _, l := range wrapLine(fmt.Sprintf("%d %s past %d columns to keep a URL or name whole, so that it can be copied.", long, map[bool]string{true: "line runs", false: "lines run"}[long == 1], t.Wrap), t.Wrap) {
 			b.WriteString(l + "\n")
 		}

@@ -2,7 +2,6 @@ package report
 
 import (
 	"fmt"
-	"github.com/gpuscout/gpuscout/internal/render"
 	"math"
 	"slices"
 	"strconv"
@@ -11,7 +10,9 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/gpuscout/gpuscout/internal/advise"
+	"github.com/gpuscout/gpuscout/internal/catalog"
 	"github.com/gpuscout/gpuscout/internal/money"
+	"github.com/gpuscout/gpuscout/internal/render"
 )
 
 // AdviseTable is advise's listing: at most limit plans (0: all; the closest
@@ -58,7 +59,7 @@ func AdviseTable(res *advise.Result, req *advise.Request, limit int) *render.Tab
 			p.Offering.Interconnect, plan, amount(p.Total.Value), hours, missCell(req, p), amount(p.UpfrontCash.Value), priced, ask})
 	}
 	if stale > 0 {
-		t.Notes = append(t.Notes, fmt.Sprintf("PRICED: the date of the oldest price a plan bills at; %s = more than a year old (%d plans shown): check those prices against the provider's console, or run catalog refresh.", StaleMark, stale))
+		t.Notes = append(t.Notes, fmt.Sprintf(stalePrefix+"the date of the oldest price a plan bills at; %s = more than a year old (%d plans shown): check those prices against the provider's console, or run catalog refresh.", StaleMark, stale))
 	}
 	switch {
 	case len(res.Plans) == 0 && len(res.Closest) > 0:
@@ -116,22 +117,18 @@ func firstAsked(plans []advise.Plan) int {
 // NarrowAdvise fits advise's table to TerminalWidth; see FitAdvise.
 func NarrowAdvise(t *render.Table) { FitAdvise(t, render.TerminalWidth) }
 
-// FitAdvise fits advise's table to width columns: it drops columns that say
-// nothing (every cell "-", "", or 0.00 upfront), writes long PLAN cells
-// compactly, folds the ASK mark into the rank, and then leaves out the LINK
-// column and then the REGION column while the rows are still too wide (each
-// detailed plan's first line names its region and its explanation its GPU
-// link); Table.Fit wraps the notes and names what it left out. --wide keeps
-// the full table.
+// FitAdvise fits advise's table to width columns with render's one rule
+// (Table.Fit): it writes long PLAN cells compactly, folds the ASK mark into
+// the rank when the table is too wide, and ranks the columns that may go.
+// Columns that say nothing go first (no deadline, no upfront cash); where
+// (REGION), how many (×N) and how old the price (PRICED) always stay, so
+// the PRICED footnote always has its column; PLAN and REGION wrap at
+// spaces before any column goes; then LINK, UPFRONT, HOURS, P(MISS),
+// PROVIDER and GPU go in that order, only as many as the width needs (each
+// detailed plan names its provider, GPU and link). Instance names are never
+// split. When even that is too wide, "subscription" is written "subscr." so
+// that PLAN wraps narrower. --wide keeps the full table.
 func FitAdvise(t *render.Table, width int) {
-	t.KeepColumns(func(j int, c render.Column) bool {
-		for _, r := range t.Rows {
-			if v := r[j]; v != "-" && v != "" && !(c.Header == "UPFRONT" && v == "0.00") {
-				return true
-			}
-		}
-		return len(t.Rows) == 0
-	})
 	shortenPlans(t)
 	// The ASK mark fits beside the rank ("15*").
 	if ask := slices.IndexFunc(t.Columns, func(c render.Column) bool { return c.Header == "ASK" }); ask > 0 && t.Width() > width {
@@ -140,35 +137,49 @@ func FitAdvise(t *render.Table, width int) {
 		}
 		t.KeepColumns(func(_ int, c render.Column) bool { return c.Header != "ASK" })
 	}
-	// Where to rent is the question: REGION goes last. The GPU link is in each
-	// plan's explanation, and the count column says how many GPUs share it;
-	// a price's date (and its † when old) is in the explanation too.
 	for j, c := range t.Columns {
 		switch c.Header {
 		case "LINK":
+			t.Columns[j].Drop = 6
+		case "UPFRONT":
+			t.Columns[j].Drop = 5
+		case "HOURS":
+			t.Columns[j].Drop = 4
+		case "P(MISS)":
 			t.Columns[j].Drop = 3
-		case "PRICED":
+		case "PROVIDER":
 			t.Columns[j].Drop = 2
-		case "REGION":
+		case "GPU":
 			t.Columns[j].Drop = 1
+		case "PLAN", "REGION": // "subscription 1mo" / "monthly", "South Korea," / "KR, AS"
+			t.Columns[j].Prose, t.Columns[j].MinWrap = true, 1
 		}
 	}
-	t.Fit(width)
-	if t.Width() <= t.FitWidth() {
-		return
-	}
-	// Narrower than about 100 columns: the GPU count goes (the plan's
-	// explanation states it) and long instance names wrap.
-	for j, c := range t.Columns {
-		switch c.Header {
-		case "×N":
-			t.Columns[j].Drop = 3
-		case "INSTANCE":
-			t.Columns[j].Prose = true
+	if width > 0 { // too wide even then: a shorter word lets PLAN wrap narrower
+		trial := t.Clone()
+		trial.Fit(width)
+		if trial.Width() > trial.FitWidth() {
+			abbreviatePlans(t)
 		}
 	}
 	t.Fit(width)
 }
+
+// abbreviatePlans writes the longest word of a plan shorter: the word a
+// narrow PLAN column wraps at.
+func abbreviatePlans(t *render.Table) {
+	j := slices.IndexFunc(t.Columns, func(c render.Column) bool { return c.Header == "PLAN" })
+	if j < 0 {
+		return
+	}
+	for _, r := range t.Rows {
+		r[j] = strings.ReplaceAll(r[j], catalog.ModelSubscription, "subscr.")
+	}
+}
+
+// stalePrefix begins the footnote that explains the PRICED column; render
+// never leaves PRICED out, so the footnote always has its column.
+const stalePrefix = "PRICED: "
 
 // shortenPlans writes long PLAN cells compactly for a terminal: Uniform
 // Progress spot as spot/UP (with a legend), a bursty mix without its
