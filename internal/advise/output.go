@@ -91,11 +91,16 @@ func NewOutput(res *Result, req *Request, a *Advisor) Output {
 		out.Closest = append(out.Closest, PlanOutput(&res.Closest[i]))
 	}
 	sc := req.Scenario
+	// What was not given or does not apply is null, never 0 (plandoc.Inputs).
+	var refParams, samples, overlap *float64
+	if sc.CommHeavy { // the communication model's parameters: only where it applies
+		refParams, samples, overlap = optNum(sc.ReferenceParameters), optNum(sc.SamplesPerGPUStep), &sc.Overlap
+	}
 	out.Inputs = map[string]any{
-		"scenario": sc.Name, "reference_gpu": req.Ref.Name, "reference_gpu_count": req.RefCount, "work_gpu_hours": req.WorkGPUHours, "hours_per_month": req.HoursPerMonth,
-		"bursty": req.Bursty, "horizon_months": req.HorizonMonths, "deadline_hours": req.Deadline, "objective": req.Objective,
+		"scenario": sc.Name, "reference_gpu": req.Ref.Name, "reference_gpu_count": req.RefCount, "work_gpu_hours": optNum(req.WorkGPUHours), "hours_per_month": optNum(req.HoursPerMonth),
+		"bursty": req.Bursty, "horizon_months": optNum(req.HorizonMonths), "deadline_hours": optNum(req.Deadline), "objective": req.Objective,
 		"precision": sc.Precision, "bandwidth_weight": sc.BandwidthWeight, "comm_heavy": sc.CommHeavy, "min_gpu_memory_gib": sc.MinGPUMemoryGiB,
-		"reference_parameters": sc.ReferenceParameters, "samples_per_gpu_step": sc.SamplesPerGPUStep, "mfu": sc.MFU, "overlap": sc.Overlap,
+		"reference_parameters": refParams, "samples_per_gpu_step": samples, "mfu": optNum(sc.MFU), "overlap": overlap,
 		"communication": a.Scenarios.Comm, "allow_slow_network": req.AllowSlowNetwork, "currency": string(a.Currency),
 	}
 	if req.Budget.Valid {
@@ -118,6 +123,7 @@ func NewOutput(res *Result, req *Request, a *Advisor) Output {
 	return out
 }
 
+// optNum is f, or nil (JSON null) where f is 0: not given, not known.
 func optNum(f float64) *float64 {
 	if f == 0 {
 		return nil

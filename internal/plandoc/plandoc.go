@@ -125,6 +125,14 @@ type Excluded struct {
 // Inputs are the inputs of a plan as advise understood them (advise's
 // NewOutput writes them as a map with these keys). Model is the model
 // sizing (--model), kept as written: its keys follow the model table.
+//
+// What was not given, or does not apply, is null, never 0 (zero is a
+// value): work_gpu_hours (a load, not a job), hours_per_month (a job or a
+// bursty load), horizon_months (a job), deadline_hours (no --deadline),
+// mfu (a scenario without one), and reference_parameters,
+// samples_per_gpu_step and overlap (a scenario without the communication
+// model). An upload from before they were null has 0 there: readers take
+// 0 as none too.
 type Inputs struct {
 	Accelerators        string         `json:"accelerators"`
 	AllowSlowNetwork    bool           `json:"allow_slow_network"`
@@ -135,24 +143,24 @@ type Inputs struct {
 	CommHeavy           bool           `json:"comm_heavy"`
 	Communication       *Communication `json:"communication"`
 	Currency            string         `json:"currency"`
-	DeadlineHours       float64        `json:"deadline_hours"`
-	HorizonMonths       float64        `json:"horizon_months"`
-	HoursPerMonth       float64        `json:"hours_per_month"`
-	MFU                 float64        `json:"mfu"`
+	DeadlineHours       *float64       `json:"deadline_hours"`
+	HorizonMonths       *float64       `json:"horizon_months"`
+	HoursPerMonth       *float64       `json:"hours_per_month"`
+	MFU                 *float64       `json:"mfu"`
 	MinGPUMemoryGiB     float64        `json:"min_gpu_memory_gib"`
 	Model               map[string]any `json:"model"`
 	Objective           string         `json:"objective"`
-	Overlap             float64        `json:"overlap"`
+	Overlap             *float64       `json:"overlap"`
 	Precision           string         `json:"precision"`
 	ReferenceGPU        string         `json:"reference_gpu"`
 	ReferenceCount      float64        `json:"reference_gpu_count"` // 0: an upload from before it was recorded
-	ReferenceParameters float64        `json:"reference_parameters"`
-	SamplesPerGPUStep   float64        `json:"samples_per_gpu_step"`
+	ReferenceParameters *float64       `json:"reference_parameters"`
+	SamplesPerGPUStep   *float64       `json:"samples_per_gpu_step"`
 	Scenario            string         `json:"scenario"`
 	SpotRegions         int            `json:"spot_regions"`
 	TimeBudget          string         `json:"time_budget"`
 	TimeBudgetHours     float64        `json:"time_budget_hours"`
-	WorkGPUHours        float64        `json:"work_gpu_hours"`
+	WorkGPUHours        *float64       `json:"work_gpu_hours"`
 }
 
 // Ask is what the user asked for by name: a GPU, a count, for hours.
@@ -170,4 +178,13 @@ type Communication struct {
 	ReferenceNetworkGbps float64 `json:"reference_network_gbps"`
 	BucketBytes          float64 `json:"bucket_bytes"`
 	CollectiveLatencyUS  float64 `json:"collective_latency_us"`
+}
+
+// Value is *v, or 0 where v is null (not given): for readers whose own
+// types say "none" with 0.
+func Value(v *float64) float64 {
+	if v == nil {
+		return 0
+	}
+	return *v
 }

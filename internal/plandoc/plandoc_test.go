@@ -87,7 +87,9 @@ func TestReadRefuses(t *testing.T) {
 		{"cash flows", edit(t, func(m map[string]any) {
 			firstPlan(m)["cash_flows"] = []any{map[string]any{"kind": "usage", "from_month": 1, "to_month": 99999, "per_month": 1}}
 		}), "field plans[0].cash_flows[0]: months 1 to 99999; want 0 ≤ from_month ≤ to_month ≤ 120"},
-		{"horizon", edit(t, func(m map[string]any) { m["inputs"].(map[string]any)["horizon_months"] = 1e6 }), "field inputs.horizon_months = 1e+06 is outside the allowed range: want 0 to 120"},
+		{"horizon", edit(t, func(m map[string]any) { m["inputs"].(map[string]any)["horizon_months"] = 1e6 }), "field inputs.horizon_months = 1e+06 is outside the allowed range: want 0 to 120, or null where not given"},
+		{"mfu", edit(t, func(m map[string]any) { m["inputs"].(map[string]any)["mfu"] = 5 }), "field inputs.mfu = 5 is outside the allowed range: want 0 to 1, or null where not given"},
+		{"deadline", edit(t, func(m map[string]any) { m["inputs"].(map[string]any)["deadline_hours"] = -1 }), "field inputs.deadline_hours = -1 is outside the allowed range: want 0 to 87600, or null where not given"},
 		{"trailing", string(planA100(t)) + "junk", "data after the JSON value"},
 		{"twice", strings.Replace(string(planA100(t)), `"rank": 1,`, `"rank": 1, "rank": 2,`, 1), "field plans[0].rank at byte"},
 	} {
@@ -142,4 +144,31 @@ func FuzzRead(f *testing.F) {
 			t.Fatalf("an accepted plan does not encode: %v", err)
 		}
 	})
+}
+
+// Inputs not given are null (advise -o json since they stopped being 0):
+// read as absent, and an older upload's 0 still reads.
+func TestInputsNull(t *testing.T) {
+	nulls := []string{"work_gpu_hours", "hours_per_month", "horizon_months", "deadline_hours", "mfu", "overlap", "reference_parameters", "samples_per_gpu_step"}
+	d, err := Read([]byte(edit(t, func(m map[string]any) {
+		for _, k := range nulls {
+			m["inputs"].(map[string]any)[k] = nil
+		}
+	})))
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := d.Inputs
+	for i, v := range []*float64{in.WorkGPUHours, in.HoursPerMonth, in.HorizonMonths, in.DeadlineHours, in.MFU, in.Overlap, in.ReferenceParameters, in.SamplesPerGPUStep} {
+		if v != nil {
+			t.Errorf("inputs.%s = %g, want null", nulls[i], *v)
+		}
+	}
+	if Value(in.DeadlineHours) != 0 {
+		t.Errorf("Value(null) = %g, want 0", Value(in.DeadlineHours))
+	}
+	old, err := Read(planA100(t)) // written with 0 for a job's hours_per_month
+	if err != nil || old.Inputs.HoursPerMonth == nil || *old.Inputs.HoursPerMonth != 0 {
+		t.Errorf("an older upload's hours_per_month 0: %v, %v", old, err)
+	}
 }

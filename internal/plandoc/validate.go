@@ -31,6 +31,7 @@ const (
 	MaxHours         = 1e7       // a plan's expected hours, a time budget (over 1,000 years)
 	MaxSpeed         = 1e4       // a plan's speed per GPU relative to the reference
 	MaxRegions       = 1000      // --spot-regions
+	MaxParameters    = 1e15      // a scenario's reference parameters, samples a step
 )
 
 // Unmarshal reads a plan strictly: one JSON value, each key once, no field
@@ -88,15 +89,34 @@ func (d *Document) Validate() error {
 		max   float64
 	}{
 		{"inputs.reference_gpu_count", in.ReferenceCount, MaxGPUs},
-		{"inputs.work_gpu_hours", in.WorkGPUHours, MaxWorkGPUHours},
-		{"inputs.hours_per_month", in.HoursPerMonth, MaxHoursPerMonth},
-		{"inputs.horizon_months", in.HorizonMonths, MaxHorizonMonths},
-		{"inputs.deadline_hours", in.DeadlineHours, MaxDeadlineHours},
 		{"inputs.time_budget_hours", in.TimeBudgetHours, MaxHours},
 		{"inputs.spot_regions", float64(in.SpotRegions), MaxRegions},
 	} {
 		if err := within(c.field, c.v, 0, c.max); err != nil {
 			return err
+		}
+	}
+	// Null where not given; a number within its range where given (0 only
+	// in uploads from before these were null, read as none).
+	for _, c := range []struct {
+		field string
+		v     *float64
+		max   float64
+	}{
+		{"inputs.work_gpu_hours", in.WorkGPUHours, MaxWorkGPUHours},
+		{"inputs.hours_per_month", in.HoursPerMonth, MaxHoursPerMonth},
+		{"inputs.horizon_months", in.HorizonMonths, MaxHorizonMonths},
+		{"inputs.deadline_hours", in.DeadlineHours, MaxDeadlineHours},
+		{"inputs.mfu", in.MFU, 1},
+		{"inputs.overlap", in.Overlap, 1},
+		{"inputs.reference_parameters", in.ReferenceParameters, MaxParameters},
+		{"inputs.samples_per_gpu_step", in.SamplesPerGPUStep, MaxParameters},
+	} {
+		if c.v == nil {
+			continue
+		}
+		if err := within(c.field, *c.v, 0, c.max); err != nil {
+			return fmt.Errorf("%w, or null where not given", err)
 		}
 	}
 	if in.Budget != nil {

@@ -41,25 +41,26 @@ func gistOf(body []byte) (*planGist, error) {
 // gistOfPlan is a decoded plan's gist.
 func gistOfPlan(u *plandoc.Document) *planGist {
 	in := u.Inputs
+	hpm, work, horizon := plandoc.Value(in.HoursPerMonth), plandoc.Value(in.WorkGPUHours), plandoc.Value(in.HorizonMonths)
 	g := &planGist{Scenario: orUnknown(in.Scenario), Plans: len(u.Plans), Best: "no plan fits", Total: render.NotApplied, Hours: render.NotApplied}
 	switch {
 	case in.Ask != nil && in.Ask.GPU != "":
 		g.Work = fmt.Sprintf("%s × %s for %s", fmtCount(in.Ask.Count), in.Ask.GPU, durationText(in.Ask.Hours))
 	case in.Bursty:
 		g.Work = "bursty load of " + orUnknown(in.ReferenceGPU)
-	case in.HoursPerMonth > 0:
-		g.Work = fmt.Sprintf("%s h/month of %s", fmtNum(in.HoursPerMonth), orUnknown(in.ReferenceGPU))
+	case hpm > 0:
+		g.Work = fmt.Sprintf("%s h/month of %s", fmtNum(hpm), orUnknown(in.ReferenceGPU))
 		if in.ReferenceCount > 1 {
-			g.Work = fmt.Sprintf("%s h/month of %s × %s", fmtNum(in.HoursPerMonth), fmtCount(in.ReferenceCount), orUnknown(in.ReferenceGPU))
+			g.Work = fmt.Sprintf("%s h/month of %s × %s", fmtNum(hpm), fmtCount(in.ReferenceCount), orUnknown(in.ReferenceGPU))
 		}
-	case in.WorkGPUHours > 0:
-		g.Work = fmt.Sprintf("%s GPU-h of %s", fmtNum(in.WorkGPUHours), orUnknown(in.ReferenceGPU))
+	case work > 0:
+		g.Work = fmt.Sprintf("%s GPU-h of %s", fmtNum(work), orUnknown(in.ReferenceGPU))
 	default:
 		g.Work = render.Unknown
 	}
 	// A load's total is over its horizon: say how long, or the total reads as a month's.
-	if (in.Bursty || in.HoursPerMonth > 0) && in.HorizonMonths > 0 {
-		g.Work += fmt.Sprintf(" over %s months", fmtNum(in.HorizonMonths))
+	if (in.Bursty || hpm > 0) && horizon > 0 {
+		g.Work += fmt.Sprintf(" over %s months", fmtNum(horizon))
 	}
 	if len(u.Plans) > 0 {
 		b := u.Plans[0]

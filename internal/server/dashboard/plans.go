@@ -43,7 +43,7 @@ func (d *dash) rebuild(u *plandoc.Document) (*advise.Result, *advise.Request, []
 		}
 		pl := advise.Plan{Rank: p.Rank, Offering: o, Instances: p.Instances, Model: p.PricingModel, Term: p.Term, Payment: p.Payment, Mix: p.Mix,
 			Currency: money.Currency(p.Currency), ExpectedHours: p.ExpectedHours, Speed: p.RelSpeed, Breakdown: breakdown(p.Breakdown),
-			Explanation: p.Explanation, Risks: p.Risks, Ecosystem: p.Ecosystem, AsAsked: p.AsAsked, Deadline: u.Inputs.DeadlineHours}
+			Explanation: p.Explanation, Risks: p.Risks, Ecosystem: p.Ecosystem, AsAsked: p.AsAsked, Deadline: plandoc.Value(u.Inputs.DeadlineHours)}
 		if v, ok := plandoc.Decimal(p.TotalCost); ok {
 			pl.Total = money.New(v, pl.Currency)
 		}
@@ -89,8 +89,8 @@ func (d *dash) rebuild(u *plandoc.Document) (*advise.Result, *advise.Request, []
 	}
 	in := u.Inputs
 	req := &advise.Request{Scenario: &advise.Scenario{Name: in.Scenario}, Ref: d.gpuOrName(in.ReferenceGPU), RefCount: 1,
-		WorkGPUHours: in.WorkGPUHours, HoursPerMonth: in.HoursPerMonth, Bursty: in.Bursty, HorizonMonths: in.HorizonMonths,
-		Deadline: in.DeadlineHours, Objective: in.Objective}
+		WorkGPUHours: plandoc.Value(in.WorkGPUHours), HoursPerMonth: plandoc.Value(in.HoursPerMonth), Bursty: in.Bursty, HorizonMonths: plandoc.Value(in.HorizonMonths),
+		Deadline: plandoc.Value(in.DeadlineHours), Objective: in.Objective}
 	if in.ReferenceCount > 0 && in.ReferenceCount <= advise.MaxGPUs {
 		req.RefCount = in.ReferenceCount
 	}
