@@ -401,9 +401,9 @@ func (f *costFlags) costTable(opts []cost.Option, run *costRun, csv bool) *rende
 	if u.DurationHours > 0 {
 		plan = fmt.Sprintf("a %s job", cost.FormatHours(u.DurationHours))
 	}
-	t.Notes = append(t.Notes, fmt.Sprintf("Usage: %s × %d instance(s); discount rate %s%%/yr; %s licence. Totals include egress, storage, credits and promotions.",
-		plan, u.Instances, u.DiscountRate.Mul(decimal.NewFromInt(100)).String(), u.License))
-	t.Notes = append(t.Notes, "EFF /h and /GPU-h = the total over the hours used (egress, storage, credits included); the list price each option bills at is list_hourly in -o json.")
+	t.Notes = append(t.Notes, fmt.Sprintf("Usage: %s × %s; discount rate %s%%/yr; %s licence. %s",
+		plan, cost.Count(u.Instances, "instance", "instances"), u.DiscountRate.Mul(decimal.NewFromInt(100)).String(), u.License, u.TotalsNote()))
+	t.Notes = append(t.Notes, "EFF /h and /GPU-h = the total over the hours used; the list price each option bills at is list_hourly in -o json.")
 	if excluded {
 		t.Notes = append(t.Notes, "+? = the total leaves out parts with no sourced price (listed under the option as 'not priced').")
 	}
@@ -612,7 +612,7 @@ func costHoursChart(opts []cost.Option, run *costRun) *render.LineChart {
 	chart := &render.LineChart{
 		Title:  fmt.Sprintf("Which pricing model of %s/%s is cheapest at your hours per month?", o0.Provider, o0.InstanceType),
 		XLabel: "hours used per month, per instance",
-		YLabel: fmt.Sprintf("cost over %s months, %d instance(s) (%s)", render.FormatTick(months), max(1, run.usage.Instances), cur),
+		YLabel: fmt.Sprintf("cost over %s, %s (%s)", cost.FormatMonths(months), cost.Count(max(1, run.usage.Instances), "instance", "instances"), cur),
 	}
 	for _, l := range lines {
 		chart.Series = append(chart.Series, render.Series{Name: l.name, Points: [][2]float64{{0, l.fixed}, {catalog.HoursPerMonth, l.fixed + l.perHour*catalog.HoursPerMonth}}})
@@ -689,7 +689,7 @@ func cashflowChart(opts []cost.Option, run *costRun) *render.LineChart {
 		flows = append(flows, render.CashflowLine{Name: optionLabel(l.opt) + ": " + money.Format(l.opt.Total.Value, run.l.currency), Flows: l.opt.Schedule})
 	}
 	return render.CashflowChart("How much cash does each option need, month by month?", string(run.l.currency), run.usage.Months(), flows,
-		"Totals include egress, storage, credits and promotions. "+costSources(lines, run.l.cat))
+		run.usage.TotalsNote()+" "+costSources(lines, run.l.cat))
 }
 
 // writeChart writes an SVG chart to a file (the --chart flag of cost and spot).

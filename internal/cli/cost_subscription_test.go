@@ -28,7 +28,7 @@ func TestTencentSubscriptionAgainstPayAsYouGo(t *testing.T) {
 	out, _, _ = run(t, "cost", "--offering", "tencent/GT4.41XLARGE948/ap-beijing", "--hours-per-month", "730", "--horizon", "1y", "--currency", "CNY")
 	flat := strings.Join(strings.Fields(out), " ")
 	for _, want := range []string{
-		"114,016.00 CNY a month for 1 months, each paid at the start of its month (the first upfront) = 156.19 CNY/h over every term hour, used or not (tencent-qcloud-gpu-prices@8ec07296, 2021 (day unknown))",
+		"114,016.00 CNY a month for 1 month, paid at its start (upfront) = 156.19 CNY/h over every term hour, used or not (tencent-qcloud-gpu-prices@8ec07296, 2021 (day unknown))",
 		"1mo monthly wins above 480 h/month",
 		"tencent: reserved 1y, reserved 3y, subscription 1y, subscription 3y",
 	} {

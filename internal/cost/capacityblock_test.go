@@ -1,6 +1,7 @@
 package cost
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -17,11 +18,27 @@ func TestCapacityBlockDays(t *testing.T) {
 	}{
 		{0.5, 1, true}, {24, 1, true}, {24.01, 2, true}, {13 * 24, 13, true}, {14 * 24, 14, true},
 		{14*24 + 1, 21, true}, {21 * 24, 21, true}, {22 * 24, 28, true}, {175*24 + 1, 182, true}, {182 * 24, 182, true},
-		{182*24 + 1, 183, false}, {365 * 24, 365, false},
+		{182*24 + 1, 183, false}, {200 * 24, 203, false}, {365 * 24, 365, false},
 	} {
 		days, ok := CapacityBlockDays(tc.hours)
 		if days != tc.days || ok != tc.ok {
 			t.Errorf("CapacityBlockDays(%g h) = %d, %v; want %d, %v", tc.hours, days, ok, tc.days, tc.ok)
+		}
+	}
+}
+
+// TestCapacityBlockLengths: beyond 182 days, back-to-back blocks of 182
+// days and the shortest length sold that covers the rest (18 days is not
+// sold: 21).
+func TestCapacityBlockLengths(t *testing.T) {
+	for _, tc := range []struct {
+		days float64
+		want string
+	}{
+		{20, "[21]"}, {182, "[182]"}, {183, "[182 1]"}, {200, "[182 21]"}, {365, "[182 182 1]"}, {400, "[182 182 42]"},
+	} {
+		if got := fmt.Sprint(CapacityBlockLengths(tc.days * 24)); got != tc.want {
+			t.Errorf("CapacityBlockLengths(%g days) = %s, want %s", tc.days, got, tc.want)
 		}
 	}
 }
@@ -53,12 +70,16 @@ func TestCapacityBlockPrices(t *testing.T) {
 			[]string{"Capacity Block of 28 days", "672 h of wall-clock time"}},
 		// 70 instances: two blocks (64 at most a block), one price: 1 × 24 × 41.528 × 70 = 69,767.04.
 		{"70 instances", Usage{DurationHours: 10, Instances: 70}, "69767.04", true, map[int]string{0: "69767.04"},
-			[]string{"(2 blocks: at most 64 instances a block)"}},
-		// 200 days: longer than a block; back-to-back blocks of 182 and 18
-		// days, the second paid at month floor(182 × 24 / 730) = 5:
-		// 200 × 24 × 41.528 = 199,334.4.
-		{"200 days", Usage{DurationHours: 200 * 24}, "199334.4", false, map[int]string{0: "181394.304", 5: "17940.096"},
-			[]string{"lasts at most 182 days"}},
+			[]string{"EC2 Capacity Block of 1 day for", "(2 blocks at once: at most 64 instances a block)"}},
+		// 200 days: longer than a block; back-to-back blocks of 182 and 21
+		// days (18 is not sold), the second paid at month
+		// floor(182 × 24 / 730) = 5: 203 × 24 × 41.528 = 202,324.416, of
+		// which 182 × 24 × 41.528 = 181,394.304 up front. The label, the
+		// total and the upfront say the same.
+		{"200 days", Usage{DurationHours: 200 * 24}, "202324.416", false, map[int]string{0: "181394.304", 5: "20930.112"},
+			[]string{"2 EC2 Capacity Blocks back to back, 182 + 21 = 203 days", "× 4872 h = 202,324.42 USD",
+				"181,394.30 USD for 182 days at the start, 20,930.11 USD for 21 days on day 182: the first is the upfront",
+				"the last block is the shortest length AWS sells", "not feasible as one booking: a Capacity Block lasts at most 182 days, so a 4800 h job (4800 h of wall-clock time) needs 2 blocks"}},
 		// 257 instances: over the account's 256.
 		{"257 instances", Usage{DurationHours: 24, Instances: 257}, "256144.704", false, nil, []string{"at most 256 instances"}},
 		// A steady load over 3 months (2,190 h = 91.25 days) needs a 98-day block: 98 × 24 × 41.528 = 97,673.856.
@@ -77,6 +98,9 @@ func TestCapacityBlockPrices(t *testing.T) {
 			}
 			if tc.feasible && !b.Upfront.Value.Equal(b.Total.Value) {
 				t.Errorf("upfront %s, want all of the total %s", b.Upfront.Value, b.Total.Value)
+			}
+			if w, ok := tc.upfront[0]; ok && !b.Upfront.Value.Equal(dec(w)) {
+				t.Errorf("upfront %s, want what is paid at the start, %s", b.Upfront.Value, w)
 			}
 			for m, want := range tc.upfront {
 				got := dec("0")

@@ -492,11 +492,20 @@ func (p *pricer) commitment(o *catalog.Offering, c *catalog.Commitment, od decim
 	if c.Class != "" {
 		name += " " + c.Class
 	}
-	fees := fmt.Sprintf("%s upfront + %s a month for %d months", p.money(upfront), p.money(recurring), termM)
+	months := Count(termM, "month", "months")
+	fees := fmt.Sprintf("%s upfront + %s a month for %s", p.money(upfront), p.money(recurring), months)
 	if ahead && recurring.IsPositive() {
-		fees = fmt.Sprintf("%s a month for %d months, each paid at the start of its month (the first upfront)", p.money(recurring), termM)
-		if upfront.IsPositive() {
-			fees = fmt.Sprintf("%s upfront + %s a month for %d months, each paid at the start of its month", p.money(upfront), p.money(recurring), termM)
+		paid := "each paid at the start of its month"
+		if termM == 1 {
+			paid = "paid at its start"
+		}
+		switch {
+		case upfront.IsPositive():
+			fees = fmt.Sprintf("%s upfront + %s a month for %s, %s", p.money(upfront), p.money(recurring), months, paid)
+		case termM == 1:
+			fees = fmt.Sprintf("%s a month for 1 month, paid at its start (upfront)", p.money(recurring))
+		default:
+			fees = fmt.Sprintf("%s a month for %s, %s (the first upfront)", p.money(recurring), months, paid)
 		}
 	}
 	opt.Explanation = append(opt.Explanation, fmt.Sprintf("%s: %s = %s/h over every term hour, used or not (%s)",

@@ -78,8 +78,9 @@ func TestSubscriptionPaidAhead(t *testing.T) {
 	if sub.BreakevenNPV == nil || sub.Breakeven == nil || *sub.BreakevenNPV <= *sub.Breakeven {
 		t.Errorf("NPV break-even not above the plain one with fees paid ahead: %v, %v", deref(sub.BreakevenNPV), deref(sub.Breakeven))
 	}
-	// The words say when it is paid: not "0.00 CNY upfront".
-	if ex := strings.Join(sub.Explanation, "\n"); strings.Contains(ex, "0.00 CNY upfront") || !strings.Contains(ex, "each paid at the start of its month (the first upfront)") {
+	// The words say when it is paid: not "0.00 CNY upfront", nor "for 1
+	// months, each paid…" of a one-month term.
+	if ex := strings.Join(sub.Explanation, "\n"); strings.Contains(ex, "0.00 CNY upfront") || !strings.Contains(ex, "114,016.00 CNY a month for 1 month, paid at its start (upfront)") {
 		t.Errorf("explanation: %s", ex)
 	}
 }

@@ -363,9 +363,50 @@ func FormatHours(h float64) string {
 	return strconv.FormatFloat(math.Round(h*100)/100, 'f', -1, 64) + " h"
 }
 
-// FormatMonths renders months: "36 months", "0.23 months".
+// FormatMonths renders months: "36 months", "0.23 months", "1 month".
 func FormatMonths(m float64) string {
-	return strconv.FormatFloat(math.Round(m*100)/100, 'f', -1, 64) + " months"
+	v := math.Round(m*100) / 100
+	if v == 1 {
+		return "1 month"
+	}
+	return strconv.FormatFloat(v, 'f', -1, 64) + " months"
+}
+
+// Extras are what the usage adds to every option's total beyond the
+// capacity, those given only: egress, storage, credits, promotions.
+func (u *Usage) Extras() []string {
+	var out []string
+	for _, x := range []struct {
+		name  string
+		given bool
+	}{{"egress", len(u.Egress) > 0}, {"storage", len(u.Storage) > 0}, {"credits", len(u.Credits) > 0}, {"promotions", len(u.Promotions) > 0}} {
+		if x.given {
+			out = append(out, x.name)
+		}
+	}
+	return out
+}
+
+// TotalsNote says what the totals include beyond the capacity: only what
+// was given ("Totals include egress and credits."), or that none was.
+func (u *Usage) TotalsNote() string {
+	x := u.Extras()
+	switch len(x) {
+	case 0:
+		return "No egress, storage, credits or promotions given: totals are the capacity alone."
+	case 1:
+		return "Totals include the " + x[0] + " given."
+	}
+	return "Totals include the " + strings.Join(x[:len(x)-1], ", ") + " and " + x[len(x)-1] + " given."
+}
+
+// Count is n and the noun, singular for 1: "1 instance", "2 instances".
+// The one place a count's noun is chosen (cost, advise and the CLI).
+func Count(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return strconv.Itoa(n) + " " + many
 }
 
 // MonthlyRate converts a yearly discount rate to a monthly one: (1+r)^(1/12) - 1.
