@@ -82,6 +82,10 @@ func TestLLMJobAvoidsPCIe(t *testing.T) {
 		if strings.Contains(x.Reason, "linked by pcie") {
 			found = true
 		}
+		// An unsourced link is not a link named "unknown".
+		if strings.Contains(x.Reason, "linked by unknown") {
+			t.Errorf("%s: %s", x.What, x.Reason)
+		}
 	}
 	if !found {
 		t.Error("no PCIe family was excluded with its reason")

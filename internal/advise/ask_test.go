@@ -92,7 +92,7 @@ func TestAskIsBaseline(t *testing.T) {
 	// the user has: one takes too long and its network cannot join two.
 	found := false
 	for _, x := range res.Excluded {
-		if strings.Contains(x.Reason, "1 instance(s) take 238.0 h, past the 168 h you have (--for 7d), so it needs more, and the network between them is not sourced") {
+		if strings.Contains(x.Reason, "1 instance take 238.0 h, past the 168 h you have (--for 7d), so it needs more, and the network between them is not sourced") {
 			found = true
 		}
 		if strings.Contains(x.Reason, "throughput unknown for A100-80GB") {

@@ -65,7 +65,7 @@ func (a *Advisor) size(req *Request, c *candidate) error {
 		h, e := hours(k)
 		if limit := req.wallLimit(); limit > 0 && h > limit {
 			if why := networkRefusal(req, a.Catalog.Provider(c.o.Provider), c.o); why != "" && req.MaxNodes > k {
-				return fmt.Errorf("%d instance(s) take %.1f h, past %s, so it needs more, and %s", k, h, req.limitName(), why)
+				return fmt.Errorf("%s take %.1f h, past %s, so it needs more, and %s", cost.Count(k, "instance", "instances"), h, req.limitName(), why)
 			}
 			for k <= req.MaxNodes && h > limit {
 				k++

@@ -230,18 +230,25 @@ func stepTime(w workload, p CommParams, refTFLOPS float64, s shape) commResult {
 	return r
 }
 
-// linkGBs is the per-GPU one-direction GPU-link bandwidth of a node of g
-// on link: measured NCCL bus bandwidth, else half the datasheet's
-// bidirectional NVLink figure, else the assumption.
-func (m *speedModel) linkGBs(g *catalog.GPU, link string, p CommParams) (float64, string) {
+// linkGBs is the per-GPU one-direction GPU-link bandwidth of a node of
+// count g on link: measured NCCL bus bandwidth, else half the datasheet's
+// bidirectional NVLink figure (the GPU's own, or, for a generic GPU on
+// NVSwitch, its SXM variant's: switchedVariant), else the assumption.
+func (m *speedModel) linkGBs(g *catalog.GPU, link string, count float64, p CommParams) (float64, string) {
 	if r := m.bench[g]; r != nil && r.NCCLBusBWGBs > 0 {
 		return r.NCCLBusBWGBs, fmt.Sprintf("%.4g GB/s NCCL bus bandwidth (measured, %s)", r.NCCLBusBWGBs, r.Path)
 	}
 	switch link {
 	case catalog.LinkNVSwitch, catalog.LinkNVLink:
 		if g.InterconnectBW.Known {
-			return g.InterconnectBW.Value / 2, fmt.Sprintf("%g GB/s per GPU each way (%s, half the %g GB/s datasheet figure)", g.InterconnectBW.Value/2, link, g.InterconnectBW.Value)
+			return g.InterconnectBW.Value / 2, fmt.Sprintf("%g GB/s per GPU each way (%s, half the %g GB/s datasheet figure, %s)", g.InterconnectBW.Value/2, link, g.InterconnectBW.Value, g.InterconnectBW.Source)
 		}
+		if v := m.switchedVariant(g, link, count); v != nil {
+			return v.InterconnectBW.Value / 2, fmt.Sprintf("%g GB/s per GPU each way (%s among %s GPUs: the SXM module on an NVSwitch board, %s, half its %g GB/s datasheet figure, %s)",
+				v.InterconnectBW.Value/2, link, fmtCount(count), v.Name, v.InterconnectBW.Value, v.InterconnectBW.Source)
+		}
+	case "", catalog.LinkUnknown:
+		return p.AssumedLinkGBs, fmt.Sprintf("%g GB/s per GPU each way (assumed: no source names the link)", p.AssumedLinkGBs)
 	}
 	return p.AssumedLinkGBs, fmt.Sprintf("%g GB/s per GPU each way (%s: bandwidth not sourced, assumed)", p.AssumedLinkGBs, link)
 }
@@ -249,16 +256,15 @@ func (m *speedModel) linkGBs(g *catalog.GPU, link string, p CommParams) (float64
 // offeringShape is the shape of k instances of o.
 func (m *speedModel) offeringShape(o *catalog.Offering, k int, speed float64, p CommParams) shape {
 	s := shape{gpu: o.GPU, gpusPerNode: math.Max(o.GPUCount, 1), nodes: k, speed: speed, netKind: o.NetworkKind}
-	s.linkGBs, s.linkNote = m.linkGBs(o.GPU, o.Interconnect, p)
-	if v := m.switchedVariant(o.GPU, o.Interconnect, o.GPUCount); v != nil && m.bench[o.GPU] == nil {
-		s.linkGBs = v.InterconnectBW.Value / 2
-		s.linkNote = fmt.Sprintf("%g GB/s per GPU each way (%s among %s GPUs: the SXM module on an NVSwitch board, %s, half its %g GB/s datasheet figure)",
-			s.linkGBs, o.Interconnect, fmtCount(o.GPUCount), v.Name, v.InterconnectBW.Value)
-	}
+	s.linkGBs, s.linkNote = m.linkGBs(o.GPU, o.Interconnect, o.GPUCount, p)
 	if o.NetworkGbps > 0 {
-		s.netGbps, s.netNote = o.NetworkGbps, fmt.Sprintf("%s %g Gbps (%s)", o.Network(), o.NetworkGbps, o.NetworkSource)
-		if o.NetworkSource == "" {
-			s.netNote = fmt.Sprintf("%s %g Gbps (%s)", o.Network(), o.NetworkGbps, o.SpecSource)
+		src := o.NetworkSource
+		if src == "" {
+			src = o.SpecSource
+		}
+		s.netGbps, s.netNote = o.NetworkGbps, fmt.Sprintf("%s %g Gbps (%s)", o.Network(), o.NetworkGbps, src)
+		if o.NetworkKind == "" { // a figure with no fabric named: the instance's own, not a network between instances
+			s.netNote = fmt.Sprintf("%g Gbps (the instance's network bandwidth, %s; the fabric between instances is not sourced)", o.NetworkGbps, src)
 		}
 	} else if o.NetworkKind != "" {
 		s.netGbps, s.netNote = p.AssumedNetworkGbps, fmt.Sprintf("%s (%s), bandwidth not sourced, assumed %g Gbps", o.Network(), o.NetworkSource, p.AssumedNetworkGbps)
@@ -278,7 +284,7 @@ func (m *speedModel) refShape(count float64, p CommParams) shape {
 		link = catalog.LinkNVLink
 	}
 	s := shape{gpu: g, gpusPerNode: per, nodes: int(math.Ceil(math.Max(count, 1)/per - 1e-9)), speed: 1}
-	s.linkGBs, s.linkNote = m.linkGBs(g, link, p)
+	s.linkGBs, s.linkNote = m.linkGBs(g, link, per, p)
 	s.netGbps, s.netKind = p.ReferenceNetworkGbps, catalog.NetEFA
 	return s
 }

@@ -206,15 +206,15 @@ func TestNCCLBusBandwidthReplacesDatasheet(t *testing.T) {
 	g := a.Catalog.GPU("H100-SXM5-80GB")
 	sc, _ := a.Scenarios.Get("llm-finetuning")
 	sm := &speedModel{sc: sc, ref: g, bench: map[*catalog.GPU]*benchreport.Report{}}
-	if got, note := sm.linkGBs(g, catalog.LinkNVSwitch, a.Scenarios.Comm); got != 450 || !strings.Contains(note, "datasheet") {
+	if got, note := sm.linkGBs(g, catalog.LinkNVSwitch, 8, a.Scenarios.Comm); got != 450 || !strings.Contains(note, "datasheet") {
 		t.Errorf("datasheet: %g GB/s (%s), want 450", got, note)
 	}
 	sm.bench[g] = &benchreport.Report{GPU: g.Name, NCCLBusBWGBs: 300, Path: "h100.json"}
-	if got, note := sm.linkGBs(g, catalog.LinkNVSwitch, a.Scenarios.Comm); got != 300 || !strings.Contains(note, "measured, h100.json") {
+	if got, note := sm.linkGBs(g, catalog.LinkNVSwitch, 8, a.Scenarios.Comm); got != 300 || !strings.Contains(note, "measured, h100.json") {
 		t.Errorf("measured: %g GB/s (%s), want 300", got, note)
 	}
 	// Unsourced links take the stated assumption.
-	if got, _ := sm.linkGBs(a.Catalog.GPU("L40S"), catalog.LinkPCIe, a.Scenarios.Comm); got != a.Scenarios.Comm.AssumedLinkGBs {
+	if got, _ := sm.linkGBs(a.Catalog.GPU("L40S"), catalog.LinkPCIe, 4, a.Scenarios.Comm); got != a.Scenarios.Comm.AssumedLinkGBs {
 		t.Errorf("PCIe: %g GB/s, want the assumed %g", got, a.Scenarios.Comm.AssumedLinkGBs)
 	}
 }
@@ -267,7 +267,7 @@ func TestMarketplaceNoMultiNode(t *testing.T) {
 			t.Errorf("%d × %s on a marketplace", p.Instances, p.Offering.InstanceType)
 		}
 	}
-	if !excludedFor(res, "H100-SXM5-80GB ×8 (vast)", "1 instance(s) take 250.0 h, past the 100 h deadline, so it needs more, and vast is a marketplace") {
+	if !excludedFor(res, "H100-SXM5-80GB ×8 (vast)", "1 instance take 250.0 h, past the 100 h deadline, so it needs more, and vast is a marketplace") {
 		t.Errorf("Vast's 8 × H100 not excluded as a marketplace: %+v", res.Excluded)
 	}
 }

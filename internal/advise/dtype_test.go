@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gpuscout/gpuscout/internal/benchreport"
+	"github.com/gpuscout/gpuscout/internal/catalog"
 	"github.com/gpuscout/gpuscout/internal/money"
 )
 
@@ -65,5 +67,38 @@ func TestGenericGPUOnNVSwitch(t *testing.T) {
 	}
 	if !found {
 		t.Skip("no A100-40GB offering on NVSwitch in the catalog")
+	}
+}
+
+// The GPU link is the GPU table's figure wherever it gives one, cited:
+// Alibaba's gn7 (A100 40GB on NVSwitch, 4 or 8 GPUs) runs at A100-SXM4-40GB's
+// 600 GB/s (300 each way), also with a bench report that measured no NCCL
+// (which read "nvswitch: bandwidth not sourced, assumed" 16 GB/s); a link
+// no source names is called so, not "unknown: bandwidth not sourced"; an
+// offering's network figure with no fabric named is the instance's, not
+// "unknown 16 Gbps".
+func TestLinkAndNetworkWords(t *testing.T) {
+	a := advisor(t, money.USD)
+	sc, _ := a.Scenarios.Get("llm-pretraining")
+	p := testComm(t)
+	generic := a.Catalog.GPU("A100-40GB")
+	sm := &speedModel{sc: sc, ref: a.Catalog.GPU("A100-SXM4-40GB"), cat: a.Catalog,
+		bench: map[*catalog.GPU]*benchreport.Report{generic: {GPU: generic.Name, MemoryBandwidthGBs: 1400, Path: "a100.json"}}}
+	for _, n := range []float64{4, 8} {
+		o := &catalog.Offering{Provider: "alibaba", InstanceType: "ecs.gn7", Region: "cn-beijing", GPU: generic, GPUCount: n,
+			Interconnect: catalog.LinkNVSwitch, NetworkGbps: 16, SpecSource: "alibaba-gpu-docs@2026-12-03"}
+		s := sm.offeringShape(o, 2, 1, p)
+		if s.linkGBs != 300 || !strings.Contains(s.linkNote, "A100-SXM4-40GB, half its 600 GB/s datasheet figure, ml-engineering") {
+			t.Errorf("%g GPUs on NVSwitch: %g GB/s (%s); want 300 from A100-SXM4-40GB, cited", n, s.linkGBs, s.linkNote)
+		}
+		if want := "16 Gbps (the instance's network bandwidth, alibaba-gpu-docs@2026-12-03; the fabric between instances is not sourced)"; s.netNote != want {
+			t.Errorf("network %q, want %q", s.netNote, want)
+		}
+		if _, note := p.fabrics.netBusBW(s.netKind, s.netGbps, 2, 26214400); !strings.Contains(note, "no published result for a fabric no source names") {
+			t.Errorf("fabric note %q", note)
+		}
+	}
+	if _, note := sm.linkGBs(a.Catalog.GPU("H100-SXM5-80GB"), catalog.LinkUnknown, 4, p); note != "16 GB/s per GPU each way (assumed: no source names the link)" {
+		t.Errorf("unknown link: %q", note)
 	}
 }

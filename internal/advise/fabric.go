@@ -155,7 +155,11 @@ func (t fabricTable) netBusBW(kind string, nodeGbps float64, nodes int, msgBytes
 	}
 	switch {
 	case !measured:
-		note += fmt.Sprintf("; no published result for %s, so efa's curve is an assumption", kind)
+		what := "a fabric no source names"
+		if kind != "" {
+			what = kind
+		}
+		note += fmt.Sprintf("; no published result for %s, so efa's curve is an assumption", what)
 	case nodes > r.Nodes*3/2:
 		note += fmt.Sprintf("; measured on %d nodes, %d may see less", r.Nodes, nodes)
 	}

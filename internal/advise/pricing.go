@@ -80,9 +80,9 @@ func (a *Advisor) plan(req *Request, c *candidate, o *cost.Option) Plan {
 		p.Explanation = append(p.Explanation, c.commNote)
 	}
 	if c.hours > 0 {
-		p.Explanation = append(p.Explanation, fmt.Sprintf("%s of work on %s → %d instance(s) × %.1f h", fmtGPUh(req.WorkGPUHours, req.Ref), c.o.InstanceType, c.instances, c.hours))
+		p.Explanation = append(p.Explanation, fmt.Sprintf("%s of work on %s → %s × %.1f h", fmtGPUh(req.WorkGPUHours, req.Ref), c.o.InstanceType, cost.Count(c.instances, "instance", "instances"), c.hours))
 	} else if c.instances > 1 {
-		p.Explanation = append(p.Explanation, fmt.Sprintf("%d instance(s) give the capacity of %g × %s", c.instances, req.RefCount, req.Ref.Name))
+		p.Explanation = append(p.Explanation, fmt.Sprintf("%s give the capacity of %g × %s", cost.Count(c.instances, "instance", "instances"), req.RefCount, req.Ref.Name))
 	}
 	if c.billNote != "" {
 		p.Explanation = append(p.Explanation, c.billNote)

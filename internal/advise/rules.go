@@ -68,7 +68,11 @@ func commRule(req *Request, plans []Plan, exclude func(*catalog.Offering, string
 	for _, p := range plans {
 		l := p.Offering.Interconnect
 		if p.Offering.GPUCount >= 4 && (l == catalog.LinkPCIe || l == catalog.LinkUnknown) {
-			exclude(p.Offering, fmt.Sprintf("%s GPUs linked by %s for %s, while NVSwitch/NVLink nodes fit the constraints", fmtCount(p.Offering.GPUCount), l, req.Scenario.Name))
+			by := "linked by " + l
+			if l == catalog.LinkUnknown {
+				by = "on a link no source names"
+			}
+			exclude(p.Offering, fmt.Sprintf("%s GPUs %s for %s, while NVSwitch/NVLink nodes fit the constraints", fmtCount(p.Offering.GPUCount), by, req.Scenario.Name))
 			continue
 		}
 		out = append(out, p)

@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/gpuscout/gpuscout/internal/catalog"
+	"github.com/gpuscout/gpuscout/internal/cost"
 	"github.com/gpuscout/gpuscout/internal/models"
 )
 
@@ -60,8 +61,8 @@ func servingShape(mem *models.Memory, o *catalog.Offering, s shape, gpuBW float6
 		netGBs := s.netGbps / 8
 		hops := float64(sp.stages - 1)
 		sp.ppS = hops*act/(netGBs*1e9) + hops*p.CollectiveLatencyUS*1e-6
-		sp.ppNote = fmt.Sprintf("pipeline parallel over %d instances (%d layers a stage): %d hop(s) a step of %.3g MB at %.4g GB/s (%s) plus %g µs each = %.3f ms",
-			sp.stages, int(math.Ceil(float64(md.Layers)/float64(sp.stages))), sp.stages-1, act/1e6, netGBs, s.netNote, p.CollectiveLatencyUS, 1000*sp.ppS)
+		sp.ppNote = fmt.Sprintf("pipeline parallel over %d instances (%d layers a stage): %s a step of %.3g MB at %.4g GB/s (%s) plus %g µs each = %.3f ms",
+			sp.stages, int(math.Ceil(float64(md.Layers)/float64(sp.stages))), cost.Count(sp.stages-1, "hop", "hops"), act/1e6, netGBs, s.netNote, p.CollectiveLatencyUS, 1000*sp.ppS)
 	}
 	sp.busy = math.Min(1, float64(max(mem.Job.Concurrency, 1))/float64(sp.stages))
 	sp.eff = sp.busy * sp.stepS / (sp.stepS + sp.tpS + sp.ppS)
@@ -81,8 +82,8 @@ func (sp servingPlan) line() string {
 		}
 	}
 	if sp.busy < 1 {
-		out += fmt.Sprintf("; %d concurrent request(s) keep %.0f%% of the %d stages at work (a token passes them in turn: --concurrency ≥ %d fills the pipeline)",
-			int(math.Round(sp.busy*float64(sp.stages))), 100*sp.busy, sp.stages, sp.stages)
+		out += fmt.Sprintf("; %s keep %.0f%% of the %d stages at work (a token passes them in turn: --concurrency ≥ %d fills the pipeline)",
+			cost.Count(int(math.Round(sp.busy*float64(sp.stages))), "concurrent request", "concurrent requests"), 100*sp.busy, sp.stages, sp.stages)
 	}
 	return out + fmt.Sprintf(" → %.0f%% efficiency", 100*sp.eff)
 }

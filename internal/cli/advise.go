@@ -17,6 +17,7 @@ import (
 	"github.com/gpuscout/gpuscout/internal/agentconfig"
 	"github.com/gpuscout/gpuscout/internal/benchreport"
 	"github.com/gpuscout/gpuscout/internal/catalog"
+	"github.com/gpuscout/gpuscout/internal/cost"
 	"github.com/gpuscout/gpuscout/internal/form"
 	"github.com/gpuscout/gpuscout/internal/render"
 	"github.com/gpuscout/gpuscout/internal/report"
@@ -135,7 +136,7 @@ func newAdviseCmd(e *env) *cobra.Command {
 			}
 			wrote = "Report written to " + f.report
 			if charts > 0 {
-				wrote += fmt.Sprintf(", with its %d chart(s) beside it", charts)
+				wrote += fmt.Sprintf(", with its %s beside it", cost.Count(charts, "chart", "charts"))
 			}
 			wrote += "."
 		}

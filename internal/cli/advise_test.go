@@ -125,7 +125,7 @@ func TestAdviseReports(t *testing.T) {
 		if code != 0 {
 			t.Fatal(errOut)
 		}
-		said := map[string]string{"plan.html": "Report written to " + path + ".", "plan.md": "Report written to " + path + ", with its 2 chart(s) beside it."}[name]
+		said := map[string]string{"plan.html": "Report written to " + path + ".", "plan.md": "Report written to " + path + ", with its 2 charts beside it."}[name]
 		if !strings.Contains(strings.Join(strings.Fields(out), " "), said) {
 			t.Errorf("the output does not say %q:\n%s", said, out)
 		}

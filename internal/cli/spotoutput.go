@@ -7,6 +7,7 @@ import (
 
 	"github.com/shopspring/decimal"
 
+	"github.com/gpuscout/gpuscout/internal/cost"
 	"github.com/gpuscout/gpuscout/internal/money"
 	"github.com/gpuscout/gpuscout/internal/render"
 	"github.com/gpuscout/gpuscout/internal/spot"
@@ -16,7 +17,7 @@ func fmtRunEnd(r spot.Result) string {
 	if math.IsInf(r.Hours, 1) {
 		return "did not finish"
 	}
-	s := fmt.Sprintf("done after %.2f h, %d interruption(s)", r.Hours, r.Interruptions)
+	s := fmt.Sprintf("done after %.2f h, %s", r.Hours, cost.Count(r.Interruptions, "interruption", "interruptions"))
 	if !r.Met {
 		s += ", deadline missed"
 	}

@@ -556,7 +556,7 @@ func (p *pricer) commitment(o *catalog.Offering, c *catalog.Commitment, od decim
 			opt.Unknown = append(opt.Unknown, "no on-demand price for the months after the term")
 		} else {
 			h := p.usageFlows(&opt.Schedule, od.Decimal, 1, covered+1)
-			opt.Explanation = append(opt.Explanation, fmt.Sprintf("the %s after %d term(s) run on-demand: %s", FormatMonths(-idle), k, FormatHours(h)))
+			opt.Explanation = append(opt.Explanation, fmt.Sprintf("the %s after %s run on-demand: %s", FormatMonths(-idle), Count(k, "term", "terms"), FormatHours(h)))
 		}
 	case idle > 1e-9:
 		// Shorter than the term but within its last month: the term is
