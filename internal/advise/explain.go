@@ -218,7 +218,9 @@ func (a *Advisor) summarize(req *Request, res *Result, considered int) []string 
 			line = fmt.Sprintf("2. Cost sensitivity: the throughput the load needs is not given (taken as %g × %s): a plan is the fewest replicas that hold %s, sized by its memory, and --gpu NAME:COUNT states the capacity you need; at %s for %s, ",
 				req.RefCount, req.Ref.Name, req.Model.Model.Name, load, cost.FormatMonths(req.HorizonMonths))
 		case req.RefDefault && !req.Bursty && (req.Model == nil || req.Model.Tokens == 0):
-			line = fmt.Sprintf("2. Cost sensitivity: the load is sized by default as %g × %s (--gpu NAME:COUNT sets it); at %s for %s, ", req.RefCount, req.Ref.Name, load, cost.FormatMonths(req.HorizonMonths))
+			line = fmt.Sprintf("2. Cost sensitivity: the load is sized by default as %g × %s (%s); at %s for %s, ", req.RefCount, req.Ref.Name, DefaultSizeHint(req), load, cost.FormatMonths(req.HorizonMonths))
+		case req.RefDefault && req.Bursty:
+			line = fmt.Sprintf("2. Cost sensitivity: the base and peak are counted in %s, the default GPU (--gpu NAME sets it); at %s for %s, ", req.Ref.Name, load, cost.FormatMonths(req.HorizonMonths))
 		}
 		if best.Breakeven != nil {
 			line += fmt.Sprintf("the best plan (%s %s) beats on-demand above %.0f h a month.", best.Model, best.Term, *best.Breakeven)

@@ -107,6 +107,9 @@ func NewOutput(res *Result, req *Request, a *Advisor) Output {
 		out.Inputs["budget"] = money.Number(req.Budget.Decimal)
 	}
 	out.Inputs["accelerators"] = req.AcceleratorChoice()
+	if req.RefDefault {
+		out.Inputs["reference_gpu_default"] = true // no --gpu, --work or --model named the load's GPU and size
+	}
 	if req.Ask != nil {
 		out.Inputs["ask"] = map[string]any{"gpu": req.Ask.Name, "count": req.Ask.Count, "hours": req.Ask.Hours}
 	}

@@ -2,6 +2,7 @@ package advise
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/gpuscout/gpuscout/internal/catalog"
@@ -58,4 +59,22 @@ func TestInputsNullWhereNotGiven(t *testing.T) {
 	req.WorkGPUHours, req.Deadline, req.NoSpot = 800, 240, true
 	check("llm-pretraining job", inputs(req), map[string]any{"work_gpu_hours": 800.0, "deadline_hours": 240.0, "mfu": 0.4, "overlap": 0.66,
 		"hours_per_month": nil, "horizon_months": nil})
+}
+
+// TestDefaultSizeSaid: a steady load with no --gpu or --model is sized as
+// 1 × the reference by default; the summary and the JSON inputs say it is
+// the default, and how to give the size.
+func TestDefaultSizeSaid(t *testing.T) {
+	base := advisor(t, money.USD)
+	a := synthetic(t, base, h100Offering(base.Catalog, "node.8gpu", 8, catalog.LinkNVSwitch, catalog.NetEFA, 3200, 24))
+	req := request(t, a, "inference-online", "H100-SXM5-80GB")
+	req.HoursPerMonth, req.RefDefault = 730, true
+	req.Defaults()
+	res := run(t, a, req)
+	if s := strings.Join(res.Summary, "\n"); !strings.Contains(s, "the load is sized by default as 1 × H100-SXM5-80GB (--gpu NAME:COUNT or --model sizes it)") {
+		t.Errorf("the summary does not say the size is a default:\n%s", s)
+	}
+	if out := NewOutput(res, req, a); out.Inputs["reference_gpu_default"] != true {
+		t.Errorf("inputs.reference_gpu_default = %v, want true", out.Inputs["reference_gpu_default"])
+	}
 }

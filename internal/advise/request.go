@@ -82,6 +82,15 @@ type Request struct {
 	CheckpointGB float64
 }
 
+// DefaultSizeHint says how to give a load's size where it is the default
+// (RefDefault): the summary and the report's question say the same.
+func DefaultSizeHint(r *Request) string {
+	if r.Model != nil {
+		return "--gpu NAME:COUNT sizes it"
+	}
+	return "--gpu NAME:COUNT or --model sizes it"
+}
+
 // IsJob says whether the request is a job (a fixed amount of work).
 func (r *Request) IsJob() bool { return r.WorkGPUHours > 0 }
 

@@ -153,7 +153,8 @@ type Inputs struct {
 	Overlap             *float64       `json:"overlap"`
 	Precision           string         `json:"precision"`
 	ReferenceGPU        string         `json:"reference_gpu"`
-	ReferenceCount      float64        `json:"reference_gpu_count"` // 0: an upload from before it was recorded
+	ReferenceCount      float64        `json:"reference_gpu_count"`   // 0: an upload from before it was recorded
+	ReferenceDefault    bool           `json:"reference_gpu_default"` // the reference GPU and count are advise's default, not given
 	ReferenceParameters *float64       `json:"reference_parameters"`
 	SamplesPerGPUStep   *float64       `json:"samples_per_gpu_step"`
 	Scenario            string         `json:"scenario"`

@@ -88,9 +88,15 @@ func Question(req *advise.Request, cur string) string {
 	case req.IsJob():
 		parts = append(parts, fmt.Sprintf("%s GPU-hours of work on %s", num(req.WorkGPUHours), ref))
 	case req.Bursty:
-		parts = append(parts, fmt.Sprintf("%s × %s always on, %s at peak for %s h a month, over %s months", countString(req.Base), ref, countString(req.Peak), num(req.PeakHours), num(req.HorizonMonths)))
+		if req.RefDefault {
+			ref += " (the default GPU: --gpu NAME sets it)"
+		}
+		parts = append(parts, fmt.Sprintf("%s × %s always on, %s at peak for %s h a month, over %s", countString(req.Base), ref, countString(req.Peak), num(req.PeakHours), cost.FormatMonths(req.HorizonMonths)))
+	case req.RefDefault:
+		// Nobody asked for this size: say it is the default, not the user's.
+		parts = append(parts, fmt.Sprintf("%s h a month of a load sized by default as %s × %s (%s), over %s", num(req.HoursPerMonth), countString(req.RefCount), ref, advise.DefaultSizeHint(req), cost.FormatMonths(req.HorizonMonths)))
 	default:
-		parts = append(parts, fmt.Sprintf("%s × %s for %s h a month, over %s months", countString(req.RefCount), ref, num(req.HoursPerMonth), num(req.HorizonMonths)))
+		parts = append(parts, fmt.Sprintf("%s × %s for %s h a month, over %s", countString(req.RefCount), ref, num(req.HoursPerMonth), cost.FormatMonths(req.HorizonMonths)))
 	}
 	if req.Deadline > 0 {
 		parts = append(parts, fmt.Sprintf("deadline %s h", num(req.Deadline)))

@@ -81,6 +81,14 @@ func TestAdviseReportRestatesTheQuestion(t *testing.T) {
 		{"steady load", func(r *advise.Request) {
 			r.WorkGPUHours, r.Ask, r.HoursPerMonth, r.HorizonMonths = 0, nil, 420, 36
 		}, []string{"4 × A100-SXM4-40GB for 420 h a month, over 36 months"}},
+		// A load nobody sized (advise --hours-per-month 730 alone) reads as
+		// the default it is, not as "1 × A100-SXM4-40GB" asked for.
+		{"default size", func(r *advise.Request) {
+			r.WorkGPUHours, r.Ask, r.HoursPerMonth, r.HorizonMonths, r.RefCount, r.RefDefault = 0, nil, 730, 1, 1, true
+		}, []string{"730 h a month of a load sized by default as 1 × A100-SXM4-40GB (--gpu NAME:COUNT or --model sizes it), over 1 month"}},
+		{"bursty on the default GPU", func(r *advise.Request) {
+			r.WorkGPUHours, r.Ask, r.Bursty, r.Base, r.Peak, r.PeakHours, r.HorizonMonths, r.RefDefault = 0, nil, true, 2, 16, 120, 12, true
+		}, []string{"2 × A100-SXM4-40GB (the default GPU: --gpu NAME sets it) always on, 16 at peak for 120 h a month, over 12 months"}},
 	} {
 		r2 := *req
 		tc.setup(&r2)

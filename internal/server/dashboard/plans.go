@@ -90,7 +90,7 @@ func (d *dash) rebuild(u *plandoc.Document) (*advise.Result, *advise.Request, []
 	in := u.Inputs
 	req := &advise.Request{Scenario: &advise.Scenario{Name: in.Scenario}, Ref: d.gpuOrName(in.ReferenceGPU), RefCount: 1,
 		WorkGPUHours: plandoc.Value(in.WorkGPUHours), HoursPerMonth: plandoc.Value(in.HoursPerMonth), Bursty: in.Bursty, HorizonMonths: plandoc.Value(in.HorizonMonths),
-		Deadline: plandoc.Value(in.DeadlineHours), Objective: in.Objective}
+		Deadline: plandoc.Value(in.DeadlineHours), Objective: in.Objective, RefDefault: in.ReferenceDefault}
 	if in.ReferenceCount > 0 && in.ReferenceCount <= advise.MaxGPUs {
 		req.RefCount = in.ReferenceCount
 	}
