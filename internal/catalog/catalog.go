@@ -180,6 +180,27 @@ func (o *Offering) RetiredOn(day string) bool {
 	return o.Retired != "" && o.Retired <= day
 }
 
+// NoRegionNote says what an offering without a region means, or "" where
+// it has one. Every command shows such a region as "-" and prices it; this
+// is the one sentence that says why. SkyPilot's Seeweb catalog leaves the
+// region empty where Seeweb's API lists no region the plan is available in
+// (fetch_seeweb.py: "No regions available, create a row with empty
+// region"), while the provider's other plans name theirs (it-fr2).
+func (o *Offering) NoRegionNote() string {
+	if o.Region != "" {
+		return ""
+	}
+	src := o.OnDemand.Source
+	if src == "" {
+		src = o.SpecSource
+	}
+	note := fmt.Sprintf("no region: %s lists %s's %s in none", src, o.Provider, o.InstanceType)
+	if strings.HasPrefix(src, "skypilot") {
+		note += " (SkyPilot's catalog leaves the region empty where the provider listed no region with the plan available when it was built)"
+	}
+	return note + ": check where it is on sale before you plan on it"
+}
+
 // Key identifies an offering.
 func (o *Offering) Key() string {
 	return o.Provider + "/" + o.InstanceType + "/" + o.Region + "/" + o.Zone

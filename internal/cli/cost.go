@@ -267,7 +267,7 @@ func (run *costRun) price() ([]cost.Option, error) {
 }
 
 func optionLabel(o *cost.Option) string {
-	s := o.Offering.Provider + "/" + o.Offering.InstanceType + "/" + o.Offering.Region + " " + o.Model
+	s := o.Offering.Provider + "/" + o.Offering.InstanceType + "/" + dash(o.Offering.Region) + " " + o.Model
 	for _, x := range []string{o.Term, o.Payment, o.Class} {
 		if x != "" {
 			s += " " + x

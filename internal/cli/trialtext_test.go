@@ -64,3 +64,27 @@ func TestCostNotesSayWhatWasGiven(t *testing.T) {
 		}
 	}
 }
+
+// TestNoRegionSaidOnce: Seeweb plans with no region in the source read
+// "-" in advise and cost while others read it-fr2 in offers; every command
+// shows "-" for the same instance type, the plan says why (one sentence,
+// catalog.Offering.NoRegionNote) and its header has no dangling "/".
+func TestNoRegionSaidOnce(t *testing.T) {
+	out, errs, code := run(t, "cost", "--gpu", "A100-80GB:4", "--provider", "seeweb", "--for", "7d")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	text := strings.Join(strings.Fields(out), " ")
+	for _, want := range []string{"#1 seeweb/ECS3GPU3/- on-demand:",
+		"no region: skypilot-v9@2c3d7ea7 lists seeweb's ECS3GPU3 in none (SkyPilot's catalog leaves the region empty where the provider listed no region with the plan available when it was built): check where it is on sale before you plan on it"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("cost lacks %q:\n%s", want, out)
+		}
+	}
+	offers, _, _ := run(t, "offers", "--provider", "seeweb", "--gpu", "A100-80GB")
+	for _, l := range strings.Split(offers, "\n") {
+		if f := strings.Fields(l); len(f) > 8 && f[1] == "ECS3GPU3" && f[8] != "-" {
+			t.Errorf("offers shows ECS3GPU3 in %q; cost and advise say it has none", f[8])
+		}
+	}
+}

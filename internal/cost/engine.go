@@ -200,6 +200,9 @@ func (e *Engine) Price(u *Usage, o *catalog.Offering) ([]Option, error) {
 			opt.Excludes = append(opt.Excludes, extrasUnknown...)
 		}
 		opt.Explanation = append(opt.Explanation, extrasNotes...)
+		if n := o.NoRegionNote(); n != "" {
+			opt.Explanation = append(opt.Explanation, n)
+		}
 		if opt.Known && opt.Feasible {
 			var odForStudent decimal.NullDecimal
 			if opt.Model == ModelOnDemand {
