@@ -59,7 +59,12 @@ func AdviseTable(res *advise.Result, req *advise.Request, limit int) *render.Tab
 			p.Offering.Interconnect, plan, amount(p.Total.Value), hours, missCell(req, p), amount(p.UpfrontCash.Value), priced, ask})
 	}
 	if stale > 0 {
-		t.Notes = append(t.Notes, fmt.Sprintf(stalePrefix+"the date of the oldest price a plan bills at; %s = more than a year old (%d plans shown): check those prices against the provider's console, or run catalog refresh.", StaleMark, stale))
+		shown := fmt.Sprintf("%d plans shown", stale)
+		if stale == 1 {
+			shown = "1 plan shown"
+		}
+		t.Notes = append(t.Notes, fmt.Sprintf(stalePrefix+"the date of the oldest price a plan bills at; %s = one of its prices is older than %s, or its spot price older than %s (%s): the plan's explanation says which; check those prices against the provider's console, or run catalog refresh.",
+			StaleMark, catalog.ListPrice.Limit(), catalog.SpotPrice.Limit(), shown))
 	}
 	switch {
 	case len(res.Plans) == 0 && len(res.Closest) > 0:
