@@ -7,6 +7,7 @@ import (
 	"sync"
 	"text/template"
 	"text/template/parse"
+	"unicode/utf8"
 )
 
 // Annotation templates see $labels (the alert's labels), $value (the
@@ -124,9 +125,26 @@ var wideVerb = sync.OnceValue(func() *regexp.Regexp {
 func expand(t *template.Template, labels map[string]string, value float64) string {
 	var b strings.Builder
 	if err := t.Execute(&limitWriter{w: &b, n: maxAnnotation}, templateData{Labels: labels, Value: value}); err != nil {
-		return "(annotation template failed: " + err.Error() + ")"
+		return "(annotation template failed: " + clip(err.Error(), maxFailure) + ")"
 	}
 	return b.String()
+}
+
+// maxFailure bounds the error a failed expansion reports: it may quote the
+// template (a template name, a label), which is bounded only by the
+// annotation's own length.
+const maxFailure = 200
+
+// clip is s cut to at most n bytes on a rune boundary, "…" marking a cut.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	i := n
+	for i > 0 && !utf8.RuneStart(s[i]) {
+		i--
+	}
+	return s[:i] + "…"
 }
 
 type limitWriter struct {
