@@ -11,7 +11,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"golang.org/x/text/width"
+	"github.com/gpuscout/gpuscout/internal/render"
 )
 
 // testColumns stands in for $COLUMNS in this package's tests, so that the
@@ -49,18 +49,7 @@ func TestTableWidth(t *testing.T) {
 var tooWide = regexp.MustCompile(`The table is (\d+) columns wide, more than (\d+):`)
 
 // cells counts display cells: an East Asian wide character is two.
-func cells(s string) int {
-	n := 0
-	for _, r := range s {
-		switch width.LookupRune(r).Kind() {
-		case width.EastAsianWide, width.EastAsianFullwidth:
-			n += 2
-		default:
-			n++
-		}
-	}
-	return n
-}
+func cells(s string) int { return render.DisplayWidth(s) }
 
 // TestListingsFitTheTerminal renders every listing at 80, 120 and 200
 // columns and checks that no line is wider, except a line that is one

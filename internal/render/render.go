@@ -161,6 +161,11 @@ func (t *Table) writeMarkdown(w io.Writer) error {
 	return err
 }
 
+// DisplayWidth is how many terminal cells s takes: East Asian wide
+// characters (华东1) count two. Tests of what tables print measure lines
+// with it.
+func DisplayWidth(s string) int { return displayWidth(s) }
+
 // displayWidth counts East Asian wide characters (华东1) as two cells.
 func displayWidth(s string) int {
 	ascii := true

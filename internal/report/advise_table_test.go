@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/shopspring/decimal"
-	"golang.org/x/text/width"
 
 	"github.com/gpuscout/gpuscout/internal/advise"
 	"github.com/gpuscout/gpuscout/internal/catalog"
@@ -173,18 +172,7 @@ func TestFitAdviseWidths(t *testing.T) {
 }
 
 // cells counts display cells: an East Asian wide character is two.
-func cells(s string) int {
-	n := 0
-	for _, r := range s {
-		switch width.LookupRune(r).Kind() {
-		case width.EastAsianWide, width.EastAsianFullwidth:
-			n += 2
-		default:
-			n++
-		}
-	}
-	return n
-}
+func cells(s string) int { return render.DisplayWidth(s) }
 
 // Wherever old prices are marked, at any width down to render's least, the
 // PRICED column is shown and its footnote explains it.
