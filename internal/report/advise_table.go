@@ -128,9 +128,10 @@ func NarrowAdvise(t *render.Table) { FitAdvise(t, render.TerminalWidth) }
 // Columns that say nothing go first (no deadline, no upfront cash); where
 // (REGION), how many (×N) and how old the price (PRICED) always stay, so
 // the PRICED footnote always has its column; PLAN and REGION wrap at
-// spaces before any column goes; then LINK, UPFRONT, HOURS, P(MISS),
-// PROVIDER and GPU go in that order, only as many as the width needs (each
-// detailed plan names its provider, GPU and link). Instance names are never
+// spaces before any column goes; then LINK, UPFRONT, HOURS, P(MISS), GPU
+// and PROVIDER go in that order, only as many as the width needs (each
+// detailed plan names its provider, GPU and link; an instance name often
+// says its GPU, seldom its provider). Instance names are never
 // split. When even that is too wide, "subscription" is written "subscr." so
 // that PLAN wraps narrower. --wide keeps the full table.
 func FitAdvise(t *render.Table, width int) {
@@ -152,9 +153,9 @@ func FitAdvise(t *render.Table, width int) {
 			t.Columns[j].Drop = 4
 		case "P(MISS)":
 			t.Columns[j].Drop = 3
-		case "PROVIDER":
-			t.Columns[j].Drop = 2
 		case "GPU":
+			t.Columns[j].Drop = 2
+		case "PROVIDER":
 			t.Columns[j].Drop = 1
 		case "PLAN", "REGION": // "subscription 1mo" / "monthly", "South Korea," / "KR, AS"
 			t.Columns[j].Prose, t.Columns[j].MinWrap = true, 1

@@ -107,18 +107,18 @@ func TestFitAdviseWidths(t *testing.T) {
 	}{
 		{"china", adviseChina, 120, "#,PROVIDER,INSTANCE,REGION,GPU,×N,PLAN,TOTAL CNY,UPFRONT,PRICED",
 			"Left out to fit 120 columns: LINK; --wide shows them.", "subscription"},
-		{"china", adviseChina, 100, "#,INSTANCE,REGION,GPU,×N,PLAN,TOTAL CNY,PRICED",
-			"Left out to fit 100 columns: LINK, UPFRONT, PROVIDER; --wide shows them.", "1mo monthly"},
+		{"china", adviseChina, 100, "#,PROVIDER,INSTANCE,REGION,×N,LINK,PLAN,TOTAL CNY,PRICED",
+			"Left out to fit 100 columns: UPFRONT, GPU; --wide shows them.", "1mo monthly"},
 		{"china", adviseChina, 80, "#,INSTANCE,REGION,×N,PLAN,TOTAL CNY,PRICED",
-			"Left out to fit 80 columns: LINK, UPFRONT, PROVIDER, GPU; --wide shows them.", "subscr. 1mo"},
-		{"article", adviseArticle, 120, "#,INSTANCE,REGION,GPU,×N,PLAN,TOTAL USD,HOURS,PRICED",
-			"Left out to fit 120 columns: UPFRONT (0.00 in every row), LINK, PROVIDER; --wide shows them.", "15*"},
+			"Left out to fit 80 columns: LINK, UPFRONT, GPU, PROVIDER; --wide shows them.", "subscr. 1mo"},
+		{"article", adviseArticle, 120, "#,PROVIDER,INSTANCE,REGION,×N,PLAN,TOTAL USD,HOURS,PRICED",
+			"Left out to fit 120 columns: UPFRONT (0.00 in every row), LINK, GPU; --wide shows them.", "15*"},
 		{"article", adviseArticle, 100, "#,INSTANCE,REGION,×N,PLAN,TOTAL USD,PRICED",
-			"Left out to fit 100 columns: UPFRONT (0.00 in every row), LINK, HOURS, PROVIDER, GPU; --wide shows them.", "South Korea, KR, AS"},
+			"Left out to fit 100 columns: UPFRONT (0.00 in every row), LINK, HOURS, GPU, PROVIDER; --wide shows them.", "South Korea, KR, AS"},
 		// Nebius's 34-character names, asia-northeast-1 and a date need 97
 		// columns: the table says so rather than cut a name.
 		{"article", adviseArticle, 80, "#,INSTANCE,REGION,×N,PLAN,TOTAL USD,PRICED",
-			"The table is 97 columns wide, more than 80: no name is split, and no other column may go. Left out: UPFRONT (0.00 in every row), LINK, HOURS, PROVIDER, GPU; --wide shows them.", "South Korea, KR,"},
+			"The table is 97 columns wide, more than 80: no name is split, and no other column may go. Left out: UPFRONT (0.00 in every row), LINK, HOURS, GPU, PROVIDER; --wide shows them.", "South Korea, KR,"},
 	} {
 		res, req := tc.table()
 		tb := AdviseTable(res, req, 10)
