@@ -119,9 +119,6 @@ func firstAsked(plans []advise.Plan) int {
 	return -1
 }
 
-// NarrowAdvise fits advise's table to TerminalWidth; see FitAdvise.
-func NarrowAdvise(t *render.Table) { FitAdvise(t, render.TerminalWidth) }
-
 // FitAdvise fits advise's table to width columns with render's one rule
 // (Table.Fit): it writes long PLAN cells compactly, folds the ASK mark into
 // the rank when the table is too wide, and ranks the columns that may go.
