@@ -49,6 +49,16 @@ func commitmentPrice(c *catalog.Commitment) catalog.Price {
 	return catalog.Price{Known: true, Source: c.Source, AsOf: c.AsOf}
 }
 
+// DateRead is how the date of a price the plan bills at reads: as the
+// catalog dates it where the plan was dated (datePrices: "2021 (day
+// unknown)" for a source dated only by year), else its as-of.
+func (p *Plan) DateRead(u UsedPrice) string {
+	if d, ok := p.datesRead[[2]string{u.Price.Source, u.Price.AsOf}]; ok {
+		return d
+	}
+	return u.Price.AsOf
+}
+
 // datePrices sets the plan's price date (its oldest price's, as far as it
 // is known: catalog.PriceDate) and age at now, and flags it where a price
 // it bills at is past the age rule (catalog.PriceAge: a year, 30 days for
@@ -60,6 +70,10 @@ func datePrices(c *catalog.Catalog, p *Plan, now time.Time) {
 		if a.Date.Precision == catalog.Undated {
 			continue
 		}
+		if p.datesRead == nil {
+			p.datesRead = map[[2]string]string{}
+		}
+		p.datesRead[[2]string{u.Price.Source, u.Price.AsOf}] = a.Date.String()
 		if oldest.Date.Precision == catalog.Undated || a.Date.Start.Before(oldest.Date.Start) {
 			oldest = a
 		}

@@ -85,6 +85,10 @@ type Plan struct {
 	NotPriced []string
 	option    *cost.Option
 	spot      *spotState // a spot plan's candidate, for its hindsight optimum (floorForBest)
+	// datesRead: how the dates of the prices the plan bills at read, by
+	// source and as-of (datePrices, from the catalog: "2021 (day
+	// unknown)" where the as-of is a placeholder day); see DateRead.
+	datesRead map[[2]string]string
 }
 
 // CashFlowMonths is the number of monthly payment dates after the start

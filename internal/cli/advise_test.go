@@ -391,3 +391,20 @@ func TestAdviseJSONInputsCount(t *testing.T) {
 		t.Errorf("reference_gpu_count = %v, want 2", got)
 	}
 }
+
+// TestReportDatesYearOnlyPricesAsSuch: Tencent's China list is dated only
+// "2021"; the report's price sources say so, as every other output does,
+// instead of the feed's placeholder day 2021-01-01.
+func TestReportDatesYearOnlyPricesAsSuch(t *testing.T) {
+	report := filepath.Join(t.TempDir(), "r.md")
+	if _, errOut, code := run(t, "advise", "--no-user-catalog", "--scenario", "inference-online", "--hours-per-month", "730", "--china", "--currency", "CNY", "--report", report); code != 0 {
+		t.Fatal(errOut)
+	}
+	b, err := os.ReadFile(report)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := string(b); !strings.Contains(s, "tencent-qcloud-gpu-prices@8ec07296, as of 2021 (day unknown)") || strings.Contains(s, "2021-01-01") {
+		t.Errorf("the report should date the China list 2021 (day unknown), never 2021-01-01:\n%s", s[:min(len(s), 2000)])
+	}
+}

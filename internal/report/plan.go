@@ -347,7 +347,7 @@ func PriceSources(plans []advise.Plan) []PriceSource {
 				ps = &PriceSource{Source: src}
 				by[src] = ps
 			}
-			asOf := u.Price.AsOf
+			asOf := plans[i].DateRead(u)
 			if asOf == "" {
 				asOf = "undated"
 			}
