@@ -2,7 +2,6 @@ package bench
 
 import (
 	"context"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -14,11 +13,7 @@ import (
 	"github.com/gpuscout/gpuscout/internal/gpu/dl/dltest"
 )
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	dltest.Cleanup()
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { dltest.Main(m) }
 
 // driverNode is the CUDA binding over the fake libcuda, libcublas,
 // libcublasLt and NVML of internal/gpu, in the fake driver's real-time

@@ -12,11 +12,7 @@ import (
 	"github.com/gpuscout/gpuscout/internal/gpu/dl/dltest"
 )
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	dltest.Cleanup()
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { dltest.Main(m) }
 
 // gpuNode is the recorded H200 node (h200Env) whose GPU libraries are the
 // fake libcuda, libcublas, libcublasLt and libnvidia-ml of internal/gpu, reached through

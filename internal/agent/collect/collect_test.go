@@ -18,11 +18,7 @@ import (
 	"github.com/gpuscout/gpuscout/internal/money"
 )
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	dltest.Cleanup()
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { dltest.Main(m) }
 
 var t0 = time.Date(2026, 11, 30, 21, 45, 19, 0, time.UTC)
 

@@ -18,11 +18,7 @@ import (
 	"github.com/gpuscout/gpuscout/internal/gpu/dl/dltest"
 )
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	dltest.Cleanup()
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { dltest.Main(m) }
 
 // benchReport runs bench over the fake CUDA GPU (the sizes a tune gives)
 // and returns its report, as gpuscout bench writes it.

@@ -3,7 +3,6 @@ package nvml
 import (
 	"errors"
 	"math"
-	"os"
 	"reflect"
 	"slices"
 	"strings"
@@ -15,11 +14,7 @@ import (
 	"github.com/gpuscout/gpuscout/internal/gpu/dl/dltest"
 )
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	dltest.Cleanup()
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { dltest.Main(m) }
 
 // fake is an NVML opened on testdata/fakenvml.c built with flags, with the
 // fake's controls bound.

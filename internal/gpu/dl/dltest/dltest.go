@@ -84,6 +84,15 @@ func Cleanup() {
 	}
 }
 
+// Main is a TestMain for a package whose tests build fake libraries: it
+// runs the tests, removes what they built (Cleanup) and exits with their
+// code.
+func Main(m *testing.M) {
+	code := m.Run()
+	Cleanup()
+	os.Exit(code)
+}
+
 // Env makes dl search only dirs: never the loader's own names nor the
 // system's folders, where a real library may be.
 func Env(dirs ...string) dl.Env {
