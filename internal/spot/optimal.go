@@ -254,6 +254,18 @@ type pendSlot struct {
 	odLow          bool // an on-demand landing at progress ≥ 1 that may switch to spot at once
 }
 
+// mark records in the slot landings at lags lo..hi: on spot or not, one at
+// progress ≥ 1 (low), and an on-demand one that may switch to spot at once.
+func (s *pendSlot) mark(lo, hi int, spot, low, odLow bool) {
+	if !s.any {
+		s.any, s.lo, s.hi = true, lo, hi
+	}
+	s.lo, s.hi = min(s.lo, lo), max(s.hi, hi)
+	s.spot = s.spot || spot
+	s.low = s.low || low
+	s.odLow = s.odLow || odLow
+}
+
 var optPool = sync.Pool{New: func() any { return new(optBuf) }}
 
 func growInts(b *[]int, n int) []int {
@@ -425,18 +437,12 @@ func (b *optBuf) solve(g *grid) (float64, int) {
 		if i := r*nl + l2; v < buf[i] {
 			buf[i] = v
 		}
-		if !s.any {
-			s.any, s.lo, s.hi = true, l2, l2
-		}
-		s.lo, s.hi = min(s.lo, l2), max(s.hi, l2)
-		s.spot = s.spot || onSpot
 		low := l2 < t2
-		s.low = s.low || low
 		// An on-demand landing at progress ≥ 1 may switch to spot at once,
 		// unless spot launched instead at step t would have been there by
 		// then, no dearer (and further on).
 		coverable := !pinned && upRun[t] >= d && ss[t2]-ss[t] <= float64(d)*od
-		s.odLow = s.odLow || (low && !onSpot && !coverable)
+		s.mark(l2, l2, onSpot, low, low && !onSpot && !coverable)
 	}
 
 	// landIdle is land for the launches of spot and on-demand from idle at
@@ -463,13 +469,7 @@ func (b *optBuf) solve(g *grid) (float64, int) {
 		if !found {
 			return
 		}
-		s := &slots[r]
-		if !s.any {
-			s.any, s.lo, s.hi = true, lo+ch, hi+ch
-		}
-		s.lo, s.hi = min(s.lo, lo+ch), max(s.hi, hi+ch)
-		s.spot, s.low = true, true
-		s.odLow = s.odLow || !(upRun[t] >= ch && spc <= odc)
+		slots[r].mark(lo+ch, hi+ch, true, true, !(upRun[t] >= ch && spc <= odc))
 	}
 
 	// landFromSpot is land for the launches of on-demand from spot at step
@@ -498,15 +498,9 @@ func (b *optBuf) solve(g *grid) (float64, int) {
 			return
 		}
 		l2lo, l2hi := lo+first+ch, lo+last+ch
-		s := &slots[r]
-		if !s.any {
-			s.any, s.lo, s.hi = true, l2lo, l2hi
-		}
-		s.lo, s.hi = min(s.lo, l2lo), max(s.hi, l2hi)
 		low := l2lo < t2
-		s.low = s.low || low
 		coverable := upRun[t] >= ch && ss[t2]-ss[t] <= float64(ch)*od
-		s.odLow = s.odLow || (low && !coverable)
+		slots[r].mark(l2lo, l2hi, false, low, low && !coverable)
 	}
 
 	fin := growInf(&b.fin, n+1)
