@@ -180,11 +180,13 @@ func costUsage(flags cost.Usage, horizonHours float64, spec *cost.Spec, changed 
 
 // costRun is a prepared pricing run: the request and what it was read from.
 type costRun struct {
-	l     *loadedCatalog
-	req   cost.Request
-	usage *cost.Usage // &req.Usage
-	spec  *cost.Spec
+	l    *loadedCatalog
+	req  cost.Request
+	spec *cost.Spec
 }
+
+// usage is the request's usage.
+func (run *costRun) usage() *cost.Usage { return &run.req.Usage }
 
 func (f *costFlags) prepare(changed func(string) bool) (*costRun, error) {
 	run := &costRun{}
@@ -214,7 +216,6 @@ func (f *costFlags) prepare(changed func(string) bool) (*costRun, error) {
 	}
 	run.l = l
 	run.req = cost.Request{Usage: u, Currency: l.currency}
-	run.usage = &run.req.Usage
 	if err := run.validate(); err != nil {
 		return nil, err
 	}
@@ -396,7 +397,7 @@ func (f *costFlags) costTable(opts []cost.Option, run *costRun, csv bool) *rende
 	if partial {
 		t.Notes = append(t.Notes, partialDateNote)
 	}
-	u := run.usage
+	u := run.usage()
 	plan := fmt.Sprintf("%g h/month for %s", u.HoursPerMonth, cost.FormatMonths(u.HorizonMonths))
 	if u.DurationHours > 0 {
 		plan = fmt.Sprintf("a %s job", cost.FormatHours(u.DurationHours))
@@ -464,7 +465,7 @@ func dash(s string) string {
 type costOptionJSON = cost.OptionJSON
 
 func costJSON(opts []cost.Option, run *costRun, withCashflow bool) []costOptionJSON {
-	return cost.OptionsJSON(opts, run.l.currency, run.usage, withCashflow)
+	return cost.OptionsJSON(opts, run.l.currency, run.usage(), withCashflow)
 }
 
 func cashflowTable(opts []cost.Option, run *costRun) *render.Table {
@@ -479,7 +480,7 @@ func cashflowTable(opts []cost.Option, run *costRun) *render.Table {
 			continue
 		}
 		cum := decimal.Zero
-		for _, m := range o.Schedule.Expand(run.usage.Months()) {
+		for _, m := range o.Schedule.Expand(run.usage().Months()) {
 			if m.Total.IsZero() && len(m.ByKind) == 0 {
 				continue
 			}
@@ -557,7 +558,7 @@ func costLines(opts []cost.Option, run *costRun) []costLine {
 	if best == nil {
 		return nil
 	}
-	scale := run.usage.HorizonMonths * float64(max(1, run.usage.Instances))
+	scale := run.usage().HorizonMonths * float64(max(1, run.usage().Instances))
 	var lines []costLine
 	seen := map[string]bool{}
 	for i := range opts {
@@ -608,16 +609,16 @@ func costHoursChart(opts []cost.Option, run *costRun) *render.LineChart {
 	}
 	cur := string(run.l.currency)
 	o0 := lines[0].opt.Offering
-	months := run.usage.HorizonMonths
+	months := run.usage().HorizonMonths
 	chart := &render.LineChart{
 		Title:  fmt.Sprintf("Which pricing model of %s/%s is cheapest at your hours per month?", o0.Provider, o0.InstanceType),
 		XLabel: "hours used per month, per instance",
-		YLabel: fmt.Sprintf("cost over %s, %s (%s)", cost.FormatMonths(months), cost.Count(max(1, run.usage.Instances), "instance", "instances"), cur),
+		YLabel: fmt.Sprintf("cost over %s, %s (%s)", cost.FormatMonths(months), cost.Count(max(1, run.usage().Instances), "instance", "instances"), cur),
 	}
 	for _, l := range lines {
 		chart.Series = append(chart.Series, render.Series{Name: l.name, Points: [][2]float64{{0, l.fixed}, {catalog.HoursPerMonth, l.fixed + l.perHour*catalog.HoursPerMonth}}})
 	}
-	load := costLoad(run.usage)
+	load := costLoad(run.usage())
 	chart.Marks = []render.XMark{{X: load, Label: fmt.Sprintf("your load: %s h/month", render.FormatTick(math.Round(load)))}}
 	for _, l := range lines {
 		if b := l.opt.Breakeven; b != nil && *b > 0 && *b <= catalog.HoursPerMonth {
@@ -688,8 +689,8 @@ func cashflowChart(opts []cost.Option, run *costRun) *render.LineChart {
 	for _, l := range lines {
 		flows = append(flows, render.CashflowLine{Name: optionLabel(l.opt) + ": " + money.Format(l.opt.Total.Value, run.l.currency), Flows: l.opt.Schedule})
 	}
-	return render.CashflowChart("How much cash does each option need, month by month?", string(run.l.currency), run.usage.Months(), flows,
-		run.usage.TotalsNote()+" "+costSources(lines, run.l.cat))
+	return render.CashflowChart("How much cash does each option need, month by month?", string(run.l.currency), run.usage().Months(), flows,
+		run.usage().TotalsNote()+" "+costSources(lines, run.l.cat))
 }
 
 // writeChart writes an SVG chart to a file (the --chart flag of cost and spot).

@@ -142,7 +142,7 @@ func TestCostLinesBreakEven(t *testing.T) {
 	if od == nil || len(lines) != 4 {
 		t.Fatalf("lines %+v, want on-demand, spot and two commitments", lines)
 	}
-	if got, want := od.perHour*costLoad(run.usage), od.opt.Total.Value.InexactFloat64(); math.Abs(got-want) > 0.01 {
+	if got, want := od.perHour*costLoad(run.usage()), od.opt.Total.Value.InexactFloat64(); math.Abs(got-want) > 0.01 {
 		t.Errorf("on-demand at 420 h/month = %.2f, want the table's total %.2f", got, want)
 	}
 	checked := 0
